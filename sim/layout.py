@@ -1,0 +1,219 @@
+"""The layout (the tiles on the table) as one int64 of bit fields, and the rules that read it.
+
+Arms, as in RULES.md: ``L`` and ``R`` are the two sides of the line seen from the opening
+tile; ``U`` and ``D`` are the Sniff's side branches.
+
+Bit layout of a layout word (``layout == 0`` is the empty table, before the opening)::
+
+    bits  8*a + 0..2   open value of arm a (a = 0 L, 1 R, 2 U, 3 D)
+    bit   8*a + 3      ARM_OPEN:    arm a can be played on
+    bit   8*a + 4      ARM_DOUBLE:  arm a's outer tile is a later (non-Sniff) double, which
+                                    counts both halves while it is outer
+    bit   8*a + 5      ARM_SNIFF:   arm a's outer tile is the Sniff and that line side of the
+                                    Sniff is not yet continued (L and R only)
+    bits  32..34       the Sniff's pip value
+    bits  35..36       Sniff state: SNIFF_NONE, SNIFF_TERMINAL (played, a line side still
+                       free: counts both halves), SNIFF_OPEN (both line sides continued:
+                       branches U and D are open, each uncovered branch counts one half)
+
+A move is ``tile * 4 + arm``; the opening move uses arm ``L`` and puts the tile's low half
+on L and its high half on R.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from sim.tiles import PIP_MASK, TILE_HIGH, TILE_LOW
+
+ARM_L, ARM_R, ARM_U, ARM_D = 0, 1, 2, 3
+ARM_NAMES = ("L", "R", "U", "D")
+N_ARMS = 4
+
+ARM_VALUE = 0x7
+ARM_OPEN = 0x8
+ARM_DOUBLE = 0x10
+ARM_SNIFF = 0x20
+ARM_BITS = 0xFF
+
+SNIFF_VALUE_SHIFT = 32
+SNIFF_STATE_SHIFT = 35
+SNIFF_NONE, SNIFF_TERMINAL, SNIFF_OPEN = 0, 1, 2
+
+EMPTY_LAYOUT = 0
+
+
+@njit(cache=True, inline="always")
+def arm_field(layout: int, arm: int) -> int:
+    return (layout >> (8 * arm)) & ARM_BITS
+
+
+@njit(cache=True, inline="always")
+def sniff_state(layout: int) -> int:
+    return (layout >> SNIFF_STATE_SHIFT) & 3
+
+
+@njit(cache=True, inline="always")
+def sniff_value(layout: int) -> int:
+    return (layout >> SNIFF_VALUE_SHIFT) & 7
+
+
+@njit(cache=True, inline="always")
+def with_arm(layout: int, arm: int, field: int) -> int:
+    shift = 8 * arm
+    return (layout & ~(ARM_BITS << shift)) | (field << shift)
+
+
+@njit(cache=True)
+def count_ends(layout: int) -> int:
+    """The sum of the ends that score, as RULES.md defines the count."""
+    total = 0
+    if sniff_state(layout) == SNIFF_TERMINAL:
+        # The Sniff counts both halves; the line arm it sits on does not count again.
+        total = 2 * sniff_value(layout)
+        for arm in range(2):
+            field = arm_field(layout, arm)
+            if field & ARM_SNIFF == 0:
+                value = field & ARM_VALUE
+                total += 2 * value if field & ARM_DOUBLE else value
+        return total
+    for arm in range(N_ARMS):
+        field = arm_field(layout, arm)
+        if field & ARM_OPEN:
+            value = field & ARM_VALUE
+            total += 2 * value if field & ARM_DOUBLE else value
+    return total
+
+
+@njit(cache=True)
+def place_tile(layout: int, tile: int, arm: int) -> int:
+    """The layout after ``tile`` is placed on ``arm`` (the move must be legal)."""
+    low = TILE_LOW[tile]
+    high = TILE_HIGH[tile]
+    if layout == EMPTY_LAYOUT:
+        if low == high:
+            field = low | ARM_OPEN | ARM_SNIFF
+            return (
+                field
+                | (field << 8)
+                | (low << SNIFF_VALUE_SHIFT)
+                | (SNIFF_TERMINAL << SNIFF_STATE_SHIFT)
+            )
+        return (low | ARM_OPEN) | ((high | ARM_OPEN) << 8)
+    old = arm_field(layout, arm)
+    if low == high:
+        if sniff_state(layout) == SNIFF_NONE:
+            layout = with_arm(layout, arm, low | ARM_OPEN | ARM_SNIFF)
+            return layout | (low << SNIFF_VALUE_SHIFT) | (SNIFF_TERMINAL << SNIFF_STATE_SHIFT)
+        # A later double can never continue a Sniff side: that would need the Sniff again.
+        return with_arm(layout, arm, low | ARM_OPEN | ARM_DOUBLE)
+    value = old & ARM_VALUE
+    outer = high if low == value else low
+    layout = with_arm(layout, arm, outer | ARM_OPEN)
+    if old & ARM_SNIFF:
+        other_side = arm_field(layout, 1 - arm)
+        if other_side & ARM_SNIFF == 0:
+            # Both line sides of the Sniff are continued: its branches open.
+            branch = sniff_value(layout) | ARM_OPEN
+            layout = with_arm(layout, ARM_U, branch)
+            layout = with_arm(layout, ARM_D, branch)
+            layout = (layout & ~(3 << SNIFF_STATE_SHIFT)) | (SNIFF_OPEN << SNIFF_STATE_SHIFT)
+    return layout
+
+
+@njit(cache=True, inline="always")
+def points_for_count(count: int) -> int:
+    """A count scores itself when it is a positive multiple of 5, else nothing."""
+    return count if count > 0 and count % 5 == 0 else 0
+
+
+@njit(cache=True)
+def move_points(layout: int, move: int) -> int:
+    """Points that a move (``tile * 4 + arm``) would score on this layout."""
+    return points_for_count(count_ends(place_tile(layout, move >> 2, move & 3)))
+
+
+@njit(cache=True)
+def open_values_mask(layout: int) -> int:
+    """Bit v set when some open arm shows pip value v (what a player who drew must lack)."""
+    mask = 0
+    for arm in range(N_ARMS):
+        field = arm_field(layout, arm)
+        if field & ARM_OPEN:
+            mask |= 1 << (field & ARM_VALUE)
+    return mask
+
+
+@njit(cache=True)
+def legal_moves(layout: int, hand: int, moves) -> int:
+    """Write the legal moves (``tile * 4 + arm``) of ``hand`` into ``moves``; return how many."""
+    n_moves = 0
+    if layout == EMPTY_LAYOUT:
+        rest = hand
+        while rest:
+            low_bit = rest & -rest
+            moves[n_moves] = bit_index(low_bit) * 4 + ARM_L
+            n_moves += 1
+            rest ^= low_bit
+        return n_moves
+    for arm in range(N_ARMS):
+        field = arm_field(layout, arm)
+        if field & ARM_OPEN:
+            rest = hand & PIP_MASK[field & ARM_VALUE]
+            while rest:
+                low_bit = rest & -rest
+                moves[n_moves] = bit_index(low_bit) * 4 + arm
+                n_moves += 1
+                rest ^= low_bit
+    return n_moves
+
+
+@njit(cache=True)
+def tile_moves(layout: int, tile: int, moves) -> int:
+    """The legal moves of one tile (a drawn tile that must be played at once)."""
+    return legal_moves(layout, 1 << tile, moves)
+
+
+@njit(cache=True)
+def can_play(layout: int, hand: int) -> bool:
+    if layout == EMPTY_LAYOUT:
+        return hand != 0
+    for arm in range(N_ARMS):
+        field = arm_field(layout, arm)
+        if field & ARM_OPEN and hand & PIP_MASK[field & ARM_VALUE]:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def bit_index(single_bit: int) -> int:
+    """Index of the only set bit (count of trailing zeros, by binary search)."""
+    index = 0
+    if single_bit & 0xFFFF == 0:
+        index += 16
+        single_bit >>= 16
+    if single_bit & 0xFF == 0:
+        index += 8
+        single_bit >>= 8
+    if single_bit & 0xF == 0:
+        index += 4
+        single_bit >>= 4
+    if single_bit & 0x3 == 0:
+        index += 2
+        single_bit >>= 2
+    if single_bit & 0x1 == 0:
+        index += 1
+    return index
+
+
+def decode_ends(layout: int) -> dict[str, int | None]:
+    """``{"L": v, "R": v, "U": v or None, "D": v or None}`` as the trace format shows it."""
+    ends: dict[str, int | None] = {}
+    for arm, name in enumerate(ARM_NAMES):
+        field = (layout >> (8 * arm)) & ARM_BITS
+        ends[name] = (field & ARM_VALUE) if field & ARM_OPEN else None
+    return ends
+
+
+def arm_is_double(layout: int, arm: int) -> bool:
+    return bool((layout >> (8 * arm)) & ARM_DOUBLE)

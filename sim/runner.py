@@ -1,0 +1,189 @@
+"""Run batches of games in the compiled kernel and hand back plain arrays.
+
+A batch is defined by game ids alone: each game's deal stream comes from its deal id and
+its seat assignment from its rotation, both functions of the game id, so a run can be cut
+into chunks anywhere, played on any number of threads, and give the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim import engine
+from sim.errors import SniffError
+from sim.kernels import load_kernel
+from strategies import MAX_PARAMS, StrategySpec
+
+ROUND_CAP = 200
+ROUND_SLOTS = 32
+BLOCK_SIZE = 64
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays which seat before rotation: one spec per seat."""
+
+    players: int
+    seats: tuple[StrategySpec, ...]
+
+    def __post_init__(self) -> None:
+        if self.players not in (2, 3, 4):
+            raise SniffError(f"players must be 2, 3 or 4, got {self.players}")
+        if len(self.seats) != self.players:
+            raise SniffError(f"{self.players} players need {self.players} seat strategies")
+
+    @property
+    def specs(self) -> list[StrategySpec]:
+        """Distinct specs in first-seat order: the index used in ``seat_specs``."""
+        distinct: list[StrategySpec] = []
+        for spec in self.seats:
+            if spec not in distinct:
+                distinct.append(spec)
+        return distinct
+
+
+@dataclass
+class BatchResult:
+    game_ids: np.ndarray  # (n,) int64
+    deal_ids: np.ndarray  # (n,) int64
+    rotations: np.ndarray  # (n,) int64: seat s played lineup seat (s + rotation) % players
+    seat_specs: np.ndarray  # (n, 4) int64: index into Lineup.specs for each seat
+    games: np.ndarray  # (n, engine.GAME_FIELDS) int64
+    rounds: np.ndarray  # (n, slots, engine.ROUND_FIELDS) int64; rows past GAME_ROUNDS unused
+
+
+def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
+    """Seats from the names given: one per seat, or one per partnership with 4 players."""
+    if players not in (2, 3, 4):
+        raise SniffError(f"players must be 2, 3 or 4, got {players}")
+    if players == 4 and len(specs) == 2:
+        specs = [specs[0], specs[1], specs[0], specs[1]]
+    if len(specs) != players:
+        allowed = "4 (one per seat) or 2 (one per partnership)" if players == 4 else players
+        raise SniffError(
+            f"{players} players need {allowed} strategy names, got {len(specs)}"
+            + (" (3 players play alone: name one strategy per seat)" if players == 3 else "")
+        )
+    return Lineup(players, tuple(specs))
+
+
+def compile_lineup(lineup: Lineup):
+    """The kernel for a lineup's strategies and the arrays that tell it who plays what.
+
+    Returns ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and
+    parameter row of each distinct spec, and each seat's spec before rotation.
+    """
+    names = sorted({spec.strategy.name for spec in lineup.seats})
+    by_name = {spec.strategy.name: spec.strategy for spec in lineup.seats}
+    kernel = load_kernel([by_name[name] for name in names])
+    specs = lineup.specs
+    spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
+    spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
+    for index, spec in enumerate(specs):
+        spec_params[index, : len(spec.values)] = spec.values
+    seat_index = np.array([specs.index(spec) for spec in lineup.seats], dtype=np.int64)
+    return kernel, spec_functions, spec_params, seat_index
+
+
+def play_batch(
+    lineup: Lineup,
+    seed: int,
+    game_ids: np.ndarray,
+    deal_ids: np.ndarray | None = None,
+    rotations: np.ndarray | None = None,
+    forced_leads: np.ndarray | None = None,
+    round_cap: int = ROUND_CAP,
+    round_slots: int = ROUND_SLOTS,
+) -> BatchResult:
+    """Play the given games; ``rotations[i]`` shifts the lineup round the table for game i.
+
+    Seat ``s`` of a game with rotation ``r`` is played by ``lineup.seats[(s + r) % players]``.
+    Games longer than ``round_slots`` rounds are replayed (same streams, same result) with
+    room for every round, so no round is dropped.
+    """
+    game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
+    n_games = game_ids.shape[0]
+    deal_ids = game_ids if deal_ids is None else np.ascontiguousarray(deal_ids, dtype=np.int64)
+    rotations = (
+        np.zeros(n_games, dtype=np.int64)
+        if rotations is None
+        else np.ascontiguousarray(rotations, dtype=np.int64)
+    )
+    if forced_leads is None:
+        forced_leads = np.full(n_games, -1, dtype=np.int64)
+    forced_leads = np.ascontiguousarray(forced_leads, dtype=np.int64)
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup)
+    players = lineup.players
+    seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
+    for seat in range(players):
+        seat_specs[:, seat] = seat_index[(seat + rotations) % players]
+    games = np.zeros((n_games, engine.GAME_FIELDS), dtype=np.int64)
+    rounds = np.zeros((n_games, round_slots, engine.ROUND_FIELDS), dtype=np.int64)
+    no_events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
+    kernel.play_batch(
+        np.uint64(seed % 2**64), deal_ids, game_ids, seat_specs, spec_functions, spec_params,
+        players, round_cap, forced_leads, games, rounds, no_events, BLOCK_SIZE,
+    )
+    long_games = np.flatnonzero(games[:, engine.GAME_ROUNDS] > round_slots)
+    if long_games.size:
+        longest = int(games[long_games, engine.GAME_ROUNDS].max())
+        long_rounds = np.zeros((long_games.size, longest, engine.ROUND_FIELDS), np.int64)
+        kernel.play_batch(
+            np.uint64(seed % 2**64), deal_ids[long_games], game_ids[long_games],
+            seat_specs[long_games], spec_functions, spec_params, players, round_cap,
+            forced_leads[long_games], games[long_games].copy(), long_rounds, no_events,
+            BLOCK_SIZE,
+        )
+        padded = np.zeros((n_games, longest, engine.ROUND_FIELDS), dtype=np.int64)
+        padded[:, :round_slots] = rounds
+        padded[long_games] = long_rounds
+        rounds = padded
+    return BatchResult(game_ids, deal_ids, rotations, seat_specs, games, rounds)
+
+
+def trace_events(
+    lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP,
+    forced_lead: int = -1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Event rows of one game, played by the same compiled engine as the batch kernel."""
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup)
+    seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
+    seat_specs[0, : lineup.players] = seat_index
+    ids = np.array([game_id], dtype=np.int64)
+    capacity = 4096
+    while True:
+        events = np.zeros((capacity, engine.EVENT_WIDTH), dtype=np.int64)
+        games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
+        rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int64)
+        kernel.trace_game(
+            np.uint64(seed % 2**64), ids, ids, seat_specs, spec_functions, spec_params,
+            lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games, rounds,
+            events,
+        )
+        written = _events_written(events)
+        if written < capacity:
+            return events[:written], games[0]
+        capacity *= 4
+
+
+def _events_written(events: np.ndarray) -> int:
+    kinds = events[:, engine.EVENT_KIND]
+    empty = np.flatnonzero(kinds == 0)
+    return int(empty[0]) if empty.size else events.shape[0]
+
+
+
+def winning_side(result: BatchResult, players: int) -> np.ndarray:
+    """Lineup side of each game's winner (-1 for unfinished games).
+
+    A side is a lineup position: with 4 players side k is the partnership of lineup seats
+    k and k+2; otherwise side k is lineup seat k. Rotation is undone, so wins count for the
+    strategy whichever seat it sat in.
+    """
+    team = result.games[:, engine.GAME_WINNER_TEAM]
+    side = (team + result.rotations) % players
+    if players == 4:
+        side = side % 2
+    return np.where(team >= 0, side, -1)

@@ -1,0 +1,137 @@
+"""Game traces: whole games, played by the compiled engine, as JSON Lines events (RULES.md).
+
+The engine records raw event rows (``sim.engine`` EVENT_*); this module only translates
+them into the trace format, so a trace shows exactly what the batch kernel does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from sim import engine
+from sim.layout import ARM_NAMES, EMPTY_LAYOUT, arm_field, decode_ends
+from sim.runner import ROUND_CAP, Lineup, lineup_of, trace_events
+from sim.tiles import mask_tiles, tile_name
+from strategies import parse_spec
+
+REASONS = {engine.END_DOMINO: "domino", engine.END_BLOCKED: "blocked"}
+
+
+def game_events(
+    lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP, forced_lead: int = -1
+) -> list[dict]:
+    """The events of one game as trace dicts, from ``game_start`` to ``game_end``."""
+    rows, game = trace_events(lineup, seed, game_id, round_cap, forced_lead)
+    players = lineup.players
+    teams = 2 if players == 4 else players
+    events: list[dict] = [
+        {
+            "event": "game_start",
+            "players": players,
+            "target": int(engine.TARGET_FOR_PLAYERS[players]),
+            "seed": seed,
+            "game": game_id,
+            "strategies": [spec.label for spec in lineup.seats],
+            "round_cap": round_cap,
+        }
+    ]
+    layout_before = EMPTY_LAYOUT
+    round_number = 0
+    for row in rows:
+        kind = int(row[engine.EVENT_KIND])
+        seat = int(row[engine.EVENT_SEAT])
+        scores = [int(v) for v in row[engine.EVENT_SCORES : engine.EVENT_SCORES + teams]]
+        extra = row[engine.EVENT_EXTRA :]
+        if kind == engine.EVENT_ROUND_START:
+            round_number = int(row[engine.EVENT_TILE])
+            deck = extra[5:]
+            events.append(
+                {
+                    "event": "round_start",
+                    "round": round_number,
+                    "leader": seat,
+                    "hands": [
+                        [tile_name(t) for t in mask_tiles(int(extra[s]))] for s in range(players)
+                    ],
+                    "boneyard": [tile_name(int(t)) for t in deck[int(extra[4]) :]],
+                }
+            )
+            layout_before = EMPTY_LAYOUT
+        elif kind == engine.EVENT_PLAY:
+            tile = int(row[engine.EVENT_TILE])
+            arm = int(row[engine.EVENT_ARM])
+            layout = int(row[engine.EVENT_LAYOUT])
+            matched = None if arm < 0 else arm_field(layout_before, arm) & 7
+            events.append(
+                {
+                    "event": "play",
+                    "seat": seat,
+                    "tile": tile_name(tile, matched),
+                    "end": None if arm < 0 else ARM_NAMES[arm],
+                    "count": int(row[engine.EVENT_COUNT_FIELD]),
+                    "points": int(row[engine.EVENT_POINTS]),
+                    "ends": decode_ends(layout),
+                    "scores": scores,
+                }
+            )
+            layout_before = layout
+        elif kind == engine.EVENT_DRAW:
+            events.append(
+                {"event": "draw", "seat": seat, "tile": tile_name(int(row[engine.EVENT_TILE]))}
+            )
+        elif kind == engine.EVENT_PASS:
+            events.append({"event": "pass", "seat": seat})
+        elif kind == engine.EVENT_ROUND_END:
+            reason = int(row[engine.EVENT_TILE])
+            events.append(
+                {
+                    "event": "round_end",
+                    "round": round_number,
+                    "reason": REASONS[reason],
+                    "winner_seat": seat if reason == engine.END_DOMINO else None,
+                    "hand_pips": [int(v) for v in extra[:players]],
+                    "penalties": [int(v) for v in extra[4 : 4 + players]],
+                    "scores": scores,
+                }
+            )
+        elif kind == engine.EVENT_GAME_END:
+            winner = int(game[engine.GAME_WINNER_TEAM])
+            events.append(
+                {
+                    "event": "game_end",
+                    "winner": winner if winner >= 0 else None,
+                    "reason": "target" if winner >= 0 else "round_cap",
+                    "scores": scores,
+                    "rounds": int(game[engine.GAME_ROUNDS]),
+                }
+            )
+    return events
+
+
+def iter_trace(
+    lineup: Lineup, seed: int, games: int, first_game: int = 0, round_cap: int = ROUND_CAP
+) -> Iterator[dict]:
+    for game_id in range(first_game, first_game + games):
+        yield from game_events(lineup, seed, game_id, round_cap)
+
+
+def trace_games(players: int, seed: int, strategies: list[str], games: int) -> list[dict]:
+    """Events of games 0..games-1 for strategy names given per seat (or per partnership)."""
+    lineup = lineup_of(players, [parse_spec(name) for name in strategies])
+    return list(iter_trace(lineup, seed, games))
+
+
+def write_trace(events: Iterator[dict], out: IO[str] | Path) -> int:
+    """Write events as JSON Lines; returns the number of lines written."""
+    if isinstance(out, Path):
+        with out.open("w") as handle:
+            return write_trace(events, handle)
+    lines = 0
+    for event in events:
+        out.write(json.dumps(event, separators=(",", ":")) + "\n")
+        lines += 1
+    return lines
+

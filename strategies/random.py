@@ -1,0 +1,12 @@
+"""``random``: a uniformly random legal placement — the baseline every heuristic must beat."""
+
+from numba import njit
+
+from sim.rng import random_below
+from strategies import register
+
+
+@register("random", "uniformly random legal placement")
+@njit(cache=True)
+def choose_random(observation, moves, n_moves, params, rng):
+    return random_below(rng, n_moves)
