@@ -285,7 +285,7 @@ def make_game_player(choose_move):
     ``choose_move(function, observation, moves, n_moves, params, rng) -> index`` is captured
     as a closure variable, not passed as an argument: numba resolves it statically, inlines
     it, and the kernel that calls the result can be cached (a dispatcher argument makes the
-    caller uncachable). Returns ``(play_block, play_round)``.
+    caller uncachable). Returns ``(play_block, play_round, play_turns)``.
     """
 
     @njit
@@ -312,12 +312,26 @@ def make_game_player(choose_move):
 
         The round row gets the round's statistics; the game is over when END_TARGET is returned.
         """
-        players = state[PLAYERS]
         round_row[:] = 0
         round_row[ROUND_LEADER] = leader
         round_row[ROUND_DOMINO_SEAT] = -1
         record_event(events, state, EVENT_ROUND_START, leader, state[ROUND], -1, 0, 0)
-        seat = leader
+        return play_turns(
+            state, leader, forced_lead, seat_functions, seat_params, moves, observation, rng,
+            round_row, events,
+        )
+
+    @njit
+    def play_turns(
+        state, seat, forced_lead, seat_functions, seat_params, moves, observation, rng,
+        round_row, events,
+    ):
+        """Play turns from ``seat`` until the round ends; return its END_* reason.
+
+        Also the entry point for look-ahead strategies: they build a state consistent with
+        what their player knows, place a candidate, and play the rest of the round from here.
+        """
+        players = state[PLAYERS]
         while True:
             layout = state[LAYOUT]
             hand = state[HANDS + seat]
@@ -445,4 +459,4 @@ def make_game_player(choose_move):
                 round_row, game_results[game], round_results[game], events,
             )
 
-    return play_block, play_round
+    return play_block, play_round, play_turns

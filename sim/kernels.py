@@ -36,7 +36,7 @@ def choose_move(function, observation, moves, n_moves, params, rng):
     return 0
 
 
-play_block, play_round = engine.make_game_player(choose_move)
+play_block, play_round, play_turns = engine.make_game_player(choose_move)
 
 
 @njit(parallel=True, cache=True)
