@@ -112,13 +112,13 @@ EVENT_EXTRA = 11  # ROUND_START: hands (4), boneyard pos, deck (28); ROUND_END: 
 EVENT_WIDTH = EVENT_EXTRA + 5 + N_TILES
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def round_to_five(pips: int) -> int:
     """Nearest multiple of 5, remainders 1-2 down and 3-4 up (2 -> 0, 3 -> 5, 8 -> 10)."""
     return ((pips + 2) // 5) * 5
 
 
-@njit(cache=True)
+@njit
 def hand_pips(hand: int) -> int:
     total = 0
     rest = hand
@@ -131,7 +131,7 @@ def hand_pips(hand: int) -> int:
     return total
 
 
-@njit(cache=True)
+@njit
 def popcount(mask: int) -> int:
     count = 0
     while mask:
@@ -140,7 +140,7 @@ def popcount(mask: int) -> int:
     return count
 
 
-@njit(cache=True)
+@njit
 def record_event(events, state, kind, seat, tile, arm, count, points):
     """Append a trace row; a no-op for bulk runs, whose event buffer has no rows."""
     row = state[EVENT_COUNT]
@@ -164,7 +164,7 @@ def record_event(events, state, kind, seat, tile, arm, count, points):
             events[row, EVENT_EXTRA + 5 + index] = state[DECK + index]
 
 
-@njit(cache=True)
+@njit
 def deal_round(state, seed, deal_id, round_number, forced_lead, leader, rng):
     """Shuffle and deal from the round's own stream; return the leader.
 
@@ -211,7 +211,7 @@ def deal_round(state, seed, deal_id, round_number, forced_lead, leader, rng):
     return leader
 
 
-@njit(cache=True)
+@njit
 def fill_observation(state, seat, forced, observation):
     """Copy the public view of ``seat`` out of the full state (the only way strategies see it)."""
     players = state[PLAYERS]
@@ -233,7 +233,7 @@ def fill_observation(state, seat, forced, observation):
         observation[obs_slots.LACKS + other] = state[LACKS + other]
 
 
-@njit(cache=True)
+@njit
 def apply_placement(state, seat, move, round_row, events):
     """Place a tile, score the count; return True when it wins the game on the spot."""
     tile = move >> 2
@@ -258,7 +258,7 @@ def apply_placement(state, seat, move, round_row, events):
     return False
 
 
-@njit(cache=True)
+@njit
 def settle_round(state, round_row, events, reason, domino_seat):
     """Subtract each hand's pips, rounded to 5 on its own, from its owner's team score."""
     players = state[PLAYERS]

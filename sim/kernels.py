@@ -6,6 +6,10 @@ cache closures, while first-class function arguments are experimental and cache 
 functions as plain globals compiles with ``cache=True`` and inlines them. Its file name
 carries a hash of the engine's and the strategies' source files, so editing either gives a
 new module (and a fresh compile) instead of a stale cache.
+
+Only these generated kernels are cached. The engine's and the strategies' own functions are
+plain ``@njit``: numba's cache of a function does not notice edits to the functions it
+calls in other files, so a cached callee could link stale rules into a fresh kernel.
 """
 
 from __future__ import annotations

@@ -43,28 +43,28 @@ SNIFF_NONE, SNIFF_TERMINAL, SNIFF_OPEN = 0, 1, 2
 EMPTY_LAYOUT = 0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def arm_field(layout: int, arm: int) -> int:
     return (layout >> (8 * arm)) & ARM_BITS
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def sniff_state(layout: int) -> int:
     return (layout >> SNIFF_STATE_SHIFT) & 3
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def sniff_value(layout: int) -> int:
     return (layout >> SNIFF_VALUE_SHIFT) & 7
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def with_arm(layout: int, arm: int, field: int) -> int:
     shift = 8 * arm
     return (layout & ~(ARM_BITS << shift)) | (field << shift)
 
 
-@njit(cache=True)
+@njit
 def count_ends(layout: int) -> int:
     """The sum of the ends that score, as RULES.md defines the count."""
     total = 0
@@ -85,7 +85,7 @@ def count_ends(layout: int) -> int:
     return total
 
 
-@njit(cache=True)
+@njit
 def place_tile(layout: int, tile: int, arm: int) -> int:
     """The layout after ``tile`` is placed on ``arm`` (the move must be legal)."""
     low = TILE_LOW[tile]
@@ -121,19 +121,19 @@ def place_tile(layout: int, tile: int, arm: int) -> int:
     return layout
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def points_for_count(count: int) -> int:
     """A count scores itself when it is a positive multiple of 5, else nothing."""
     return count if count > 0 and count % 5 == 0 else 0
 
 
-@njit(cache=True)
+@njit
 def move_points(layout: int, move: int) -> int:
     """Points that a move (``tile * 4 + arm``) would score on this layout."""
     return points_for_count(count_ends(place_tile(layout, move >> 2, move & 3)))
 
 
-@njit(cache=True)
+@njit
 def open_values_mask(layout: int) -> int:
     """Bit v set when some open arm shows pip value v (what a player who drew must lack)."""
     mask = 0
@@ -144,7 +144,7 @@ def open_values_mask(layout: int) -> int:
     return mask
 
 
-@njit(cache=True)
+@njit
 def legal_moves(layout: int, hand: int, moves) -> int:
     """Write the legal moves (``tile * 4 + arm``) of ``hand`` into ``moves``; return how many."""
     n_moves = 0
@@ -168,13 +168,13 @@ def legal_moves(layout: int, hand: int, moves) -> int:
     return n_moves
 
 
-@njit(cache=True)
+@njit
 def tile_moves(layout: int, tile: int, moves) -> int:
     """The legal moves of one tile (a drawn tile that must be played at once)."""
     return legal_moves(layout, 1 << tile, moves)
 
 
-@njit(cache=True)
+@njit
 def can_play(layout: int, hand: int) -> bool:
     if layout == EMPTY_LAYOUT:
         return hand != 0
@@ -185,7 +185,7 @@ def can_play(layout: int, hand: int) -> bool:
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def bit_index(single_bit: int) -> int:
     """Index of the only set bit (count of trailing zeros, by binary search)."""
     index = 0

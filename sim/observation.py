@@ -46,17 +46,17 @@ LACKS = 20
 OBSERVATION_SIZE = 24
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def team_of(seat: int, players: int) -> int:
     return seat % 2 if players == 4 else seat
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def team_count(players: int) -> int:
     return 2 if players == 4 else players
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def opponents_mask(seat: int, players: int) -> int:
     """Bit s set for every seat s that plays against ``seat``."""
     mask = 0

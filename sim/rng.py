@@ -20,14 +20,14 @@ SALT_DEAL = np.uint64(0xD1B54A32D192ED03)
 SALT_STRATEGY = np.uint64(0x8CB92BA72F3D8DD7)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def mix64(z):
     z = (z ^ (z >> np.uint64(30))) * MIX_1
     z = (z ^ (z >> np.uint64(27))) * MIX_2
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit
 def stream_key(seed, a, b, salt):
     """A stream's starting counter from the run seed and two integers (e.g. deal, round)."""
     z = mix64(np.uint64(seed) ^ salt)
@@ -35,20 +35,20 @@ def stream_key(seed, a, b, salt):
     return mix64(z ^ (np.uint64(b) * MIX_1))
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def next_random(rng):
     """Next 64 random bits of the stream held in ``rng[0]`` (a one-element uint64 array)."""
     rng[0] += GOLDEN
     return mix64(rng[0])
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def random_below(rng, bound):
     """A uniform integer in ``[0, bound)``, for ``bound`` well below 2**32."""
     return np.int64(((next_random(rng) >> np.uint64(32)) * np.uint64(bound)) >> np.uint64(32))
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def random_unit(rng):
     """A uniform float in ``[0, 1)`` with 53 random bits."""
     return np.float64(next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
