@@ -7,6 +7,7 @@ into chunks anywhere, played on any number of threads, and give the same rows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from sim import engine
 from sim.errors import SniffError
 from sim.kernels import load_kernel
-from strategies import MAX_PARAMS, StrategySpec
+from strategies import MAX_PARAMS, Strategy, StrategySpec
 
 ROUND_CAP = 200
 ROUND_SLOTS = 32
@@ -69,14 +70,17 @@ def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
     return Lineup(players, tuple(specs))
 
 
-def compile_lineup(lineup: Lineup):
+def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
     """The kernel for a lineup's strategies and the arrays that tell it who plays what.
 
-    Returns ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and
-    parameter row of each distinct spec, and each seat's spec before rotation.
+    ``kernel_strategies`` adds strategies to the kernel beyond the lineup's, so that many
+    lineups (a tournament, a test suite) share one compiled kernel. Returns
+    ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and parameter row
+    of each distinct spec, and each seat's spec before rotation.
     """
-    names = sorted({spec.strategy.name for spec in lineup.seats})
-    by_name = {spec.strategy.name: spec.strategy for spec in lineup.seats}
+    by_name = {strategy.name: strategy for strategy in kernel_strategies}
+    by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
+    names = sorted(by_name)
     kernel = load_kernel([by_name[name] for name in names])
     specs = lineup.specs
     spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
@@ -96,6 +100,7 @@ def play_batch(
     forced_leads: np.ndarray | None = None,
     round_cap: int = ROUND_CAP,
     round_slots: int = ROUND_SLOTS,
+    kernel_strategies: Sequence[Strategy] = (),
 ) -> BatchResult:
     """Play the given games; ``rotations[i]`` shifts the lineup round the table for game i.
 
@@ -114,7 +119,7 @@ def play_batch(
     if forced_leads is None:
         forced_leads = np.full(n_games, -1, dtype=np.int64)
     forced_leads = np.ascontiguousarray(forced_leads, dtype=np.int64)
-    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup)
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
     players = lineup.players
     seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
     for seat in range(players):
@@ -145,10 +150,10 @@ def play_batch(
 
 def trace_events(
     lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP,
-    forced_lead: int = -1,
+    forced_lead: int = -1, kernel_strategies: Sequence[Strategy] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Event rows of one game, played by the same compiled engine as the batch kernel."""
-    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup)
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
     seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
     seat_specs[0, : lineup.players] = seat_index
     ids = np.array([game_id], dtype=np.int64)
