@@ -16,10 +16,12 @@ from sim import engine
 from sim.errors import SniffError
 from sim.kernels import load_kernel
 from strategies import MAX_PARAMS, Strategy, StrategySpec
+from strategies import get as get_strategy
 
 ROUND_CAP = 200
 ROUND_SLOTS = 32
 BLOCK_SIZE = 64
+ALWAYS_COMPILED = ("greedy", "random")
 
 
 @dataclass(frozen=True)
@@ -73,12 +75,14 @@ def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
 def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
     """The kernel for a lineup's strategies and the arrays that tell it who plays what.
 
-    ``kernel_strategies`` adds strategies to the kernel beyond the lineup's, so that many
-    lineups (a tournament, a test suite) share one compiled kernel. Returns
+    ``greedy`` and ``random`` are always in the kernel, so every lineup of the two (the
+    default run, traces, most tests) shares one compiled kernel; ``kernel_strategies`` adds
+    more, so that many lineups (a tournament, a test suite) share one kernel. Returns
     ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and parameter row
     of each distinct spec, and each seat's spec before rotation.
     """
-    by_name = {strategy.name: strategy for strategy in kernel_strategies}
+    by_name = {name: get_strategy(name) for name in ALWAYS_COMPILED}
+    by_name.update({strategy.name: strategy for strategy in kernel_strategies})
     by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
     names = sorted(by_name)
     kernel = load_kernel([by_name[name] for name in names])
