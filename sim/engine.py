@@ -45,8 +45,8 @@ from sim.rng import SALT_DEAL, SALT_STRATEGY, random_below, stream_key
 from sim.tiles import N_TILES, TILE_PIPS
 
 MAX_PLAYERS = 4
-HAND_SIZE_FOR_PLAYERS = (0, 0, 7, 6, 5)
-TARGET_FOR_PLAYERS = (0, 0, 250, 200, 200)
+HAND_SIZE_FOR_PLAYERS = np.array([0, 0, 7, 6, 5], dtype=np.int64)
+TARGET_FOR_PLAYERS = np.array([0, 0, 250, 200, 200], dtype=np.int64)
 MAX_MOVES = 64
 
 # --- game state slots

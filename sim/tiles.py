@@ -35,13 +35,6 @@ for _low in range(N_PIPS):
         _tile_id += 1
 del _tile_id, _low, _high
 
-# Tuples, not arrays, for compiled code: numba freezes them into the machine code, whereas a
-# global array read inside a parallel kernel stops numba from caching that kernel.
-TILE_LOW = tuple(int(v) for v in TILE_LOW)
-TILE_HIGH = tuple(int(v) for v in TILE_HIGH)
-TILE_PIPS = tuple(int(v) for v in TILE_PIPS)
-PIP_MASK = tuple(int(v) for v in PIP_MASK)
-
 TILE_ID = {(int(TILE_LOW[t]), int(TILE_HIGH[t])): t for t in range(N_TILES)}
 
 
