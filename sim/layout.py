@@ -23,6 +23,7 @@ on L and its high half on R.
 from __future__ import annotations
 
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.tiles import PIP_MASK, TILE_HIGH, TILE_LOW
 
@@ -144,7 +145,7 @@ def open_values_mask(layout: int) -> int:
     return mask
 
 
-@njit
+@njit(inline="always")
 def legal_moves(layout: int, hand: int, moves) -> int:
     """Write the legal moves (``tile * 4 + arm``) of ``hand`` into ``moves``; return how many."""
     n_moves = 0
@@ -168,7 +169,7 @@ def legal_moves(layout: int, hand: int, moves) -> int:
     return n_moves
 
 
-@njit
+@njit(inline="always")
 def tile_moves(layout: int, tile: int, moves) -> int:
     """The legal moves of one tile (a drawn tile that must be played at once)."""
     return legal_moves(layout, 1 << tile, moves)
@@ -187,23 +188,17 @@ def can_play(layout: int, hand: int) -> bool:
 
 @njit(inline="always")
 def bit_index(single_bit: int) -> int:
-    """Index of the only set bit (count of trailing zeros, by binary search)."""
-    index = 0
-    if single_bit & 0xFFFF == 0:
-        index += 16
-        single_bit >>= 16
-    if single_bit & 0xFF == 0:
-        index += 8
-        single_bit >>= 8
-    if single_bit & 0xF == 0:
-        index += 4
-        single_bit >>= 4
-    if single_bit & 0x3 == 0:
-        index += 2
-        single_bit >>= 2
-    if single_bit & 0x1 == 0:
-        index += 1
-    return index
+    """Index of the lowest set bit (LLVM's count-trailing-zeros instruction)."""
+    return trailing_zeros(single_bit)
+
+
+@njit(inline="always")
+def popcount(mask: int) -> int:
+    """Number of set bits, branch-free (SWAR): hand sizes are asked for at every decision."""
+    mask = mask - ((mask >> 1) & 0x5555555555555555)
+    mask = (mask & 0x3333333333333333) + ((mask >> 2) & 0x3333333333333333)
+    mask = (mask + (mask >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (mask * 0x0101010101010101) >> 56
 
 
 def decode_ends(layout: int) -> dict[str, int | None]:

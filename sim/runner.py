@@ -19,7 +19,7 @@ from strategies import MAX_PARAMS, Strategy, StrategySpec
 from strategies import get as get_strategy
 
 ROUND_CAP = 200
-ROUND_SLOTS = 32
+PILOT_GAMES = 256
 BLOCK_SIZE = 64
 ALWAYS_COMPILED = ("greedy", "random")
 
@@ -54,7 +54,33 @@ class BatchResult:
     rotations: np.ndarray  # (n,) int64: seat s played lineup seat (s + rotation) % players
     seat_specs: np.ndarray  # (n, 4) int64: index into Lineup.specs for each seat
     games: np.ndarray  # (n, engine.GAME_FIELDS) int64
-    rounds: np.ndarray  # (n, slots, engine.ROUND_FIELDS) int64; rows past GAME_ROUNDS unused
+    rounds: np.ndarray  # (n, slots, engine.ROUND_FIELDS) int32; see flat_rounds()
+    long_games: np.ndarray  # indexes of games with more rounds than slots
+    long_rounds: np.ndarray  # (len(long_games), longest, ROUND_FIELDS) int32: all their rounds
+
+    def flat_rounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every round of every game: ``(game index in batch, round number from 1, rows)``.
+
+        Rows are ordered by game, then round.
+        """
+        counts = self.games[:, engine.GAME_ROUNDS]
+        slots = self.rounds.shape[1]
+        stored = np.arange(slots)[None, :] < np.minimum(counts, slots)[:, None]
+        index, number = np.nonzero(stored)
+        rows = self.rounds[index, number]
+        if self.long_games.size:
+            long_stored = (
+                np.arange(self.long_rounds.shape[1])[None, :]
+                < counts[self.long_games][:, None]
+            )
+            long_index, long_number = np.nonzero(long_stored)
+            keep = ~np.isin(index, self.long_games)
+            index = np.concatenate([index[keep], self.long_games[long_index]])
+            number = np.concatenate([number[keep], long_number])
+            rows = np.concatenate([rows[keep], self.long_rounds[long_index, long_number]])
+            order = np.lexsort((number, index))
+            index, number, rows = index[order], number[order], rows[order]
+        return index, number + 1, rows
 
 
 def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
@@ -103,14 +129,15 @@ def play_batch(
     rotations: np.ndarray | None = None,
     forced_leads: np.ndarray | None = None,
     round_cap: int = ROUND_CAP,
-    round_slots: int = ROUND_SLOTS,
+    round_slots: int | None = None,
     kernel_strategies: Sequence[Strategy] = (),
 ) -> BatchResult:
     """Play the given games; ``rotations[i]`` shifts the lineup round the table for game i.
 
     Seat ``s`` of a game with rotation ``r`` is played by ``lineup.seats[(s + r) % players]``.
-    Games longer than ``round_slots`` rounds are replayed (same streams, same result) with
-    room for every round, so no round is dropped.
+    Each game's rounds go into ``round_slots`` rows (sized by a pilot when None); games
+    longer than that are replayed (same streams, same result) with room for every round, so
+    no round is dropped.
     """
     game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
     n_games = game_ids.shape[0]
@@ -128,28 +155,37 @@ def play_batch(
     seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
     for seat in range(players):
         seat_specs[:, seat] = seat_index[(seat + rotations) % players]
-    games = np.zeros((n_games, engine.GAME_FIELDS), dtype=np.int64)
-    rounds = np.zeros((n_games, round_slots, engine.ROUND_FIELDS), dtype=np.int64)
+    seed_word = np.uint64(seed % 2**64)
     no_events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
-    kernel.play_batch(
-        np.uint64(seed % 2**64), deal_ids, game_ids, seat_specs, spec_functions, spec_params,
-        players, round_cap, forced_leads, games, rounds, no_events, BLOCK_SIZE,
-    )
-    long_games = np.flatnonzero(games[:, engine.GAME_ROUNDS] > round_slots)
-    if long_games.size:
-        longest = int(games[long_games, engine.GAME_ROUNDS].max())
-        long_rounds = np.zeros((long_games.size, longest, engine.ROUND_FIELDS), np.int64)
+
+    def play(select: np.ndarray | slice, slots: int) -> tuple[np.ndarray, np.ndarray]:
+        count = game_ids[select].shape[0]
+        games = np.zeros((count, engine.GAME_FIELDS), dtype=np.int64)
+        rounds = np.zeros((count, slots, engine.ROUND_FIELDS), dtype=np.int32)
         kernel.play_batch(
-            np.uint64(seed % 2**64), deal_ids[long_games], game_ids[long_games],
-            seat_specs[long_games], spec_functions, spec_params, players, round_cap,
-            forced_leads[long_games], games[long_games].copy(), long_rounds, no_events,
+            seed_word, deal_ids[select], game_ids[select], seat_specs[select], spec_functions,
+            spec_params, players, round_cap, forced_leads[select], games, rounds, no_events,
             BLOCK_SIZE,
         )
-        padded = np.zeros((n_games, longest, engine.ROUND_FIELDS), dtype=np.int64)
-        padded[:, :round_slots] = rounds
-        padded[long_games] = long_rounds
-        rounds = padded
-    return BatchResult(game_ids, deal_ids, rotations, seat_specs, games, rounds)
+        return games, rounds
+
+    if round_slots is None:
+        # A pilot sizes the per-game round buffer: greedy games last ~6 rounds, random ones
+        # ~26, and a buffer sized for the longest would be mostly empty pages to clear.
+        pilot = min(n_games, PILOT_GAMES)
+        pilot_games, _ = play(slice(0, pilot), 0)
+        lengths = pilot_games[:, engine.GAME_ROUNDS]
+        round_slots = int(min(round_cap, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
+    games, rounds = play(slice(None), round_slots)
+    long_games = np.flatnonzero(games[:, engine.GAME_ROUNDS] > round_slots)
+    longest = int(games[long_games, engine.GAME_ROUNDS].max()) if long_games.size else 0
+    if long_games.size:
+        _, long_rounds = play(long_games, longest)
+    else:
+        long_rounds = np.zeros((0, 0, engine.ROUND_FIELDS), dtype=np.int32)
+    return BatchResult(
+        game_ids, deal_ids, rotations, seat_specs, games, rounds, long_games, long_rounds
+    )
 
 
 def trace_events(
@@ -165,7 +201,7 @@ def trace_events(
     while True:
         events = np.zeros((capacity, engine.EVENT_WIDTH), dtype=np.int64)
         games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
-        rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int64)
+        rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32)
         kernel.trace_game(
             np.uint64(seed % 2**64), ids, ids, seat_specs, spec_functions, spec_params,
             lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games, rounds,

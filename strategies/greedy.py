@@ -13,7 +13,7 @@ from strategies import register
 
 
 @register("greedy", "most points now; ties shed the heaviest tile")
-@njit
+@njit(inline="always")
 def choose_greedy(observation, moves, n_moves, params, rng):
     layout = observation[view.LAYOUT]
     best = 0

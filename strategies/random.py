@@ -7,6 +7,6 @@ from strategies import register
 
 
 @register("random", "uniformly random legal placement")
-@njit
+@njit(inline="always")
 def choose_random(observation, moves, n_moves, params, rng):
     return random_below(rng, n_moves)
