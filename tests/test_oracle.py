@@ -1,0 +1,739 @@
+"""Unit tests of the rules oracle (tests/oracle.py) on small hand-written games.
+
+The oracle is what the engine is judged by, so it needs its own evidence: the worked
+examples of RULES.md, complete short games whose every count was worked out by hand (the
+arithmetic is in the comments), and traces that break one rule each and must be rejected
+for that reason. Games are written in a compact move notation and expanded by ``Game``;
+the helper only adds up scores, it knows no rule.
+
+Move notation, one line per event::
+
+    <seat> <tile> <end or -> <count> <points> <open ends>   a play ("-" = the opening)
+    <seat> draw <tile>
+    <seat> pass
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from oracle import Layout, check_trace, check_trace_file, penalty, split_games
+
+TARGETS = {2: 250, 3: 200, 4: 200}
+
+
+class Game:
+    """Builds one game's events from move notation, keeping the running scores."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.teams = 2 if players == 4 else players
+        self.scores = [0] * self.teams
+        self.rounds = 0
+        self.events: list[dict] = [
+            {"event": "game_start", "players": players, "target": TARGETS[players]},
+        ]
+
+    def team(self, seat: int) -> int:
+        return seat % 2 if self.players == 4 else seat
+
+    def round(
+        self,
+        leader: int,
+        hands: str,
+        boneyard: str,
+        moves: str,
+        *,
+        shift: int = 0,
+        stop_after: int | None = None,
+    ) -> Game:
+        """One round; ``shift`` renumbers every seat s as (s + shift) % players."""
+        n = self.players
+        dealt = [hand.split() for hand in hands.split("/")]
+        rotated = [dealt[(seat - shift) % n] for seat in range(n)]
+        self.rounds += 1
+        self.events.append({
+            "event": "round_start",
+            "round": self.rounds,
+            "leader": (leader + shift) % n,
+            "hands": rotated,
+            "boneyard": boneyard.split(),
+        })
+        lines = [line.split() for line in moves.strip().splitlines()]
+        for words in lines[:stop_after]:
+            seat = (int(words[0]) + shift) % n
+            if words[1] == "draw":
+                self.events.append({"event": "draw", "seat": seat, "tile": words[2]})
+            elif words[1] == "pass":
+                self.events.append({"event": "pass", "seat": seat})
+            else:
+                tile, end, count, points, *open_ends = words[1:]
+                ends = dict.fromkeys("LRUD")
+                for item in open_ends:
+                    ends[item[0]] = int(item[1:])
+                self.scores[self.team(seat)] += int(points)
+                self.events.append({
+                    "event": "play",
+                    "seat": seat,
+                    "tile": tile,
+                    "end": None if end == "-" else end,
+                    "count": int(count),
+                    "points": int(points),
+                    "ends": ends,
+                    "scores": list(self.scores),
+                })
+        return self
+
+    def settle(
+        self,
+        reason: str,
+        winner_seat: int | None,
+        hand_pips: list[int],
+        penalties: list[int],
+        *,
+        shift: int = 0,
+    ) -> Game:
+        n = self.players
+        pips = [hand_pips[(seat - shift) % n] for seat in range(n)]
+        cuts = [penalties[(seat - shift) % n] for seat in range(n)]
+        for seat, cut in enumerate(cuts):
+            self.scores[self.team(seat)] -= cut
+        self.events.append({
+            "event": "round_end",
+            "round": self.rounds,
+            "reason": reason,
+            "winner_seat": None if winner_seat is None else (winner_seat + shift) % n,
+            "hand_pips": pips,
+            "penalties": cuts,
+            "scores": list(self.scores),
+        })
+        return self
+
+    def end(self, winner: int | None = None, reason: str = "round_cap") -> list[dict]:
+        self.events.append({
+            "event": "game_end",
+            "winner": winner,
+            "reason": reason,
+            "scores": list(self.scores),
+            "rounds": self.rounds,
+        })
+        return self.events
+
+
+def find(events: list[dict], **fields: object) -> int:
+    """Index of the only event with these field values."""
+    hits = [i for i, e in enumerate(events) if all(e.get(k) == v for k, v in fields.items())]
+    assert len(hits) == 1, f"{fields} matches events {hits}"
+    return hits[0]
+
+
+def rejected(events: list[dict], pattern: str) -> str:
+    """Assert the oracle refuses ``events`` with a message matching ``pattern``."""
+    with pytest.raises(AssertionError, match=pattern) as info:
+        check_trace(events)
+    return str(info.value)
+
+
+# --------------------------------------------------------------------------- game G1
+# 2 players, seat 0 leads. Opens with RULES.md's first worked example (4-4 is the Sniff),
+# then later doubles: 2-2 on branch U and 1-1 on R (each counts both halves while outer,
+# nothing once covered), a draw of a playable 6-6 played at once, and seat 0 goes out.
+G1_HANDS = "0-3 1-1 1-3 1-4 2-2 2-6 4-4 / 0-0 0-2 0-4 0-6 2-4 3-4 4-6"
+G1_BONEYARD = "6-6 1-5 4-5 2-5 1-6 0-1 3-3 0-5 5-6 2-3 5-5 3-6 3-5 1-2"
+G1_MOVES = """
+0 4-4 - 8 0   L4 R4
+1 4-6 L 14 0  L6 R4
+0 4-1 R 15 15 L6 R1 U4 D4
+1 4-2 U 13 0  L6 R1 U2 D4
+0 2-2 U 15 15 L6 R1 U2 D4
+1 6-0 L 9 0   L0 R1 U2 D4
+0 1-1 R 10 10 L0 R1 U2 D4
+1 0-2 L 12 0  L2 R1 U2 D4
+0 2-6 L 16 0  L6 R1 U2 D4
+1 4-3 D 15 15 L6 R1 U2 D3
+0 1-3 R 16 0  L6 R3 U2 D3
+1 draw 6-6
+1 6-6 L 22 0  L6 R3 U2 D3
+0 3-0 D 19 0  L6 R3 U2 D0
+"""
+# Counts: 4-4 opening 4+4. 4-6 on L: 6 + 2x4. 4-1 on R opens the branches: 6+1+4+4.
+# 4-2 on U: 6+1+2+4. 2-2 on U, a later double: 6+1+2x2+4 = 15. 6-0 on L: 0+1+4+4 = 9.
+# 1-1 on R: 0+2x1+4+4 = 10. 0-2 on L: 2+2+4+4. 2-6 on L: 6+2+4+4. 4-3 on D: 6+2+4+3.
+# 1-3 on R covers 1-1: 6+3+4+3. 6-6 on L: 2x6+3+4+3 = 22. 3-0 on D: 12+3+4+0 = 19.
+# Seat 1 keeps 0-0 and 0-4: 4 pips, rounded up to 5.
+
+
+def game_g1() -> list[dict]:
+    return (
+        Game(2)
+        .round(0, G1_HANDS, G1_BONEYARD, G1_MOVES)
+        .settle("domino", 0, [0, 4], [0, 5])
+        .end()
+    )
+
+
+# --------------------------------------------------------------------------- game G2
+# 3 players: RULES.md's second worked example (open 3-5; 5-5 on R is the Sniff; 5-0 on R
+# opens the branches; 5-6 and then the later double 6-6 on U for 20), then 6-4 covers the
+# 6-6 on U, and play goes on until seat 0 goes out.
+G2_HANDS = "0-1 1-3 2-3 2-6 3-5 5-6 / 1-2 1-4 2-2 2-5 5-5 6-6 / 0-3 0-5 0-6 3-3 3-6 4-6"
+G2_BONEYARD = "4-4 4-5 1-6 2-4 1-5 0-0 1-1 3-4 0-4 0-2"
+G2_MOVES = """
+0 3-5 - 8 0   L3 R5
+1 5-5 R 13 0  L3 R5
+2 5-0 R 13 0  L3 R0 U5 D5
+0 5-6 U 14 0  L3 R0 U6 D5
+1 6-6 U 20 20 L3 R0 U6 D5
+2 6-4 U 12 0  L3 R0 U4 D5
+0 3-1 L 10 10 L1 R0 U4 D5
+1 1-2 L 11 0  L2 R0 U4 D5
+2 0-3 R 14 0  L2 R3 U4 D5
+0 2-6 L 18 0  L6 R3 U4 D5
+1 5-2 D 15 15 L6 R3 U4 D2
+2 3-6 R 18 0  L6 R6 U4 D2
+0 2-3 D 19 0  L6 R6 U4 D3
+1 4-1 U 16 0  L6 R6 U1 D3
+2 6-0 R 10 10 L6 R0 U1 D3
+0 1-0 U 9 0   L6 R0 U0 D3
+"""
+# 5-5 on R: 3 + 2x5 = 13. 5-0 on R: 3+0+5+5. 5-6 on U: 3+0+6+5. 6-6 on U: 3+0+12+5 = 20.
+# 6-4 on U covers the 6-6: 3+0+4+5 = 12. Left: seat 1 2-2 (4 -> 5), seat 2 3-3 (6 -> 5).
+
+
+def game_g2() -> list[dict]:
+    return (
+        Game(3)
+        .round(0, G2_HANDS, G2_BONEYARD, G2_MOVES)
+        .settle("domino", 0, [0, 4, 6], [0, 5, 5])
+        .end()
+    )
+
+
+# --------------------------------------------------------------------------- game G3
+# 4 players in partnerships. Round D: seat 0 goes out; seat 1 keeps 0-0 (0 pips, no
+# penalty). Round B: a blocked round with draws of one and two tiles, a pass with an empty
+# boneyard that does not block, and the block; its hands keep 3, 7, 8 and 2 pips.
+D_HANDS = "1-2 2-4 2-5 3-6 5-5 / 0-0 0-4 1-5 1-6 4-4 / 2-2 2-3 3-3 5-6 6-6 / 0-2 0-3 1-3 3-4 4-6"
+D_BONEYARD = "2-6 4-5 3-5 0-5 0-6 0-1 1-4 1-1"
+D_MOVES = """
+0 5-5 - 10 10 L5 R5
+1 5-1 R 11 0  L5 R1
+2 5-6 L 17 0  L6 R1 U5 D5
+3 1-3 R 19 0  L6 R3 U5 D5
+0 5-2 D 16 0  L6 R3 U5 D2
+1 6-1 L 11 0  L1 R3 U5 D2
+2 2-3 D 12 0  L1 R3 U5 D3
+3 3-0 D 9 0   L1 R3 U5 D0
+0 3-6 R 12 0  L1 R6 U5 D0
+1 0-4 D 16 0  L1 R6 U5 D4
+2 6-6 R 22 0  L1 R6 U5 D4
+3 6-4 R 14 0  L1 R4 U5 D4
+0 4-2 D 12 0  L1 R4 U5 D2
+1 4-4 R 16 0  L1 R4 U5 D2
+2 2-2 D 18 0  L1 R4 U5 D2
+3 2-0 D 14 0  L1 R4 U5 D0
+0 1-2 L 15 15 L2 R4 U5 D0
+"""
+# 5-1 on R: 2x5 + 1 = 11 (the Sniff is terminal on L). 5-6 on L: 6+1+5+5 = 17.
+# 6-6 on R: 1+12+5+4 = 22; 4-4 on R: 1+8+5+2 = 16; 2-2 on D: 1+8+5+4 = 18.
+
+B_HANDS = "2-4 2-5 3-5 4-5 4-6 / 0-2 1-6 3-4 3-6 5-5 / 0-5 1-3 1-5 2-2 5-6 / 0-0 0-4 1-1 3-3 6-6"
+B_BONEYARD = "2-6 0-3 1-4 1-2 4-4 0-6 0-1 2-3"
+B_MOVES = """
+1 5-5 - 10 10 L5 R5
+2 5-0 L 10 10 L0 R5
+3 0-0 L 10 10 L0 R5
+0 5-4 R 14 0  L0 R4 U5 D5
+1 4-3 R 13 0  L0 R3 U5 D5
+2 5-6 U 14 0  L0 R3 U6 D5
+3 6-6 U 20 20 L0 R3 U6 D5
+0 6-4 U 12 0  L0 R3 U4 D5
+1 3-6 R 15 15 L0 R6 U4 D5
+2 5-1 D 11 0  L0 R6 U4 D1
+3 0-4 L 15 15 L4 R6 U4 D1
+0 4-2 L 13 0  L2 R6 U4 D1
+1 1-6 D 18 0  L2 R6 U4 D6
+2 2-2 L 20 20 L2 R6 U4 D6
+3 draw 2-6
+3 2-6 L 22 0  L6 R6 U4 D6
+0 draw 0-3
+0 draw 1-4
+0 4-1 U 19 0  L6 R6 U1 D6
+1 draw 1-2
+1 1-2 U 20 20 L6 R6 U2 D6
+2 draw 4-4
+2 draw 0-6
+2 6-0 D 14 0  L6 R6 U2 D0
+3 draw 0-1
+3 0-1 D 15 15 L6 R6 U2 D1
+0 2-5 U 18 0  L6 R6 U5 D1
+1 draw 2-3
+1 pass
+2 1-3 D 20 20 L6 R6 U5 D3
+3 3-3 D 23 0  L6 R6 U5 D3
+0 3-5 D 22 0  L6 R6 U5 D5
+1 pass
+"""
+# 5-0 on L: 0 + 2x5 = 10 (R still bare Sniff). 0-0 on L, a later double: 0 + 10 = 10.
+# 5-4 on R opens the branches: 0+4+5+5. 2-2 on L: 4+6+4+6 = 20. After 3-5 on D the ends
+# are 6, 6, 5, 5: every 5 and 6 is on the table, the boneyard is empty: blocked. Left:
+# seat 0 0-3 (3 -> 5), seat 1 0-2 2-3 (7 -> 5), seat 2 4-4 (8 -> 10), seat 3 1-1 (2 -> 0).
+B_PIPS = [3, 7, 8, 2]
+B_PENALTIES = [5, 5, 10, 0]
+
+
+def game_g3() -> list[dict]:
+    """D (seat 0 out), B renumbered to be led by seat 0, then B as dealt (led by seat 1).
+
+    Shifting B by 3 seats swaps the partnerships: its hands then keep 7, 8, 2, 3 pips, so
+    partnership 0 pays 5 + 0 (not 9 -> 10) and partnership 1 pays 10 + 5 (not 11 -> 10).
+    """
+    return (
+        Game(4)
+        .round(0, D_HANDS, D_BONEYARD, D_MOVES)
+        .settle("domino", 0, [0, 0, 6, 7], [0, 0, 5, 5])
+        .round(1, B_HANDS, B_BONEYARD, B_MOVES, shift=3)
+        .settle("blocked", None, B_PIPS, B_PENALTIES, shift=3)
+        .round(1, B_HANDS, B_BONEYARD, B_MOVES)
+        .settle("blocked", None, B_PIPS, B_PENALTIES)
+        .end()
+    )
+
+
+# --------------------------------------------------------------------------- game G4
+# 2 players, the same deal twice. Seat 0 scores 135 and goes out in round 1 (seat 1 keeps
+# 1-1: 2 pips round to 0), so seat 0 leads round 2, and reaches 250 with 3-4 on R (245 ->
+# 270) while it still holds 1-1: the game ends there, with no round_end.
+W_HANDS = "0-3 1-1 2-5 3-4 4-5 5-5 6-6 / 0-2 0-4 1-2 2-2 3-3 4-4 5-6"
+W_BONEYARD = "3-5 0-1 0-0 4-6 2-6 2-4 2-3 1-4 1-3 3-6 0-6 0-5 1-6 1-5"
+W_MOVES = """
+0 5-5 - 10 10 L5 R5
+1 5-6 L 16 0  L6 R5
+0 5-4 R 20 20 L6 R4 U5 D5
+1 4-4 R 24 0  L6 R4 U5 D5
+0 6-6 L 30 30 L6 R4 U5 D5
+1 4-0 R 22 0  L6 R0 U5 D5
+0 0-3 R 25 25 L6 R3 U5 D5
+1 3-3 R 28 0  L6 R3 U5 D5
+0 5-2 D 25 25 L6 R3 U5 D2
+1 2-2 D 27 0  L6 R3 U5 D2
+0 3-4 R 25 25 L6 R4 U5 D2
+1 2-1 D 22 0  L6 R4 U5 D1
+0 1-1 D 23 0  L6 R4 U5 D1
+"""
+# 4-4 on R: 6+8+5+5 = 24. 6-6 on L: 12+8+5+5 = 30. 4-0 on R: 12+0+5+5 = 22.
+WIN_MOVE = 11  # moves of round 2 up to and including 0 3-4 R
+
+
+def game_g4() -> list[dict]:
+    return (
+        Game(2)
+        .round(0, W_HANDS, W_BONEYARD, W_MOVES)
+        .settle("domino", 0, [0, 2], [0, 0])
+        .round(0, W_HANDS, W_BONEYARD, W_MOVES, stop_after=WIN_MOVE)
+        .end(winner=0, reason="target")
+    )
+
+
+ALL_GAMES = {"G1": game_g1, "G2": game_g2, "G3": game_g3, "G4": game_g4}
+
+
+# --------------------------------------------------------------------------- accepted
+
+
+@pytest.mark.parametrize("name", sorted(ALL_GAMES))
+def test_hand_written_games_pass(name: str) -> None:
+    check_trace(ALL_GAMES[name]())
+
+
+def test_worked_example_one_counts() -> None:
+    """Open 4-4, 4-6 on L, 4-1 on R (15 points), 4-2 on U, straight from RULES.md."""
+    layout = Layout()
+    layout.open_with((4, 4))
+    counts = [layout.count()]
+    for tile, arm in (((4, 6), "L"), ((4, 1), "R"), ((4, 2), "U")):
+        assert layout.place(tile, arm) is None
+        counts.append(layout.count())
+    assert counts == [8, 14, 15, 13]
+    assert layout.ends == {"L": 6, "R": 1, "U": 2, "D": 4}
+    events = game_g1()
+    assert events[find(events, event="play", tile="4-1")]["points"] == 15
+
+
+def test_worked_example_two_counts() -> None:
+    """Open 3-5, 5-5 on R, 5-0 on R, 5-6 on U, 6-6 on U scoring 20, from RULES.md."""
+    layout = Layout()
+    layout.open_with((3, 5))
+    counts = [layout.count()]
+    for tile, arm in (((5, 5), "R"), ((5, 0), "R"), ((5, 6), "U"), ((6, 6), "U")):
+        assert layout.place(tile, arm) is None
+        counts.append(layout.count())
+    assert counts == [8, 13, 13, 14, 20]
+    events = game_g2()
+    six_six = events[find(events, event="play", tile="6-6")]
+    assert (six_six["count"], six_six["points"], six_six["scores"]) == (20, 20, [0, 20, 0])
+
+
+def test_later_double_on_a_branch_counts_twice_then_nothing() -> None:
+    events = game_g1()
+    on_branch = find(events, event="play", tile="2-2")
+    assert events[on_branch]["end"] == "U"
+    assert events[on_branch]["count"] == 15  # 6 + 1 + 2x2 + 4
+    for wrong in (13, 17):  # the double once, or the Sniff's half still showing too
+        bad = copy.deepcopy(events)
+        bad[on_branch]["count"] = wrong
+        rejected(bad, rf"event {on_branch}: count is {wrong}, expected 15")
+    # G1: 1-3 on R covers the later double 1-1: 6+3+4+3, not 6+2x1+... nor 6+2x3+...
+    covered = find(events, event="play", tile="1-3")
+    assert events[covered]["count"] == 16
+    bad = copy.deepcopy(events)
+    bad[covered]["count"] = 19  # 3 doubled as if 1-3 were still a double
+    rejected(bad, rf"event {covered}: count is 19, expected 16")
+    # G2: 6-4 on U covers the later double 6-6 on that branch: 3+0+4+5.
+    events = game_g2()
+    covered = find(events, event="play", tile="6-4")
+    assert events[covered]["count"] == 12
+    bad = copy.deepcopy(events)
+    bad[covered]["count"] = 16  # 4 counted twice as though the double were outer
+    rejected(bad, rf"event {covered}: count is 16, expected 12")
+
+
+def test_tile_may_be_written_either_way_round() -> None:
+    events = game_g1()
+    index = find(events, event="play", tile="4-6")
+    events[index]["tile"] = "6-4"
+    check_trace(events)
+    events[index]["tile"] = "6-5"
+    rejected(events, "6-5, which is not in its hand")
+
+
+@pytest.mark.parametrize(("pips", "cut"), [(0, 0), (1, 0), (2, 0), (3, 5), (4, 5),
+                                           (5, 5), (7, 5), (8, 10), (12, 10), (13, 15)])
+def test_penalty_rounding(pips: int, cut: int) -> None:
+    assert penalty(pips) == cut
+
+
+def test_settlement_rounds_each_partner_hand_separately() -> None:
+    events = game_g3()
+    ends = [i for i, e in enumerate(events) if e["event"] == "round_end"]
+    second = events[ends[1]]
+    assert second["hand_pips"] == [7, 8, 2, 3]
+    assert second["penalties"] == [5, 10, 0, 5]
+    before = next(e["scores"] for e in reversed(events[:ends[1]]) if e["event"] == "play")
+    assert second["scores"] == [before[0] - 5, before[1] - 15]
+    combined = copy.deepcopy(events)
+    combined[ends[1]]["scores"] = [before[0] - 10, before[1] - 10]  # 9 -> 10, 11 -> 10
+    rejected(combined, f"event {ends[1]}: scores after settlement")
+    bad = copy.deepcopy(events)
+    bad[ends[1]]["penalties"] = [10, 10, 0, 0]  # 7 + 2 and 8 + 3 rounded together
+    rejected(bad, "penalties is")
+
+
+@pytest.mark.parametrize(("pips", "cut"), [(2, 0), (3, 5), (7, 5), (8, 10)])
+def test_settlement_rounding_in_a_trace(pips: int, cut: int) -> None:
+    """Round B leaves exactly 3, 7, 8 and 2 pips; each must be cut as RULES.md says."""
+    events = game_g3()
+    last_end = max(i for i, e in enumerate(events) if e["event"] == "round_end")
+    seat = events[last_end]["hand_pips"].index(pips)
+    assert events[last_end]["penalties"][seat] == cut
+    bad = copy.deepcopy(events)
+    bad[last_end]["penalties"][seat] = cut + 5 if cut == 0 else cut - 5
+    rejected(bad, f"event {last_end}: penalties is")
+
+
+def test_scores_may_go_negative() -> None:
+    events = game_g3()
+    first_end = events[find(events, event="round_end", round=1)]
+    assert first_end["scores"] == [20, -5]
+
+
+def test_immediate_win_has_no_settlement() -> None:
+    events = game_g4()
+    assert events[-1] == {
+        "event": "game_end", "winner": 0, "reason": "target", "scores": [270, 0], "rounds": 2,
+    }
+    assert events[-2]["tile"] == "3-4"
+    assert sum(e["event"] == "round_end" for e in events) == 1
+
+
+def test_win_at_exactly_the_target() -> None:
+    """Six G1 rounds give seat 0 6 x 40 = 240; opening 5-5 (10 points) makes exactly 250."""
+    game = Game(2)
+    for _ in range(6):
+        game.round(0, G1_HANDS, G1_BONEYARD, G1_MOVES).settle("domino", 0, [0, 4], [0, 5])
+    events = game.round(0, W_HANDS, W_BONEYARD, W_MOVES, stop_after=1).end(0, "target")
+    assert events[-1]["scores"] == [250, 60]  # seat 1: 6 x (15 - 5)
+    check_trace(events)
+    events.insert(-1, {"event": "play", "seat": 1, "tile": "5-6", "end": "L", "count": 16,
+                       "points": 0, "ends": {"L": 6, "R": 5, "U": None, "D": None},
+                       "scores": [250, 60]})
+    rejected(events, "play after the play at event .* took team 0 to the target 250")
+
+
+def test_blocking_play_may_be_followed_by_round_end_at_once() -> None:
+    """After the play that blocks, the next seat's pass is optional: either way is blocked."""
+    events = game_g3()
+    last_end = max(i for i, e in enumerate(events) if e["event"] == "round_end")
+    assert events[last_end - 1] == {"event": "pass", "seat": 1}
+    del events[last_end - 1]
+    check_trace(events)
+
+
+def test_stats_record_what_was_exercised() -> None:
+    stats: Counter = Counter()
+    for build in ALL_GAMES.values():
+        check_trace(build(), stats)
+    for key in ("domino", "blocked", "draw", "pass", "branch_play", "later_double_counted",
+                "mid_round_win", "round_cap", "target_win"):
+        assert stats[key] > 0, key
+
+
+# --------------------------------------------------------------------------- rejected
+
+
+def test_reject_wrong_count() -> None:
+    events = game_g1()
+    index = find(events, event="play", tile="4-1")
+    events[index]["count"] = 14
+    rejected(events, rf"event {index}: count is 14, expected 15")
+
+
+def test_reject_wrong_points_ends_and_scores() -> None:
+    base = game_g1()
+    index = find(base, event="play", tile="4-1")
+    for field, value in (("points", 0), ("ends", {"L": 6, "R": 1, "U": None, "D": None}),
+                         ("scores", [0, 15])):
+        events = copy.deepcopy(base)
+        events[index][field] = value
+        rejected(events, rf"event {index}: {field} is")
+
+
+def test_reject_play_with_nothing_legal() -> None:
+    """Seat 1 holds 0-0 and 0-4 against ends 6, 3, 2, 3: it must draw, not play."""
+    events = game_g1()
+    index = find(events, event="draw", tile="6-6")
+    events[index] = {"event": "play", "seat": 1, "tile": "0-4", "end": "L", "count": 0,
+                     "points": 0, "ends": {"L": 4, "R": 3, "U": 2, "D": 3}, "scores": [40, 15]}
+    rejected(events, rf"event {index}: seat 1 plays 0-4 on L, but that tile fits no open end")
+
+
+def test_reject_play_of_tile_not_in_hand() -> None:
+    events = game_g1()
+    index = find(events, event="play", tile="4-2")
+    events[index]["tile"] = "4-5"  # in the boneyard
+    rejected(events, rf"event {index}: seat 1 plays 4-5, which is not in its hand")
+
+
+def test_reject_draw_while_holding_a_legal_tile() -> None:
+    events = game_g1()
+    index = find(events, event="play", tile="4-6")
+    events[index] = {"event": "draw", "seat": 1, "tile": "6-6"}
+    rejected(events, rf"event {index}: seat 1 draws while holding a legal placement")
+
+
+def test_reject_draw_out_of_boneyard_order() -> None:
+    events = game_g1()
+    index = find(events, event="draw", tile="6-6")
+    events[index]["tile"] = "1-5"
+    rejected(events, "draws 1-5, but the next boneyard tile is 6-6")
+
+
+@pytest.mark.parametrize("instead", ["draw", "pass", "other_seat", "round_end"])
+def test_reject_not_playing_a_playable_drawn_tile(instead: str) -> None:
+    events = game_g1()
+    index = find(events, event="draw", tile="6-6") + 1
+    assert events[index]["tile"] == "6-6"
+    if instead == "draw":
+        events[index] = {"event": "draw", "seat": 1, "tile": "1-5"}
+        pattern = "seat 1 draws again, but the tile it just drew .6-6. fits"
+    elif instead == "pass":
+        events[index] = {"event": "pass", "seat": 1}
+        pattern = "seat 1 passes, but the tile it just drew .6-6. fits"
+    elif instead == "other_seat":
+        del events[index]  # seat 0 plays 3-0 next, skipping seat 1's forced play
+        pattern = "play by seat 0, but it is seat 1's turn"
+    else:
+        events[index:] = [{"event": "round_end", "round": 1, "reason": "blocked",
+                           "winner_seat": None, "hand_pips": [3, 10], "penalties": [5, 10],
+                           "scores": [35, 5]}]
+        pattern = "round_end in the middle of a turn"
+    rejected(events, rf"event {index}: {pattern}")
+
+
+def test_reject_pass_with_non_empty_boneyard() -> None:
+    events = game_g1()
+    index = find(events, event="draw", tile="6-6")
+    events[index] = {"event": "pass", "seat": 1}
+    rejected(events, rf"event {index}: seat 1 passes with 14 tile\(s\) left in the boneyard")
+
+
+def test_reject_pass_while_holding_a_legal_tile() -> None:
+    events = game_g3()
+    index = find(events, event="play", tile="2-5", seat=3)  # round 2, shifted seat 0 -> 3
+    events[index] = {"event": "pass", "seat": 3}
+    rejected(events, rf"event {index}: seat 3 passes while holding a legal placement")
+
+
+@pytest.mark.parametrize("instead", ["drop", "another_pass", "play_on"])
+def test_reject_missing_block(instead: str) -> None:
+    events = game_g3()
+    last_end = max(i for i, e in enumerate(events) if e["event"] == "round_end")
+    if instead == "drop":
+        del events[last_end]  # game_end follows the blocking pass directly
+    elif instead == "another_pass":
+        events.insert(last_end, {"event": "pass", "seat": 2})
+    else:
+        events.insert(last_end, {"event": "draw", "seat": 2, "tile": "4-4"})
+    rejected(events, rf"event {last_end}: .* while the round is blocked")
+
+
+def test_reject_blocked_round_end_when_not_blocked() -> None:
+    events = game_g1()
+    index = find(events, event="play", tile="2-2")
+    events[index + 1:] = [{"event": "round_end", "round": 1, "reason": "blocked",
+                           "winner_seat": None, "hand_pips": [15, 22], "penalties": [15, 20],
+                           "scores": [0, 0]}]
+    rejected(events, rf"event {index + 1}: round_end blocked, but the round is not blocked")
+
+
+def test_reject_domino_claimed_wrongly() -> None:
+    events = game_g1()
+    index = find(events, event="round_end")
+    events[index]["winner_seat"] = 1
+    rejected(events, rf"event {index}: winner_seat is 1, expected 0")
+    events = game_g3()
+    last_end = max(i for i, e in enumerate(events) if e["event"] == "round_end")
+    events[last_end]["reason"] = "domino"
+    rejected(events, "reason is domino, but the last event was not a play that emptied")
+
+
+def test_reject_play_after_going_out() -> None:
+    events = game_g1()
+    index = find(events, event="round_end")
+    events.insert(index, {"event": "pass", "seat": 1})
+    rejected(events, rf"event {index}: pass after seat 0 played its last tile")
+
+
+def test_reject_wrong_leader_after_domino() -> None:
+    events = game_g4()
+    index = find(events, event="round_start", round=2)
+    events[index]["leader"] = 1
+    rejected(events, rf"event {index}: leader is seat 1, but seat 0 went out")
+
+
+def test_any_leader_after_blocked_round() -> None:
+    """G3's round 3 follows a blocked round and is led by seat 1, not round 1's winner."""
+    events = game_g3()
+    assert events[find(events, event="round_start", round=3)]["leader"] == 1
+    check_trace(events)
+
+
+def test_reject_opening_by_wrong_seat_or_with_an_end() -> None:
+    events = game_g1()
+    events[2]["end"] = "L"
+    rejected(events, "event 2: the opening tile must have end null")
+    events = game_g1()
+    events[1]["leader"] = 1
+    rejected(events, "event 2: play by seat 0, but it is seat 1's turn")
+
+
+def test_reject_settlement_after_winning_play() -> None:
+    events = game_g4()
+    settled = copy.deepcopy(events)
+    settled.insert(-1, {"event": "round_end", "round": 2, "reason": "blocked",
+                        "winner_seat": None, "hand_pips": [2, 16], "penalties": [0, 15],
+                        "scores": [270, -15]})
+    rejected(settled, rf"event {len(events) - 1}: round_end after the play at event "
+             rf"{len(events) - 2} took team 0 to the target 250")
+    played_on = copy.deepcopy(events)
+    played_on.insert(-1, {"event": "play", "seat": 1, "tile": "2-1", "end": "D", "count": 22,
+                          "points": 0, "ends": {"L": 6, "R": 4, "U": 5, "D": 1},
+                          "scores": [270, 0]})
+    rejected(played_on, "play after the play at event")
+    capped = copy.deepcopy(events)
+    capped[-1].update(winner=None, reason="round_cap")
+    rejected(capped, "winner is None, expected 0")
+
+
+def test_reject_round_cap_in_mid_round_or_with_a_winner() -> None:
+    events = game_g1()
+    index = find(events, event="round_end")
+    cut = events[:index] + [events[-1]]
+    rejected(cut, rf"event {index}: game_end after seat 0 played its last tile")
+    events = game_g1()
+    events[-1]["winner"] = 0
+    rejected(events, "winner is 0 after a round_end")
+    events = game_g1()
+    events[-1]["rounds"] = 2
+    rejected(events, "rounds is 2, expected 1")
+
+
+def test_reject_play_on_branch_before_sniff_is_continued_on_both_sides() -> None:
+    """In G2 the Sniff 5-5 sits on R: its outer side is free until 5-0 goes there."""
+    events = game_g2()
+    index = find(events, event="play", tile="5-0")
+    events[index]["end"] = "U"
+    rejected(events, rf"event {index}: seat 2 plays 5-0 on U: end U is not open")
+    events = game_g1()
+    index = find(events, event="play", tile="4-6")  # opening Sniff 4-4, no side continued
+    events[index]["end"] = "D"
+    rejected(events, rf"event {index}: seat 1 plays 4-6 on D: end D is not open")
+
+
+def test_reject_bad_deals() -> None:
+    events = game_g1()
+    events[1]["hands"][0][0] = "1-2"  # 1-2 is also the last boneyard tile
+    rejected(events, r"event 1: hands \+ boneyard are not the 28 tiles once each: "
+             r"repeated \[\(1, 2\)\], missing \[\(0, 3\)\]")
+    events = game_g1()
+    events[1]["boneyard"].append(events[1]["hands"][1].pop())
+    rejected(events, "event 1: seat 1 is dealt")
+    events = game_g1()
+    events[1]["hands"][0][0] = "3-0"
+    rejected(events, "must be written low-high")
+    events = game_g1()
+    events[1]["round"] = 2
+    rejected(events, "event 1: round is 2, expected 1")
+
+
+def test_reject_bad_game_start() -> None:
+    events = game_g2()
+    events[0]["target"] = 250
+    rejected(events, "event 0: target is 250, expected 200")
+    events = game_g2()
+    events[0]["players"] = 5
+    rejected(events, "players is 5")
+    rejected(game_g1()[1:], "a game starts with game_start")
+
+
+def test_reject_malformed_events() -> None:
+    events = game_g1()
+    del events[2]["points"]
+    rejected(events, r"event 2: play has missing keys \['points'\]")
+    events = game_g1()
+    events[3]["event"] = "place"
+    rejected(events, "unknown event kind 'place'")
+    rejected(game_g1()[:-1], "without game_end")
+
+
+# --------------------------------------------------------------------------- streams
+
+
+def test_split_games_and_check_file(tmp_path: Path) -> None:
+    games = [game_g1(), game_g4(), game_g2()]
+    stream = [event for game in games for event in game]
+    assert split_games(stream) == games
+    path = tmp_path / "trace.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in stream))
+    assert check_trace_file(path) == 3
+    broken = copy.deepcopy(games)
+    broken[1][5]["count"] += 1
+    path.write_text("".join(json.dumps(e) + "\n" for game in broken for e in game))
+    with pytest.raises(AssertionError, match="game 1: event 5: count is"):
+        check_trace_file(path)
+    with pytest.raises(AssertionError, match="before any game_start"):
+        split_games(stream[1:])
