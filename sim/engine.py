@@ -79,7 +79,8 @@ ROUND_HAND_PIPS = 16  # + seat: pips left in hand at the end of the round
 ROUND_DRAWS = 20  # tiles drawn in the round
 ROUND_PLACEMENTS = 21  # tiles placed in the round
 ROUND_PASSES = 22  # passes in the round
-ROUND_FIELDS = 23
+ROUND_DECISIONS = 23  # times a strategy was asked (placements with more than one choice)
+ROUND_FIELDS = 24
 
 END_DOMINO = 0
 END_BLOCKED = 1
@@ -93,7 +94,8 @@ GAME_PLACEMENTS = 3
 GAME_DRAWS = 4
 GAME_CAP_HIT = 5  # 1 when the game was still undecided after round_cap rounds
 GAME_SCORES = 6  # + team
-GAME_FIELDS = 10
+GAME_DECISIONS = 10  # times a strategy was asked, all rounds
+GAME_FIELDS = 11
 
 # --- trace events: one row per event (only when an event buffer is given)
 EVENT_ROUND_START = 1
@@ -336,6 +338,8 @@ def make_game_player(choose_move):
                 move = forced_lead * 4 + ARM_L
             else:
                 n_moves = legal_moves(layout, hand, moves)
+                if n_moves > 1:
+                    round_row[ROUND_DECISIONS] += 1
                 if n_moves > 0:
                     move = choose(
                         state, seat, 0, moves, n_moves, seat_functions, seat_params,
@@ -351,6 +355,8 @@ def make_game_player(choose_move):
                         round_row[ROUND_DRAWS] += 1
                         record_event(events, state, EVENT_DRAW, seat, tile, -1, 0, 0)
                         n_moves = tile_moves(layout, tile, moves)
+                        if n_moves > 1:
+                            round_row[ROUND_DECISIONS] += 1
                         if n_moves > 0:
                             # A playable drawn tile must be played at once (any end it fits).
                             move = choose(
@@ -415,6 +421,7 @@ def make_game_player(choose_move):
             )
             game_row[GAME_PLACEMENTS] += round_row[ROUND_PLACEMENTS]
             game_row[GAME_DRAWS] += round_row[ROUND_DRAWS]
+            game_row[GAME_DECISIONS] += round_row[ROUND_DECISIONS]
             if round_number <= round_rows.shape[0]:
                 round_rows[round_number - 1, :] = round_row
             if reason == END_TARGET:
