@@ -462,4 +462,11 @@ def make_game_player(choose_move):
                 round_row, game_results[game], round_results[game], events,
             )
 
+    # numba names a compiled closure by its qualified name plus a counter that restarts in
+    # every process, so kernels compiled in different processes would export the same
+    # symbols, and a process loading two of them from the cache would run the first one's
+    # loop for both. The dispatcher's module (one per kernel) makes the names unique.
+    owner = getattr(choose_move, "py_func", choose_move).__module__
+    for function in (play_round, play_turns, play_game, play_block):
+        function.py_func.__qualname__ += f"[{owner}]"
     return play_block, play_round, play_turns
