@@ -108,23 +108,31 @@ def _source_files(strategies: list[Strategy]) -> list[Path]:
 def load_kernel(strategies: list[Strategy]) -> ModuleType:
     """The kernel module for these strategies, in this order (dispatch id = position)."""
     source = kernel_source(strategies)
+    if source in _loaded:
+        # One kernel per strategy set and process: the code a run started with is the code
+        # it finishes with, even if the source files are edited meanwhile.
+        return _loaded[source]
     digest = hashlib.sha256(source.encode())
     for path in _source_files(strategies):
         digest.update(path.read_bytes())
     name = f"sniff_kernel_{digest.hexdigest()[:16]}"
-    if name in _loaded:
-        return _loaded[name]
     directory = cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.py"
     if not path.exists():
         # Written once, atomically: rewriting would change its mtime and void numba's cache.
+        # A concurrent writer (another worker) may win the race; its file is identical.
         with tempfile.NamedTemporaryFile("w", dir=directory, suffix=".tmp", delete=False) as f:
             f.write(source)
-        os.replace(f.name, path)
+        try:
+            os.link(f.name, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(f.name)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    _loaded[name] = module
+    _loaded[source] = module
     return module
