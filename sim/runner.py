@@ -63,21 +63,26 @@ class BatchResult:
 
         Rows are ordered by game, then round.
         """
-        counts = self.games[:, engine.GAME_ROUNDS]
+        counts = self.games[:, engine.GAME_ROUNDS].copy()
+        counts[self.long_games] = 0  # their rounds come from long_rounds below
         slots = self.rounds.shape[1]
-        stored = np.arange(slots)[None, :] < np.minimum(counts, slots)[:, None]
-        index, number = np.nonzero(stored)
-        rows = self.rounds[index, number]
+        stored = (np.arange(slots)[None, :] < np.minimum(counts, slots)[:, None]).ravel()
+        flat = self.rounds.reshape(-1, self.rounds.shape[2])
+        positions = np.flatnonzero(stored)
+        index, number = np.divmod(positions, slots)
+        rows = flat[positions]
         if self.long_games.size:
-            long_stored = (
-                np.arange(self.long_rounds.shape[1])[None, :]
-                < counts[self.long_games][:, None]
+            longest = self.long_rounds.shape[1]
+            long_counts = self.games[self.long_games, engine.GAME_ROUNDS]
+            long_positions = np.flatnonzero(
+                (np.arange(longest)[None, :] < long_counts[:, None]).ravel()
             )
-            long_index, long_number = np.nonzero(long_stored)
-            keep = ~np.isin(index, self.long_games)
-            index = np.concatenate([index[keep], self.long_games[long_index]])
-            number = np.concatenate([number[keep], long_number])
-            rows = np.concatenate([rows[keep], self.long_rounds[long_index, long_number]])
+            long_index, long_number = np.divmod(long_positions, longest)
+            index = np.concatenate([index, self.long_games[long_index]])
+            number = np.concatenate([number, long_number])
+            rows = np.concatenate(
+                [rows, self.long_rounds.reshape(-1, self.long_rounds.shape[2])[long_positions]]
+            )
             order = np.lexsort((number, index))
             index, number, rows = index[order], number[order], rows[order]
         return index, number + 1, rows
