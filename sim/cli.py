@@ -24,8 +24,30 @@ def _players(ctx, param, value):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sniff")
-def cli() -> None:
+@click.option("--plugin", "plugins", multiple=True, metavar="MODULE",
+              help="Import MODULE to register its strategies (repeatable). It must be "
+                   "importable, e.g. on PYTHONPATH. SNIFF_PLUGINS=mod1,mod2 does the same.")
+def cli(plugins: tuple[str, ...]) -> None:
     """sniff: a compiled Monte Carlo simulator for the domino game American Sniff."""
+    if plugins:
+        from strategies import load_plugins
+
+        load_plugins(plugins)
+
+
+@cli.command("strategies")
+def list_strategies() -> None:
+    """List every registered strategy: name, one-line idea, parameters with defaults.
+
+    Give parameters as NAME:KEY=VALUE,KEY=VALUE (e.g. rollout:samples=64,base=random).
+    """
+    from strategies import available
+
+    registered = available()
+    width = max(len(name) for name in registered)
+    for strategy in registered.values():
+        click.echo(f"{strategy.name:<{width}}  {strategy.description}")
+        click.echo(f"{'':<{width}}  params: {strategy.describe_params()}")
 
 
 @cli.command()
@@ -62,22 +84,242 @@ def trace(players: int, seed: int, strategies: str, games: int, output: Path | N
     click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
 
 
+def _players_given(ctx, param, value):
+    return None if value is None else _players(ctx, param, value)
+
+
+# Options that decide the games default to None here: a new run fills them from
+# sim.simulation.DEFAULTS, a resumed run from its manifest (the help shows the defaults).
+@cli.command()
+@click.option("--players", type=int, callback=_players_given, show_default="4",
+              help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
+@click.option("--strategies", show_default="greedy,random",
+              help="One strategy per seat, or with 4 players one per partnership.")
+@click.option("--games", type=int, callback=_positive, show_default="100000",
+              help="Games to play (game ids 0..games-1).")
+@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("-o", "--out", type=click.Path(path_type=Path),
+              help="Run folder to write [default: results/run-DATE-TIME].")
+@click.option("--chunk-size", type=int, callback=_positive, show_default="50000",
+              help="Games per Parquet part (a resumed run keeps its own).")
+@click.option("--duplicate/--no-duplicate", default=None, show_default="no",
+              help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
+@click.option("--threads", type=int, callback=_positive,
+              help="Compute threads [default: all cores; with --scheduler: numba threads "
+                   "per Dask task, default cores / Dask threads of each machine].")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
+@click.option("--resume", is_flag=True, help="Complete the interrupted run in --out.")
+@click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
+@click.option("--precision", type=float,
+              help="Play until every win rate's 95%% interval half-width is at most this "
+                   "(e.g. 0.005), checked every 600 games; replaces --games.")
+@click.option("--max-games", type=int, callback=_positive, show_default="1000000",
+              help="The cap on games of a --precision run.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Play the chunks on a Dask cluster: tcp://HOST:PORT (a running "
+                   "scheduler) or local:N (N local worker processes); same tables. Needs "
+                   "pip install 'sniff[dask]'.")
+def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threads, quiet,
+             resume, overwrite, precision, max_games, scheduler) -> None:
+    """Play many games into a Parquet run folder (games/, rounds/) and print a summary.
+
+    Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
+    """
+    from sim.simulation import run_command
+
+    options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
+               "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
+               "max_games": max_games}
+    run_command(options, out, resume=resume, overwrite=overwrite, threads=threads, quiet=quiet,
+                argv=sys.argv[1:], scheduler=scheduler)
+
+
 @cli.command()
 @click.option("--players", default=4, show_default=True, type=int, callback=_players,
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
-@click.option("--strategies", default="greedy,random", show_default=True,
-              help="One strategy per seat, or with 4 players one per partnership.")
-@click.option("--games", default=100_000, show_default=True, type=int, callback=_positive)
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
-def simulate(players: int, strategies: str, games: int, seed: int) -> None:
-    """Play many games (seats rotate game by game) and print who wins."""
-    from sim.runner import lineup_of
-    from sim.simulate import quick_simulate
+@click.option("--strategies", default="greedy", show_default=True,
+              help="S (every seat), S,T (the leader's side plays S, everyone else T), or one "
+                   "name per seat counted from the leader.")
+@click.option("--deals", default=10000, show_default=True, type=int, callback=_positive,
+              help="Deals per tile: every deal is played with each of the 28 tiles forced "
+                   "as the lead, and once unforced.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Run seed (0 .. 2**63-1).")
+@click.option("-o", "--out", type=click.Path(path_type=Path),
+              help="Output folder [default: results/openings-DATE-TIME].")
+@click.option("--overwrite", is_flag=True, help="Replace the output files in a non-empty --out.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def openings(players: int, strategies: str, deals: int, seed: int, out: Path | None,
+             overwrite: bool, quiet: bool) -> None:
+    """The value of every opening tile: lead each tile by force on the same deals (common
+    random numbers) and measure round 1 and the game that follows, with 95% intervals.
+
+    Writes openings.parquet, games.parquet, heatmap.png, ranking.md and summary.json, and
+    prints the ranked table.
+    """
+    from sim.openings import run_command as run_openings_command
+
+    run_openings_command(players, strategies, deals, seed, out, overwrite, quiet,
+                         argv=sys.argv[1:])
+
+
+def _read_line() -> str:
+    """One line of standard input ('' at end of input), for replay --step and play."""
+    return sys.stdin.readline()
+
+
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+@cli.command()
+@click.argument("trace_file", metavar="TRACE.jsonl",
+                type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--game", default=0, show_default=True, type=int,
+              help="Which game of the file (0 = the first game_start in it).")
+@click.option("--step", is_flag=True,
+              help="Wait for Enter after each event (q stops; end of input stops quietly).")
+@click.option("--ascii", is_flag=True, help="ASCII art only (no box-drawing characters).")
+def replay(trace_file: Path, game: int, step: bool, ascii: bool) -> None:
+    """Show one traced game event by event: the layout as a picture, the open ends and the
+    count, points, every hand, boneyard size, draws, passes, settlement (each hand's pips
+    and their rounding) and the scores, as raw points and as the paper tally."""
+    from sim.replay import replay as replay_trace
+
+    replay_trace(trace_file, game, _write, step=step, read_line=_read_line, ascii=ascii,
+                 echo_input=not sys.stdin.isatty())
+
+
+@cli.command()
+@click.option("--players", default=2, show_default=True, type=int, callback=_players,
+              help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
+@click.option("--seat", default=0, show_default=True, type=int,
+              help="Your seat, 0..players-1.")
+@click.option("--opponents", default="greedy", show_default=True,
+              help="One strategy for every other seat, or one per other seat in seat order "
+                   "(with 4 players this includes your partner, seat+2).")
+@click.option("--seed", type=int, help="Deal seed [default: a fresh random one, printed].")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Save the game's trace here [default: results/play-seed<SEED>.jsonl].")
+@click.option("--ascii", is_flag=True, help="ASCII art only (no box-drawing characters).")
+def play(players: int, seat: int, opponents: str, seed: int | None, trace_file: Path | None,
+         ascii: bool) -> None:
+    """Play one seat yourself against built-in strategies, in the same compiled engine.
+
+    Each turn shows your hand, the layout and your legal placements, numbered: type a
+    number and Enter (q quits). Draws and a single legal placement are made for you and
+    reported. Input may be piped (one answer per line). The game is saved as a trace for
+    `sniff replay`.
+    """
+    from sim.play import play_game
     from strategies import parse_lineup_text
 
-    lineup = lineup_of(players, parse_lineup_text(strategies))
-    for line in quick_simulate(lineup, games, seed).lines():
-        click.echo(line)
+    play_game(players, seat, parse_lineup_text(opponents), seed, trace_file, _read_line,
+              _write, echo_input=not sys.stdin.isatty(), ascii=ascii)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("points", type=int)
+@click.option("--ascii", is_flag=True, help="ASCII art instead of Unicode.")
+@click.option("--inline", is_flag=True, help="The one-line form replays use beside scores.")
+def tally(points: int, ascii: bool, inline: bool) -> None:
+    """Print POINTS in the rule text's paper tally: one stroke per 5 points, and a 50-point
+    symbol (a big X with a small x in each of its four spaces) built stroke by stroke.
+
+    \b
+    Negative scores: a minus sign in front of the tally of the absolute value.
+    Not a multiple of 5: the tally of the whole 5s, then the rest in digits (13 -> X +3).
+    Under 5 in absolute value (0, 3, -3): just the digits, there is no stroke to draw.
+    """
+    from sim.tally import tally as tally_art
+    from sim.tally import tally_inline
+
+    click.echo(tally_inline(points, ascii=ascii) if inline else tally_art(points, ascii=ascii))
+
+
+# --- sniff report and sniff tournament (sim/report.py, sim/tournament.py)
+
+
+@cli.command()
+@click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]",
+                type=click.Path(path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path),
+              help="Folder for the report [default: results/report-DATE-TIME].")
+@click.option("--placement-sample", default=300, show_default=True, type=int,
+              help="Games per run traced again for the placement-score frequencies "
+                   "(0: none).")
+@click.option("--title", help="Title of the report [default: from the run names].")
+def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
+           title: str | None) -> None:
+    """Charts and a statistical report (HTML, Markdown, JSON) of simulate runs.
+
+    RUN is a run folder of `sniff simulate` (or a `sniff tournament` folder: all its
+    pairings). Win rates with 95% Wilson intervals (overall, by seat, by first leader),
+    differences between strategies with intervals and p-values (paired by deal for
+    --duplicate runs), scoring distributions and, for three or more strategies, a pairwise
+    matrix and Bradley-Terry ratings. Runs must have the same number of players.
+    """
+    from sim.report import run_command as report_command
+
+    report_command(list(runs), out, placement_sample=placement_sample, title=title)
+
+
+@cli.command()
+@click.option("--players", type=int, callback=_players_given, show_default="4",
+              help="2, 3 or 4 (4: partnership A against partnership B; 3: triples).")
+@click.option("--strategies",
+              help="The strategies, comma-separated (name:key=value sets parameters); every "
+                   "pairing of them plays (3 players: every triple).")
+@click.option("--games-per-pair", type=int, callback=_positive, show_default="10000",
+              help="Games of each pairing.")
+@click.option("--seed", type=int, show_default="0",
+              help="Tournament seed (each pairing's seed is derived from it).")
+@click.option("--duplicate/--no-duplicate", default=None, show_default="no",
+              help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
+@click.option("-o", "--out", type=click.Path(path_type=Path),
+              help="Tournament folder [default: results/tournament-DATE-TIME].")
+@click.option("--precision", type=float,
+              help="Play each pairing until every win rate's 95%% half-width is at most "
+                   "this; replaces --games-per-pair.")
+@click.option("--max-games", type=int, callback=_positive, show_default="1000000",
+              help="The cap on games per pairing with --precision.")
+@click.option("--chunk-size", type=int, callback=_positive,
+              help="Games per Parquet part [default: 50000, or the pairing's games].")
+@click.option("--threads", type=int, callback=_positive,
+              help="Compute threads [default: all cores].")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
+@click.option("--resume", is_flag=True, help="Complete the interrupted tournament in --out.")
+@click.option("--overwrite", is_flag=True, help="Replace the tournament already in --out.")
+def tournament(players, strategies, games_per_pair, seed, duplicate, out, precision,
+               max_games, chunk_size, threads, quiet, resume, overwrite) -> None:
+    """Play every pairing of some strategies; print a ranking with ratings and a matrix.
+
+    Writes each pairing as a simulate run (OUT/pairs/NN-A-vs-B/), a pairwise win-rate heat
+    map (matrix.png, matrix.csv) and Bradley-Terry ratings fitted to all games with 95%
+    intervals (ratings.png, ranking.csv). `sniff report OUT` gives the full report.
+    """
+    from sim.tournament import run_command as tournament_command
+
+    options = {"players": players, "strategies": strategies, "games_per_pair": games_per_pair,
+               "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
+               "max_games": max_games, "chunk_size": chunk_size}
+    tournament_command(options, threads=threads, quiet=quiet, resume=resume,
+                       overwrite=overwrite, argv=sys.argv[1:])
+
+
+@cli.command()
+@click.option("--quick", is_flag=True, help="Small sizes: a smoke run, not figures to publish.")
+@click.option("--memory-games", default=10_000_000, show_default=True, type=int,
+              callback=_positive, help="Games of the peak-memory simulate run.")
+@click.option("-o", "--output", default=Path("results/bench.json"), show_default=True,
+              type=click.Path(dir_okay=False, path_type=Path), help="Where the JSON goes.")
+def bench(quick: bool, memory_games: int, output: Path) -> None:
+    """Measure engine, strategy, Python-model and simulate throughput (medians of repeats)."""
+    from sim.bench import run, table
+
+    report = run(quick=quick, memory_games=memory_games, out=output)
+    click.echo(table(report))
+    click.echo(f"\nwrote {output}", err=True)
 
 
 def main() -> None:

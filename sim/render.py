@@ -413,12 +413,28 @@ def parse_events(items: Iterable[Event | str]) -> Iterator[Event]:
                 raise ValueError(f"trace line {number} is not JSON: {error}") from error
 
 
+def hands_line(state: ReplayState, width: int = 88) -> str:
+    """Every hand as it stands, and the boneyard size: ``hands    seat 0: 1-2 4-4 · ...``,
+    continued on further lines (aligned) where one would pass ``width`` columns."""
+    parts = [f"seat {seat}: {' '.join(hand) or '(none)'}" for seat, hand in enumerate(state.hands)]
+    parts.append(f"boneyard {state.boneyard}")
+    lines = ["  hands    " + parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + 3 + len(part) > width:
+            lines.append(" " * 11 + part)
+        else:
+            lines[-1] += " · " + part
+    return "\n".join(lines)
+
+
 def replay_lines(
-    events: Iterable[Event | str], game: int = 0, ascii: bool = False
+    events: Iterable[Event | str], game: int = 0, ascii: bool = False, hands: bool = False
 ) -> Iterator[str]:
     """The text blocks, one per event, of game number ``game`` (0-based position in the
     file; games start at each ``game_start``). ``events`` may be parsed events or the raw
-    lines of a trace file. Raises IndexError if the trace holds fewer games."""
+    lines of a trace file. With ``hands``, the blocks of plays and draws end with every
+    hand as it stands (:func:`hands_line`). Raises IndexError if the trace holds fewer
+    games."""
     if game < 0:
         raise IndexError(f"game must be >= 0, not {game}")
     position, state = -1, ReplayState()
@@ -429,6 +445,10 @@ def replay_lines(
                 return
         if position == game:
             state.apply(item)
-            yield render_event(item, state, ascii=ascii)
+            text = render_event(item, state, ascii=ascii)
+            if hands and item.get("event") in ("play", "draw"):
+                line = hands_line(state)
+                text += "\n" + (line.translate(_ASCII) if ascii else line)
+            yield text
     if position < game:
         raise IndexError(f"the trace holds {position + 1} games; game {game} was asked for")

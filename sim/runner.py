@@ -7,6 +7,7 @@ into chunks anywhere, played on any number of threads, and give the same rows.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,38 +55,40 @@ class BatchResult:
     rotations: np.ndarray  # (n,) int64: seat s played lineup seat (s + rotation) % players
     seat_specs: np.ndarray  # (n, 4) int64: index into Lineup.specs for each seat
     games: np.ndarray  # (n, engine.GAME_FIELDS) int64
-    rounds: np.ndarray  # (n, slots, engine.ROUND_FIELDS) int32; see flat_rounds()
-    long_games: np.ndarray  # indexes of games with more rounds than slots
-    long_rounds: np.ndarray  # (len(long_games), longest, ROUND_FIELDS) int32: all their rounds
+    round_game: np.ndarray  # (R,) int64: index in the batch of each round's game
+    round_number: np.ndarray  # (R,) int64: from 1
+    round_rows: np.ndarray  # (R, engine.ROUND_FIELDS) int32: ordered by game, then round
 
     def flat_rounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every round of every game: ``(game index in batch, round number from 1, rows)``.
+        """Every round of every game: ``(game index in batch, round number from 1, rows)``."""
+        return self.round_game, self.round_number, self.round_rows
 
-        Rows are ordered by game, then round.
-        """
-        counts = self.games[:, engine.GAME_ROUNDS].copy()
-        counts[self.long_games] = 0  # their rounds come from long_rounds below
-        slots = self.rounds.shape[1]
-        stored = (np.arange(slots)[None, :] < np.minimum(counts, slots)[:, None]).ravel()
-        flat = self.rounds.reshape(-1, self.rounds.shape[2])
-        positions = np.flatnonzero(stored)
-        index, number = np.divmod(positions, slots)
-        rows = flat[positions]
-        if self.long_games.size:
-            longest = self.long_rounds.shape[1]
-            long_counts = self.games[self.long_games, engine.GAME_ROUNDS]
-            long_positions = np.flatnonzero(
-                (np.arange(longest)[None, :] < long_counts[:, None]).ravel()
-            )
-            long_index, long_number = np.divmod(long_positions, longest)
-            index = np.concatenate([index, self.long_games[long_index]])
-            number = np.concatenate([number, long_number])
-            rows = np.concatenate(
-                [rows, self.long_rounds.reshape(-1, self.long_rounds.shape[2])[long_positions]]
-            )
-            order = np.lexsort((number, index))
-            index, number, rows = index[order], number[order], rows[order]
-        return index, number + 1, rows
+    def first_rounds(self) -> np.ndarray:
+        """Round 1 of every game, in game order (every game has one)."""
+        return self.round_rows[self.round_number == 1]
+
+
+def _stored_rounds(rounds: np.ndarray, counts: np.ndarray):
+    """The rows the kernel wrote into per-game slots: game index, round number, row copy."""
+    slots = rounds.shape[1]
+    stored = (np.arange(slots)[None, :] < np.minimum(counts, slots)[:, None]).ravel()
+    positions = np.flatnonzero(stored)
+    index, number = np.divmod(positions, slots)
+    return index, number + 1, rounds.reshape(-1, rounds.shape[2])[positions]
+
+
+_scratch = threading.local()
+
+
+def _slot_buffer(count: int, slots: int) -> np.ndarray:
+    """Per-thread reused round slots: fresh pages would each cost a fault and a clear, and
+    the engine writes every slot that is read back, so old contents never show."""
+    size = count * slots * engine.ROUND_FIELDS
+    buffer = getattr(_scratch, "rounds", None)
+    if buffer is None or buffer.size < size:
+        buffer = np.empty(max(size, 1), dtype=np.int32)
+        _scratch.rounds = buffer
+    return buffer[:size].reshape(count, slots, engine.ROUND_FIELDS)
 
 
 def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
@@ -140,9 +143,9 @@ def play_batch(
     """Play the given games; ``rotations[i]`` shifts the lineup round the table for game i.
 
     Seat ``s`` of a game with rotation ``r`` is played by ``lineup.seats[(s + r) % players]``.
-    Each game's rounds go into ``round_slots`` rows (sized by a pilot when None); games
+    Each game's rounds go into ``round_slots`` slots (sized by a pilot when None); games
     longer than that are replayed (same streams, same result) with room for every round, so
-    no round is dropped.
+    no round is dropped. The result holds every round as flat rows.
     """
     game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
     n_games = game_ids.shape[0]
@@ -163,10 +166,10 @@ def play_batch(
     seed_word = np.uint64(seed % 2**64)
     no_events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
 
-    def play(select: np.ndarray | slice, slots: int) -> tuple[np.ndarray, np.ndarray]:
+    def play(select: np.ndarray | slice, slots: int):
         count = game_ids[select].shape[0]
         games = np.zeros((count, engine.GAME_FIELDS), dtype=np.int64)
-        rounds = np.zeros((count, slots, engine.ROUND_FIELDS), dtype=np.int32)
+        rounds = _slot_buffer(count, slots)
         kernel.play_batch(
             seed_word, deal_ids[select], game_ids[select], seat_specs[select], spec_functions,
             spec_params, players, round_cap, forced_leads[select], games, rounds, no_events,
@@ -175,21 +178,31 @@ def play_batch(
         return games, rounds
 
     if round_slots is None:
-        # A pilot sizes the per-game round buffer: greedy games last ~6 rounds, random ones
-        # ~26, and a buffer sized for the longest would be mostly empty pages to clear.
+        # A pilot sizes the per-game round slots: greedy games last ~6 rounds, random ones
+        # ~26, and slots sized for the longest would mostly be memory touched for nothing.
         pilot = min(n_games, PILOT_GAMES)
         pilot_games, _ = play(slice(0, pilot), 0)
         lengths = pilot_games[:, engine.GAME_ROUNDS]
         round_slots = int(min(round_cap, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
     games, rounds = play(slice(None), round_slots)
-    long_games = np.flatnonzero(games[:, engine.GAME_ROUNDS] > round_slots)
-    longest = int(games[long_games, engine.GAME_ROUNDS].max()) if long_games.size else 0
+    counts = games[:, engine.GAME_ROUNDS]
+    long_games = np.flatnonzero(counts > round_slots)
+    round_game, round_number, round_rows = _stored_rounds(
+        rounds, np.where(counts > round_slots, 0, counts)
+    )
     if long_games.size:
-        _, long_rounds = play(long_games, longest)
-    else:
-        long_rounds = np.zeros((0, 0, engine.ROUND_FIELDS), dtype=np.int32)
+        # Replayed with room for every round: same streams, so the same games.
+        _, long_rounds = play(long_games, int(counts[long_games].max()))
+        long_index, long_number, long_rows = _stored_rounds(long_rounds, counts[long_games])
+        round_game = np.concatenate([round_game, long_games[long_index]])
+        round_number = np.concatenate([round_number, long_number])
+        round_rows = np.concatenate([round_rows, long_rows])
+        order = np.lexsort((round_number, round_game))
+        round_game, round_number, round_rows = (
+            round_game[order], round_number[order], round_rows[order]
+        )
     return BatchResult(
-        game_ids, deal_ids, rotations, seat_specs, games, rounds, long_games, long_rounds
+        game_ids, deal_ids, rotations, seat_specs, games, round_game, round_number, round_rows
     )
 
 

@@ -24,91 +24,100 @@ def game_events(
     lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP, forced_lead: int = -1
 ) -> list[dict]:
     """The events of one game as trace dicts, from ``game_start`` to ``game_end``."""
-    rows, game = trace_events(lineup, seed, game_id, round_cap, forced_lead)
-    players = lineup.players
-    teams = 2 if players == 4 else players
-    events: list[dict] = [
-        {
-            "event": "game_start",
-            "players": players,
-            "target": int(engine.TARGET_FOR_PLAYERS[players]),
-            "seed": seed,
-            "game": game_id,
-            "strategies": [spec.label for spec in lineup.seats],
-            "round_cap": round_cap,
-        }
-    ]
-    layout_before = EMPTY_LAYOUT
-    round_number = 0
-    for row in rows:
+    rows, _ = trace_events(lineup, seed, game_id, round_cap, forced_lead)
+    decoder = EventDecoder(lineup.players)
+    return [start_event(lineup, seed, game_id, round_cap)] + [decoder.decode(r) for r in rows]
+
+
+def start_event(lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP) -> dict:
+    """The ``game_start`` event of a game (the engine writes no row for it)."""
+    return {
+        "event": "game_start",
+        "players": lineup.players,
+        "target": int(engine.TARGET_FOR_PLAYERS[lineup.players]),
+        "seed": seed,
+        "game": game_id,
+        "strategies": [spec.label for spec in lineup.seats],
+        "round_cap": round_cap,
+    }
+
+
+class EventDecoder:
+    """Turns the engine's event rows of one game into trace dicts, one row at a time.
+
+    It remembers what a row alone does not say (the layout before a play, which half of the
+    tile matched; the round number), so rows can be decoded while the game is still being
+    played (``sim.play`` reads them between the person's moves).
+    """
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.teams = 2 if players == 4 else players
+        self.layout_before = EMPTY_LAYOUT
+        self.round_number = 0
+
+    def decode(self, row) -> dict:
+        players = self.players
         kind = int(row[engine.EVENT_KIND])
         seat = int(row[engine.EVENT_SEAT])
-        scores = [int(v) for v in row[engine.EVENT_SCORES : engine.EVENT_SCORES + teams]]
+        scores = [int(v) for v in row[engine.EVENT_SCORES : engine.EVENT_SCORES + self.teams]]
         extra = row[engine.EVENT_EXTRA :]
         if kind == engine.EVENT_ROUND_START:
-            round_number = int(row[engine.EVENT_TILE])
+            self.round_number = int(row[engine.EVENT_TILE])
+            self.layout_before = EMPTY_LAYOUT
             deck = extra[5:]
-            events.append(
-                {
-                    "event": "round_start",
-                    "round": round_number,
-                    "leader": seat,
-                    "hands": [
-                        [tile_name(t) for t in mask_tiles(int(extra[s]))] for s in range(players)
-                    ],
-                    "boneyard": [tile_name(int(t)) for t in deck[int(extra[4]) :]],
-                }
-            )
-            layout_before = EMPTY_LAYOUT
-        elif kind == engine.EVENT_PLAY:
+            return {
+                "event": "round_start",
+                "round": self.round_number,
+                "leader": seat,
+                "hands": [
+                    [tile_name(t) for t in mask_tiles(int(extra[s]))] for s in range(players)
+                ],
+                "boneyard": [tile_name(int(t)) for t in deck[int(extra[4]) :]],
+            }
+        if kind == engine.EVENT_PLAY:
             tile = int(row[engine.EVENT_TILE])
             arm = int(row[engine.EVENT_ARM])
             layout = int(row[engine.EVENT_LAYOUT])
-            matched = None if arm < 0 else arm_field(layout_before, arm) & 7
-            events.append(
-                {
-                    "event": "play",
-                    "seat": seat,
-                    "tile": tile_name(tile, matched),
-                    "end": None if arm < 0 else ARM_NAMES[arm],
-                    "count": int(row[engine.EVENT_COUNT_FIELD]),
-                    "points": int(row[engine.EVENT_POINTS]),
-                    "ends": decode_ends(layout),
-                    "scores": scores,
-                }
-            )
-            layout_before = layout
-        elif kind == engine.EVENT_DRAW:
-            events.append(
-                {"event": "draw", "seat": seat, "tile": tile_name(int(row[engine.EVENT_TILE]))}
-            )
-        elif kind == engine.EVENT_PASS:
-            events.append({"event": "pass", "seat": seat})
-        elif kind == engine.EVENT_ROUND_END:
+            matched = None if arm < 0 else arm_field(self.layout_before, arm) & 7
+            self.layout_before = layout
+            return {
+                "event": "play",
+                "seat": seat,
+                "tile": tile_name(tile, matched),
+                "end": None if arm < 0 else ARM_NAMES[arm],
+                "count": int(row[engine.EVENT_COUNT_FIELD]),
+                "points": int(row[engine.EVENT_POINTS]),
+                "ends": decode_ends(layout),
+                "scores": scores,
+            }
+        if kind == engine.EVENT_DRAW:
+            return {"event": "draw", "seat": seat, "tile": tile_name(int(row[engine.EVENT_TILE]))}
+        if kind == engine.EVENT_PASS:
+            return {"event": "pass", "seat": seat}
+        if kind == engine.EVENT_ROUND_END:
             reason = int(row[engine.EVENT_TILE])
-            events.append(
-                {
-                    "event": "round_end",
-                    "round": round_number,
-                    "reason": REASONS[reason],
-                    "winner_seat": seat if reason == engine.END_DOMINO else None,
-                    "hand_pips": [int(v) for v in extra[:players]],
-                    "penalties": [int(v) for v in extra[4 : 4 + players]],
-                    "scores": scores,
-                }
-            )
-        elif kind == engine.EVENT_GAME_END:
-            winner = int(game[engine.GAME_WINNER_TEAM])
-            events.append(
-                {
-                    "event": "game_end",
-                    "winner": winner if winner >= 0 else None,
-                    "reason": "target" if winner >= 0 else "round_cap",
-                    "scores": scores,
-                    "rounds": int(game[engine.GAME_ROUNDS]),
-                }
-            )
-    return events
+            return {
+                "event": "round_end",
+                "round": self.round_number,
+                "reason": REASONS[reason],
+                "winner_seat": seat if reason == engine.END_DOMINO else None,
+                "hand_pips": [int(v) for v in extra[:players]],
+                "penalties": [int(v) for v in extra[4 : 4 + players]],
+                "scores": scores,
+            }
+        if kind == engine.EVENT_GAME_END:
+            # The row carries the winning team (the game row's GAME_WINNER_TEAM, -1 when the
+            # round cap was reached); the game's rounds are the last round started.
+            winner = int(row[engine.EVENT_ARM])
+            return {
+                "event": "game_end",
+                "winner": winner if winner >= 0 else None,
+                "reason": "target" if winner >= 0 else "round_cap",
+                "scores": scores,
+                "rounds": self.round_number,
+            }
+        raise ValueError(f"unknown engine event kind {kind}")
 
 
 def iter_trace(

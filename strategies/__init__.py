@@ -8,7 +8,20 @@ numba ``@njit`` function and registers it with :func:`register`:
 - ``moves[:n_moves]``: the legal moves, each ``tile * 4 + arm`` (``sim.layout``).
 - ``params``: float64 array, the strategy's parameters in the order they were registered.
 - ``rng``: one-element uint64 array, the game's strategy random stream (``sim.rng``).
-- returns the index in ``moves`` of the chosen move.
+- returns the index in ``moves`` of the chosen move (out of range counts as 0).
+
+It must be a plain ``@njit`` function (not ``cache=True``: only the generated kernels are
+cached, see ``sim.kernels``) and must not keep state between calls: the kernel runs games
+on several threads at once. The engine's turn loop is compiled without reference counting
+(``_nrt=False``) and callees inherit that unless they say otherwise, so a strategy that
+allocates arrays must be ``@njit(_nrt=True)`` (as ``strategies.rollout``); the others
+allocate nothing. ``strategies.features`` holds the public inferences (unseen
+tiles, what each opponent is known to lack, reply risk) that the built-in heuristics use.
+
+Strategies outside this package are loaded with :func:`load_plugin` (the CLI's
+``--plugin MODULE`` or the ``SNIFF_PLUGINS`` environment variable, comma-separated). The
+generated kernel imports each strategy by module name, so a plugin module must be
+importable (installed, or its folder on ``PYTHONPATH``).
 
 The engine never imports this package: ``sim.kernels`` generates, per set of strategies,
 a small module whose dispatcher calls these functions, so a strategy defined anywhere
@@ -18,13 +31,25 @@ importable runs inside the compiled loop without an edit to ``sim/``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from sim.errors import SniffError
 
 MAX_PARAMS = 8
-BUILTIN_MODULES = ("strategies.random", "strategies.greedy")
+BUILTIN_MODULES = (
+    "strategies.random",
+    "strategies.greedy",
+    "strategies.heavy",
+    "strategies.defensive",
+    "strategies.blocker",
+    "strategies.partner",
+    "strategies.weighted",
+    "strategies.rollout",
+)
+PLUGINS_ENV = "SNIFF_PLUGINS"
 
 
 class StrategyError(SniffError):
@@ -33,11 +58,38 @@ class StrategyError(SniffError):
 
 @dataclass(frozen=True)
 class Strategy:
+    """A registered strategy: where its ``choose`` lives and what parameters it takes.
+
+    ``params`` maps each parameter to its default, in the order the function reads them.
+    ``choices`` names the values of a parameter that selects among options (stored as the
+    option's index, since the kernel passes every parameter as a float).
+    """
+
     name: str
     description: str
     module: str
     attribute: str
     params: dict[str, float] = field(default_factory=dict)
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def format_value(self, key: str, value: float) -> str:
+        """A parameter value as a user writes it (an option's name, or a number)."""
+        options = self.choices.get(key)
+        if options and float(value).is_integer() and 0 <= int(value) < len(options):
+            return options[int(value)]
+        return f"{value:g}"
+
+    def describe_params(self) -> str:
+        """``key=default`` for every parameter (options listed), or ``(no parameters)``."""
+        if not self.params:
+            return "(no parameters)"
+        parts = []
+        for key, default in self.params.items():
+            text = f"{key}={self.format_value(key, default)}"
+            if key in self.choices:
+                text += f" ({'|'.join(self.choices[key])})"
+            parts.append(text)
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -50,7 +102,7 @@ class StrategySpec:
     @property
     def label(self) -> str:
         changed = [
-            f"{key}={value:g}"
+            f"{key}={self.strategy.format_value(key, value)}"
             for (key, default), value in zip(self.strategy.params.items(), self.values)
             if value != default
         ]
@@ -62,12 +114,33 @@ _builtins_loaded = False
 
 
 def register(
-    name: str, description: str, params: dict[str, float] | None = None
+    name: str,
+    description: str,
+    params: Mapping[str, float | str] | None = None,
+    choices: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Callable:
-    """Decorator for a strategy's jitted ``choose`` function."""
+    """Decorator that registers a jitted ``choose`` function under ``name``.
+
+    ``description`` is the one line ``sniff strategies`` shows. ``params`` gives each
+    parameter's default in the order ``choose`` reads them from its ``params`` array. A
+    parameter listed in ``choices`` takes one of the named options (default given by name);
+    ``choose`` receives the option's index. Registering a name again replaces it, so a
+    module can be re-imported.
+    """
     params = dict(params or {})
+    choices = {key: tuple(options) for key, options in (choices or {}).items()}
     if len(params) > MAX_PARAMS:
         raise StrategyError(f"strategy {name!r} has more than {MAX_PARAMS} parameters")
+    if not name or any(c in name for c in ":,= "):
+        raise StrategyError(f"bad strategy name {name!r}: no ':', ',', '=' or spaces")
+    defaults: dict[str, float] = {}
+    for key, default in params.items():
+        if key in choices:
+            if default not in choices[key]:
+                raise StrategyError(f"default {default!r} of {name}.{key} is not an option")
+            defaults[key] = float(choices[key].index(default))
+        else:
+            defaults[key] = float(default)
 
     def decorate(function):
         python_function = getattr(function, "py_func", function)
@@ -76,7 +149,8 @@ def register(
             description=description,
             module=python_function.__module__,
             attribute=python_function.__name__,
-            params=params,
+            params=defaults,
+            choices=choices,
         )
         return function
 
@@ -84,19 +158,45 @@ def register(
 
 
 def load_builtins() -> None:
+    """Import the built-in strategy modules, then the plugins named in ``SNIFF_PLUGINS``."""
     global _builtins_loaded
     if not _builtins_loaded:
+        _builtins_loaded = True
         for module in BUILTIN_MODULES:
             importlib.import_module(module)
-        _builtins_loaded = True
+        for module in os.environ.get(PLUGINS_ENV, "").split(","):
+            if module.strip():
+                load_plugin(module.strip())
 
 
 def load_plugin(module: str) -> None:
-    """Import a module that registers strategies (e.g. ``mypackage.my_strategy``)."""
+    """Import a module that registers strategies (e.g. ``mypackage.my_strategy``).
+
+    The module must stay importable by that name (installed or on ``PYTHONPATH``): the
+    generated kernel imports the strategy from it.
+    """
     try:
         importlib.import_module(module)
     except ImportError as error:
-        raise StrategyError(f"cannot import strategy module {module!r}: {error}") from None
+        raise StrategyError(
+            f"cannot import strategy module {module!r}: {error} "
+            "(a plugin module must be importable: install it or put its folder on PYTHONPATH)"
+        ) from None
+
+
+def load_plugins(modules: Iterable[str]) -> None:
+    """Load plugin modules and name them in ``SNIFF_PLUGINS`` for child processes.
+
+    Worker processes (parallel or distributed runs) rebuild the registry from the
+    environment, so a plugin named once on the command line reaches them too.
+    """
+    named = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    for module in modules:
+        load_plugin(module)
+        if module not in named:
+            named.append(module)
+    if named:
+        os.environ[PLUGINS_ENV] = ",".join(named)
 
 
 def available() -> dict[str, Strategy]:
@@ -116,24 +216,43 @@ def get(name: str) -> Strategy:
 def parse_spec(text: str) -> StrategySpec:
     """``name`` or ``name:key=value,key=value`` into a spec with every parameter filled."""
     name, _, rest = text.strip().partition(":")
-    strategy = get(name)
+    strategy = get(name.strip())
+    name = strategy.name
     values = dict(strategy.params)
     if rest:
         for item in rest.split(","):
             key, equals, value = item.partition("=")
-            key = key.strip()
+            key, value = key.strip(), value.strip()
             if not equals or key not in values:
-                accepted = ", ".join(strategy.params) or "none"
-                raise StrategyError(
-                    f"bad parameter {item!r} for strategy {name!r}; accepted: {accepted}"
+                accepted = (
+                    f"accepted (with defaults): {strategy.describe_params()}"
+                    if strategy.params
+                    else "it takes no parameters"
                 )
-            try:
-                values[key] = float(value)
-            except ValueError:
-                raise StrategyError(
-                    f"parameter {key!r} of strategy {name!r} must be a number, got {value!r}"
-                ) from None
+                raise StrategyError(f"bad parameter {item!r} for strategy {name!r}; {accepted}")
+            values[key] = _parse_value(strategy, key, value)
     return StrategySpec(strategy, tuple(values.values()))
+
+
+def _parse_value(strategy: Strategy, key: str, value: str) -> float:
+    options = strategy.choices.get(key)
+    if options:
+        if value in options:
+            return float(options.index(value))
+        raise StrategyError(
+            f"parameter {key!r} of strategy {strategy.name!r} must be one of "
+            f"{', '.join(options)}, got {value!r}"
+        )
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise StrategyError(
+            f"parameter {key!r} of strategy {strategy.name!r} must be a finite number, "
+            f"got {value!r}"
+        )
+    return number
 
 
 def parse_lineup_text(text: str) -> list[StrategySpec]:

@@ -240,7 +240,7 @@ def test_games_past_the_round_slots_keep_every_round():
     full = play_batch(lineup, 5, ids, round_slots=300)
     short = play_batch(lineup, 5, ids, round_slots=3)
     assert (full.games == short.games).all()
-    assert short.long_games.size > 0
+    assert (full.games[:, engine.GAME_ROUNDS] > 3).any()
     for got, expected in zip(short.flat_rounds(), full.flat_rounds()):
         assert (got == expected).all()
     index, number, _ = full.flat_rounds()

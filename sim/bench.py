@@ -1,0 +1,234 @@
+"""Throughput measurements: the compiled engine, the strategies, the plain-Python model,
+``simulate`` end to end, compile times and peak memory.
+
+Ratios are measured within one run, side by side, and every figure is the median of several
+repetitions taken after compilation. Run it on a quiet machine: other processes on the
+same cores lower every figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from sim import engine
+from sim.runner import lineup_of, play_batch
+from strategies import available, parse_spec
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _median_time(run: Callable[[], object], repeats: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def machine() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+    }
+
+
+def engine_rate(
+    players: int, strategy: str, threads: int, games: int, repeats: int, kernel=()
+) -> dict:
+    """Rounds, games and placements per second of the batch kernel alone."""
+    lineup = lineup_of(players, [parse_spec(strategy)] * players)
+    ids = np.arange(games, dtype=np.int64)
+    play_batch(lineup, 0, ids[:256], kernel_strategies=kernel)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        seconds, result = _median_time(
+            lambda: play_batch(lineup, 1, ids, kernel_strategies=kernel), repeats
+        )
+    finally:
+        numba.set_num_threads(previous)
+    rounds = int(result.games[:, engine.GAME_ROUNDS].sum())
+    placements = int(result.games[:, engine.GAME_PLACEMENTS].sum())
+    decisions = int(result.games[:, engine.GAME_DECISIONS].sum())
+    return {
+        "players": players, "strategy": strategy, "threads": threads, "games": games,
+        "seconds": seconds, "rounds_per_s": rounds / seconds, "games_per_s": games / seconds,
+        "ns_per_placement": 1e9 * seconds / placements,
+        "ns_per_decision": 1e9 * seconds / max(decisions, 1),
+        "rounds_per_game": rounds / games,
+    }
+
+
+def python_model_rate(players: int, strategy: str, games: int) -> dict | None:
+    """The same games in the plain-Python model of the tests (source checkouts only)."""
+    tests = REPO / "tests"
+    if not (tests / "python_model.py").exists():
+        return None
+    sys.path.insert(0, str(tests))
+    try:
+        from python_model import play_game
+    finally:
+        sys.path.remove(str(tests))
+    seats = [strategy] * players
+    start = time.perf_counter()
+    rounds = sum(play_game(players, 1, game, seats).rounds for game in range(games))
+    seconds = time.perf_counter() - start
+    return {"players": players, "strategy": strategy, "games": games, "seconds": seconds,
+            "rounds_per_s": rounds / seconds}
+
+
+def compile_times() -> dict:
+    """``sniff simulate`` start-up with an empty kernel cache, then with a warm one."""
+    command = [sys.executable, "-m", "sim.cli", "simulate", "--games", "2000", "--quiet"]
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out:
+        env = dict(os.environ, SNIFF_CACHE_DIR=cache)
+        timings = []
+        for attempt in range(2):
+            start = time.perf_counter()
+            subprocess.run(command + ["--out", f"{out}/run{attempt}"], env=env, check=True,
+                           capture_output=True)
+            timings.append(time.perf_counter() - start)
+    return {"cold_s": timings[0], "warm_s": timings[1]}
+
+
+def peak_memory(games: int) -> dict:
+    """Peak resident memory of one ``sniff simulate`` of ``games`` games (a child process)."""
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "sim.cli", "simulate", "--games", str(games), "--quiet",
+             "--out", f"{out}/run"],
+            check=True, capture_output=True,
+        )
+        seconds = time.perf_counter() - start
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {"games": games, "peak_rss_mib": peak_kib / 1024, "seconds": seconds}
+
+
+def simulate_ratio(games: int, repeats: int) -> dict:
+    """``simulate`` (chunks, tables, Parquet, summary) against the engine alone, same games."""
+    from sim.simulation import rotation_for, simulate
+
+    lineup = lineup_of(4, [parse_spec("greedy"), parse_spec("random")])
+    ids = np.arange(games, dtype=np.int64)
+    play_batch(lineup, 0, ids[:256])
+    engine_s, _ = _median_time(
+        lambda: play_batch(lineup, 1, ids, rotations=rotation_for(ids, 4)), repeats
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        runs = iter(range(repeats))
+        end_to_end_s, _ = _median_time(
+            lambda: simulate(4, "greedy,random", games, 1, out=f"{folder}/run{next(runs)}"),
+            repeats,
+        )
+    return {"games": games, "engine_s": engine_s, "end_to_end_s": end_to_end_s,
+            "games_per_s": games / end_to_end_s, "ratio": engine_s / end_to_end_s}
+
+
+def strategy_costs(games: int, repeats: int) -> list[dict]:
+    """Time per decision with one strategy on every seat, 4 players, all threads."""
+    rows = []
+    everything = list(available().values())  # one kernel for all of them: one compile
+    for name in available():
+        count = games if name != "rollout" else max(50, games // 200)
+        row = engine_rate(4, name, numba.get_num_threads(), count, repeats, everything)
+        rows.append({"strategy": name, "ns_per_decision": row["ns_per_decision"],
+                     "games": count})
+    return rows
+
+
+def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = None) -> dict:
+    """Every measurement; ``quick`` shrinks the sizes (a smoke run, not figures to publish)."""
+    scale = 0.05 if quick else 1.0
+    repeats = 3 if quick else 5
+    threads_all = numba.get_num_threads()
+    report: dict = {"machine": machine(), "quick": quick, "engine": [], "python_model": []}
+    for players in (2, 3, 4):
+        for strategy in ("random", "greedy"):
+            games = int({"random": 40_000, "greedy": 150_000}[strategy] * scale) or 1000
+            for threads in sorted({1, threads_all}):
+                report["engine"].append(engine_rate(players, strategy, threads, games, repeats))
+            model = python_model_rate(players, strategy, max(20, int(300 * scale)))
+            if model:
+                single = next(r for r in report["engine"] if r["players"] == players
+                              and r["strategy"] == strategy and r["threads"] == 1)
+                model["speedup_per_thread"] = single["rounds_per_s"] / model["rounds_per_s"]
+                report["python_model"].append(model)
+    report["simulate"] = simulate_ratio(int(400_000 * scale) or 1000, repeats)
+    report["strategies"] = strategy_costs(int(40_000 * scale) or 1000, repeats)
+    report["compile"] = compile_times()
+    report["memory"] = peak_memory(int(memory_games * scale) if quick else memory_games)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2))
+    return report
+
+
+def table(report: dict) -> str:
+    """The report as Markdown tables, as the README publishes them."""
+    lines = [
+        f"Machine: {report['machine']['cpu']}, {report['machine']['cores']} cores, "
+        f"Python {report['machine']['python']}, numba {report['machine']['numba']}"
+        + (" (quick run: small sizes)" if report["quick"] else ""),
+        "",
+        "| players | strategy | threads | rounds/s | games/s | ns/placement |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in report["engine"]:
+        lines.append(
+            f"| {row['players']} | {row['strategy']} | {row['threads']} | "
+            f"{row['rounds_per_s']:,.0f} | {row['games_per_s']:,.0f} | "
+            f"{row['ns_per_placement']:.0f} |"
+        )
+    if report["python_model"]:
+        lines += ["", "| players | strategy | Python model rounds/s | engine speed-up per thread |",
+                  "|---|---|---|---|"]
+        for row in report["python_model"]:
+            lines.append(f"| {row['players']} | {row['strategy']} | {row['rounds_per_s']:,.0f} | "
+                         f"{row['speedup_per_thread']:,.0f}x |")
+    lines += ["", "| strategy | ns per decision (4 players, all threads, engine included) |",
+              "|---|---|"]
+    for row in report["strategies"]:
+        lines.append(f"| {row['strategy']} | {row['ns_per_decision']:,.0f} |")
+    compile_ = report["compile"]
+    memory = report["memory"]
+    lines += [
+        "",
+        f"`sniff simulate` start-up: cold (empty cache) {compile_['cold_s']:.1f} s, "
+        f"warm {compile_['warm_s']:.1f} s.",
+        f"Peak memory of `sniff simulate --games {memory['games']:,}`: "
+        f"{memory['peak_rss_mib']:,.0f} MiB ({memory['seconds']:.0f} s).",
+    ]
+    if "simulate" in report:
+        s = report["simulate"]
+        lines.append(
+            f"`simulate` end to end (Parquet included): {s['games_per_s']:,.0f} games/s, "
+            f"{s['ratio']:.2f} of the engine-only rate."
+        )
+    return "\n".join(lines)

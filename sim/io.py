@@ -1,0 +1,399 @@
+"""Run folders of ``sniff simulate``: Parquet tables, atomic parts, the manifest, loading.
+
+A run folder holds two Parquet datasets and a manifest::
+
+    NAME/manifest.json                 run configuration, sessions, status, summary
+    NAME/games/part-000000.parquet     one row per game, chunk 0
+    NAME/rounds/part-000000.parquet    one row per round, chunk 0
+    ...
+
+Chunk ``c`` holds the games ``c * chunk_size`` up to the next chunk, in game id order, so
+the parts read in name order give the rows sorted by game id (and round). A part is written
+to a temporary file in ``NAME/.partial/`` and renamed into place, so a part either exists
+whole or not at all; a chunk is finished when both its parts exist. Every column is
+documented in README.md (tests check that the two agree).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim import engine
+from sim.errors import SniffError
+from sim.tiles import N_TILES, tile_name
+
+FORMAT = "sniff-simulate/1"
+MANIFEST = "manifest.json"
+TABLES = ("games", "rounds")
+METADATA_KEY = b"sniff"
+TEMP_SUFFIX = ".tmp"
+PARTIAL_DIR = ".partial"  # temporary parts, before their rename into games/ and rounds/
+COMPRESSION = "zstd"
+
+PART_PATTERN = re.compile(r"part-\d{6}\.parquet")
+END_REASONS = ("domino", "blocked", "target")  # engine END_DOMINO, END_BLOCKED, END_TARGET
+TILE_NAMES = tuple(tile_name(tile) for tile in range(N_TILES))
+
+
+def part_name(chunk: int) -> str:
+    return f"part-{chunk:06d}.parquet"
+
+
+def teams_for(players: int) -> int:
+    return 2 if players == 4 else players
+
+
+# --- building the tables from a played batch
+
+
+def _int(values: np.ndarray, arrow_type: pa.DataType, name: str) -> pa.Array:
+    """A compact integer column; refuses (never wraps) a value that does not fit."""
+    values = np.asarray(values)
+    info = np.iinfo(arrow_type.to_pandas_dtype())
+    if values.size and (values.min() < info.min or values.max() > info.max):
+        raise SniffError(f"column {name}: value out of range for {arrow_type}")
+    return pa.array(values.astype(arrow_type.to_pandas_dtype()), type=arrow_type)
+
+
+def _labels(indices: np.ndarray, values: Sequence[str]) -> pa.DictionaryArray:
+    """A dictionary-encoded string column (int8 codes into ``values``)."""
+    return pa.DictionaryArray.from_arrays(
+        pa.array(np.asarray(indices, dtype=np.int8), type=pa.int8()),
+        pa.array(list(values), type=pa.string()),
+    )
+
+
+def games_table(
+    result, players: int, labels: Sequence[str], run_id: str, seed: int, winner_side: np.ndarray
+) -> pa.Table:
+    """One row per game of a ``sim.runner.BatchResult`` (README: the ``games`` table)."""
+    g = result.games
+    n = g.shape[0]
+    columns: dict[str, pa.Array] = {
+        "run_id": _labels(np.zeros(n), [run_id]),
+        "game_id": pa.array(result.game_ids, type=pa.int64()),
+        "deal_id": pa.array(result.deal_ids, type=pa.int64()),
+        "rotation": _int(result.rotations, pa.int8(), "rotation"),
+        "seed": pa.array(np.full(n, seed, dtype=np.int64), type=pa.int64()),
+        "players": _int(np.full(n, players), pa.int8(), "players"),
+    }
+    for seat in range(players):
+        columns[f"seat{seat}_strategy"] = _labels(result.seat_specs[:, seat], labels)
+    columns["first_leader"] = _int(g[:, engine.GAME_FIRST_LEADER], pa.int8(), "first_leader")
+    columns["winner_team"] = _int(g[:, engine.GAME_WINNER_TEAM], pa.int8(), "winner_team")
+    columns["winner_side"] = _int(winner_side, pa.int8(), "winner_side")
+    for team in range(teams_for(players)):
+        columns[f"team{team}_score"] = _int(
+            g[:, engine.GAME_SCORES + team], pa.int32(), f"team{team}_score"
+        )
+    columns["rounds"] = _int(g[:, engine.GAME_ROUNDS], pa.int16(), "rounds")
+    columns["placements"] = _int(g[:, engine.GAME_PLACEMENTS], pa.int16(), "placements")
+    columns["draws"] = _int(g[:, engine.GAME_DRAWS], pa.int16(), "draws")
+    columns["cap_hit"] = pa.array(g[:, engine.GAME_CAP_HIT] != 0, type=pa.bool_())
+    return pa.table(columns)
+
+
+def rounds_table(result, players: int, run_id: str) -> pa.Table:
+    """One row per round played (README: the ``rounds`` table), vectorised over the batch."""
+    game_index, round_number, r = result.flat_rounds()
+    columns: dict[str, pa.Array] = {
+        "run_id": _labels(np.zeros(r.shape[0]), [run_id]),
+        "game_id": pa.array(result.game_ids[game_index], type=pa.int64()),
+        "round_number": _int(round_number, pa.int16(), "round_number"),
+        "leader": _int(r[:, engine.ROUND_LEADER], pa.int8(), "leader"),
+        "opening_tile": _labels(r[:, engine.ROUND_OPENING_TILE], TILE_NAMES),
+        "end_reason": _labels(r[:, engine.ROUND_END_REASON], END_REASONS),
+        "domino_seat": _int(r[:, engine.ROUND_DOMINO_SEAT], pa.int8(), "domino_seat"),
+    }
+    teams = teams_for(players)
+    for team in range(teams):
+        columns[f"team{team}_points"] = _int(
+            r[:, engine.ROUND_POINTS + team], pa.int16(), f"team{team}_points"
+        )
+    for seat in range(players):
+        columns[f"seat{seat}_penalty"] = _int(
+            r[:, engine.ROUND_PENALTY + seat], pa.int16(), f"seat{seat}_penalty"
+        )
+    for seat in range(players):
+        columns[f"seat{seat}_pips"] = _int(
+            r[:, engine.ROUND_HAND_PIPS + seat], pa.int16(), f"seat{seat}_pips"
+        )
+    for team in range(teams):
+        columns[f"team{team}_score"] = _int(
+            r[:, engine.ROUND_SCORES + team], pa.int32(), f"team{team}_score"
+        )
+    columns["draws"] = _int(r[:, engine.ROUND_DRAWS], pa.int16(), "draws")
+    columns["placements"] = _int(r[:, engine.ROUND_PLACEMENTS], pa.int16(), "placements")
+    columns["passes"] = _int(r[:, engine.ROUND_PASSES], pa.int16(), "passes")
+    columns["game_ended"] = pa.array(
+        r[:, engine.ROUND_END_REASON] == engine.END_TARGET, type=pa.bool_()
+    )
+    return pa.table(columns)
+
+
+def with_metadata(table: pa.Table, metadata: dict) -> pa.Table:
+    """The table with the run's metadata (JSON under the key ``sniff``) in its schema."""
+    return table.replace_schema_metadata({METADATA_KEY: json.dumps(metadata).encode()})
+
+
+def part_metadata(path: Path) -> dict:
+    """The ``sniff`` schema metadata of one Parquet part."""
+    schema = pq.read_schema(path)
+    raw = (schema.metadata or {}).get(METADATA_KEY)
+    return json.loads(raw) if raw else {}
+
+
+# --- writing
+
+
+def _temp_path(path: Path) -> Path:
+    """Hidden and not ``*.parquet``: no dataset reader picks a temporary file up."""
+    return path.with_name("." + path.name + TEMP_SUFFIX)
+
+
+def _write_parquet_temp(table: pa.Table, path: Path) -> Path:
+    # Outside the table folders, so that even a reader that takes every file of a folder
+    # (polars does) never meets one; same file system, so the rename stays atomic. Unique
+    # per attempt: two processes writing the same part (a Dask task retried after its
+    # worker was lost, the lost one still running) never share a temporary file; both
+    # rename the same content to the same final name.
+    temporary = path.parent.parent / PARTIAL_DIR / (
+        f"{path.parent.name}-{path.name}.{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
+    temporary.parent.mkdir(exist_ok=True)
+    try:
+        with open(temporary, "wb") as handle:
+            pq.write_table(table, handle, compression=COMPRESSION)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return temporary
+
+
+def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> None:
+    """Write a chunk's parts atomically: both appear, or neither does.
+
+    Each part goes to a temporary file first; the renames come last (rounds, then games),
+    and a failure or interrupt in between takes the renamed part away again.
+    """
+    temporaries: dict[str, Path] = {}
+    renamed: list[Path] = []
+    try:
+        for name in TABLES:
+            temporaries[name] = _write_parquet_temp(tables[name], folder / name / part_name(chunk))
+        for name in ("rounds", "games"):
+            final = folder / name / part_name(chunk)
+            os.replace(temporaries.pop(name), final)
+            renamed.append(final)
+    except BaseException:
+        for path in list(temporaries.values()):
+            path.unlink(missing_ok=True)
+        if len(renamed) < len(TABLES):
+            for path in renamed:
+                path.unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write JSON atomically (temporary file, then rename)."""
+    temporary = _temp_path(path)
+    try:
+        with open(temporary, "w") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def read_manifest(folder: Path) -> dict:
+    path = Path(folder) / MANIFEST
+    try:
+        with open(path) as handle:
+            manifest = json.load(handle)
+    except FileNotFoundError:
+        raise SniffError(f"{folder} is not a sniff run: it has no {MANIFEST}") from None
+    except (ValueError, UnicodeDecodeError):
+        raise SniffError(f"{path} is not valid JSON: the run folder is damaged") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise SniffError(f"{path} is not a {FORMAT} manifest")
+    return manifest
+
+
+def is_run_folder(folder: Path) -> bool:
+    try:
+        read_manifest(folder)
+    except SniffError:
+        return False
+    return True
+
+
+def remove_temporaries(folder: Path) -> None:
+    """Delete temporary files a killed process may have left (never a finished part)."""
+    partial = folder / PARTIAL_DIR
+    if partial.is_dir():
+        shutil.rmtree(partial)
+    for path in folder.glob("." + "*" + TEMP_SUFFIX):
+        path.unlink(missing_ok=True)
+
+
+def clear_run(folder: Path) -> None:
+    """Remove a run's own files (manifest and both tables); anything else is left alone."""
+    for name in TABLES:
+        if (folder / name).exists():
+            shutil.rmtree(folder / name)
+    (folder / MANIFEST).unlink(missing_ok=True)
+    remove_temporaries(folder)
+
+
+def finished_chunks(
+    folder: Path, chunk_games: Sequence[int], run_id: str
+) -> tuple[set[int], list[str]]:
+    """Chunks whose two parts exist, are readable, belong to this run and hold all games.
+
+    Returns the finished chunk indices and a note for every part that had to be dropped (a
+    lone part of a half-written chunk, or an unreadable one); dropped parts are deleted.
+    """
+    finished: set[int] = set()
+    notes: list[str] = []
+    present = {
+        name: {p.name for p in (folder / name).glob("part-*.parquet")} for name in TABLES
+    }
+    for chunk, expected in enumerate(chunk_games):
+        name = part_name(chunk)
+        have = [table for table in TABLES if name in present[table]]
+        if not have:
+            continue
+        ok = len(have) == len(TABLES)
+        if ok:
+            try:
+                games_path = folder / "games" / name
+                metadata = part_metadata(games_path)
+                ok = (
+                    pq.read_metadata(games_path).num_rows == expected
+                    and metadata.get("run_id") == run_id
+                    and part_metadata(folder / "rounds" / name).get("run_id") == run_id
+                )
+            except (OSError, ValueError, pa.ArrowException):
+                ok = False
+        if ok:
+            finished.add(chunk)
+        else:
+            for table in have:
+                (folder / table / name).unlink(missing_ok=True)
+            notes.append(f"chunk {chunk}: incomplete or unreadable part(s) removed, played again")
+    extra = sorted(
+        p for table in TABLES for p in present[table]
+        if not PART_PATTERN.fullmatch(p) or int(p[5:11]) >= len(chunk_games)
+    )
+    if extra:
+        raise SniffError(f"{folder} holds parts this run does not have ({extra[0]}, ...)")
+    return finished, notes
+
+
+# --- reading
+
+
+def part_files(folder: Path, table: str) -> list[Path]:
+    return sorted((Path(folder) / table).glob("part-*.parquet"))
+
+
+@dataclass
+class Run:
+    """A finished (or partly finished) run: its tables as pandas DataFrames, lazily.
+
+    ``games`` and ``rounds`` read the whole table into memory on first use; for big runs
+    use ``dataset("games")`` (a ``pyarrow.dataset.Dataset``: filter and project before
+    loading) or read the parts with DuckDB or polars.
+    """
+
+    path: Path | None
+    manifest: dict
+    _tables: dict = field(default_factory=dict, repr=False)
+    _frames: dict = field(default_factory=dict, repr=False)
+    _summary: object = field(default=None, repr=False)
+
+    @property
+    def config(self) -> dict:
+        return self.manifest["config"]
+
+    @property
+    def complete(self) -> bool:
+        return self.manifest.get("status") == "complete"
+
+    def table(self, name: str) -> pa.Table:
+        if name not in TABLES:
+            raise SniffError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        if name not in self._tables:
+            files = part_files(self.path, name)
+            if files:
+                self._tables[name] = self.dataset(name).to_table()
+            else:
+                self._tables[name] = pa.table({})
+        return self._tables[name]
+
+    def dataset(self, name: str):
+        import pyarrow.dataset as ds
+
+        if self.path is None:
+            return ds.dataset(self.table(name))
+        return ds.dataset([str(p) for p in part_files(self.path, name)], format="parquet")
+
+    def frame(self, name: str):
+        """The table as a pandas DataFrame (read once, then kept)."""
+        if name not in self._frames:
+            self._frames[name] = self.table(name).to_pandas()
+        return self._frames[name]
+
+    @property
+    def games(self):
+        """One row per game (pandas DataFrame; columns in README.md)."""
+        return self.frame("games")
+
+    @property
+    def rounds(self):
+        """One row per round (pandas DataFrame; columns in README.md)."""
+        return self.frame("rounds")
+
+    @property
+    def summary(self):
+        """The run's summary (``sim.simulation.Summary``), recomputed from the tables."""
+        if self._summary is None:
+            from sim.simulation import summarise_folder
+
+            self._summary = summarise_folder(self.path, self.manifest)
+        return self._summary
+
+    def __repr__(self) -> str:
+        config = self.config
+        where = str(self.path) if self.path else "in memory"
+        return (
+            f"Run({where}: {config['games']:,} games, {config['players']} players, "
+            f"{', '.join(config['labels'])}, seed {config['seed']}, "
+            f"{self.manifest.get('status')})"
+        )
+
+
+def load(path: str | os.PathLike) -> Run:
+    """Open a run folder written by ``sniff simulate`` (or ``sim.simulate(out=...)``)."""
+    folder = Path(path)
+    if not folder.exists():
+        raise SniffError(f"no such run folder: {folder}")
+    if not folder.is_dir():
+        raise SniffError(f"{folder} is a file, not a run folder")
+    return Run(folder, read_manifest(folder))

@@ -1,0 +1,44 @@
+"""Two kernels compiled in different processes, loaded from the cache into one process,
+must each run their own strategies (numba names closures per process; see sim/engine.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PLUGINS = Path(__file__).parent / "plugins"
+
+PLAY = """
+import sys
+import numpy as np
+from sim import engine
+from sim.runner import lineup_of, play_batch
+from strategies import load_plugin, parse_spec
+
+def checksum(names):
+    lineup = lineup_of(2, [parse_spec(n) for n in names])
+    games = play_batch(lineup, 3, np.arange(300)).games
+    return int(games[:, engine.GAME_WINNER_TEAM].sum()), int(games[:, engine.GAME_SCORES].sum())
+
+load_plugin("my_strategy")
+for step in sys.argv[1:]:
+    print(step, *checksum(step.split("+")))
+"""
+
+
+def run(cache: Path, *steps: str) -> dict[str, str]:
+    env = dict(os.environ, SNIFF_CACHE_DIR=str(cache),
+               PYTHONPATH=os.pathsep.join([str(PLUGINS), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", PLAY, *steps], env=env, capture_output=True,
+                          text=True, timeout=600, check=True)
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+
+
+def test_kernels_compiled_apart_still_differ_when_loaded_together(tmp_path: Path):
+    base = run(tmp_path, "greedy+random")
+    plugin = run(tmp_path, "doubles_first+random")
+    together = run(tmp_path, "greedy+random", "doubles_first+random")
+    assert together["greedy+random"] == base["greedy+random"]
+    assert together["doubles_first+random"] == plugin["doubles_first+random"]

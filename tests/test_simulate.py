@@ -1,0 +1,565 @@
+"""``sniff simulate`` and ``sim.simulate``: the Parquet run, its tables, resume, errors.
+
+Small runs only (a few thousand games, small chunks so each run has several parts), all
+with ``greedy`` and ``random`` so the suite shares one compiled kernel.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+import pandas as pd
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+import sim
+from sim import engine
+from sim import io as run_io
+from sim.cli import main
+from sim.errors import SniffError
+from sim.simulation import RunInterrupted, execute, resolve_plan
+from sim.stats import Moments, mean_interval, wilson_interval
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = 3000
+CHUNK = 500
+SEED = 11
+
+
+def plan_of(**options):
+    base = {"players": 4, "strategies": "greedy,random", "games": GAMES, "seed": SEED,
+            "chunk_size": CHUNK}
+    return resolve_plan({**base, **options})
+
+
+def frames(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    run = sim.load(folder)
+    return run.games, run.rounds
+
+
+def assert_same_tables(a: Path, b: Path) -> None:
+    for left, right in zip(frames(a), frames(b)):
+        pd.testing.assert_frame_equal(left, right)
+
+
+def run_main(args: list[str], capsys) -> tuple[int, str, str]:
+    """``sniff ARGS`` in this process, with the CLI's own error handling (``sim.cli.main``)."""
+    capsys.readouterr()
+    old = sys.argv
+    sys.argv = ["sniff", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    finally:
+        sys.argv = old
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def temporaries(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.name.endswith(run_io.TEMP_SUFFIX)]
+
+
+@pytest.fixture(scope="module")
+def base_run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("runs") / "base"
+    execute(plan_of(), folder)
+    return folder
+
+
+# --- tables
+
+
+def documented_columns(table: str, players: int) -> list[str]:
+    """Column names from the README's table for ``table``, seat/team patterns expanded."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split(f"#### `{table}` table", 1)[1].split("####", 1)[0]
+    names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
+    teams = 2 if players == 4 else players
+    out = []
+    for name in names:
+        if "{s}" in name:
+            out += [name.replace("{s}", str(s)) for s in range(players)]
+        elif "{t}" in name:
+            out += [name.replace("{t}", str(t)) for t in range(teams)]
+        else:
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("players, strategies", [(4, "greedy,random"), (3, "greedy,random,random")])
+def test_every_documented_column_is_there_and_nothing_else(tmp_path, base_run, players,
+                                                           strategies):
+    folder = base_run
+    if players != 4:
+        folder = tmp_path / "three"
+        execute(plan_of(players=players, strategies=strategies, games=300, chunk_size=100), folder)
+    for table in run_io.TABLES:
+        schema = ds.dataset(folder / table).schema
+        assert schema.names == documented_columns(table, players)
+    schema = pq.read_schema(folder / "games" / "part-000000.parquet")
+    assert str(schema.field("seat0_strategy").type.value_type) == "string"
+    assert schema.field("rotation").type == "int8"
+    metadata = json.loads(schema.metadata[b"sniff"])
+    assert metadata["config"]["players"] == players
+    assert metadata["chunk"]["index"] == 0 and metadata["table"] == "games"
+
+
+@pytest.fixture(scope="module")
+def other_runs(tmp_path_factory) -> dict[str, Path]:
+    """Runs of other shapes: long random games (round buffers overflow), 2 and 3 players."""
+    root = tmp_path_factory.mktemp("others")
+    shapes = {
+        "random4": {"strategies": "random,random", "games": 400, "chunk_size": 150},
+        "two": {"players": 2, "games": 600, "chunk_size": 250},
+        "three": {"players": 3, "strategies": "greedy,random,random", "games": 600,
+                  "chunk_size": 250},
+    }
+    for name, options in shapes.items():
+        execute(plan_of(**options), root / name)
+    return {name: root / name for name in shapes}
+
+
+@pytest.mark.parametrize("shape", ["base", "random4", "two", "three"])
+def test_games_and_rounds_agree(base_run, other_runs, shape):
+    folder = base_run if shape == "base" else other_runs[shape]
+    config = sim.load(folder).config
+    players, n_games = config["players"], config["games"]
+    teams = 2 if players == 4 else players
+    games, rounds = frames(folder)
+    assert games["game_id"].tolist() == list(range(n_games))
+    assert len(list((folder / "games").glob("*.parquet"))) == config["chunks"]
+    assert (games["rotation"] == games["game_id"] % players).all()
+    assert (games["deal_id"] == games["game_id"]).all()
+    assert (games["players"] == players).all() and (games["seed"] == SEED).all()
+    per_game = rounds.groupby("game_id")
+    assert (per_game.size().to_numpy() == games["rounds"].to_numpy()).all()
+    assert (per_game["round_number"].max().to_numpy() == games["rounds"]).all()
+    assert (per_game["round_number"].min() == 1).all()
+    assert rounds.sort_values(["game_id", "round_number"]).index.equals(rounds.index)
+    last = per_game.tail(1).set_index("game_id")
+    for team in range(teams):
+        # Placements add points, settlement subtracts each seat's penalty from its team.
+        seats = [s for s in range(players) if (s % 2 if players == 4 else s) == team]
+        penalty = sum(rounds[f"seat{s}_penalty"] for s in seats)
+        net = (rounds[f"team{team}_points"] - penalty).groupby(rounds["game_id"]).sum()
+        assert (net.to_numpy() == games[f"team{team}_score"].to_numpy()).all()
+        assert (last[f"team{team}_score"].to_numpy() == games[f"team{team}_score"]).all()
+    finished = games["winner_team"] >= 0
+    assert (finished != games["cap_hit"]).all()
+    scores = games[[f"team{t}_score" for t in range(teams)]].to_numpy()
+    winner_score = scores[np.arange(n_games), games["winner_team"].clip(lower=0)]
+    target = engine.TARGET_FOR_PLAYERS[players]
+    assert (winner_score[finished] >= target).all()
+    assert (scores[~finished] < target).all()
+    side = (games["winner_team"] + games["rotation"]) % players % (2 if players == 4 else players)
+    assert (games["winner_side"] == np.where(finished, side, -1)).all()
+    # The game ends inside its last round, unsettled, and only there.
+    assert (last["game_ended"].to_numpy() == finished.to_numpy()).all()
+    assert rounds["game_ended"].sum() == finished.sum()
+    ended = rounds["game_ended"]
+    assert set(rounds.loc[ended, "end_reason"]) <= {"target"}
+    assert (rounds.loc[ended, [f"seat{s}_penalty" for s in range(players)]] == 0).all().all()
+    assert set(rounds.loc[~ended, "end_reason"]) <= {"domino", "blocked"}
+    domino = rounds["end_reason"] == "domino"
+    assert (rounds.loc[domino, "domino_seat"] >= 0).all()
+    assert (rounds.loc[~domino, "domino_seat"] == -1).all()
+    pips = rounds[[f"seat{s}_pips" for s in range(players)]].to_numpy()
+    penalties = rounds[[f"seat{s}_penalty" for s in range(players)]].to_numpy()
+    assert (penalties[~ended.to_numpy()] == (pips[~ended.to_numpy()] + 2) // 5 * 5).all()
+    first = rounds[rounds["round_number"] == 1].set_index("game_id")
+    assert (first["leader"].to_numpy() == games["first_leader"].to_numpy()).all()
+    assert (per_game["draws"].sum().to_numpy() == games["draws"]).all()
+    assert (per_game["placements"].sum().to_numpy() == games["placements"]).all()
+    # Rotation: seat s is played by lineup seat (s + rotation) % players.
+    lineup = np.array(config["labels"])
+    for seat in range(players):
+        expected = lineup[(seat + games["rotation"].to_numpy()) % players]
+        assert (games[f"seat{seat}_strategy"].astype(str).to_numpy() == expected).all()
+
+
+def test_pandas_and_pyarrow_read_the_dataset(base_run):
+    run = sim.load(base_run)
+    for table in run_io.TABLES:
+        by_pandas = pd.read_parquet(base_run / table)
+        by_arrow = ds.dataset(base_run / table, format="parquet").to_table().to_pandas()
+        pd.testing.assert_frame_equal(by_pandas, by_arrow)
+        pd.testing.assert_frame_equal(by_pandas, run.frame(table))
+    assert isinstance(run.games["seat0_strategy"].dtype, pd.CategoricalDtype)
+    manifest = json.loads((base_run / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["run_id"] == run.games["run_id"][0]
+    for key in ("command", "version", "started_at", "finished_at", "games_per_second",
+                "summary", "kernel"):
+        assert manifest[key] is not None, key
+    config = manifest["config"]
+    assert config["seed"] == SEED and config["players"] == 4
+    assert config["strategies"] == ["greedy", "random", "greedy", "random"]
+    assert config["chunk_size"] == CHUNK and config["chunks"] == GAMES // CHUNK
+
+
+def test_summary_matches_the_tables(base_run):
+    games, rounds = frames(base_run)
+    summary = sim.load(base_run).summary.to_dict()
+    side = games["winner_side"]
+    assert summary["games"] == GAMES
+    assert summary["unfinished"] == int((side < 0).sum())
+    rotation = np.repeat(games["rotation"].to_numpy(), games["rounds"].to_numpy())
+    for k, row in enumerate(summary["sides"]):
+        wins = int((side == k).sum())
+        assert row["wins"] == wins
+        assert row["win_rate_ci95"] == pytest.approx(list(wilson_interval(wins, GAMES)))
+        points = np.where((0 + rotation) % 2 == k, rounds["team0_points"], rounds["team1_points"])
+        mean, low, high = mean_interval(points)
+        assert row["points_per_round"] == pytest.approx(mean)
+        assert row["points_per_round_ci95"] == pytest.approx([low, high])
+    text = str(sim.load(base_run).summary)
+    assert "seats 0+2: greedy" in text and "95% CI" in text
+
+
+def test_streaming_moments_equal_mean_interval_for_any_chunking():
+    values = np.random.default_rng(3).integers(-40, 90, 10_001)
+    results = []
+    for pieces in (1, 7, 1000):
+        moments = Moments()
+        for piece in np.array_split(values, pieces):
+            moments.add(piece)
+        results.append(moments.interval())
+    assert results[0] == results[1] == results[2]
+    assert results[0] == pytest.approx(mean_interval(values))
+    halves = Moments(scale=0.5)
+    halves.add(values)
+    assert halves.interval() == pytest.approx(mean_interval(values / 2))
+
+
+# --- determinism, interrupts and resume
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 cores")
+def test_same_tables_for_any_threads_and_chunk_size(tmp_path, base_run):
+    execute(plan_of(chunk_size=700), tmp_path / "one", threads=1)
+    execute(plan_of(chunk_size=GAMES), tmp_path / "two", threads=2)
+    assert len(list((tmp_path / "two" / "games").iterdir())) == 1
+    assert_same_tables(base_run, tmp_path / "one")
+    assert_same_tables(base_run, tmp_path / "two")
+    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # restored
+
+
+def test_interrupted_run_resumes_to_the_same_tables(tmp_path, base_run, capsys):
+    folder = tmp_path / "stopped"
+
+    def stop_after_third(chunk):
+        if chunk == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(RunInterrupted) as stopped:
+        execute(plan_of(), folder, on_chunk=stop_after_third)
+    assert "--resume" in stopped.value.hint()
+    assert not temporaries(folder)
+    assert json.loads((folder / "manifest.json").read_text())["status"] == "interrupted"
+    partial = sim.load(folder)
+    assert len(partial.games) == 3 * CHUNK and not partial.complete
+    assert partial.rounds["game_id"].max() == 3 * CHUNK - 1
+    # A half-written chunk (one part renamed, the other not) is played again.
+    (folder / "rounds" / "part-000002.parquet").unlink()
+    code, out, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
+    assert code == 0, err
+    assert "3,000 games" in out
+    assert_same_tables(base_run, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert [s["status"] for s in manifest["sessions"]] == ["interrupted", "complete"]
+    assert manifest["summary"] == json.loads((base_run / "manifest.json").read_text())["summary"]
+
+
+def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path):
+    """A real SIGINT to ``sniff simulate``: exit 130, finished chunks kept, resume completes."""
+    folder = tmp_path / "sigint"
+    games, chunk = 6000, 100
+    command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
+               "--games", str(games), "--chunk-size", str(chunk), "--seed", "5", "--out",
+               str(folder)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while len(list((folder / "games").glob("*.parquet"))) < 2:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "--resume" in err and "Traceback" not in err
+    assert not temporaries(folder)
+    parts = len(list((folder / "games").glob("*.parquet")))
+    assert 2 <= parts < games // chunk
+    assert len(sim.load(folder).games) == parts * chunk
+    resumed = subprocess.run(command + ["--resume", "-q"], capture_output=True, text=True,
+                             cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    reference = tmp_path / "reference"
+    execute(resolve_plan({"games": games, "seed": 5, "chunk_size": 1500}), reference)
+    assert_same_tables(reference, folder)
+
+
+def test_full_disk_leaves_no_partial_part(tmp_path, base_run, monkeypatch, capsys):
+    folder = tmp_path / "full"
+    real_write = pq.write_table
+    calls = {"n": 0}
+
+    def write_until_full(table, where, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 5:  # the games part of the third chunk
+            where.write(b"PAR1 half a file")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(table, where, **kwargs)
+
+    monkeypatch.setattr(run_io.pq, "write_table", write_until_full)
+    code, _, err = run_main(["simulate", "--games", str(GAMES), "--chunk-size", str(CHUNK),
+                             "--seed", str(SEED), "--out", str(folder), "-q"], capsys)
+    assert code != 0 and "No space left on device" in err and "--resume" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not temporaries(folder)
+    assert sorted(p.name for p in (folder / "games").iterdir()) == [
+        "part-000000.parquet", "part-000001.parquet"]
+    assert sorted(p.name for p in (folder / "rounds").iterdir()) == [
+        "part-000000.parquet", "part-000001.parquet"]
+    monkeypatch.setattr(run_io.pq, "write_table", real_write)
+    code, _, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
+    assert code == 0, err
+    assert_same_tables(base_run, folder)
+
+
+def test_code_edited_during_a_run_stops_it(tmp_path, monkeypatch):
+    import types
+
+    from sim import runner
+
+    real = runner.compile_lineup
+    edited = {"yes": False}
+
+    def compile_lineup(*args, **kwargs):
+        kernel, *rest = real(*args, **kwargs)
+        if edited["yes"]:  # what an edit to a strategy file does to the kernel's name
+            kernel = types.SimpleNamespace(__name__=kernel.__name__ + "x",
+                                           play_batch=kernel.play_batch)
+        return (kernel, *rest)
+
+    monkeypatch.setattr(runner, "compile_lineup", compile_lineup)
+    folder = tmp_path / "edited"
+    with pytest.raises(SniffError, match="changed while the run was playing"):
+        execute(plan_of(games=1000), folder, on_chunk=lambda chunk: edited.update(yes=True))
+    assert len(sim.load(folder).games) == CHUNK
+    with pytest.raises(SniffError, match="code changed since the run started"):
+        execute(plan_of(games=1000), folder, mode="resume")
+
+
+# --- refusals
+
+
+def test_existing_run_is_not_overwritten_without_overwrite(tmp_path, capsys):
+    folder = tmp_path / "kept"
+    args = ["simulate", "--games", "200", "--chunk-size", "100", "--out", str(folder), "-q"]
+    assert run_main(args, capsys)[0] == 0
+    before = {p: p.stat().st_mtime_ns for p in folder.rglob("*")}
+    code, _, err = run_main(args + ["--seed", "9"], capsys)
+    assert code == 2 and "--overwrite" in err and "--resume" in err
+    assert {p: p.stat().st_mtime_ns for p in folder.rglob("*")} == before
+    code, _, err = run_main(args + ["--seed", "9", "--overwrite"], capsys)
+    assert code == 0, err
+    assert set(sim.load(folder).games["seed"]) == {9}
+    # A folder that is not a run is never deleted, not even with --overwrite.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    code, _, err = run_main(["simulate", "--games", "10", "--out", str(other), "--overwrite"],
+                            capsys)
+    assert code == 2 and "not empty" in err and (other / "notes.txt").exists()
+
+
+@pytest.mark.parametrize("change, flag", [
+    (["--games", "400"], "--games"),
+    (["--chunk-size", "50"], "--chunk-size"),
+    (["--strategies", "random,greedy"], "--strategies"),
+    (["--duplicate"], "--duplicate"),
+    (["--players", "2"], "--players"),
+])
+def test_resume_with_different_settings_is_refused(tmp_path, capsys, change, flag):
+    folder = tmp_path / "run"
+    args = ["simulate", "--games", "200", "--chunk-size", "100", "--out", str(folder), "-q"]
+    assert run_main(args, capsys)[0] == 0
+    (folder / "games" / "part-000001.parquet").unlink()
+    before = sorted(p.name for p in folder.rglob("*"))
+    code, _, err = run_main(["simulate", "--out", str(folder), "--resume", *change], capsys)
+    assert code == 2 and "cannot resume" in err and flag in err and "--overwrite" in err
+    assert sorted(p.name for p in folder.rglob("*")) == before
+
+
+def test_api_refuses_too(tmp_path):
+    with pytest.raises(SniffError, match="nothing to resume"):
+        sim.simulate(out=tmp_path / "missing", resume=True)
+    with pytest.raises(SniffError, match="is a file"):
+        (tmp_path / "file").write_text("x")
+        sim.simulate(games=10, out=tmp_path / "file")
+
+
+def _one_line_error(code: int, err: str) -> None:
+    assert code != 0
+    assert err.startswith("sniff: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [
+    ["--games", "0"],
+    ["--games", "many"],
+    ["--players", "5"],
+    ["--strategies", "nope"],
+    ["--strategies", "greedy,random,random"],
+    ["--chunk-size", "0"],
+    ["--threads", "0"],
+    ["--threads", "100000"],
+    ["--seed", "-1"],
+    ["--bogus"],
+    ["--resume"],
+    ["--resume", "--overwrite", "--out", "x"],
+    ["--duplicate", "--games", "101"],
+    ["--duplicate", "--players", "3", "--strategies", "greedy,random,random"],
+])
+def test_bad_flags_give_one_line_and_no_run(tmp_path, monkeypatch, capsys, args):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_main(["simulate", *args], capsys)
+    _one_line_error(code, err)
+    assert not any(tmp_path.iterdir())
+
+
+def test_bad_paths_give_one_line(tmp_path, capsys):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    for out, message in [(a_file, "is a file"), (a_file / "sub", "is a file"),
+                         (tmp_path / "nowhere", "nothing to resume")]:
+        extra = ["--resume"] if "resume" in message else []
+        code, _, err = run_main(["simulate", "--games", "10", "--out", str(out), *extra], capsys)
+        _one_line_error(code, err)
+        assert message in err
+    assert a_file.read_text() == "x"
+
+
+def test_unwritable_folder_gives_one_line(capsys):
+    target = Path("/sys/sniff-test-run")  # even root cannot create folders in sysfs
+    try:
+        target.mkdir()
+    except OSError:
+        pass
+    else:
+        target.rmdir()
+        pytest.skip("/sys is writable here")
+    code, _, err = run_main(["simulate", "--games", "10", "--out", str(target)], capsys)
+    _one_line_error(code, err)
+    assert "cannot write" in err
+
+
+# --- duplicate deals
+
+
+def test_duplicate_pairs_share_the_deal_with_sides_swapped(tmp_path):
+    folder = tmp_path / "dup"
+    execute(plan_of(games=600, chunk_size=150, duplicate=True, strategies="greedy,greedy"),
+            folder)
+    games, rounds = frames(folder)
+    assert (games["deal_id"] == games["game_id"] // 2).all()
+    even, odd = games.iloc[0::2].reset_index(drop=True), games.iloc[1::2].reset_index(drop=True)
+    assert ((odd["rotation"] - even["rotation"]) % 4 == 1).all()
+    # greedy is deterministic: with greedy in every seat, both games of a deal are the same
+    # game, so the same deal (tiles, boneyard order, leader draws) is the only explanation.
+    same = ["first_leader", "winner_team", "team0_score", "team1_score", "rounds", "draws"]
+    pd.testing.assert_frame_equal(even[same], odd[same])
+    finished = even["winner_side"] >= 0
+    assert (even.loc[finished, "winner_side"] != odd.loc[finished, "winner_side"]).all()
+    by_deal = rounds.assign(deal=rounds["game_id"] // 2, pair=rounds["game_id"] % 2)
+    columns = ["round_number", "leader", "opening_tile", "end_reason", "team0_points",
+               "seat0_pips", "seat3_penalty"]
+    first = by_deal[by_deal["pair"] == 0][columns].reset_index(drop=True)
+    second = by_deal[by_deal["pair"] == 1][columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(first, second)
+
+
+def test_duplicate_summary_compares_paired_and_independent_intervals(tmp_path):
+    folder = tmp_path / "dup2"
+    run = execute(plan_of(games=2000, chunk_size=333, duplicate=True, players=2), folder)
+    games = run.games
+    assert (games["deal_id"] == games["game_id"] // 2).all()
+    even, odd = games.iloc[0::2], games.iloc[1::2]
+    assert (even["first_leader"].to_numpy() == odd["first_leader"].to_numpy()).all()
+    assert (even["seat0_strategy"].to_numpy() != odd["seat0_strategy"].to_numpy()).all()
+    x = (games["winner_side"] == 0).astype(float) - (games["winner_side"] == 1)
+    paired = x.groupby(games["deal_id"]).mean()
+    pair = run.summary.to_dict()["duplicate"][0]
+    assert pair["sides"] == ["greedy", "random"]
+    assert pair["deals"] == 1000
+    assert pair["difference"] == pytest.approx(x.mean())
+    _, low, high = mean_interval(paired)
+    assert pair["paired_half_width"] == pytest.approx((high - low) / 2)
+    _, low, high = mean_interval(x)
+    assert pair["independent_half_width"] == pytest.approx((high - low) / 2)
+    assert pair["narrower_by"] == pytest.approx(
+        1 - pair["paired_half_width"] / pair["independent_half_width"])
+    assert "paired by deal vs independent deals" in str(run.summary)
+    # Summary recomputed from disk (chunk cuts inside deals) agrees with the live one.
+    assert sim.load(folder).summary.to_dict()["duplicate"] == run.summary.to_dict()["duplicate"]
+
+
+def test_three_players_play_each_deal_in_all_three_seatings(tmp_path):
+    run = sim.simulate(players=3, strategies="greedy,random,random", games=300, seed=2,
+                       duplicate=True, chunk_size=100)
+    games = run.games
+    assert (games["deal_id"] == games["game_id"] // 3).all()
+    assert (games.groupby("deal_id")["rotation"].apply(sorted).map(tuple) == (0, 1, 2)).all()
+    assert (games.groupby("deal_id")["first_leader"].nunique() == 1).all()
+    assert len(run.summary.to_dict()["duplicate"]) == 3
+
+
+# --- Python API and default folder
+
+
+def test_api_in_memory_and_load(tmp_path, base_run):
+    run = sim.simulate(games=GAMES, seed=SEED, chunk_size=1000)
+    assert run.path is None and len(run.games) == GAMES
+    on_disk = sim.load(base_run)
+    pd.testing.assert_frame_equal(run.games, on_disk.games)
+    pd.testing.assert_frame_equal(run.rounds, on_disk.rounds)
+    assert run.summary.to_dict()["sides"] == on_disk.summary.to_dict()["sides"]
+    assert on_disk.dataset("games").count_rows(filter=ds.field("winner_side") == 0) == int(
+        (run.games["winner_side"] == 0).sum())
+    with pytest.raises(SniffError, match="not a sniff run"):
+        sim.load(tmp_path)
+
+
+def test_import_sim_stays_cheap():
+    code = "import sys, sim; assert not {'numba', 'numpy', 'pyarrow'} & set(sys.modules)"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_default_run_goes_to_a_new_folder_under_results(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for _ in range(2):
+        code, out, err = run_main(["simulate", "--games", "40"], capsys)
+        assert code == 0, err
+        outs.append(out)
+        assert "\r" not in err  # no progress bar when stderr is not a terminal
+    folders = sorted((tmp_path / "results").iterdir())
+    assert len(folders) == 2 and all(f.name.startswith("run-") for f in folders)
+    for folder, out in zip(folders, outs):
+        assert str(folder.relative_to(tmp_path)) in out
+        assert len(sim.load(folder).games) == 40
