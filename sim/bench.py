@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -117,17 +116,30 @@ def compile_times() -> dict:
     return {"cold_s": timings[0], "warm_s": timings[1]}
 
 
+PEAK_RSS = """
+import resource, sys
+from sim.cli import main
+sys.argv = ["sniff", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as done:
+    if done.code:
+        raise
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
 def peak_memory(games: int) -> dict:
-    """Peak resident memory of one ``sniff simulate`` of ``games`` games (a child process)."""
+    """Peak resident memory of one ``sniff simulate`` of ``games`` games, in its own process."""
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "sim.cli", "simulate", "--games", str(games), "--quiet",
+        done = subprocess.run(
+            [sys.executable, "-c", PEAK_RSS, "simulate", "--games", str(games), "--quiet",
              "--out", f"{out}/run"],
-            check=True, capture_output=True,
+            check=True, capture_output=True, text=True,
         )
         seconds = time.perf_counter() - start
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_kib = int(done.stdout.strip().splitlines()[-1])
     return {"games": games, "peak_rss_mib": peak_kib / 1024, "seconds": seconds}
 
 

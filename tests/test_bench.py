@@ -1,0 +1,35 @@
+"""The benchmark's pieces run and report consistent figures (no timing thresholds here:
+speed is measured by `sniff bench`, not by tests)."""
+
+from __future__ import annotations
+
+from sim.bench import engine_rate, python_model_rate, table
+
+
+def test_engine_rate_counts_what_it_played():
+    row = engine_rate(2, "greedy", 1, 300, 1)
+    assert row["games"] == 300 and row["threads"] == 1
+    assert row["rounds_per_s"] == row["games_per_s"] * row["rounds_per_game"]
+    assert row["rounds_per_game"] >= 1 and row["ns_per_placement"] > 0
+
+
+def test_python_model_rate_plays_the_same_kind_of_games():
+    model = python_model_rate(2, "greedy", 5)
+    assert model is not None and model["games"] == 5 and model["rounds_per_s"] > 0
+
+
+def test_table_shows_every_measured_row():
+    engine = [engine_rate(3, "random", 1, 100, 1)]
+    report = {
+        "machine": {"cpu": "test cpu", "cores": 2, "python": "3.11", "numba": "0"},
+        "quick": True,
+        "engine": engine,
+        "python_model": [dict(python_model_rate(3, "random", 3), speedup_per_thread=123.0)],
+        "strategies": [{"strategy": "random", "ns_per_decision": 250.0, "games": 10}],
+        "compile": {"cold_s": 20.0, "warm_s": 2.0},
+        "memory": {"games": 1000, "peak_rss_mib": 300.0, "seconds": 3.0},
+        "simulate": {"games_per_s": 1000.0, "ratio": 0.8},
+    }
+    text = table(report)
+    assert "| 3 | random | 1 |" in text and "123x" in text and "| random | 250 |" in text
+    assert "cold (empty cache) 20.0 s, warm 2.0 s" in text and "0.80 of the engine-only" in text
