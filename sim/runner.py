@@ -78,6 +78,11 @@ def _stored_rounds(rounds: np.ndarray, counts: np.ndarray):
 
 
 _scratch = threading.local()
+_slot_estimates: dict = {}
+
+
+def _slots_for(lengths: np.ndarray, round_cap: int) -> int:
+    return int(min(round_cap, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
 
 
 def _slot_buffer(count: int, slots: int) -> np.ndarray:
@@ -177,15 +182,21 @@ def play_batch(
         )
         return games, rounds
 
+    estimate_key = (
+        lineup.players, tuple((s.strategy.name, s.values) for s in lineup.seats), round_cap
+    )
+    if round_slots is None:
+        round_slots = _slot_estimates.get(estimate_key)
     if round_slots is None:
         # A pilot sizes the per-game round slots: greedy games last ~6 rounds, random ones
         # ~26, and slots sized for the longest would mostly be memory touched for nothing.
-        pilot = min(n_games, PILOT_GAMES)
-        pilot_games, _ = play(slice(0, pilot), 0)
-        lengths = pilot_games[:, engine.GAME_ROUNDS]
-        round_slots = int(min(round_cap, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
+        pilot_games, _ = play(slice(0, min(n_games, PILOT_GAMES)), 0)
+        round_slots = _slots_for(pilot_games[:, engine.GAME_ROUNDS], round_cap)
     games, rounds = play(slice(None), round_slots)
     counts = games[:, engine.GAME_ROUNDS]
+    # Later batches of the same lineup size their slots from this one (no pilot). Slots
+    # only decide buffering, never results.
+    _slot_estimates[estimate_key] = _slots_for(counts, round_cap)
     long_games = np.flatnonzero(counts > round_slots)
     round_game, round_number, round_rows = _stored_rounds(
         rounds, np.where(counts > round_slots, 0, counts)
