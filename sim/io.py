@@ -78,8 +78,8 @@ def games_table(
     result, players: int, labels: Sequence[str], run_id: str, seed: int, winner_side: np.ndarray
 ) -> pa.Table:
     """One row per game of a ``sim.runner.BatchResult`` (README: the ``games`` table)."""
-    g = result.games
-    n = g.shape[0]
+    g = np.ascontiguousarray(result.games.T)  # one field per contiguous row
+    n = result.games.shape[0]
     columns: dict[str, pa.Array] = {
         "run_id": _labels(np.zeros(n), [run_id]),
         "game_id": pa.array(result.game_ids, type=pa.int64()),
@@ -90,54 +90,58 @@ def games_table(
     }
     for seat in range(players):
         columns[f"seat{seat}_strategy"] = _labels(result.seat_specs[:, seat], labels)
-    columns["first_leader"] = _int(g[:, engine.GAME_FIRST_LEADER], pa.int8(), "first_leader")
-    columns["winner_team"] = _int(g[:, engine.GAME_WINNER_TEAM], pa.int8(), "winner_team")
+    columns["first_leader"] = _int(g[engine.GAME_FIRST_LEADER], pa.int8(), "first_leader")
+    columns["winner_team"] = _int(g[engine.GAME_WINNER_TEAM], pa.int8(), "winner_team")
     columns["winner_side"] = _int(winner_side, pa.int8(), "winner_side")
     for team in range(teams_for(players)):
         columns[f"team{team}_score"] = _int(
-            g[:, engine.GAME_SCORES + team], pa.int32(), f"team{team}_score"
+            g[engine.GAME_SCORES + team], pa.int32(), f"team{team}_score"
         )
-    columns["rounds"] = _int(g[:, engine.GAME_ROUNDS], pa.int16(), "rounds")
-    columns["placements"] = _int(g[:, engine.GAME_PLACEMENTS], pa.int16(), "placements")
-    columns["draws"] = _int(g[:, engine.GAME_DRAWS], pa.int16(), "draws")
-    columns["cap_hit"] = pa.array(g[:, engine.GAME_CAP_HIT] != 0, type=pa.bool_())
+    columns["rounds"] = _int(g[engine.GAME_ROUNDS], pa.int16(), "rounds")
+    columns["placements"] = _int(g[engine.GAME_PLACEMENTS], pa.int16(), "placements")
+    columns["draws"] = _int(g[engine.GAME_DRAWS], pa.int16(), "draws")
+    columns["cap_hit"] = pa.array(g[engine.GAME_CAP_HIT] != 0, type=pa.bool_())
     return pa.table(columns)
 
 
 def rounds_table(result, players: int, run_id: str) -> pa.Table:
     """One row per round played (README: the ``rounds`` table), vectorised over the batch."""
-    game_index, round_number, r = result.flat_rounds()
+    game_index, round_number, rows = result.flat_rounds()
+    # One field per contiguous row: the range checks and casts below then read memory in
+    # order instead of striding across every round row.
+    r = np.ascontiguousarray(rows.T)
+    n_rows = rows.shape[0]
     columns: dict[str, pa.Array] = {
-        "run_id": _labels(np.zeros(r.shape[0]), [run_id]),
+        "run_id": _labels(np.zeros(n_rows), [run_id]),
         "game_id": pa.array(result.game_ids[game_index], type=pa.int64()),
         "round_number": _int(round_number, pa.int16(), "round_number"),
-        "leader": _int(r[:, engine.ROUND_LEADER], pa.int8(), "leader"),
-        "opening_tile": _labels(r[:, engine.ROUND_OPENING_TILE], TILE_NAMES),
-        "end_reason": _labels(r[:, engine.ROUND_END_REASON], END_REASONS),
-        "domino_seat": _int(r[:, engine.ROUND_DOMINO_SEAT], pa.int8(), "domino_seat"),
+        "leader": _int(r[engine.ROUND_LEADER], pa.int8(), "leader"),
+        "opening_tile": _labels(r[engine.ROUND_OPENING_TILE], TILE_NAMES),
+        "end_reason": _labels(r[engine.ROUND_END_REASON], END_REASONS),
+        "domino_seat": _int(r[engine.ROUND_DOMINO_SEAT], pa.int8(), "domino_seat"),
     }
     teams = teams_for(players)
     for team in range(teams):
         columns[f"team{team}_points"] = _int(
-            r[:, engine.ROUND_POINTS + team], pa.int16(), f"team{team}_points"
+            r[engine.ROUND_POINTS + team], pa.int16(), f"team{team}_points"
         )
     for seat in range(players):
         columns[f"seat{seat}_penalty"] = _int(
-            r[:, engine.ROUND_PENALTY + seat], pa.int16(), f"seat{seat}_penalty"
+            r[engine.ROUND_PENALTY + seat], pa.int16(), f"seat{seat}_penalty"
         )
     for seat in range(players):
         columns[f"seat{seat}_pips"] = _int(
-            r[:, engine.ROUND_HAND_PIPS + seat], pa.int16(), f"seat{seat}_pips"
+            r[engine.ROUND_HAND_PIPS + seat], pa.int16(), f"seat{seat}_pips"
         )
     for team in range(teams):
         columns[f"team{team}_score"] = _int(
-            r[:, engine.ROUND_SCORES + team], pa.int32(), f"team{team}_score"
+            r[engine.ROUND_SCORES + team], pa.int32(), f"team{team}_score"
         )
-    columns["draws"] = _int(r[:, engine.ROUND_DRAWS], pa.int16(), "draws")
-    columns["placements"] = _int(r[:, engine.ROUND_PLACEMENTS], pa.int16(), "placements")
-    columns["passes"] = _int(r[:, engine.ROUND_PASSES], pa.int16(), "passes")
+    columns["draws"] = _int(r[engine.ROUND_DRAWS], pa.int16(), "draws")
+    columns["placements"] = _int(r[engine.ROUND_PLACEMENTS], pa.int16(), "placements")
+    columns["passes"] = _int(r[engine.ROUND_PASSES], pa.int16(), "passes")
     columns["game_ended"] = pa.array(
-        r[:, engine.ROUND_END_REASON] == engine.END_TARGET, type=pa.bool_()
+        r[engine.ROUND_END_REASON] == engine.END_TARGET, type=pa.bool_()
     )
     return pa.table(columns)
 
