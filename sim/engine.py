@@ -365,6 +365,8 @@ def make_game_player(choose_move):
                             )
                             break
             if move >= 0:
+                # Reading of the rules: a placement that reaches the target wins at once,
+                # also when it is the player's last tile (no domino, no settlement).
                 if apply_placement(state, seat, move, round_row, events):
                     round_row[ROUND_END_REASON] = END_TARGET
                     for team in range(MAX_PLAYERS):
@@ -374,7 +376,10 @@ def make_game_player(choose_move):
                     settle_round(state, round_row, events, END_DOMINO, seat)
                     break
             else:
-                # Passing is allowed only here: nothing fits and the boneyard is empty.
+                # Passing is allowed only here: nothing fits and the boneyard is empty (also
+                # right after drawing its last tile without a fit: that player then passes).
+                # Reading of the rules: the round is blocked at the first pass after which
+                # nobody can place; the others are not asked to pass in turn first.
                 state[LACKS + seat] |= open_values_mask(layout)
                 round_row[ROUND_PASSES] += 1
                 record_event(events, state, EVENT_PASS, seat, -1, -1, 0, 0)
