@@ -111,7 +111,7 @@ def _players_given(ctx, param, value):
 @click.option("--resume", is_flag=True, help="Complete the interrupted run in --out.")
 @click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
 @click.option("--precision", type=float,
-              help="Play until every win rate's 95%% interval half-width is at most this "
+              help="Play until every win rate's 95% interval half-width is at most this "
                    "(e.g. 0.005), checked every 600 games; replaces --games.")
 @click.option("--max-games", type=int, callback=_positive, show_default="1000000",
               help="The cap on games of a --precision run.")
@@ -249,8 +249,10 @@ def tally(points: int, ascii: bool, inline: bool) -> None:
               help="Games per run traced again for the placement-score frequencies "
                    "(0: none).")
 @click.option("--title", help="Title of the report [default: from the run names].")
+@click.option("--openings", "openings", multiple=True, type=click.Path(path_type=Path),
+              help="A `sniff openings` folder whose per-tile section to add (repeatable).")
 def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
-           title: str | None) -> None:
+           title: str | None, openings: tuple[Path, ...]) -> None:
     """Charts and a statistical report (HTML, Markdown, JSON) of simulate runs.
 
     RUN is a run folder of `sniff simulate` (or a `sniff tournament` folder: all its
@@ -261,7 +263,8 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
     """
     from sim.report import run_command as report_command
 
-    report_command(list(runs), out, placement_sample=placement_sample, title=title)
+    report_command(list(runs), out, placement_sample=placement_sample, title=title,
+                   openings=list(openings))
 
 
 @cli.command()
@@ -279,7 +282,7 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
 @click.option("-o", "--out", type=click.Path(path_type=Path),
               help="Tournament folder [default: results/tournament-DATE-TIME].")
 @click.option("--precision", type=float,
-              help="Play each pairing until every win rate's 95%% half-width is at most "
+              help="Play each pairing until every win rate's 95% half-width is at most "
                    "this; replaces --games-per-pair.")
 @click.option("--max-games", type=int, callback=_positive, show_default="1000000",
               help="The cap on games per pairing with --precision.")

@@ -95,10 +95,16 @@ def kernel_source(strategies: list[Strategy]) -> str:
     )
 
 
+# The modules whose compiled functions a kernel can contain; editing any other module
+# (reports, the command line) leaves every cached kernel valid.
+COMPILED_MODULES = ("tiles", "layout", "rng", "observation", "engine", "kernels", "human")
+
+
 def _source_files(strategies: list[Strategy]) -> list[Path]:
-    """Every file whose code a kernel may contain: both packages, plus plugin modules."""
+    """Every file whose code a kernel may contain: the engine, all strategies, plugins."""
     here = Path(__file__).parent
-    files = set(here.glob("*.py")) | set((here.parent / "strategies").glob("*.py"))
+    files = {here / f"{name}.py" for name in COMPILED_MODULES}
+    files |= set((here.parent / "strategies").glob("*.py"))
     for strategy in strategies:
         module = sys.modules.get(strategy.module) or importlib.import_module(strategy.module)
         files.add(Path(inspect.getfile(module)))

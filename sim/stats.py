@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 Z95 = 1.959963984540054
 Z99 = 2.5758293035489004
@@ -178,26 +178,31 @@ class Difference:
 
 
 def _difference(estimate: float, se: float, n: int, method: str, z: float,
-                bounds: tuple[float, float] = (-1.0, 1.0)) -> Difference:
+                null_se: float) -> Difference:
+    """Normal interval ``estimate +- z se`` (kept within -1..1); p-value from ``null_se``."""
     if n < 2 or not math.isfinite(se):
         return Difference(estimate, math.nan, math.nan, math.nan, math.nan, n, method)
-    if se == 0:
-        p_value = 1.0 if estimate == 0 else 0.0
+    if null_se > 0:
+        p_value = two_sided_p(estimate / null_se)
     else:
-        p_value = two_sided_p(estimate / se)
-    low = max(bounds[0], estimate - z * se)
-    high = min(bounds[1], estimate + z * se)
+        p_value = 1.0
+    low = max(-1.0, estimate - z * se)
+    high = min(1.0, estimate + z * se)
     return Difference(estimate, low, high, se, p_value, n, method)
 
 
 def paired_difference(values, z: float = Z95, method: str = "paired") -> Difference:
-    """Mean of per-unit differences with a normal interval and a z-test against 0.
+    """Mean of per-unit differences with a normal interval and a test against 0.
 
     The units are independent (games of one run, or the deals of a duplicate run), the
     values inside them need not be: the win-rate difference of two sides of the same games
     is the mean of ``[a won] - [b won]`` per game, and for duplicate deals the mean of the
-    per-deal averages, whose spread shows how much the shared cards cancel. The standard
-    error uses ``ddof=1``, as :func:`mean_interval` and ``Moments`` do.
+    per-deal averages, whose spread shows how much the shared cards cancel. The interval's
+    standard error uses ``ddof=1``, as :func:`mean_interval` and ``Moments`` do. The p-value
+    is the score test of a zero mean, whose standard error is taken under that hypothesis,
+    ``sqrt(mean(x**2) / n)``: for per-game values it is McNemar's (sign) test
+    ``(a - b) / sqrt(a + b)``, which stays sound when one side wins nearly everything,
+    where the plain ``mean / se`` would overstate the evidence.
     """
     import numpy as np
 
@@ -207,23 +212,33 @@ def paired_difference(values, z: float = Z95, method: str = "paired") -> Differe
         return Difference(math.nan, math.nan, math.nan, math.nan, math.nan, 0, method)
     estimate = float(values.mean())
     se = float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-    return _difference(estimate, se, n, method, z)
+    null_se = math.sqrt(float((values * values).mean()) / n)
+    return _difference(estimate, se, n, method, z, null_se)
 
 
 def win_rate_difference(wins_a: int, wins_b: int, games: int, z: float = Z95) -> Difference:
     """Difference of two sides' win rates over the same ``games`` (one run).
 
     The two rates come from the same games, so they are not independent (with two sides
-    they add up to the decided share): the standard error is that of the per-game value
-    ``[a won] - [b won]``, which needs only the two win counts; the same as
-    ``paired_difference`` of those values.
+    they add up to the decided share): everything follows from the per-game value
+    ``[a won] - [b won]``, which needs only the two win counts; the same numbers as
+    ``paired_difference`` of those values. When one side won every game either won, the
+    normal interval collapses to a point; the interval is then the Wilson interval of
+    ``a``'s share of those games, scaled by their share of all games.
     """
     if games < 2:
         return Difference(math.nan, math.nan, math.nan, math.nan, math.nan, games, "games")
     pa, pb = wins_a / games, wins_b / games
     estimate = pa - pb
     variance = max(0.0, (pa + pb - estimate * estimate) * games / (games - 1))
-    return _difference(estimate, math.sqrt(variance / games), games, "games", z)
+    null_se = math.sqrt(wins_a + wins_b) / games
+    result = _difference(estimate, math.sqrt(variance / games), games, "games", z, null_se)
+    if variance == 0 and wins_a + wins_b > 0:
+        decided = wins_a + wins_b
+        low, high = wilson_interval(wins_a, decided, z)
+        scale = decided / games
+        result = replace(result, low=scale * (2 * low - 1), high=scale * (2 * high - 1))
+    return result
 
 
 def proportion_difference(x1: int, n1: int, x2: int, n2: int, z: float = Z95) -> Difference:

@@ -1,0 +1,476 @@
+"""A report's files: PNG charts, one self-contained HTML page, Markdown and JSON.
+
+Why both: the HTML embeds every chart as a base64 ``data:`` URI and has its styles inline,
+so the one file can be mailed or attached anywhere and still show everything; the Markdown
+links the PNGs beside it (for repositories and wikis), and ``report.json`` holds every
+number for programs. All three say the same thing: they are built from one list of blocks.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from sim import charts
+from sim.errors import SniffError
+from sim.report import Report, p_value_text
+
+MARKER = "report.json"
+OWN_FILES = ("report.html", "report.md", MARKER)
+
+STYLE = """
+body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
+       max-width: 1100px; padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .9em; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
+th { background: #f2f2f2; } td.text, th.text { text-align: left; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: .85em; color: #555; }
+.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .4em .8em; }
+.meta { color: #555; font-size: .9em; }
+"""
+
+
+def pct(value: float, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{100 * value:.{digits}f}%"
+
+
+def ci(low: float, high: float, digits: int = 1) -> str:
+    return f"{pct(low, digits)}–{pct(high, digits)}"
+
+
+def pp(value: float) -> str:
+    """Percentage points, signed."""
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{100 * value:+.2f} pp"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
+
+
+# --- blocks: what both renderings show
+
+
+@dataclass
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass
+class Paragraph:
+    text: str
+    note: bool = False
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[list[str]]
+    text_columns: int = 1  # leading columns aligned left
+
+
+@dataclass
+class Chart:
+    file: str
+    caption: str
+    png: bytes
+
+
+def _summary_table(report: Report) -> Table:
+    rows = []
+    for _, row in report.summary.iterrows():
+        rows.append([
+            row["run"], row["side"], f"{row['games']:,}", f"{row['wins']:,}",
+            f"{pct(row['win_rate'], 2)} ({ci(row['low'], row['high'], 2)})",
+            f"{row['points_per_round']:.2f} ± {row['points_se']:.2f}",
+            f"{row['rounds']:,}", f"{row['unfinished']:,}",
+        ])
+    return Table(["run", "strategy (side)", "games", "wins", "win rate (95% CI)",
+                  "points per round ± SE", "rounds", "undecided games"], rows, 2)
+
+
+def _position_table(frame: pd.DataFrame) -> Table:
+    rows = [[r["run"], r["side"], r["position"], f"{r['games']:,}",
+             f"{pct(r['win_rate'])} ({ci(r['low'], r['high'])})"] for _, r in frame.iterrows()]
+    return Table(["run", "strategy", "position", "games", "win rate (95% CI)"], rows, 3)
+
+
+def _difference_table(frame: pd.DataFrame) -> Table:
+    rows = []
+    for _, r in frame.iterrows():
+        unit = "deals, paired" if r["unit"] == "deal" else "games"
+        extra = ""
+        narrower = r.get("narrower_by", math.nan) if r["unit"] == "deal" else math.nan
+        if not math.isnan(narrower):
+            extra = (f"{narrower:.0%} narrower than independent games" if narrower >= 0.005
+                     else f"{-narrower:.0%} wider than independent games"
+                     if narrower <= -0.005 else "as wide as independent games")
+        rows.append([r["run"], f"{r['side_a']} − {r['side_b']}", unit,
+                     f"{pct(r['win_rate_a'])} vs {pct(r['win_rate_b'])}",
+                     f"{pp(r['estimate'])} ({pp(r['low'])} to {pp(r['high'])})",
+                     f"{100 * r['se']:.2f} pp", p_value_text(r["p_value"]), f"{r['n']:,}",
+                     extra])
+    return Table(["run", "difference", "unit", "win rates", "difference (95% CI)", "SE",
+                  "p-value", "n", ""], rows, 3)
+
+
+def _comparison_table(frame: pd.DataFrame) -> Table:
+    rows = [[f"{r['run_a']}: {r['side_a']}", f"{r['run_b']}: {r['side_b']}", r["opposition"],
+             f"{pct(r['win_rate_a'])} vs {pct(r['win_rate_b'])}",
+             f"{pp(r['estimate'])} ({pp(r['low'])} to {pp(r['high'])})",
+             p_value_text(r["p_value"])] for _, r in frame.iterrows()]
+    return Table(["strategy A", "strategy B", "against", "win rates",
+                  "difference A − B (95% CI)", "p-value"], rows, 3)
+
+
+def _ratings_table(table: pd.DataFrame) -> Table:
+    rows = [[str(int(r["rank"])), r["strategy"], f"{r['rating']:.0f}",
+             f"{r['low']:.0f}–{r['high']:.0f}", f"{r['se']:.1f}", f"{int(r['games']):,}",
+             f"{int(r['wins']):,}"] for _, r in table.iterrows()]
+    return Table(["rank", "strategy", "rating", "95% CI", "SE", "games", "wins"], rows, 2)
+
+
+def _matrix_table(matrix: pd.DataFrame, names: list[str]) -> Table:
+    cell = {(r["row"], r["column"]): r for _, r in matrix.iterrows()}
+    rows = []
+    for a in names:
+        row = [a]
+        for b in names:
+            if a == b:
+                row.append("—")
+            elif not cell[(a, b)]["games"]:
+                row.append("not played")
+            else:
+                r = cell[(a, b)]
+                row.append(f"{pct(r['share'])} ± {100 * (r['high'] - r['low']) / 2:.1f} "
+                           f"({r['games']:,})")
+        rows.append(row)
+    return Table(["row vs column", *names], rows, 1)
+
+
+def _run_meta(run) -> str:
+    info = run.describe()
+    parts = [f"{info['players']} players", "lineup " + ", ".join(info["lineup"]),
+             f"{info['games']:,} games", f"seed {info['seed']}"]
+    if info["duplicate"]:
+        parts.append(f"duplicate deals ({run.group} games per deal)")
+    stop = info.get("stopped")
+    if stop:
+        parts.append(f"--precision {stop['precision']:g}: stopped at {stop['games']:,} games "
+                     f"({'precise enough' if stop['reason'] == 'precision' else 'cap reached'})")
+    parts.append(f"status {info['status']}")
+    where = f"{info['path']}: " if info["path"] else ""
+    return where + "; ".join(parts)
+
+
+def blocks(report: Report) -> list:
+    """The report as a list of blocks, rendered to both HTML and Markdown."""
+    out: list = [Heading(report.title, 1),
+                 Paragraph(f"Created {report.created_at} by sniff report. All intervals are "
+                           "95%; win-rate intervals are Wilson score intervals.")]
+    out.append(Heading("Runs"))
+    for run in report.runs:
+        out.append(Paragraph(f"**{run.name}**: {_run_meta(run)}"))
+        for note in run.notes:
+            out.append(Paragraph(f"{run.name}: {note}", note=True))
+
+    out.append(Heading("Summary"))
+    out.append(Paragraph("Win rates count undecided games (still open at the round cap) as "
+                         "not won. Points per round are the side's placement points in a round "
+                         "(before settlement penalties), mean ± standard error over rounds."))
+    out.append(_summary_table(report))
+    out.append(Chart("win-rates.png", "Win rate per strategy with 95% Wilson intervals.",
+                     charts.png_bytes(charts.win_rates(report.summary, report.players))))
+
+    out.append(Heading("Differences between strategies"))
+    out.append(Paragraph(
+        "Within a run both win rates come from the same games, so the difference is the mean "
+        "of [A won] − [B won] per game, with its standard error and the two-sided p-value of "
+        "McNemar's test of no difference. "
+        "Duplicate runs add the estimate paired by deal (the mean of the per-deal "
+        "differences): the same cards played both ways cancel the luck of the deal."))
+    if len(report.differences):
+        out.append(_difference_table(report.differences))
+        out.append(Chart("differences.png", "Win-rate differences with 95% intervals.",
+                         charts.png_bytes(charts.differences(report.differences))))
+    if len(report.comparisons):
+        out.append(Heading("Across runs", 3))
+        out.append(Paragraph(
+            "Different strategies that met the same opposition in different runs: independent "
+            "samples, Newcombe's interval for a difference of proportions, pooled z-test."))
+        out.append(_comparison_table(report.comparisons))
+
+    if report.matrix is not None:
+        out.append(Heading("Pairwise results and ratings"))
+        names = (list(report.ratings.table["strategy"]) if report.ratings is not None
+                 else list(dict.fromkeys(report.matrix["row"])))
+        out.append(Paragraph(
+            "Each cell: the row strategy's share of the games decided between it and the "
+            "column strategy, ± the 95% Wilson half-width, and (in the table) how many games "
+            "that is. With 3 players, the share of the games won by either of the two."))
+        out.append(Chart("matrix.png", "Pairwise win-rate matrix.",
+                         charts.png_bytes(charts.pairwise_matrix(report.matrix, names))))
+        out.append(_matrix_table(report.matrix, names))
+        if report.ratings is not None:
+            out.append(Paragraph(
+                "Ratings: maximum-likelihood Bradley–Terry strengths (Luce's model with 3 "
+                "players) fitted to every decided game, on the Elo scale "
+                "(1500 + 400·log10 strength, the field averaging 1500; 100 points ≈ 64% "
+                "expected wins head to head). Intervals from the Fisher information, relative "
+                "to the field's average; for duplicate deals they are conservative."))
+            for note in report.ratings.notes:
+                out.append(Paragraph(note, note=True))
+            out.append(Chart("ratings.png", "Ratings with 95% intervals.",
+                             charts.png_bytes(charts.ratings(report.ratings.table))))
+            out.append(_ratings_table(report.ratings.table))
+        elif report.ratings_note:
+            out.append(Paragraph(report.ratings_note, note=True))
+
+    keys = [slug(run.name) for run in report.runs]
+    if len(set(keys)) < len(keys):  # distinct names can share a file-name form
+        keys = [f"{number:02d}-{key}" for number, key in enumerate(keys, 1)]
+    for run, key in zip(report.runs, keys):
+        name = run.name
+        dist = report.distributions[name]
+        sample = report.placements[name]
+        out.append(Heading(f"Run {name}"))
+        out.append(Paragraph(_run_meta(run), note=False))
+        seat = report.by_seat[report.by_seat["run"] == name]
+        leader = report.by_leader[report.by_leader["run"] == name]
+        out.append(Chart(f"{key}-by-position.png",
+                         "Win rate by seat and by the side's turn in round 1.",
+                         charts.png_bytes(charts.win_rates_by_position(seat, leader, name))))
+        out.append(_position_table(pd.concat([seat, leader], ignore_index=True)))
+        means = {row["side"]: (row["points_per_round"], row["points_se"])
+                 for _, row in report.summary[report.summary["run"] == name].iterrows()}
+        out.append(Chart(f"{key}-points-per-round.png",
+                         "Points per round per side (placements only).",
+                         charts.png_bytes(charts.points_per_round(
+                             dist["points_per_round"], name, means))))
+        out.append(Chart(f"{key}-score-margin.png", "Final score margin of decided games.",
+                         charts.png_bytes(charts.score_margin(dist["margin"], name,
+                                                              dist["margin_mean"]))))
+        out.append(Chart(f"{key}-game-length.png", "Game length in rounds.",
+                         charts.png_bytes(charts.game_length(dist["length"], name,
+                                                             dist["length_mean"]))))
+        if sample["games"]:
+            out.append(Paragraph(f"Placement scores are a **sample**: {sample['note']}.",
+                                 note=True))
+            out.append(Chart(f"{key}-placement-scores.png",
+                             "Frequency of each placement score (traced sample).",
+                             charts.png_bytes(charts.placement_scores(sample, name))))
+            out.append(_placement_table(sample["table"]))
+        else:
+            out.append(Paragraph(sample["note"], note=True))
+        out.append(Chart(f"{key}-penalties.png", "Settlement penalties per settled round.",
+                         charts.png_bytes(charts.penalties(dist["penalties"], name,
+                                                           dist["penalty_mean"]))))
+        out.append(Chart(f"{key}-round-endings.png",
+                         "Domino and blocked-round rates (and rounds cut by the target).",
+                         charts.png_bytes(charts.round_endings(dist["endings"], name))))
+        out.append(_endings_table(dist["endings"]))
+        out.append(_run_numbers(dist))
+
+    if report.openings:
+        from sim.openings import openings_blocks
+
+        for folder in report.openings:
+            out += openings_blocks(folder)
+
+    out.append(Heading("How the numbers are computed"))
+    for text in METHODS:
+        out.append(Paragraph(text))
+    return out
+
+
+METHODS = [
+    "Every number is computed from the runs' Parquet tables (games/ and rounds/), not from "
+    "the manifests. A side is a lineup position (with 4 players a partnership), followed "
+    "wherever seat rotation put it.",
+    "Win rate: wins / games played, 95% Wilson score interval. By seat: where the side sat "
+    "(seat rotation spreads every side over every seat). By first leader: the side's turn in "
+    "round 1, whose leader is drawn at random.",
+    "Points per round: placement points of the side in each round (settlement penalties are "
+    "shown separately), mean ± standard error (sample standard deviation / √rounds). "
+    "Penalties: the side's seats' settlement penalties in rounds that were settled (ended "
+    "by domino or block; a round cut short by the target is not settled).",
+    "Final score margin: the winner's final score minus the best other score, decided games "
+    "only. Game length: rounds per game, the last possibly cut short by the target.",
+    "Placement scores: the tables keep per-round totals only, so the run's first games are "
+    "played again by the same compiled engine with event traces on (the same seed, deal, "
+    "game id and rotation give the same game; each is checked against the run's final "
+    "scores). It is a sample and is labelled as one.",
+    "Differences: within a run, mean of [A won] − [B won] per game with a normal interval "
+    "(standard error with n − 1); the two-sided p-value is the score test of no difference "
+    "(McNemar's: z = (wins A − wins B) / √(wins A + wins B)). For duplicate deals the same "
+    "on the per-deal means (z = mean / √(mean of squares / deals)). Across runs: Newcombe's "
+    "hybrid score interval and the pooled two-proportion z-test.",
+]
+
+
+def _placement_table(table: pd.DataFrame) -> Table:
+    sides = list(dict.fromkeys(table["side"]))
+    values = sorted(table["points"].unique())
+    share = {(r["side"], r["points"]): r["share"] for _, r in table.iterrows()}
+    rows = [[f"{v}" if v else "0 (no score)"] + [pct(share.get((s, v), 0.0))
+                                                 for s in sides] for v in values]
+    return Table(["points of a placement", *[f"{s}: share of placements" for s in sides]],
+                 rows, 1)
+
+
+def _endings_table(table: pd.DataFrame) -> Table:
+    rows = []
+    for _, r in table.iterrows():
+        what = f"domino by {r['side']}" if r["side"] else r["ending"]
+        share = f"{pct(r['share'], 2)} ({ci(r['low'], r['high'], 2)})"
+        rows.append([what, f"{r['rounds']:,}", share])
+    return Table(["round ending", "rounds", "share of rounds (95% CI)"], rows, 1)
+
+
+def _run_numbers(dist: dict) -> Table:
+    length, length_se = dist["length_mean"]
+    rows = [["game length (rounds)", f"{length:.2f} ± {length_se:.2f}"],
+            ["final score margin (points)",
+             f"{dist['margin_mean'][0]:.1f} ± {dist['margin_mean'][1]:.1f}"]]
+    for side, (mean, se) in dist["penalty_mean"].items():
+        rows.append([f"penalty per settled round, {side} (points)", f"{mean:.2f} ± {se:.2f}"])
+    return Table(["quantity", "mean ± SE"], rows, 1)
+
+
+# --- rendering
+
+
+def _inline_markdown(text: str) -> str:
+    """The little Markdown the blocks use (**bold**), as HTML."""
+    escaped = html.escape(text)
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped)
+
+
+def to_html(items: list) -> str:
+    title = next((b.text for b in items if isinstance(b, Heading) and b.level == 1), "report")
+    body = []
+    for block in items:
+        if isinstance(block, Heading):
+            body.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            css = ' class="note"' if block.note else ""
+            body.append(f"<p{css}>{_inline_markdown(block.text)}</p>")
+        elif isinstance(block, Table):
+            head = "".join(f'<th class="text">{html.escape(c)}</th>' if i < block.text_columns
+                           else f"<th>{html.escape(c)}</th>" for i, c in enumerate(block.columns))
+            rows = []
+            for row in block.rows:
+                cells = "".join(f'<td class="text">{html.escape(str(c))}</td>'
+                                if i < block.text_columns else f"<td>{html.escape(str(c))}</td>"
+                                for i, c in enumerate(row))
+                rows.append(f"<tr>{cells}</tr>")
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}"
+                        "</tbody></table>")
+        elif isinstance(block, Chart):
+            data = base64.b64encode(block.png).decode("ascii")
+            body.append(f'<figure><img src="data:image/png;base64,{data}" '
+                        f'alt="{html.escape(block.caption)}"><figcaption>'
+                        f"{html.escape(block.caption)} ({html.escape(block.file)})"
+                        "</figcaption></figure>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def to_markdown(items: list) -> str:
+    lines: list[str] = []
+    for block in items:
+        if isinstance(block, Heading):
+            lines += ["#" * block.level + " " + block.text, ""]
+        elif isinstance(block, Paragraph):
+            lines += [("> " if block.note else "") + block.text, ""]
+        elif isinstance(block, Table):
+            lines.append("| " + " | ".join(_md_cell(c) for c in block.columns) + " |")
+            lines.append("|" + "|".join(":---" if i < block.text_columns else "---:"
+                                        for i in range(len(block.columns))) + "|")
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+            lines.append("")
+        elif isinstance(block, Chart):
+            lines += [f"![{block.caption}]({block.file})", ""]
+    return "\n".join(lines)
+
+
+def _prepare(out: Path) -> None:
+    """Create ``out``, or clear a previous report there; never touch anything else."""
+    if out.exists() and not out.is_dir():
+        raise SniffError(f"-o {out} is a file; give a folder for the report")
+    if out.exists() and any(out.iterdir()):
+        if not (out / MARKER).exists():
+            raise SniffError(f"{out} is not empty and holds no sniff report; choose another -o "
+                             "(nothing was changed)")
+        for path in out.iterdir():
+            if path.name in OWN_FILES or path.suffix == ".png":
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def write_report(report: Report, out: Path) -> dict[str, Path]:
+    """Write the charts, ``report.html``, ``report.md`` and ``report.json`` into ``out``."""
+    _prepare(out)
+    items = blocks(report)
+    written: dict[str, Path] = {}
+    for block in items:
+        if isinstance(block, Chart):
+            path = out / block.file
+            path.write_bytes(block.png)
+            written[block.file] = path
+    (out / "report.html").write_text(to_html(items), encoding="utf-8")
+    (out / "report.md").write_text(to_markdown(items), encoding="utf-8")
+    data = _finite(report.to_dict())
+    data["files"] = sorted(written)
+    (out / MARKER).write_text(json.dumps(data, indent=1, default=_json_default,
+                                         allow_nan=False) + "\n", encoding="utf-8")
+    written.update({"report.html": out / "report.html", "report.md": out / "report.md",
+                    MARKER: out / MARKER})
+    return written
+
+
+def _finite(value):
+    """NaN and infinities as null: strict JSON, readable by every parser."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    if isinstance(value, float | np.floating) and not math.isfinite(float(value)):
+        return None
+    return value
+
+
+def _json_default(value):
+    import numpy as np
+
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,420 @@
+"""``sniff tournament``: every pairing of some strategies, a win-rate matrix and ratings.
+
+Why this shape:
+
+- **Pairings are ordinary simulate runs.** Each pairing is played by ``sim.simulation``
+  into ``OUT/pairs/NN-A-vs-B/`` (manifest, ``games/``, ``rounds/``), so everything that
+  holds for a run holds for a pairing (seat rotation, ``--duplicate``, ``--precision``,
+  Ctrl-C and resume, ``sim.load``), and ``sniff report`` reads a pairing, or the whole
+  tournament folder, like any run.
+- **One kernel.** Every pairing runs in the one compiled kernel that holds all the
+  tournament's strategies (``kernel_strategies``), so compiling happens once, not once per
+  pairing.
+- **Pairings.** With 2 players, A against B; with 4, partnership A (seats 0+2) against
+  partnership B (seats 1+3); every unordered pair of different strategies once. With 3
+  players every seat plays alone, so a pairing is a *triple* of different strategies, every
+  triple once (at least 3 strategies); the ratings then use Luce's model (the winner among
+  three), and the matrix compares two strategies over the games either of them won.
+- **Independent pairings.** Each pairing's seed is derived from the tournament seed and its
+  strategies' labels, so pairings do not share deals (the rating model takes games as
+  independent), and adding a strategy to a tournament does not change the games of the
+  pairings it already had.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import combinations
+from pathlib import Path
+
+from sim.errors import SniffError
+
+FORMAT = "sniff-tournament/1"
+MANIFEST = "tournament.json"
+PAIRS_DIR = "pairs"
+DEFAULT_GAMES_PER_PAIR = 10_000
+DEFAULT_CHUNK = 50_000
+OUTPUT_FILES = ("matrix.png", "ratings.png", "matrix.csv", "ranking.csv")
+
+
+def pairings(players: int, labels: list[str]) -> list[tuple[str, ...]]:
+    """The lineups of a tournament: pairs (2 and 4 players) or triples (3 players)."""
+    if players not in (2, 3, 4):
+        raise SniffError(f"--players must be 2, 3 or 4, got {players}")
+    if len(set(labels)) != len(labels):
+        twice = sorted({label for label in labels if labels.count(label) > 1})
+        raise SniffError(f"strategy {', '.join(twice)} is named twice in --strategies")
+    size = 3 if players == 3 else 2
+    if len(labels) < size:
+        need = ("3 players play alone, so a pairing is 3 different strategies: name at least 3"
+                if players == 3 else "name at least 2")
+        raise SniffError(f"a tournament needs more strategies: {need} (got {len(labels)})")
+    return list(combinations(labels, size))
+
+
+def pairing_seed(seed: int, lineup: tuple[str, ...]) -> int:
+    """A pairing's run seed: a hash of the tournament seed and the lineup (0..2**63-1)."""
+    digest = hashlib.sha256(f"{seed}|{'|'.join(lineup)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
+
+
+def pairing_name(index: int, lineup: tuple[str, ...]) -> str:
+    from sim.report_html import slug
+
+    return f"{index + 1:02d}-" + "-vs-".join(slug(label) for label in lineup)
+
+
+def read_manifest(folder: Path) -> dict:
+    path = Path(folder) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SniffError(f"{folder} is not a sniff tournament: it has no {MANIFEST}") from None
+    except (ValueError, UnicodeDecodeError):
+        raise SniffError(f"{path} is not valid JSON: the tournament folder is damaged") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise SniffError(f"{path} is not a {FORMAT} manifest")
+    return manifest
+
+
+def pairing_folders(folder: Path) -> list[Path]:
+    """The tournament's pairing runs that hold games, in pairing order (for reports)."""
+    from sim import io
+
+    manifest = read_manifest(folder)
+    out = []
+    for pairing in manifest["pairings"]:
+        path = Path(folder) / pairing["folder"]
+        if (path / io.MANIFEST).exists() and io.part_files(path, "games"):
+            out.append(path)
+    if not out:
+        raise SniffError(f"tournament {folder} holds no finished games yet "
+                         f"(status {manifest.get('status')})")
+    return out
+
+
+def default_folder(base: Path = Path("results")) -> Path:
+    stem = "tournament-" + datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder, number = base / stem, 2
+    while folder.exists():
+        folder, number = base / f"{stem}-{number}", number + 1
+    return folder
+
+
+@dataclass
+class Tournament:
+    """A played tournament: its folder, pairing runs, matrix and ratings."""
+
+    folder: Path
+    manifest: dict
+    runs: list  # sim.io.Run per pairing, in order
+    matrix: object  # pandas DataFrame (long form, see sim.report.pairwise_matrix)
+    ratings: object  # sim.ratings.Ratings
+    files: dict
+
+    @property
+    def games(self):
+        """All games of all pairings as one DataFrame, with a ``pairing`` column."""
+        import pandas as pd
+
+        frames = []
+        for pairing, run in zip(self.manifest["pairings"], self.runs):
+            frame = run.games.copy()
+            for column in frame.columns:
+                if isinstance(frame[column].dtype, pd.CategoricalDtype):
+                    frame[column] = frame[column].astype(str)
+            frame.insert(0, "pairing", pairing["name"])
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
+
+    def lines(self) -> list[str]:
+        config = self.manifest["config"]
+        games = sum(len(run.games) for run in self.runs)
+        kind = "triple" if config["players"] == 3 else "pairing"
+        how = "duplicate deals" if config["duplicate"] else "seats rotated"
+        size = (f"until +-{config['precision']:.2%} (at most {config['games_per_pair']:,} "
+                "games each)" if config.get("precision") else
+                f"{config['games_per_pair']:,} games each")
+        out = [f"tournament: {len(config['strategies'])} strategies, {config['players']} "
+               f"players, {len(self.runs)} {kind}{'' if len(self.runs) == 1 else 's'}, {size} "
+               f"({how}); {games:,} games in all"]
+        out.append("ranking: Bradley-Terry ratings fitted to all games (Elo scale, average "
+                   "1500), 95% CI")
+        table = self.ratings.table
+        width = max(len(s) for s in table["strategy"])
+        for _, row in table.iterrows():
+            out.append(f"  {int(row['rank'])}. {row['strategy']:<{width}}  {row['rating']:6.0f} "
+                       f"({row['low']:.0f}-{row['high']:.0f})   games {int(row['games']):,}, "
+                       f"wins {int(row['wins']):,}")
+        out += [f"  note: {note}" for note in self.ratings.notes]
+        names = list(table["strategy"])
+        cell = {(r["row"], r["column"]): r["share"] for _, r in self.matrix.iterrows()}
+        out.append("pairwise win rate of the row against the column:")
+        column = max(8, width)
+        out.append("  " + " " * width + "".join(f"  {n:>{column}}" for n in names))
+        for a in names:
+            values = "".join(f"  {'-':>{column}}" if a == b else
+                             f"  {100 * cell[(a, b)]:{column - 1}.1f}%" for b in names)
+            out.append(f"  {a:<{width}}{values}")
+        out.append(f"  data: {self.folder}/ (pairs/, {', '.join(OUTPUT_FILES)}, {MANIFEST}); "
+                   f"full report: sniff report {shlex.quote(str(self.folder))}")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def _config(players, labels, games, seed, duplicate, chunk_size, precision) -> dict:
+    return {"players": players, "strategies": labels, "games_per_pair": games, "seed": seed,
+            "duplicate": bool(duplicate), "chunk_size": chunk_size, "precision": precision,
+            "pairing": "triples" if players == 3 else "pairs"}
+
+
+def _write_manifest(folder: Path, manifest: dict) -> None:
+    from sim import io
+
+    io.write_json(folder / MANIFEST, manifest)
+
+
+def run_tournament(
+    players: int | None = None,
+    strategies: str | list[str] | None = None,
+    games_per_pair: int | None = None,
+    seed: int | None = None,
+    *,
+    duplicate: bool | None = None,
+    out: str | Path | None = None,
+    precision: float | None = None,
+    max_games: int | None = None,
+    chunk_size: int | None = None,
+    threads: int | None = None,
+    progress: bool = False,
+    resume: bool = False,
+    overwrite: bool = False,
+    command: str = "",
+    echo: Callable[[str], None] | None = None,
+) -> Tournament:
+    """Play every pairing into ``out`` and fit the matrix and ratings; see the module doc.
+
+    ``players`` defaults to 4, ``seed`` to 0; ``strategies`` (text as on the command line,
+    or a list) must be given. ``games_per_pair`` (default 10,000) is each pairing's game
+    count; with ``precision`` a pairing instead plays until every win rate's 95% half-width
+    is at most ``precision``, up to ``max_games``. ``resume`` completes an interrupted
+    tournament in ``out`` (options left as None are the recorded ones; others must match);
+    ``echo`` gets one line per pairing.
+    """
+    from sim import io
+    from sim.simulation import (
+        DEFAULT_MAX_GAMES,
+        Plan,
+        RunInterrupted,
+        _check_threads,
+        check_precision,
+        execute,
+    )
+    from strategies import parse_lineup_text
+
+    say = echo or (lambda line: None)
+    if resume and overwrite:
+        raise SniffError("--resume and --overwrite exclude each other")
+    _check_threads(threads)
+    if resume:
+        if out is None:
+            raise SniffError("--resume needs --out, the folder of the tournament to complete")
+        folder = Path(out)
+        manifest = read_manifest(folder)
+        config = manifest["config"]
+        given = {"players": players, "strategies": strategies,
+                 "games_per_pair": games_per_pair if games_per_pair is not None else max_games,
+                 "seed": seed, "duplicate": duplicate, "precision": precision}
+        recorded_text = ",".join(config["strategies"])
+        differ = [k for k, v in given.items() if v is not None
+                  and v != (recorded_text if k == "strategies" else config[k])]
+        if differ:
+            raise SniffError(f"cannot resume {folder}: it was started with other "
+                             f"{', '.join(differ)}; leave them out (or give the recorded "
+                             "values), or start again with --overwrite")
+        players, labels = config["players"], list(config["strategies"])
+        games, seed, duplicate = config["games_per_pair"], config["seed"], config["duplicate"]
+        precision, chunk_size = config["precision"], config["chunk_size"]
+        specs = parse_lineup_text(",".join(labels))
+    else:
+        players = 4 if players is None else players
+        seed = 0 if seed is None else seed
+        duplicate = bool(duplicate)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
+        if strategies is None:
+            raise SniffError("give the strategies to play, e.g. --strategies greedy,random,heavy")
+        if isinstance(players, bool) or players not in (2, 3, 4):
+            raise SniffError(f"--players must be 2, 3 or 4, got {players}")
+        specs = parse_lineup_text(strategies if isinstance(strategies, str)
+                                  else ",".join(strategies))
+        labels = [spec.label for spec in specs]
+        precision = check_precision(precision)
+        if precision is not None:
+            if games_per_pair is not None:
+                raise SniffError("--games-per-pair and --precision exclude each other: "
+                                 "--precision plays until the win rates are precise enough; "
+                                 "give its cap as --max-games")
+            games = max_games or DEFAULT_MAX_GAMES
+        else:
+            if max_games is not None:
+                raise SniffError("--max-games is the cap of a --precision tournament; without "
+                                 "--precision give --games-per-pair")
+            games = DEFAULT_GAMES_PER_PAIR if games_per_pair is None else games_per_pair
+        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+            raise SniffError(f"--games-per-pair must be a positive integer, got {games}")
+        chunk_size = chunk_size or min(DEFAULT_CHUNK, games)
+        folder = Path(out) if out is not None else default_folder()
+        if folder.exists() and not folder.is_dir():
+            raise SniffError(f"--out {folder} is a file; give a folder")
+        if folder.exists() and any(folder.iterdir()):
+            if not (folder / MANIFEST).exists():
+                raise SniffError(f"{folder} is not empty and holds no sniff tournament; choose "
+                                 "another --out (nothing was changed)")
+            if not overwrite:
+                state = read_manifest(folder).get("status")
+                raise SniffError(f"{folder} already holds a tournament ({state}); use --resume "
+                                 "to complete it or --overwrite to replace it")
+        manifest = None
+    lineups = pairings(players, labels)
+    by_label = {spec.label: spec for spec in specs}
+    kernel_strategies = list({spec.strategy.name: spec.strategy for spec in specs}.values())
+    plans = []
+    for index, lineup in enumerate(lineups):
+        plans.append((pairing_name(index, lineup), lineup, Plan.build(
+            players, [by_label[label] for label in lineup], games,
+            pairing_seed(seed, lineup), duplicate, chunk_size, precision=precision)))
+    if manifest is None:
+        if folder.exists() and overwrite:
+            import shutil
+
+            for name in (PAIRS_DIR, MANIFEST, *OUTPUT_FILES):
+                path = folder / name
+                if path.is_dir():
+                    shutil.rmtree(path)
+                elif path.exists():
+                    path.unlink()
+        from sim import __version__
+
+        manifest = {
+            "format": FORMAT, "version": __version__, "command": command,
+            "config": _config(players, labels, games, seed, duplicate, chunk_size, precision),
+            "kernel_strategies": [s.name for s in kernel_strategies],
+            "pairings": [{"name": name, "folder": f"{PAIRS_DIR}/{name}",
+                          "lineup": list(lineup), "seed": plan.seed}
+                         for name, lineup, plan in plans],
+            "started_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+            "status": "running",
+        }
+    try:
+        (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
+        manifest["status"] = "running"
+        _write_manifest(folder, manifest)
+    except OSError as error:
+        raise SniffError(f"cannot write to {error.filename or folder}: "
+                         f"{error.strerror or error}") from None
+
+    runs = []
+    try:
+        for index, (name, lineup, plan) in enumerate(plans):
+            pair_folder = folder / PAIRS_DIR / name
+            vs = " vs ".join(lineup)
+            if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
+                    "status") == "complete":
+                say(f"pairing {index + 1}/{len(plans)}: {vs}: already played")
+                runs.append(io.load(pair_folder))
+                continue
+            mode = "resume" if io.is_run_folder(pair_folder) else "new"
+            say(f"pairing {index + 1}/{len(plans)}: {vs}")
+            run = execute(plan, pair_folder, mode=mode, threads=threads, progress=progress,
+                          command=command, kernel_strategies=kernel_strategies,
+                          notice=lambda message: say(message))
+            runs.append(run)
+    except RunInterrupted:
+        manifest["status"] = "interrupted"
+        _write_manifest(folder, manifest)
+        raise TournamentInterrupted(folder, len(runs), len(plans)) from None
+    except BaseException:
+        manifest["status"] = "failed"
+        _write_manifest(folder, manifest)
+        raise
+    result = _finish(folder, manifest, runs)
+    manifest["status"] = "complete"
+    manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
+    manifest["ratings"] = result.ratings.to_dict()
+    _write_manifest(folder, manifest)
+    return result
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    def __init__(self, folder: Path, done: int, total: int) -> None:
+        super().__init__()
+        self.folder, self.done, self.total = folder, done, total
+
+    def hint(self) -> str:
+        return (f"stopped after {self.done} of {self.total} pairings in {self.folder}; "
+                f"complete it with: sniff tournament --out {shlex.quote(str(self.folder))} "
+                "--resume")
+
+
+def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tournament:
+    """Matrix and ratings from the pairing runs' tables; charts and CSVs beside them."""
+    from sim import charts
+    from sim.ratings import fit_ratings
+    from sim.report import contests, open_runs, pairwise_matrix
+
+    data = open_runs(runs)
+    for run_data, pairing in zip(data, manifest["pairings"]):
+        run_data.name = pairing["name"]
+        run_data.tournament = folder
+    matrix = pairwise_matrix(data)
+    ratings = fit_ratings(contests(data))
+    names = list(ratings.table["strategy"])
+    if not write:
+        return Tournament(folder, manifest, runs, matrix, ratings, {})
+    files = {
+        "matrix.png": charts.save(charts.pairwise_matrix(matrix, names), folder / "matrix.png"),
+        "ratings.png": charts.save(charts.ratings(ratings.table), folder / "ratings.png"),
+    }
+    matrix.to_csv(folder / "matrix.csv", index=False)
+    ratings.table.to_csv(folder / "ranking.csv", index=False)
+    files["matrix.csv"] = folder / "matrix.csv"
+    files["ranking.csv"] = folder / "ranking.csv"
+    return Tournament(folder, manifest, runs, matrix, ratings, files)
+
+
+def load(folder: str | Path) -> Tournament:
+    """Open a tournament folder: its pairing runs, matrix and ratings (recomputed)."""
+    from sim import io
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    runs = [io.load(path) for path in pairing_folders(folder)]
+    return _finish(folder, manifest, runs, write=False)
+
+
+def run_command(options: dict, *, threads: int | None, quiet: bool, resume: bool,
+                overwrite: bool, argv: list[str]) -> None:
+    """``sniff tournament``: print the ranking and the matrix; notices on stderr."""
+    import click
+
+    def say(line: str) -> None:
+        if not quiet:
+            click.echo(f"sniff: {line}", err=True)
+
+    try:
+        result = run_tournament(**options, threads=threads, resume=resume, overwrite=overwrite,
+                                progress=not quiet and sys.stderr.isatty(),
+                                command=shlex.join(["sniff", *argv]), echo=say)
+    except TournamentInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint()}", err=True)
+        raise
+    click.echo(str(result))
