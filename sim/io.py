@@ -401,3 +401,14 @@ def load(path: str | os.PathLike) -> Run:
     if not folder.is_dir():
         raise SniffError(f"{folder} is a file, not a run folder")
     return Run(folder, read_manifest(folder))
+
+
+def new_folder(prefix: str, base: Path = Path("results")) -> Path:
+    """``results/PREFIX-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... so repeated runs never meet."""
+    from datetime import datetime
+
+    stem = f"{prefix}-" + datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder, number = base / stem, 2
+    while folder.exists():
+        folder, number = base / f"{stem}-{number}", number + 1
+    return folder

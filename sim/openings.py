@@ -753,14 +753,9 @@ def _atomic(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def default_folder(base: Path = RESULTS_DIR) -> Path:
-    """``results/openings-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... if that exists."""
-    stem = "openings-" + datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = base / stem
-    number = 2
-    while folder.exists():
-        folder = base / f"{stem}-{number}"
-        number += 1
-    return folder
+    from sim.io import new_folder
+
+    return new_folder("openings", base)
 
 
 def check_folder(folder: Path, overwrite: bool) -> None:

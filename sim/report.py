@@ -775,12 +775,9 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
 
 
 def default_folder(base: Path = Path("results")) -> Path:
-    """``results/report-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... if that already exists."""
-    stem = "report-" + datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder, number = base / stem, 2
-    while folder.exists():
-        folder, number = base / f"{stem}-{number}", number + 1
-    return folder
+    from sim.io import new_folder
+
+    return new_folder("report", base)
 
 
 def run_command(paths: Sequence, out: Path | None, *, placement_sample: int,

@@ -636,14 +636,9 @@ class _StopOnInterrupt:
 
 
 def default_folder(base: Path = RESULTS_DIR) -> Path:
-    """``results/run-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... if that already exists."""
-    stem = "run-" + datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder = base / stem
-    number = 2
-    while folder.exists():
-        folder = base / f"{stem}-{number}"
-        number += 1
-    return folder
+    from sim.io import new_folder
+
+    return new_folder("run", base)
 
 
 def _check_folder_path(folder: Path) -> None:

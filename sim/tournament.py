@@ -100,11 +100,9 @@ def pairing_folders(folder: Path) -> list[Path]:
 
 
 def default_folder(base: Path = Path("results")) -> Path:
-    stem = "tournament-" + datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder, number = base / stem, 2
-    while folder.exists():
-        folder, number = base / f"{stem}-{number}", number + 1
-    return folder
+    from sim.io import new_folder
+
+    return new_folder("tournament", base)
 
 
 @dataclass

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import run_main
 
 import sim
-from sim.cli import main
 from sim.errors import SniffError
 from sim.simulation import (
     PRECISION_STEP,
@@ -44,19 +43,6 @@ OPTIONS = {"players": 2, "strategies": "random,random", "seed": 9, "precision": 
            "max_games": 5000}
 
 
-def run_main(args: list[str], capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    old = sys.argv
-    sys.argv = ["sniff", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def without_run_id(frame: pd.DataFrame) -> pd.DataFrame:

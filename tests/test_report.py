@@ -11,7 +11,6 @@ import base64
 import json
 import math
 import shutil
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -20,29 +19,16 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from cli_helpers import run_main
 
 import sim
 from sim import report as report_module
-from sim.cli import main
 from sim.stats import Z95, wilson_interval
 
 SEED = 5
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def run_main(args: list[str], capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    old = sys.argv
-    sys.argv = ["sniff", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -22,11 +22,11 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
+from cli_helpers import run_main
 
 import sim
 from sim import engine
 from sim import io as run_io
-from sim.cli import main
 from sim.errors import SniffError
 from sim.simulation import RunInterrupted, execute, resolve_plan
 from sim.stats import Moments, mean_interval, wilson_interval
@@ -53,20 +53,6 @@ def assert_same_tables(a: Path, b: Path) -> None:
         pd.testing.assert_frame_equal(left, right)
 
 
-def run_main(args: list[str], capsys) -> tuple[int, str, str]:
-    """``sniff ARGS`` in this process, with the CLI's own error handling (``sim.cli.main``)."""
-    capsys.readouterr()
-    old = sys.argv
-    sys.argv = ["sniff", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def temporaries(folder: Path) -> list[Path]:

@@ -11,14 +11,13 @@ import itertools
 import json
 import math
 import shutil
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import run_main
 
 import sim
-from sim.cli import main
 from sim.errors import SniffError
 from sim.ratings import ELO_SCALE, Contest, fit_ratings
 from sim.report import open_runs
@@ -29,19 +28,6 @@ STRATEGIES = "greedy,random,heavy"
 GAMES = 400
 
 
-def run_main(args: list[str], capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    old = sys.argv
-    sys.argv = ["sniff", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
