@@ -243,7 +243,7 @@ def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_resume_completes(tmp_path,
     # (reference: the kernel is compiled before the workers start)
     """A terminal's Ctrl-C (SIGINT to the whole process group, workers included)."""
     folder = tmp_path / "sigint"
-    games, chunk = 40_000, 500  # a second or more of play: time to stop it midway
+    games, chunk = 200_000, 2_000  # seconds of play left after two parts: time to stop it
     command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
                "--games", str(games), "--chunk-size", str(chunk), "--seed", str(SEED),
                "--out", str(folder), "--scheduler", "local:2"]

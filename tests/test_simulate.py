@@ -273,7 +273,7 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, base_run, capsys):
 def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path):
     """A real SIGINT to ``sniff simulate``: exit 130, finished chunks kept, resume completes."""
     folder = tmp_path / "sigint"
-    games, chunk = 6000, 100
+    games, chunk = 100_000, 1_000  # seconds of play left after two parts: time to stop it
     command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
                "--games", str(games), "--chunk-size", str(chunk), "--seed", "5", "--out",
                str(folder)]
