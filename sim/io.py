@@ -412,3 +412,14 @@ def new_folder(prefix: str, base: Path = Path("results")) -> Path:
     while folder.exists():
         folder, number = base / f"{stem}-{number}", number + 1
     return folder
+
+
+def check_folder_path(folder: Path) -> None:
+    """Refuse an output folder that is a file, or that could not be created under a file."""
+    if folder.exists() and not folder.is_dir():
+        raise SniffError(f"--out {folder} is a file; give a folder (it is created if missing)")
+    for parent in folder.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise SniffError(f"cannot create {folder}: {parent} is a file")
+            break

@@ -760,13 +760,9 @@ def default_folder(base: Path = RESULTS_DIR) -> Path:
 
 def check_folder(folder: Path, overwrite: bool) -> None:
     """Refuse a file, or a folder with anything in it unless ``overwrite``."""
-    if folder.exists() and not folder.is_dir():
-        raise SniffError(f"--out {folder} is a file; give a folder (it is created if missing)")
-    for parent in folder.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise SniffError(f"cannot create {folder}: {parent} is a file")
-            break
+    from sim.io import check_folder_path
+
+    check_folder_path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
         raise SniffError(f"{folder} is not empty; use --overwrite to replace the openings "
                          "files in it")

@@ -642,13 +642,9 @@ def default_folder(base: Path = RESULTS_DIR) -> Path:
 
 
 def _check_folder_path(folder: Path) -> None:
-    if folder.exists() and not folder.is_dir():
-        raise SniffError(f"--out {folder} is a file; give a folder (it is created if missing)")
-    for parent in folder.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise SniffError(f"cannot create {folder}: {parent} is a file")
-            break
+    from sim.io import check_folder_path
+
+    check_folder_path(folder)
 
 
 def check_target(plan: Plan, folder: Path | None, mode: str) -> dict | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 from sim.cli import main
@@ -21,3 +22,9 @@ def run_main(args: list[str], capsys) -> tuple[int, str, str]:
         sys.argv = old
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child that must see Ctrl-C: a shell runs background jobs with
+    SIGINT ignored, and Python then never turns SIGINT into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

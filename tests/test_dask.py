@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_helpers import run_main
+from cli_helpers import default_sigint, run_main
 from distributed import Client, LocalCluster
 
 import sim
@@ -248,7 +248,8 @@ def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_resume_completes(tmp_path,
                "--games", str(games), "--chunk-size", str(chunk), "--seed", str(SEED),
                "--out", str(folder), "--scheduler", "local:2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=tmp_path, start_new_session=True)
+                               text=True, cwd=tmp_path, start_new_session=True,
+                               preexec_fn=default_sigint)
     deadline = time.monotonic() + 180
     while len(run_io.part_files(folder, "games")) < 2:
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import run_main
+from cli_helpers import default_sigint, run_main
 
 import sim
 from sim import engine
@@ -278,7 +278,7 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path):
                "--games", str(games), "--chunk-size", str(chunk), "--seed", "5", "--out",
                str(folder)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=tmp_path)
+                               text=True, cwd=tmp_path, preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while len(list((folder / "games").glob("*.parquet"))) < 2:
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
