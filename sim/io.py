@@ -225,17 +225,19 @@ def write_json(path: Path, data: dict) -> None:
         raise
 
 
-def read_manifest(folder: Path) -> dict:
-    path = Path(folder) / MANIFEST
+def read_manifest(folder: Path, name: str = MANIFEST, expected: str = FORMAT,
+                  what: str = "run") -> dict:
+    """A folder's JSON manifest, checked for its format (also a tournament's, by its names)."""
+    path = Path(folder) / name
     try:
         with open(path) as handle:
             manifest = json.load(handle)
     except FileNotFoundError:
-        raise SniffError(f"{folder} is not a sniff run: it has no {MANIFEST}") from None
+        raise SniffError(f"{folder} is not a sniff {what}: it has no {name}") from None
     except (ValueError, UnicodeDecodeError):
-        raise SniffError(f"{path} is not valid JSON: the run folder is damaged") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise SniffError(f"{path} is not a {FORMAT} manifest")
+        raise SniffError(f"{path} is not valid JSON: the {what} folder is damaged") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != expected:
+        raise SniffError(f"{path} is not a {expected} manifest")
     return manifest
 
 

@@ -24,7 +24,6 @@ Why this shape:
 from __future__ import annotations
 
 import hashlib
-import json
 import shlex
 import sys
 from collections.abc import Callable
@@ -71,16 +70,9 @@ def pairing_name(index: int, lineup: tuple[str, ...]) -> str:
 
 
 def read_manifest(folder: Path) -> dict:
-    path = Path(folder) / MANIFEST
-    try:
-        manifest = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise SniffError(f"{folder} is not a sniff tournament: it has no {MANIFEST}") from None
-    except (ValueError, UnicodeDecodeError):
-        raise SniffError(f"{path} is not valid JSON: the tournament folder is damaged") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise SniffError(f"{path} is not a {FORMAT} manifest")
-    return manifest
+    from sim import io
+
+    return io.read_manifest(folder, MANIFEST, FORMAT, "tournament")
 
 
 def pairing_folders(folder: Path) -> list[Path]:
