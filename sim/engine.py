@@ -122,7 +122,7 @@ def round_to_five(pips: int) -> int:
     return ((pips + 2) // 5) * 5
 
 
-@njit
+@njit(inline="always")
 def hand_pips(hand: int) -> int:
     total = 0
     rest = hand
@@ -310,7 +310,8 @@ def make_game_player(choose_move):
 
         The round row gets the round's statistics; the game is over when END_TARGET is returned.
         """
-        round_row[:] = 0
+        for field in range(ROUND_FIELDS):
+            round_row[field] = 0
         round_row[ROUND_LEADER] = leader
         round_row[ROUND_DOMINO_SEAT] = -1
         record_event(events, state, EVENT_ROUND_START, leader, state[ROUND], -1, 0, 0)
@@ -391,55 +392,63 @@ def make_game_player(choose_move):
                 if blocked:
                     settle_round(state, round_row, events, END_BLOCKED, -1)
                     break
-            seat = (seat + 1) % players
+            seat += 1
+            if seat == players:
+                seat = 0
         for team in range(MAX_PLAYERS):
             round_row[ROUND_SCORES + team] = state[SCORES + team]
         return round_row[ROUND_END_REASON]
 
-    @njit
+    @njit(_nrt=False)
     def play_game(
         state, seed, deal_id, game_id, players, round_cap, forced_lead, seat_functions,
-        seat_params, moves, observation, rng, deal_rng, round_row, game_row, round_rows, events,
+        seat_params, moves, observation, rng, deal_rng, round_row, game_results, round_results,
+        game, events,
     ):
         """Play one whole game: rounds until a team reaches the target or ``round_cap`` rounds.
 
-        Rows of ``round_rows`` beyond its length are not stored (the caller replays such long
-        games with a bigger buffer); ``game_row`` always gets the game's result.
+        Its result goes to row ``game`` of ``game_results``; its rounds to ``round_results[game]``
+        (rounds beyond that row's slots are not stored: the caller replays such long games
+        with room for them).
         """
-        state[:] = 0
+        for slot in range(STATE_SIZE):
+            state[slot] = 0
         state[PLAYERS] = players
         state[TARGET] = TARGET_FOR_PLAYERS[players]
         state[WINNER_TEAM] = -1
         rng[0] = stream_key(seed, game_id, 0, SALT_STRATEGY)
-        game_row[:] = 0
-        game_row[GAME_WINNER_TEAM] = -1
+        for field in range(GAME_FIELDS):
+            game_results[game, field] = 0
+        game_results[game, GAME_WINNER_TEAM] = -1
+        slots = round_results.shape[1]
         leader = -1
         round_number = 0
         while round_number < round_cap:
             round_number += 1
             leader = deal_round(state, seed, deal_id, round_number, forced_lead, leader, deal_rng)
             if round_number == 1:
-                game_row[GAME_FIRST_LEADER] = leader
+                game_results[game, GAME_FIRST_LEADER] = leader
             reason = play_round(
                 state, leader, forced_lead if round_number == 1 else -1, seat_functions,
                 seat_params, moves, observation, rng, round_row, events,
             )
-            game_row[GAME_PLACEMENTS] += round_row[ROUND_PLACEMENTS]
-            game_row[GAME_DRAWS] += round_row[ROUND_DRAWS]
-            game_row[GAME_DECISIONS] += round_row[ROUND_DECISIONS]
-            if round_number <= round_rows.shape[0]:
-                round_rows[round_number - 1, :] = round_row
+            game_results[game, GAME_PLACEMENTS] += round_row[ROUND_PLACEMENTS]
+            game_results[game, GAME_DRAWS] += round_row[ROUND_DRAWS]
+            game_results[game, GAME_DECISIONS] += round_row[ROUND_DECISIONS]
+            if round_number <= slots:
+                for field in range(ROUND_FIELDS):
+                    round_results[game, round_number - 1, field] = round_row[field]
             if reason == END_TARGET:
-                game_row[GAME_WINNER_TEAM] = state[WINNER_TEAM]
+                game_results[game, GAME_WINNER_TEAM] = state[WINNER_TEAM]
                 break
             leader = round_row[ROUND_DOMINO_SEAT] if reason == END_DOMINO else -1
-        game_row[GAME_ROUNDS] = round_number
-        if game_row[GAME_WINNER_TEAM] < 0:
-            game_row[GAME_CAP_HIT] = 1
+        game_results[game, GAME_ROUNDS] = round_number
+        if game_results[game, GAME_WINNER_TEAM] < 0:
+            game_results[game, GAME_CAP_HIT] = 1
         for team in range(MAX_PLAYERS):
-            game_row[GAME_SCORES + team] = state[SCORES + team]
+            game_results[game, GAME_SCORES + team] = state[SCORES + team]
         record_event(
-            events, state, EVENT_GAME_END, -1, -1, game_row[GAME_WINNER_TEAM], 0, 0
+            events, state, EVENT_GAME_END, -1, -1, game_results[game, GAME_WINNER_TEAM], 0, 0
         )
 
     @njit
@@ -464,7 +473,7 @@ def make_game_player(choose_move):
             play_game(
                 state, seed, deal_ids[game], game_ids[game], players, round_cap,
                 forced_leads[game], seat_functions, seat_params, moves, observation, rng, deal_rng,
-                round_row, game_results[game], round_results[game], events,
+                round_row, game_results, round_results, game, events,
             )
 
     # numba names a compiled closure by its qualified name plus a counter that restarts in

@@ -11,6 +11,9 @@ Bit layout of a layout word (``layout == 0`` is the empty table, before the open
                                     counts both halves while it is outer
     bit   8*a + 5      ARM_SNIFF:   arm a's outer tile is the Sniff and that line side of the
                                     Sniff is not yet continued (L and R only)
+    bit   8*a + 6      ARM_SILENT:  arm a is open but adds nothing to the count: R of a double
+                                    opening, whose two free sides are one Sniff counted once
+                                    (on L) until either side is continued
     bits  32..34       the Sniff's pip value
     bits  35..36       Sniff state: SNIFF_NONE, SNIFF_TERMINAL (played, a line side still
                        free: counts both halves), SNIFF_OPEN (both line sides continued:
@@ -22,10 +25,11 @@ on L and its high half on R.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim.tiles import PIP_MASK, TILE_HIGH, TILE_LOW
+from sim.tiles import DOUBLES_MASK, PIP_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
 
 ARM_L, ARM_R, ARM_U, ARM_D = 0, 1, 2, 3
 ARM_NAMES = ("L", "R", "U", "D")
@@ -35,6 +39,7 @@ ARM_VALUE = 0x7
 ARM_OPEN = 0x8
 ARM_DOUBLE = 0x10
 ARM_SNIFF = 0x20
+ARM_SILENT = 0x40
 ARM_BITS = 0xFF
 
 SNIFF_VALUE_SHIFT = 32
@@ -65,28 +70,32 @@ def with_arm(layout: int, arm: int, field: int) -> int:
     return (layout & ~(ARM_BITS << shift)) | (field << shift)
 
 
-@njit
+def _arm_count(field: int) -> int:
+    """What one arm adds to the count: its open value, twice for a terminal double."""
+    if not field & ARM_OPEN or field & ARM_SILENT:
+        return 0
+    value = field & ARM_VALUE
+    return 2 * value if field & (ARM_DOUBLE | ARM_SNIFF) else value
+
+
+# Every arm field's share of the count, so the count is four table reads with no branch: a
+# terminal Sniff counts both halves on the side it sits on (the other side of a double
+# opening is silent), its closed branches add nothing, an open branch one half.
+ARM_COUNT = np.array([_arm_count(field) for field in range(ARM_BITS + 1)], dtype=np.int64)
+
+
+@njit(inline="always")
 def count_ends(layout: int) -> int:
     """The sum of the ends that score, as RULES.md defines the count."""
-    total = 0
-    if sniff_state(layout) == SNIFF_TERMINAL:
-        # The Sniff counts both halves; the line arm it sits on does not count again.
-        total = 2 * sniff_value(layout)
-        for arm in range(2):
-            field = arm_field(layout, arm)
-            if field & ARM_SNIFF == 0:
-                value = field & ARM_VALUE
-                total += 2 * value if field & ARM_DOUBLE else value
-        return total
-    for arm in range(N_ARMS):
-        field = arm_field(layout, arm)
-        if field & ARM_OPEN:
-            value = field & ARM_VALUE
-            total += 2 * value if field & ARM_DOUBLE else value
-    return total
+    return (
+        ARM_COUNT[layout & ARM_BITS]
+        + ARM_COUNT[(layout >> 8) & ARM_BITS]
+        + ARM_COUNT[(layout >> 16) & ARM_BITS]
+        + ARM_COUNT[(layout >> 24) & ARM_BITS]
+    )
 
 
-@njit
+@njit(inline="always")
 def place_tile(layout: int, tile: int, arm: int) -> int:
     """The layout after ``tile`` is placed on ``arm`` (the move must be legal)."""
     low = TILE_LOW[tile]
@@ -96,12 +105,19 @@ def place_tile(layout: int, tile: int, arm: int) -> int:
             field = low | ARM_OPEN | ARM_SNIFF
             return (
                 field
-                | (field << 8)
+                | ((field | ARM_SILENT) << 8)
                 | (low << SNIFF_VALUE_SHIFT)
                 | (SNIFF_TERMINAL << SNIFF_STATE_SHIFT)
             )
         return (low | ARM_OPEN) | ((high | ARM_OPEN) << 8)
     old = arm_field(layout, arm)
+    double = (DOUBLES_MASK >> tile) & 1
+    no_sniff_yet = 1 if sniff_state(layout) == SNIFF_NONE else 0
+    if (old & ARM_SNIFF) | (double & no_sniff_yet) == 0:
+        # The common case, without a branch: a tile or a later double extends an arm that
+        # does not end in the Sniff. The new outer end is the tile's other half.
+        outer = TILE_PIPS[tile] - (old & ARM_VALUE)
+        return with_arm(layout, arm, outer | ARM_OPEN | double * ARM_DOUBLE)
     if low == high:
         if sniff_state(layout) == SNIFF_NONE:
             layout = with_arm(layout, arm, low | ARM_OPEN | ARM_SNIFF)
@@ -112,6 +128,8 @@ def place_tile(layout: int, tile: int, arm: int) -> int:
     outer = high if low == value else low
     layout = with_arm(layout, arm, outer | ARM_OPEN)
     if old & ARM_SNIFF:
+        # The other side of a double opening now carries the Sniff's count alone.
+        layout &= ~(ARM_SILENT << (8 * (1 - arm)))
         other_side = arm_field(layout, 1 - arm)
         if other_side & ARM_SNIFF == 0:
             # Both line sides of the Sniff are continued: its branches open.
@@ -122,19 +140,22 @@ def place_tile(layout: int, tile: int, arm: int) -> int:
     return layout
 
 
+# A count scores itself when it is a positive multiple of 5, else nothing (counts reach 48).
+POINTS_FOR_COUNT = np.array([c if c > 0 and c % 5 == 0 else 0 for c in range(64)], dtype=np.int64)
+
+
 @njit(inline="always")
 def points_for_count(count: int) -> int:
-    """A count scores itself when it is a positive multiple of 5, else nothing."""
-    return count if count > 0 and count % 5 == 0 else 0
+    return POINTS_FOR_COUNT[count]
 
 
-@njit
+@njit(inline="always")
 def move_points(layout: int, move: int) -> int:
     """Points that a move (``tile * 4 + arm``) would score on this layout."""
     return points_for_count(count_ends(place_tile(layout, move >> 2, move & 3)))
 
 
-@njit
+@njit(inline="always")
 def open_values_mask(layout: int) -> int:
     """Bit v set when some open arm shows pip value v (what a player who drew must lack)."""
     mask = 0
@@ -175,7 +196,7 @@ def tile_moves(layout: int, tile: int, moves) -> int:
     return legal_moves(layout, 1 << tile, moves)
 
 
-@njit
+@njit(inline="always")
 def can_play(layout: int, hand: int) -> bool:
     if layout == EMPTY_LAYOUT:
         return hand != 0

@@ -15,6 +15,7 @@ import numpy as np
 
 from sim import engine
 from sim.errors import SniffError
+from sim.gather import gather_rounds
 from sim.kernels import load_kernel
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 from strategies import get as get_strategy
@@ -66,15 +67,6 @@ class BatchResult:
     def first_rounds(self) -> np.ndarray:
         """Round 1 of every game, in game order (every game has one)."""
         return self.round_rows[self.round_number == 1]
-
-
-def _stored_rounds(rounds: np.ndarray, counts: np.ndarray):
-    """The rows the kernel wrote into per-game slots: game index, round number, row copy."""
-    slots = rounds.shape[1]
-    stored = (np.arange(slots)[None, :] < np.minimum(counts, slots)[:, None]).ravel()
-    positions = np.flatnonzero(stored)
-    index, number = np.divmod(positions, slots)
-    return index, number + 1, rounds.reshape(-1, rounds.shape[2])[positions]
 
 
 _scratch = threading.local()
@@ -197,21 +189,19 @@ def play_batch(
     # Later batches of the same lineup size their slots from this one (no pilot). Slots
     # only decide buffering, never results.
     _slot_estimates[estimate_key] = _slots_for(counts, round_cap)
+    # Rounds go straight to their final rows (game order, then round): a game's rows start
+    # where the previous game's end. Games longer than their slots are replayed with room
+    # for every round: same streams, so the same games.
+    offsets = np.zeros(n_games, dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    round_rows = np.empty((int(counts.sum()), engine.ROUND_FIELDS), dtype=np.int32)
     long_games = np.flatnonzero(counts > round_slots)
-    round_game, round_number, round_rows = _stored_rounds(
-        rounds, np.where(counts > round_slots, 0, counts)
-    )
+    gather_rounds(rounds, np.where(counts > round_slots, 0, counts), offsets, round_rows)
     if long_games.size:
-        # Replayed with room for every round: same streams, so the same games.
         _, long_rounds = play(long_games, int(counts[long_games].max()))
-        long_index, long_number, long_rows = _stored_rounds(long_rounds, counts[long_games])
-        round_game = np.concatenate([round_game, long_games[long_index]])
-        round_number = np.concatenate([round_number, long_number])
-        round_rows = np.concatenate([round_rows, long_rows])
-        order = np.lexsort((round_number, round_game))
-        round_game, round_number, round_rows = (
-            round_game[order], round_number[order], round_rows[order]
-        )
+        gather_rounds(long_rounds, counts[long_games], offsets[long_games], round_rows)
+    round_game = np.repeat(np.arange(n_games, dtype=np.int64), counts)
+    round_number = np.arange(round_rows.shape[0], dtype=np.int64) - offsets[round_game] + 1
     return BatchResult(
         game_ids, deal_ids, rotations, seat_specs, games, round_game, round_number, round_rows
     )

@@ -17,14 +17,12 @@ from strategies import register
 def choose_greedy(observation, moves, n_moves, params, rng):
     layout = observation[view.LAYOUT]
     best = 0
-    best_points = -1
-    best_pips = -1
+    best_key = -1
     for index in range(n_moves):
         move = moves[index]
-        points = move_points(layout, move)
-        pips = TILE_PIPS[move >> 2]
-        if points > best_points or (points == best_points and pips > best_pips):
+        # Points first, then pips (at most 12): one comparison, no branch to mispredict.
+        key = move_points(layout, move) * 16 + TILE_PIPS[move >> 2]
+        if key > best_key:
             best = index
-            best_points = points
-            best_pips = pips
+            best_key = key
     return best

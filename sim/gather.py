@@ -1,0 +1,22 @@
+"""Copy the kernel's per-game round slots into one flat table of rounds, in game order.
+
+The kernel cannot write rounds contiguously (a game's offset depends on every earlier
+game's length, and games run in parallel), so it writes each game's rounds into that game's
+own slots; this pass packs them. Self-contained, so its numba cache cannot go stale
+through a callee in another file.
+"""
+
+from __future__ import annotations
+
+from numba import njit, prange
+
+
+@njit(parallel=True, cache=True)
+def gather_rounds(slotted, counts, offsets, out):
+    """``out[offsets[g] + r] = slotted[g, r]`` for every round ``r < counts[g]``."""
+    fields = slotted.shape[2]
+    for game in prange(slotted.shape[0]):
+        start = offsets[game]
+        for number in range(counts[game]):
+            for field in range(fields):
+                out[start + number, field] = slotted[game, number, field]
