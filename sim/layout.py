@@ -155,38 +155,63 @@ def move_points(layout: int, move: int) -> int:
     return points_for_count(count_ends(place_tile(layout, move >> 2, move & 3)))
 
 
+# Per arm field: the tiles that fit it (none when the arm is closed) and its open value as a
+# bit, so move generation reads tables instead of branching on every arm.
+ARM_FITS = np.array(
+    [
+        PIP_MASK[field & ARM_VALUE] if field & ARM_OPEN and field & ARM_VALUE < 7 else 0
+        for field in range(ARM_BITS + 1)
+    ],
+    dtype=np.int64,
+)
+ARM_OPEN_VALUE = np.array(
+    [1 << (field & ARM_VALUE) if field & ARM_OPEN else 0 for field in range(ARM_BITS + 1)],
+    dtype=np.int64,
+)
+# Moves are enumerated two arms per 64-bit word (the second arm's fits shifted by 28 bits):
+# bit b of a word is the move of tile b % 28 on the word's first arm, or on its second.
+MOVE_OF_BIT = np.array([(bit % 28) * 4 + bit // 28 for bit in range(56)], dtype=np.int64)
+
+
 @njit(inline="always")
 def open_values_mask(layout: int) -> int:
     """Bit v set when some open arm shows pip value v (what a player who drew must lack)."""
-    mask = 0
-    for arm in range(N_ARMS):
-        field = arm_field(layout, arm)
-        if field & ARM_OPEN:
-            mask |= 1 << (field & ARM_VALUE)
-    return mask
+    return (
+        ARM_OPEN_VALUE[layout & ARM_BITS]
+        | ARM_OPEN_VALUE[(layout >> 8) & ARM_BITS]
+        | ARM_OPEN_VALUE[(layout >> 16) & ARM_BITS]
+        | ARM_OPEN_VALUE[(layout >> 24) & ARM_BITS]
+    )
 
 
 @njit(inline="always")
 def legal_moves(layout: int, hand: int, moves) -> int:
-    """Write the legal moves (``tile * 4 + arm``) of ``hand`` into ``moves``; return how many."""
+    """Write the legal moves (``tile * 4 + arm``) of ``hand`` into ``moves``; return how many.
+
+    Order: arm by arm (L, R, U, D), tiles by id within an arm.
+    """
     n_moves = 0
     if layout == EMPTY_LAYOUT:
         rest = hand
         while rest:
-            low_bit = rest & -rest
-            moves[n_moves] = bit_index(low_bit) * 4 + ARM_L
+            moves[n_moves] = bit_index(rest) * 4 + ARM_L
             n_moves += 1
-            rest ^= low_bit
+            rest &= rest - 1
         return n_moves
-    for arm in range(N_ARMS):
-        field = arm_field(layout, arm)
-        if field & ARM_OPEN:
-            rest = hand & PIP_MASK[field & ARM_VALUE]
-            while rest:
-                low_bit = rest & -rest
-                moves[n_moves] = bit_index(low_bit) * 4 + arm
-                n_moves += 1
-                rest ^= low_bit
+    rest = (hand & ARM_FITS[layout & ARM_BITS]) | (
+        (hand & ARM_FITS[(layout >> 8) & ARM_BITS]) << 28
+    )
+    while rest:
+        moves[n_moves] = MOVE_OF_BIT[bit_index(rest)]
+        n_moves += 1
+        rest &= rest - 1
+    rest = (hand & ARM_FITS[(layout >> 16) & ARM_BITS]) | (
+        (hand & ARM_FITS[(layout >> 24) & ARM_BITS]) << 28
+    )
+    while rest:
+        moves[n_moves] = MOVE_OF_BIT[bit_index(rest)] + ARM_U
+        n_moves += 1
+        rest &= rest - 1
     return n_moves
 
 
@@ -200,17 +225,19 @@ def tile_moves(layout: int, tile: int, moves) -> int:
 def can_play(layout: int, hand: int) -> bool:
     if layout == EMPTY_LAYOUT:
         return hand != 0
-    for arm in range(N_ARMS):
-        field = arm_field(layout, arm)
-        if field & ARM_OPEN and hand & PIP_MASK[field & ARM_VALUE]:
-            return True
-    return False
+    fits = (
+        ARM_FITS[layout & ARM_BITS]
+        | ARM_FITS[(layout >> 8) & ARM_BITS]
+        | ARM_FITS[(layout >> 16) & ARM_BITS]
+        | ARM_FITS[(layout >> 24) & ARM_BITS]
+    )
+    return hand & fits != 0
 
 
 @njit(inline="always")
-def bit_index(single_bit: int) -> int:
-    """Index of the lowest set bit (LLVM's count-trailing-zeros instruction)."""
-    return trailing_zeros(single_bit)
+def bit_index(mask: int) -> int:
+    """Index of the lowest set bit of a non-zero mask (LLVM's count-trailing-zeros)."""
+    return trailing_zeros(mask)
 
 
 @njit(inline="always")
