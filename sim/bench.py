@@ -60,21 +60,30 @@ def machine() -> dict:
 def engine_rate(
     players: int, strategy: str, threads: int, games: int, repeats: int, kernel=()
 ) -> dict:
-    """Rounds, games and placements per second of the batch kernel alone."""
+    """Rounds, games and placements per second of the engine alone (``play_batch``, in the
+    batches ``simulate`` uses, every game and round row returned)."""
+    from sim.simulation import _batch_games
+
     lineup = lineup_of(players, [parse_spec(strategy)] * players)
     ids = np.arange(games, dtype=np.int64)
     play_batch(lineup, 0, ids[:256], kernel_strategies=kernel)
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
+    batch = _batch_games(threads)  # the kernel calls that simulate makes
+
+    def play() -> np.ndarray:
+        return np.concatenate([
+            play_batch(lineup, 1, ids[first:first + batch], kernel_strategies=kernel).games
+            for first in range(0, games, batch)
+        ])
+
     try:
-        seconds, result = _median_time(
-            lambda: play_batch(lineup, 1, ids, kernel_strategies=kernel), repeats
-        )
+        seconds, results = _median_time(play, repeats)
     finally:
         numba.set_num_threads(previous)
-    rounds = int(result.games[:, engine.GAME_ROUNDS].sum())
-    placements = int(result.games[:, engine.GAME_PLACEMENTS].sum())
-    decisions = int(result.games[:, engine.GAME_DECISIONS].sum())
+    rounds = int(results[:, engine.GAME_ROUNDS].sum())
+    placements = int(results[:, engine.GAME_PLACEMENTS].sum())
+    decisions = int(results[:, engine.GAME_DECISIONS].sum())
     return {
         "players": players, "strategy": strategy, "threads": threads, "games": games,
         "seconds": seconds, "rounds_per_s": rounds / seconds, "games_per_s": games / seconds,
@@ -160,14 +169,19 @@ def peak_memory(games: int) -> dict:
 
 def simulate_ratio(games: int, repeats: int) -> dict:
     """``simulate`` (chunks, tables, Parquet, summary) against the engine alone, same games."""
-    from sim.simulation import rotation_for, simulate
+    from sim.simulation import _batch_games, rotation_for, simulate
 
     lineup = lineup_of(4, [parse_spec("greedy"), parse_spec("random")])
     ids = np.arange(games, dtype=np.int64)
     play_batch(lineup, 0, ids[:256])
-    engine_s, _ = _median_time(
-        lambda: play_batch(lineup, 1, ids, rotations=rotation_for(ids, 4)), repeats
-    )
+    batch = _batch_games(numba.get_num_threads())  # the kernel calls simulate makes
+
+    def engine_only() -> None:
+        for first in range(0, games, batch):
+            some = ids[first:first + batch]
+            play_batch(lineup, 1, some, rotations=rotation_for(some, 4))
+
+    engine_s, _ = _median_time(engine_only, repeats)
     with tempfile.TemporaryDirectory() as folder:
         runs = iter(range(repeats))
         end_to_end_s, _ = _median_time(

@@ -11,12 +11,15 @@ from __future__ import annotations
 from numba import njit, prange
 
 
-@njit(parallel=True, cache=True)
-def gather_rounds(slotted, counts, offsets, out):
-    """``out[offsets[g] + r] = slotted[g, r]`` for every round ``r < counts[g]``."""
+@njit(parallel=True, cache=True, nogil=True)
+def gather_rounds(slotted, counts, offsets, columns):
+    """``columns[f, offsets[g] + r] = slotted[g, r, f]`` for every round ``r < counts[g]``.
+
+    Field-major output: the Parquet columns are then contiguous rows of ``columns``.
+    """
     fields = slotted.shape[2]
     for game in prange(slotted.shape[0]):
         start = offsets[game]
         for number in range(counts[game]):
             for field in range(fields):
-                out[start + number, field] = slotted[game, number, field]
+                columns[field, start + number] = slotted[game, number, field]

@@ -42,7 +42,7 @@ def choose_move(function, observation, moves, n_moves, params, rng):
 play_block, play_round, play_turns = engine.make_game_player(choose_move)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def play_batch(
     seed, deal_ids, game_ids, seat_specs, spec_functions, spec_params, players, round_cap,
     forced_leads, game_results, round_results, events, block_size,

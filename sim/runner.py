@@ -11,6 +11,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from sim import engine
@@ -59,6 +60,7 @@ class BatchResult:
     round_game: np.ndarray  # (R,) int64: index in the batch of each round's game
     round_number: np.ndarray  # (R,) int64: from 1
     round_rows: np.ndarray  # (R, engine.ROUND_FIELDS) int32: ordered by game, then round
+    # (a transposed view: each field is contiguous, as the Parquet columns want it)
 
     def flat_rounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every round of every game: ``(game index in batch, round number from 1, rows)``."""
@@ -167,11 +169,14 @@ def play_batch(
         count = game_ids[select].shape[0]
         games = np.zeros((count, engine.GAME_FIELDS), dtype=np.int64)
         rounds = _slot_buffer(count, slots)
-        kernel.play_batch(
-            seed_word, deal_ids[select], game_ids[select], seat_specs[select], spec_functions,
-            spec_params, players, round_cap, forced_leads[select], games, rounds, no_events,
-            BLOCK_SIZE,
-        )
+        # Blocks handed out one at a time: blocks of long games, or a thread that the
+        # operating system pauses (a Parquet writer on the same cores), then hold nobody up.
+        with numba.parallel_chunksize(1):
+            kernel.play_batch(
+                seed_word, deal_ids[select], game_ids[select], seat_specs[select],
+                spec_functions, spec_params, players, round_cap, forced_leads[select], games,
+                rounds, no_events, BLOCK_SIZE,
+            )
         return games, rounds
 
     estimate_key = (
@@ -194,12 +199,13 @@ def play_batch(
     # for every round: same streams, so the same games.
     offsets = np.zeros(n_games, dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
-    round_rows = np.empty((int(counts.sum()), engine.ROUND_FIELDS), dtype=np.int32)
+    columns = np.empty((engine.ROUND_FIELDS, int(counts.sum())), dtype=np.int32)
     long_games = np.flatnonzero(counts > round_slots)
-    gather_rounds(rounds, np.where(counts > round_slots, 0, counts), offsets, round_rows)
+    gather_rounds(rounds, np.where(counts > round_slots, 0, counts), offsets, columns)
     if long_games.size:
         _, long_rounds = play(long_games, int(counts[long_games].max()))
-        gather_rounds(long_rounds, counts[long_games], offsets[long_games], round_rows)
+        gather_rounds(long_rounds, counts[long_games], offsets[long_games], columns)
+    round_rows = columns.T  # rows of rounds, stored field by field
     round_game = np.repeat(np.arange(n_games, dtype=np.int64), counts)
     round_number = np.arange(round_rows.shape[0], dtype=np.int64) - offsets[round_game] + 1
     return BatchResult(

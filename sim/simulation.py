@@ -434,8 +434,14 @@ class Summary:
             side = (team + round_rotation) % self.players
             if self.players == 4:
                 side %= 2
+            points = np.asarray(team_points[:, team], dtype=np.int64)
+            # Per side in one pass each; float sums of integers stay exact far beyond a
+            # chunk's (|points| < 2**12, rows < 2**28: squares sum below 2**53).
+            counts = np.bincount(side, minlength=self.n_sides)
+            sums = np.bincount(side, weights=points, minlength=self.n_sides)
+            squares = np.bincount(side, weights=points * points, minlength=self.n_sides)
             for k in range(self.n_sides):
-                self.points[k].add(team_points[side == k, team])
+                self.points[k].add_sums(int(counts[k]), int(sums[k]), int(squares[k]))
         if not self.pairs or self.group == 1:
             return
         x = np.column_stack(
@@ -831,12 +837,20 @@ class PlayedChunk:
 
 
 class LocalChunks:
-    """The default executor: plays the chunks in this process, one after the other."""
+    """The default executor: plays the chunks in this process, one chunk ahead.
+
+    While ``execute`` builds the summary of chunk c and writes its Parquet parts, chunk c+1
+    already plays in a worker thread (the kernel releases the GIL), so the cores that the
+    writing leaves idle keep playing. A chunk counts as done only once its parts are
+    written, so playing ahead never changes what an interrupted run keeps.
+    """
 
     def __init__(self, plan: Plan, kernel: str, kernel_strategies=()) -> None:
         self.plan = plan
         self.kernel = kernel
         self.kernel_strategies = kernel_strategies
+        self._cancel = threading.Event()
+        self._pool = None
 
     @property
     def threads(self) -> int:
@@ -857,24 +871,57 @@ class LocalChunks:
 
     def play(self, todo: list[int], bounds, run_id: str, folder: Path | None, metadata: dict,
              on_games, check):
-        """Yield a ``PlayedChunk`` per chunk of ``todo``, in order, played when asked for.
+        """Yield a ``PlayedChunk`` per chunk of ``todo``, in order.
 
-        ``on_games(n)`` reports progress (and raises on Ctrl-C); ``execute`` writes the parts.
+        ``on_games(n)`` reports progress (and raises on Ctrl-C, which then reaches the
+        caller from the chunk it was playing); ``execute`` writes the parts.
         """
+        from concurrent.futures import ThreadPoolExecutor
+
+        import numba
+
         from sim.runner import compile_lineup
 
         batch = _batch_games(self.threads)
-        for chunk in todo:
+        threads = numba.get_num_threads()  # numba's thread count is per calling thread
+
+        def on_batch(games: int) -> None:
+            if self._cancel.is_set():
+                raise KeyboardInterrupt
+            on_games(games)
+
+        def play_one(chunk: int, kernel: str) -> PlayedChunk:
+            numba.set_num_threads(threads)
             lo, hi = bounds(chunk)
-            tables = _play_chunk(self.plan, run_id, lo, hi, batch, on_games,
+            tables = _play_chunk(self.plan, run_id, lo, hi, batch, on_batch,
                                  self.kernel_strategies)
+            return PlayedChunk(chunk, tables, kernel)
+
+        def start(chunk: int):
             # play_batch picks its kernel by hashing the source files on every call: an edit
-            # to sim/ or strategies/ during the run would switch code mid-run (execute checks).
+            # to sim/ or strategies/ during the run would switch code mid-run. The kernel a
+            # chunk starts with goes with it, for execute to compare with the run's.
             kernel = compile_lineup(self.plan.lineup, self.kernel_strategies)[0].__name__
-            yield PlayedChunk(chunk, tables, kernel)
+            return self._pool.submit(play_one, chunk, kernel)
+
+        self._cancel.clear()
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sniff-play")
+        try:
+            pending = start(todo[0]) if todo else None
+            for index in range(len(todo)):
+                played = pending.result()
+                if index + 1 < len(todo):
+                    pending = start(todo[index + 1])
+                yield played
+        finally:
+            self.close()
 
     def close(self) -> None:
-        pass
+        """Stop the chunk playing ahead (at its next batch) and wait for its thread."""
+        if self._pool is not None:
+            self._cancel.set()
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
 
 def _stop_record(plan: Plan, reason: str, games: int, chunks: int, half_width: float) -> dict:

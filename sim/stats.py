@@ -63,6 +63,12 @@ class Moments:
         self.total += int(values.sum())
         self.total_sq += int((values * values).sum())
 
+    def add_sums(self, n: int, total: int, total_sq: int) -> None:
+        """Add values already summed: their count, sum and sum of squares."""
+        self.n += n
+        self.total += total
+        self.total_sq += total_sq
+
     @property
     def mean(self) -> float:
         return self.scale * self.total / self.n if self.n else math.nan

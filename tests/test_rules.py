@@ -55,6 +55,20 @@ def test_worked_example_sniff_opening():
     assert steps[3][1] == {"L": 6, "R": 1, "U": 2, "D": 4}
 
 
+def test_a_double_opening_is_counted_once_whichever_side_is_continued_first():
+    # Continuing R first leaves the Sniff terminal on L: both halves plus R's new end.
+    steps = lay([("4-4", None), ("4-6", "R"), ("4-1", "L")])
+    assert [count for count, _ in steps] == [8, 14, 15]
+    assert steps[1][1] == {"L": 4, "R": 6, "U": None, "D": None}
+    assert steps[2][1] == {"L": 1, "R": 6, "U": 4, "D": 4}
+
+
+def test_a_sniff_played_on_l_counts_both_halves_until_continued():
+    steps = lay([("3-5", None), ("3-3", "L"), ("3-2", "L"), ("3-6", "D")])
+    assert [count for count, _ in steps] == [8, 11, 13, 16]
+    assert steps[2][1] == {"L": 2, "R": 5, "U": 3, "D": 3}
+
+
 def test_worked_example_sniff_not_opening_and_later_double_on_branch():
     steps = lay([("3-5", None), ("5-5", "R"), ("5-0", "R"), ("5-6", "U"), ("6-6", "U")])
     assert [count for count, _ in steps] == [8, 13, 13, 14, 20]

@@ -345,10 +345,13 @@ def test_code_edited_during_a_run_stops_it(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "compile_lineup", compile_lineup)
     folder = tmp_path / "edited"
     with pytest.raises(SniffError, match="changed while the run was playing"):
-        execute(plan_of(games=1000), folder, on_chunk=lambda chunk: edited.update(yes=True))
-    assert len(sim.load(folder).games) == CHUNK
+        execute(plan_of(games=4 * CHUNK), folder,
+                on_chunk=lambda chunk: edited.update(yes=True))
+    # Chunk 1 started (one chunk ahead) before the edit after chunk 0: it is kept; chunk 2
+    # starts with the edited code and stops the run before anything of it is written.
+    assert len(sim.load(folder).games) == 2 * CHUNK
     with pytest.raises(SniffError, match="code changed since the run started"):
-        execute(plan_of(games=1000), folder, mode="resume")
+        execute(plan_of(games=4 * CHUNK), folder, mode="resume")
 
 
 # --- refusals
