@@ -503,8 +503,8 @@ class Summary:
         }
 
     def lines(self) -> list[str]:
-        teams = "partnerships" if self.players == 4 else "players"
-        out = [f"{self.games:,} games, {self.players} {teams}: "
+        teams = " in 2 partnerships" if self.players == 4 else ""
+        out = [f"{self.games:,} games, {self.players} players{teams}: "
                + " vs ".join(self.short)]
         width = max(len(label) for label in self.labels)
         for side in self.to_dict()["sides"]:
