@@ -20,6 +20,7 @@ import argparse
 import collections
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,6 +83,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--by-offset", action="store_true")
     args = parser.parse_args()
+    if args.players not in (2, 3, 4):
+        sys.exit(f"profile.py: --players must be 2, 3 or 4, got {args.players}")
+    if not args.seconds > 0:
+        sys.exit(f"profile.py: --seconds must be positive, got {args.seconds}")
+    missing = [tool for tool in ("gcc", "gdb") if shutil.which(tool) is None]
+    if missing:
+        sys.exit(f"profile.py: needs {' and '.join(missing)} on PATH")
     repo = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as work:
         sampler = Path(work) / "sampler"
@@ -89,9 +97,11 @@ def main() -> None:
         subprocess.run(["gcc", "-O2", "-o", str(sampler), f"{work}/sampler.c"], check=True)
         code = TARGET.format(players=args.players, strategy=args.strategy, seconds=args.seconds)
         target = subprocess.Popen([sys.executable, "-c", code], cwd=repo, text=True,
-                                  stdout=subprocess.PIPE)
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
-            target.stdout.readline()  # "ready": compiled and warm
+            if target.stdout.readline().strip() != "ready":  # compiled and warm
+                sys.exit(f"profile.py: the game process failed (is {args.strategy!r} a "
+                         "strategy? see `sniff strategies`)")
             time.sleep(1)
             count = int(args.seconds * 300)
             pcs = subprocess.run([str(sampler), str(target.pid), str(count)], check=True,

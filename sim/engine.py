@@ -134,7 +134,7 @@ def hand_pips(hand: int) -> int:
 
 
 @njit(inline="always")
-def record_event(events, state, layout, kind, seat, tile, arm, count, points):
+def record_event(events, state, kind, seat, tile, arm, count, points):
     """Append a trace row; a no-op for bulk runs, whose event buffer has no rows."""
     row = state[EVENT_COUNT]
     if row >= events.shape[0]:
@@ -146,7 +146,7 @@ def record_event(events, state, layout, kind, seat, tile, arm, count, points):
     events[row, EVENT_ARM] = arm
     events[row, EVENT_COUNT_FIELD] = count
     events[row, EVENT_POINTS] = points
-    events[row, EVENT_LAYOUT] = layout
+    events[row, EVENT_LAYOUT] = state[LAYOUT]
     for team in range(MAX_PLAYERS):
         events[row, EVENT_SCORES + team] = state[SCORES + team]
     if kind == EVENT_ROUND_START:
@@ -228,41 +228,28 @@ def fill_observation(state, seat, forced, observation):
 
 
 @njit(inline="always")
-def place_and_score(state, seat, move, layout, round_row, events):
-    """Place a tile on ``layout`` and score the count for the seat's team.
-
-    The turn loop keeps the layout in a register, so it is passed in and the new one is
-    returned with whether the placement won the game on the spot; ``state[LAYOUT]`` is
-    left for the caller to store.
-    """
+def apply_placement(state, seat, move, round_row, events):
+    """Place a tile, score the count; return True when it wins the game on the spot."""
     tile = move >> 2
     arm = move & 3
-    if layout == EMPTY_LAYOUT:
+    layout = place_tile(state[LAYOUT], tile, arm)
+    if state[LAYOUT] == EMPTY_LAYOUT:
         arm = -1
         round_row[ROUND_OPENING_TILE] = tile
-    layout = place_tile(layout, tile, move & 3)
+    state[LAYOUT] = layout
     state[HANDS + seat] &= ~(1 << tile)
     state[PLAYED] |= 1 << tile
     count = count_ends(layout)
     points = points_for_count(count)
     team = team_of(seat, state[PLAYERS])
-    score = state[SCORES + team] + points
-    state[SCORES + team] = score
+    state[SCORES + team] += points
     round_row[ROUND_POINTS + team] += points
     round_row[ROUND_PLACEMENTS] += 1
-    record_event(events, state, layout, EVENT_PLAY, seat, tile, arm, count, points)
-    won = score >= state[TARGET]
-    if won:
+    record_event(events, state, EVENT_PLAY, seat, tile, arm, count, points)
+    if state[SCORES + team] >= state[TARGET]:
         state[WINNER_TEAM] = team
-    return layout, won
-
-
-@njit(inline="always")
-def apply_placement(state, seat, move, round_row, events):
-    """Place a tile, score the count; return True when it wins the game on the spot."""
-    layout, won = place_and_score(state, seat, move, state[LAYOUT], round_row, events)
-    state[LAYOUT] = layout
-    return won
+        return True
+    return False
 
 
 @njit
@@ -278,9 +265,7 @@ def settle_round(state, round_row, events, reason, domino_seat):
     round_row[ROUND_END_REASON] = reason
     round_row[ROUND_DOMINO_SEAT] = domino_seat
     if events.shape[0] > 0:
-        record_event(
-            events, state, state[LAYOUT], EVENT_ROUND_END, domino_seat, reason, -1, 0, 0
-        )
+        record_event(events, state, EVENT_ROUND_END, domino_seat, reason, -1, 0, 0)
         row = state[EVENT_COUNT] - 1
         if row < events.shape[0]:
             for seat in range(MAX_PLAYERS):
@@ -329,9 +314,7 @@ def make_game_player(choose_move):
             round_row[field] = 0
         round_row[ROUND_LEADER] = leader
         round_row[ROUND_DOMINO_SEAT] = -1
-        record_event(
-            events, state, state[LAYOUT], EVENT_ROUND_START, leader, state[ROUND], -1, 0, 0
-        )
+        record_event(events, state, EVENT_ROUND_START, leader, state[ROUND], -1, 0, 0)
         return play_turns(
             state, leader, forced_lead, seat_functions, seat_params, moves, observation, rng,
             round_row, events,
@@ -346,61 +329,52 @@ def make_game_player(choose_move):
 
         Also the entry point for look-ahead strategies: they build a state consistent with
         what their player knows, place a candidate, and play the rest of the round from here.
-        The layout and the boneyard position live in locals during the loop and are stored
-        in ``state`` whenever a strategy or the trace is about to read it.
         """
         players = state[PLAYERS]
-        layout = state[LAYOUT]
-        boneyard_pos = state[BONEYARD_POS]
-        reason = END_BLOCKED
         while True:
+            layout = state[LAYOUT]
             hand = state[HANDS + seat]
             move = -1
             if layout == EMPTY_LAYOUT and forced_lead >= 0:
                 move = forced_lead * 4 + ARM_L
             else:
                 n_moves = legal_moves(layout, hand, moves)
+                if n_moves > 1:
+                    round_row[ROUND_DECISIONS] += 1
                 if n_moves > 0:
-                    move = moves[0]
-                    if n_moves > 1:
-                        round_row[ROUND_DECISIONS] += 1
-                        state[LAYOUT] = layout
-                        state[BONEYARD_POS] = boneyard_pos
-                        move = choose(
-                            state, seat, 0, moves, n_moves, seat_functions, seat_params,
-                            observation, rng,
-                        )
-                elif boneyard_pos < N_TILES:
+                    move = choose(
+                        state, seat, 0, moves, n_moves, seat_functions, seat_params,
+                        observation, rng,
+                    )
+                elif state[BONEYARD_POS] < N_TILES:
                     # No legal placement: draw one tile at a time until one fits.
                     state[LACKS + seat] = open_values_mask(layout)
-                    while boneyard_pos < N_TILES:
-                        tile = state[DECK + boneyard_pos]
-                        boneyard_pos += 1
+                    while state[BONEYARD_POS] < N_TILES:
+                        tile = state[DECK + state[BONEYARD_POS]]
+                        state[BONEYARD_POS] += 1
                         state[HANDS + seat] |= 1 << tile
                         round_row[ROUND_DRAWS] += 1
-                        state[BONEYARD_POS] = boneyard_pos
-                        record_event(events, state, layout, EVENT_DRAW, seat, tile, -1, 0, 0)
+                        record_event(events, state, EVENT_DRAW, seat, tile, -1, 0, 0)
                         n_moves = tile_moves(layout, tile, moves)
+                        if n_moves > 1:
+                            round_row[ROUND_DECISIONS] += 1
                         if n_moves > 0:
                             # A playable drawn tile must be played at once (any end it fits).
-                            move = moves[0]
-                            if n_moves > 1:
-                                round_row[ROUND_DECISIONS] += 1
-                                state[LAYOUT] = layout
-                                move = choose(
-                                    state, seat, 1, moves, n_moves, seat_functions, seat_params,
-                                    observation, rng,
-                                )
+                            move = choose(
+                                state, seat, 1, moves, n_moves, seat_functions, seat_params,
+                                observation, rng,
+                            )
                             break
             if move >= 0:
                 # Reading of the rules: a placement that reaches the target wins at once,
                 # also when it is the player's last tile (no domino, no settlement).
-                layout, won = place_and_score(state, seat, move, layout, round_row, events)
-                if won:
-                    reason = END_TARGET
-                    break
+                if apply_placement(state, seat, move, round_row, events):
+                    round_row[ROUND_END_REASON] = END_TARGET
+                    for team in range(MAX_PLAYERS):
+                        round_row[ROUND_SCORES + team] = state[SCORES + team]
+                    return END_TARGET
                 if state[HANDS + seat] == 0:
-                    reason = END_DOMINO
+                    settle_round(state, round_row, events, END_DOMINO, seat)
                     break
             else:
                 # Passing is allowed only here: nothing fits and the boneyard is empty (also
@@ -409,26 +383,21 @@ def make_game_player(choose_move):
                 # nobody can place; the others are not asked to pass in turn first.
                 state[LACKS + seat] |= open_values_mask(layout)
                 round_row[ROUND_PASSES] += 1
-                record_event(events, state, layout, EVENT_PASS, seat, -1, -1, 0, 0)
+                record_event(events, state, EVENT_PASS, seat, -1, -1, 0, 0)
                 blocked = True
                 for other in range(players):
                     if can_play(layout, state[HANDS + other]):
                         blocked = False
                         break
                 if blocked:
+                    settle_round(state, round_row, events, END_BLOCKED, -1)
                     break
             seat += 1
             if seat == players:
                 seat = 0
-        state[LAYOUT] = layout
-        state[BONEYARD_POS] = boneyard_pos
-        if reason == END_TARGET:
-            round_row[ROUND_END_REASON] = END_TARGET
-        else:
-            settle_round(state, round_row, events, reason, seat if reason == END_DOMINO else -1)
         for team in range(MAX_PLAYERS):
             round_row[ROUND_SCORES + team] = state[SCORES + team]
-        return reason
+        return round_row[ROUND_END_REASON]
 
     @njit(_nrt=False)
     def play_game(
@@ -479,8 +448,7 @@ def make_game_player(choose_move):
         for team in range(MAX_PLAYERS):
             game_results[game, GAME_SCORES + team] = state[SCORES + team]
         record_event(
-            events, state, state[LAYOUT], EVENT_GAME_END, -1, -1,
-            game_results[game, GAME_WINNER_TEAM], 0, 0,
+            events, state, EVENT_GAME_END, -1, -1, game_results[game, GAME_WINNER_TEAM], 0, 0
         )
 
     @njit
