@@ -722,6 +722,9 @@ class Report:
         return write_report(self, Path(out))
 
 
+MAX_PLACEMENT_SAMPLE = 100_000  # games traced again per run: minutes at most
+
+
 def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
           title: str | None = None, notice=None, openings: Sequence = ()) -> Report:
     """The report of run folders (or ``sim.io.Run`` objects, or tournament folders).
@@ -733,8 +736,9 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
     whose per-tile section the report adds.
     """
     if isinstance(placement_sample, bool) or not isinstance(placement_sample, int) or \
-            placement_sample < 0:
-        raise SniffError(f"--placement-sample must be 0 or more games, got {placement_sample}")
+            not 0 <= placement_sample <= MAX_PLACEMENT_SAMPLE:
+        raise SniffError(f"--placement-sample must be 0 or more games, at most "
+                         f"{MAX_PLACEMENT_SAMPLE:,}, got {placement_sample}")
     runs = open_runs(paths)
     for folder in openings:
         if not (Path(folder) / "openings.parquet").is_file():
@@ -785,10 +789,13 @@ def run_command(paths: Sequence, out: Path | None, *, placement_sample: int,
     """``sniff report``: build, write, and print where the files went."""
     import click
 
+    from sim.io import check_writable_folder
+
+    folder = Path(out) if out is not None else default_folder()
+    check_writable_folder(folder)  # before the minutes of tracing that build may take
     report = build(paths, placement_sample=placement_sample, title=title,
                    notice=lambda text: click.echo(f"sniff: {text}", err=True),
                    openings=openings)
-    folder = Path(out) if out is not None else default_folder()
     files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     click.echo(f"report of {len(report.runs)} run(s): {folder / 'report.html'} "

@@ -32,7 +32,7 @@ from datetime import datetime
 from itertools import combinations
 from pathlib import Path
 
-from sim.errors import SniffError
+from sim.errors import SniffError, Stopped
 
 FORMAT = "sniff-tournament/1"
 MANIFEST = "tournament.json"
@@ -306,7 +306,7 @@ def run_tournament(
         }
     try:
         (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
-        manifest["status"] = "running"
+        io.mark_running(manifest)
         _write_manifest(folder, manifest)
     except OSError as error:
         raise SniffError(f"cannot write to {error.filename or folder}: "
@@ -328,10 +328,10 @@ def run_tournament(
                           command=command, kernel_strategies=kernel_strategies,
                           notice=lambda message: say(message))
             runs.append(run)
-    except RunInterrupted:
+    except RunInterrupted as stopped:
         manifest["status"] = "interrupted"
         _write_manifest(folder, manifest)
-        raise TournamentInterrupted(folder, len(runs), len(plans)) from None
+        raise TournamentInterrupted(folder, len(runs), len(plans), stopped.signum) from None
     except BaseException:
         manifest["status"] = "failed"
         _write_manifest(folder, manifest)
@@ -344,9 +344,9 @@ def run_tournament(
     return result
 
 
-class TournamentInterrupted(KeyboardInterrupt):
-    def __init__(self, folder: Path, done: int, total: int) -> None:
-        super().__init__()
+class TournamentInterrupted(Stopped):
+    def __init__(self, folder: Path, done: int, total: int, signum: int) -> None:
+        super().__init__(signum)
         self.folder, self.done, self.total = folder, done, total
 
     def hint(self) -> str:
