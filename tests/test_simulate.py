@@ -70,9 +70,9 @@ def base_run(tmp_path_factory) -> Path:
 
 
 def documented_columns(table: str, players: int) -> list[str]:
-    """Column names from the README's table for ``table``, seat/team patterns expanded."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split(f"#### `{table}` table", 1)[1].split("####", 1)[0]
+    """Column names from docs/data-format.md's table for ``table``, seat/team patterns expanded."""
+    text = (ROOT / "docs" / "data-format.md").read_text()
+    section = text.split(f"\n## `{table}` table", 1)[1].split("\n## ", 1)[0]
     names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
     teams = 2 if players == 4 else players
     out = []

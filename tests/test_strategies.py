@@ -191,7 +191,7 @@ def test_plugin_option_and_environment_reach_the_commands(tmp_path: Path) -> Non
 
 
 def test_readme_example_is_the_plugin_file() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "strategies.md").read_text()
     assert (PLUGINS / "my_strategy.py").read_text().strip() in readme
 
 
