@@ -11,7 +11,7 @@ Chunk ``c`` holds the games ``c * chunk_size`` up to the next chunk, in game id 
 the parts read in name order give the rows sorted by game id (and round). A part is written
 to a temporary file in ``NAME/.partial/`` and renamed into place, so a part either exists
 whole or not at all; a chunk is finished when both its parts exist. Every column is
-documented in README.md (tests check that the two agree).
+documented in docs/data-format.md (tests check that the two agree).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _labels(indices: np.ndarray, values: Sequence[str]) -> pa.DictionaryArray:
 def games_table(
     result, players: int, labels: Sequence[str], run_id: str, seed: int, winner_side: np.ndarray
 ) -> pa.Table:
-    """One row per game of a ``sim.runner.BatchResult`` (README: the ``games`` table)."""
+    """One row per game of a ``sim.runner.BatchResult`` (docs/data-format.md: ``games``)."""
     g = np.ascontiguousarray(result.games.T)  # one field per contiguous row
     n = result.games.shape[0]
     columns: dict[str, pa.Array] = {
@@ -107,7 +107,7 @@ def games_table(
 
 
 def rounds_table(result, players: int, run_id: str) -> pa.Table:
-    """One row per round played (README: the ``rounds`` table), vectorised over the batch."""
+    """One row per round played (docs/data-format.md: ``rounds``), vectorised over the batch."""
     game_index, round_number, rows = result.flat_rounds()
     # One field per contiguous row (the runner stores rounds field by field, so this copies
     # nothing): the range checks and casts below then read memory in order.
@@ -414,12 +414,12 @@ class Run:
 
     @property
     def games(self):
-        """One row per game (pandas DataFrame; columns in README.md)."""
+        """One row per game (pandas DataFrame; columns in docs/data-format.md)."""
         return self.frame("games")
 
     @property
     def rounds(self):
-        """One row per round (pandas DataFrame; columns in README.md)."""
+        """One row per round (pandas DataFrame; columns in docs/data-format.md)."""
         return self.frame("rounds")
 
     @property

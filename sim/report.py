@@ -3,11 +3,11 @@
 Why a separate computing step: :func:`build` turns run folders (or in-memory runs) into a
 :class:`Report` of plain pandas DataFrames and dicts, so a notebook gets exactly the numbers
 the HTML shows; ``sim.charts`` draws them and ``sim.report_html`` lays them out. Every
-figure is computed from the Parquet tables themselves (the ``games`` and ``rounds`` columns
-of README.md), never from the manifest's summary, so the report is only as good as the data
-and the tests can check it against a direct pandas computation.
+figure is computed from the Parquet tables themselves (the ``games`` and ``rounds``
+columns of docs/data-format.md), never from the manifest's summary, so the report is only
+as good as the data and the tests can check it against a direct pandas computation.
 
-Definitions (the README's ``sniff report`` section repeats them for users):
+Definitions (docs/report.md repeats them for users):
 
 - A *side* is a lineup position of a run (with 4 players a partnership), followed wherever
   seat rotation put it; a *strategy* is a side's label (``greedy``, or ``greedy+heavy`` for
