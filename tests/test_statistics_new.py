@@ -1,0 +1,296 @@
+"""Fast synthetic tests of the decision statistics: multiple comparisons, rank intervals,
+tie groups, the Bradley–Terry goodness of fit, score states, planning and effect sizes."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+from statsmodels.stats.multitest import multipletests
+
+from sim import effects, multiple, planning, ranking, score_states
+from sim.errors import SniffError
+from sim.ratings import Contest, fit_ratings
+from sim.stats import wilson_interval
+
+# --- multiple comparisons
+
+
+def test_holm_and_bh_known_values():
+    p = [0.01, 0.04, 0.03, 0.005]
+    # Holm by hand: sorted 0.005*4, 0.01*3, 0.03*2, 0.04*1, then running maximum
+    assert multiple.adjust(p, "holm") == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # BH by hand: sorted 0.005*4/1, 0.01*4/2, 0.03*4/3, 0.04*4/4, then running minimum
+    assert multiple.adjust(p, "bh") == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert multiple.adjust(p, "none") == pytest.approx(p)
+
+
+def test_adjust_matches_statsmodels_and_keeps_nan():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 0.2, size=28)
+    for method, name in (("holm", "holm"), ("bh", "fdr_bh"), ("bonferroni", "bonferroni")):
+        assert multiple.adjust(p, method) == pytest.approx(multipletests(p, method=name)[1])
+    with_nan = np.array([0.01, np.nan, 0.02])
+    out = multiple.adjust(with_nan)
+    assert math.isnan(out[1])
+    assert out[[0, 2]] == pytest.approx([0.02, 0.02])  # a family of two, not three
+    with pytest.raises(SniffError):
+        multiple.adjust([0.5], "tukey")
+    assert multiple.family_text("holm", 28, "pairwise differences") == (
+        "Holm-adjusted over the 28 pairwise differences")
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni", "bh", "none"])
+def test_interval_z_agrees_with_adjusted_decision(method):
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        estimate = rng.normal(0, 1, size=12) + rng.choice([0, 3], size=12)
+        se = np.ones(12)
+        p = 2 * norm.sf(np.abs(estimate / se))
+        z = multiple.interval_z(p, method)
+        excludes_zero = np.abs(estimate) > z * se
+        assert np.array_equal(excludes_zero, multiple.reject(p, method))
+
+
+def test_add_adjusted_keeps_raw_column():
+    frame = pd.DataFrame({"pair": ["a", "b", "c"], "p_value": [0.01, 0.02, 0.5]})
+    out = multiple.add_adjusted(frame)
+    assert list(out.columns) == ["pair", "p_value", "p_holm"]
+    assert out["p_value"].tolist() == [0.01, 0.02, 0.5]
+    assert out["p_holm"].tolist() == pytest.approx([0.03, 0.04, 0.5])
+
+
+def test_wilson_coverage_on_symmetric_matchups():
+    rng = np.random.default_rng(2024)
+    wins = rng.binomial(1000, 0.5, size=200)
+    covered = [lo <= 0.5 <= hi for lo, hi in (wilson_interval(w, 1000) for w in wins)]
+    assert 0.90 <= np.mean(covered) <= 0.99
+
+
+# --- ranking
+
+
+def bt_contests(ratings: dict[str, float], games: int, rng) -> list[Contest]:
+    out = []
+    for a, b in combinations(ratings, 2):
+        p = 1 / (1 + 10 ** ((ratings[b] - ratings[a]) / 400))
+        wins = int(rng.binomial(games, p))
+        out.append(Contest((a, b), (wins, games - wins)))
+    return out
+
+
+def test_rank_intervals_cover_true_rank():
+    truth = {"a": 1650, "b": 1560, "c": 1500, "d": 1450, "e": 1340}
+    true_rank = {name: k + 1 for k, name in enumerate(truth)}
+    rng = np.random.default_rng(5)
+    hits = total = 0
+    for rep in range(20):
+        result = ranking.rank(bt_contests(truth, 800, rng), seed=rep, draws=1000)
+        for row in result.table.itertuples():
+            hits += row.rank_low <= true_rank[row.strategy] <= row.rank_high
+            total += 1
+    assert hits / total >= 0.85
+    # same seed, same intervals
+    contests = bt_contests(truth, 800, np.random.default_rng(1))
+    one, two = ranking.rank(contests, seed=4), ranking.rank(contests, seed=4)
+    assert one.table.equals(two.table)
+    assert {"rank_low", "rank_high", "group"} <= set(one.table.columns)
+
+
+def test_equal_strengths_form_a_tie_group():
+    truth = {"x": 1600, "y": 1600, "z": 1300}
+    result = ranking.rank(bt_contests(truth, 5000, np.random.default_rng(8)), seed=0)
+    groups = dict(zip(result.table["strategy"], result.table["group"]))
+    assert groups["x"] == groups["y"] == 1
+    assert groups["z"] == 2
+    top = result.table[result.table["strategy"].isin(["x", "y"])]
+    assert (top["rank_low"] == 1).all() and (top["rank_high"] == 2).all()
+    assert result.gaps["separated"].tolist() == [False, True]
+    assert "group 1: " in ranking.group_text(result)[0]
+
+
+def test_fit_rejects_intransitive_results():
+    cycle = [Contest(("a", "b"), (1400, 600)), Contest(("b", "c"), (1400, 600)),
+             Contest(("c", "a"), (1400, 600))]
+    result = ranking.rank(cycle)
+    assert result.fit.df == 1
+    assert result.fit.p_value < 1e-10
+    assert result.fit.warning.startswith("the ratings do not describe these results well")
+    assert "read the matrix, not the ratings" in result.fit.warning
+    # with every rating equal, nothing can be separated, and every rank is possible
+    assert result.table["group"].nunique() == 1
+    assert (result.table["rank_low"] == 1).all() and (result.table["rank_high"] == 3).all()
+    # residuals: each side's standardized excess, about +-sqrt(2000) * 0.2 / 0.5
+    assert result.fit.residuals["residual"].abs().max() == pytest.approx(17.9, abs=0.2)
+
+
+def test_fit_accepts_bradley_terry_results():
+    truth = {"a": 1700, "b": 1600, "c": 1500, "d": 1450, "e": 1400, "f": 1300}
+    contests = bt_contests(truth, 3000, np.random.default_rng(12))
+    result = ranking.rank(contests)
+    assert result.fit.df == 15 - 5
+    assert result.fit.p_value > 0.01
+    assert result.fit.warning is None
+    assert result.fit.dispersion >= 1
+
+
+def test_fit_of_two_strategies_has_no_test():
+    fit = ranking.goodness_of_fit([Contest(("a", "b"), (60, 40))],
+                                  fit_ratings([Contest(("a", "b"), (60, 40))]))
+    assert fit.df == 0 and math.isnan(fit.p_value) and fit.warning is None
+
+
+def test_fit_with_three_sides_counts_cells():
+    contests = [Contest(("a", "b", "c"), (500, 300, 200)),
+                Contest(("a", "b", "d"), (450, 350, 200)),
+                Contest(("a", "c", "d"), (500, 250, 250)),
+                Contest(("b", "c", "d"), (400, 300, 300))]
+    fit = ranking.goodness_of_fit(contests, fit_ratings(contests))
+    assert fit.df == 4 * 2 - 3
+    assert fit.cells == 12
+
+
+# --- score states
+
+
+def tiny_run() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Three 2-player games of A (lineup seat 0) against B, scores chosen by hand."""
+    games = pd.DataFrame({
+        "game_id": [0, 1, 2], "players": 2, "rotation": [0, 1, 0],
+        "seat0_strategy": ["A", "B", "A"], "seat1_strategy": ["B", "A", "B"],
+        "first_leader": [0, 1, 1], "winner_team": [0, 0, 0], "winner_side": [0, 1, 0],
+        "team0_score": [150, 130, 130], "team1_score": [20, 40, 15]})
+    rounds = pd.DataFrame({
+        "game_id": [0, 0, 0, 1, 1, 2, 2, 2], "round_number": [1, 2, 3, 1, 2, 1, 2, 3],
+        "team0_score": [30, 60, 150, 5, 130, 10, 20, 130],
+        "team1_score": [10, 20, 20, 40, 40, 5, 15, 15]})
+    return games, rounds
+
+
+def test_score_states_by_hand():
+    games, rounds = tiny_run()
+    table = score_states.score_states(games, rounds, bin_size=25)
+    a = table[table["strategy"] == "A"].set_index(["own_low", "opponents_low"])
+    # A: game 0 starts at 0-0, 30-10, 60-20 (won); game 1 (A is team 1) at 0-0, 40-5
+    # (lost); game 2 at 0-0, 10-5, 20-15, all in the 0-0 bin, counted once (won)
+    assert a.loc[(0, 0), ["games", "wins"]].tolist() == [3, 2]
+    assert a.loc[(25, 0), ["games", "wins"]].tolist() == [2, 1]
+    assert a.loc[(50, 0), ["games", "wins"]].tolist() == [1, 1]
+    assert len(a) == 3
+    b = table[table["strategy"] == "B"].set_index(["own_low", "opponents_low"])
+    assert b.loc[(0, 0), ["games", "wins"]].tolist() == [3, 1]
+    assert b.loc[(0, 25), ["games", "wins"]].tolist() == [2, 1]
+    assert b.loc[(0, 50), ["games", "wins"]].tolist() == [1, 0]
+    assert (b["opponents"] == "A").all()
+    row = a.loc[(0, 0)]
+    assert row["win_rate"] == pytest.approx(2 / 3)
+    assert (row["low"], row["high"]) == pytest.approx(wilson_interval(2, 3))
+    assert list(table.columns) == score_states.COLUMNS
+    merged = score_states.merge_states([table, table])
+    m = merged[merged["strategy"] == "A"].set_index(["own_low", "opponents_low"])
+    assert m.loc[(0, 0), ["games", "wins"]].tolist() == [6, 4]
+
+
+def test_score_state_and_convergence_charts():
+    games, rounds = tiny_run()
+    table = score_states.score_states(games, rounds, bin_size=25)
+    figure = score_states.score_states_figure(table, min_games=1)
+    assert len(figure.axes) == 3  # two panels and the colour bar
+    path = score_states.convergence(games)
+    a = path[path["strategy"] == "A"]
+    assert a["games"].tolist() == [3] and a["wins"].tolist() == [2]  # from 10 games, or all
+    n = 1000
+    many = pd.DataFrame({"game_id": range(n), "players": 2, "rotation": 0,
+                         "seat0_strategy": "A", "seat1_strategy": "B",
+                         "winner_side": (np.arange(n) % 4 == 0).astype(int)})  # B wins 1/4
+    path = score_states.convergence(many, points=50)
+    b = path[path["strategy"] == "B"].set_index("games")
+    assert b.index.min() == 10 and b.index.max() == n and len(b) <= 50
+    assert b.loc[n, "wins"] == 250 and b.loc[n, "win_rate"] == 0.25
+    assert (b.loc[n, "low"], b.loc[n, "high"]) == pytest.approx(wilson_interval(250, n))
+    assert score_states.convergence_figure(path).axes[0].get_xscale() == "log"
+
+
+# --- planning
+
+
+def test_textbook_sample_size():
+    assert planning.games_two_proportions(0.5, 0.55) == 1565
+    assert planning.games_one_proportion(0.55) == pytest.approx(783, abs=1)
+    n = planning.games_same_games(0.05)
+    assert n == math.ceil(((norm.ppf(0.975) + norm.ppf(0.8)) ** 2) * (1 - 0.0025) / 0.0025)
+    assert planning.deals_paired(0.02, 0.5) == math.ceil((2.8016 * 0.5 / 0.02) ** 2)
+
+
+def test_detectable_inverts_sample_size():
+    delta = planning.detectable_two_proportions(1565)
+    assert delta == pytest.approx(0.05, abs=5e-4)
+    assert planning.detectable_same_games(2000) == pytest.approx(0.0625, abs=5e-4)
+    assert planning.games_same_games(planning.detectable_same_games(4000)) == pytest.approx(
+        4000, abs=1)
+    assert planning.detectable_paired(1000, 0.6) == pytest.approx(2.8016 * 0.6 / 1000**0.5,
+                                                                   rel=1e-3)
+    assert planning.detectable_one_proportion(783) == pytest.approx(0.05, abs=5e-4)
+
+
+def test_planning_refuses_bad_input():
+    with pytest.raises(SniffError):
+        planning.games_two_proportions(0.5, 0.5)
+    with pytest.raises(SniffError):
+        planning.deals_paired(0.02, 0)
+    with pytest.raises(SniffError):
+        planning.plan_text(0.02, paired=True)
+    assert "games" in planning.plan_text(0.02)[1]
+
+
+# --- effects
+
+
+def leader_games() -> pd.DataFrame:
+    """Eight 2-player games: the first leader's side wins 6 of them."""
+    return pd.DataFrame({
+        "game_id": range(8), "players": 2, "rotation": [0, 1] * 4,
+        "seat0_strategy": ["A", "B"] * 4, "seat1_strategy": ["B", "A"] * 4,
+        "first_leader": [0, 0, 1, 1, 0, 1, 0, 1],
+        "winner_team": [0, 0, 1, 1, 1, 0, 0, 1],
+        "winner_side": [0, 1, 1, 0, 1, 1, 0, 0],
+        "team0_score": [150, 150, 20, 40, 60, 150, 150, 30],
+        "team1_score": [10, 40, 150, 150, 150, 90, 20, 150]})
+
+
+def test_leader_effect_by_hand():
+    effect = effects.leader_effect(leader_games())
+    assert effect["leader_win_rate"] == pytest.approx(6 / 8)
+    assert effect["others_win_rate"] == pytest.approx(2 / 8)
+    assert effect["estimate"] == pytest.approx(0.5)
+    assert effect["low"] < 0.5 < effect["high"]
+    by_side = effects.leader_effect_by_side(leader_games())
+    assert by_side["strategy"].tolist() == ["A", "B"]
+    assert (by_side["estimate"] > 0).all()
+
+
+def test_seat_effects_family():
+    rng = np.random.default_rng(0)
+    n = 4000
+    games = pd.DataFrame({"game_id": range(n), "players": 3, "rotation": np.arange(n) % 3,
+                          "winner_team": rng.choice(3, size=n, p=[0.40, 0.30, 0.30]),
+                          "first_leader": 0})
+    table = effects.seat_effects(games)
+    assert table["estimate"].sum() == pytest.approx(0.0, abs=1e-12)
+    assert table.loc[0, "low"] > 0  # seat 0 clearly better than the average seat
+    assert (table["p_adjusted"] >= table["p_value"]).all()
+    assert table["family"].iloc[0] == "Holm-adjusted over the 3 table positions"
+
+
+def test_margin_quantiles_signed():
+    table = effects.margin_quantiles(leader_games())
+    a = table.set_index("strategy").loc["A"]
+    # A's margins: +140, -110 (A is team 1 in game 1), -130, +110, -90, -60, +130, +120
+    assert a["mean"] == pytest.approx((140 - 110 - 130 + 110 - 90 - 60 + 130 + 120) / 8)
+    assert a["ahead"] == pytest.approx(4 / 8)
+    b = table.set_index("strategy").loc["B"]
+    assert b["q50"] == pytest.approx(-a["q50"])
