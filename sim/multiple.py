@@ -97,7 +97,7 @@ def family_text(method: str, size: int, family: str) -> str:
     """
     key = _check(method)
     if key == "none" or size <= 1:
-        return f"unadjusted ({size} {family})"
+        return f"unadjusted (a family of {size})" if size <= 1 else f"unadjusted ({size} {family})"
     return f"{NAMES[key]}-adjusted over the {size} {family}"
 
 
@@ -142,11 +142,48 @@ def interval_z(p_values: Sequence[float] | np.ndarray, method: str = "holm",
 
 
 def add_adjusted(frame: pd.DataFrame, column: str = "p_value", method: str = "holm",
-                 name: str | None = None) -> pd.DataFrame:
-    """A copy of ``frame`` with the adjusted p-values beside ``column`` (``p_holm`` etc.)."""
+                 name: str | None = None, by: str | list[str] | None = None,
+                 family: str | None = None) -> pd.DataFrame:
+    """A copy of ``frame`` with the adjusted p-values beside ``column`` (``p_holm`` etc.).
+
+    ``by`` names columns whose values split the rows into separate families (e.g. the
+    ``unit`` of a differences table: per game and per deal are two estimates of the same
+    differences, so each is its own family); ``family`` (e.g. ``"pairwise differences"``)
+    adds a ``family`` column naming the correction and the family's size.
+    """
     key = _check(method)
     out = frame.copy()
     target = name or f"p_{key}"
-    values = adjust(out[column].to_numpy(dtype=np.float64), key) if len(out) else []
+    values = np.full(len(out), np.nan)
+    texts = [""] * len(out)
+    if len(out):
+        groups = (out.groupby(by, sort=False, dropna=False).indices if by is not None
+                  else {None: np.arange(len(out))})
+        p_all = out[column].to_numpy(dtype=np.float64)
+        for rows in groups.values():
+            values[rows] = adjust(p_all[rows], key)
+            if family is not None:
+                text = family_text(key, int(np.isfinite(p_all[rows]).sum()), family)
+                for row in rows:
+                    texts[row] = text
     out.insert(out.columns.get_loc(column) + 1, target, values)
+    if family is not None:
+        out.insert(out.columns.get_loc(target) + 1, "family", texts)
     return out
+
+
+def p_from_interval(estimate, low, high, confidence: float = 0.95) -> np.ndarray:
+    """Two-sided p-value of "no difference" from a symmetric normal interval.
+
+    For tables that store an estimate with its interval but no test (the openings'
+    tile-vs-average figures): ``se = (high − low) / (2 z)``, ``p = 2(1 − Φ(|estimate| / se))``.
+    """
+    estimate = np.asarray(estimate, dtype=np.float64)
+    z = normal_quantile(0.5 + confidence / 2)
+    se = (np.asarray(high, dtype=np.float64) - np.asarray(low, dtype=np.float64)) / (2 * z)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.abs(estimate) / se
+    p = np.array([math.nan if math.isnan(r) else math.erfc(r / math.sqrt(2.0))
+                  for r in np.atleast_1d(ratio)])
+    p[(se == 0) & (estimate == 0)] = 1.0
+    return p.reshape(np.shape(estimate))

@@ -207,3 +207,18 @@ def plan_text(delta: float, *, paired: bool = False, sd: float | None = None,
             f"{100 * decided:g}% of games decided)",
             f"  {runs:,} games in each of two runs: one strategy's win rate compared "
             f"across runs (0.5 against {0.5 + abs(delta):.3g})"]
+
+
+def detectable_line(games: int, decided: float = 1.0, power: float = POWER,
+                    confidence: float = CONFIDENCE) -> str:
+    """The summary line of a finished run: the smallest difference it could detect.
+
+    ``decided``: the share of games won by one of the two sides compared (1 for two sides
+    and no undecided games; about 2/3 with three players).
+    """
+    delta = detectable_same_games(games, decided, power, confidence)
+    if not math.isfinite(delta):
+        return "too few games to detect any difference between the sides"
+    return (f"smallest win-rate difference between two sides these {games:,} games can detect "
+            f"({100 * confidence:g}% two-sided, {100 * power:g}% power): {100 * delta:.1f} "
+            f"points; games for a smaller one: sniff plan --difference D")

@@ -274,3 +274,51 @@ def group_text(ranking: Ranking) -> list[str]:
         word = "rank" if "-" not in span else "ranks"
         lines.append(f"group {group}: {names} ({word} {span})")
     return lines
+
+
+def fit_text(fit: Fit) -> str:
+    """One line on the goodness of fit: the warning, or that the ratings describe the data."""
+    if fit.warning:
+        return f"warning: {fit.warning}"
+    if fit.df <= 0 or not math.isfinite(fit.p_value):
+        return ("fit: not testable (no pairing left over once the ratings are fitted); "
+                "read the matrix")
+    return (f"fit: χ² = {fit.statistic:.1f}, df = {fit.df}, p = {_p_text(fit.p_value)}: the "
+            "ratings describe the pairwise results")
+
+
+def ranking_lines(ranking: Ranking) -> list[str]:
+    """The printed ranking: rank range, tie group, rating with its interval, counts, fit.
+
+    The rank is shown as its 95% range (``1-3``) rather than a strict place, and strategies
+    the data cannot separate share a group number; the fit line (or the warning) follows.
+    """
+    table = ranking.table
+    width = max(len(str(s)) for s in table["strategy"])
+    ranks = [rank_text(int(lo), int(hi)) for lo, hi in zip(table["rank_low"],
+                                                             table["rank_high"])]
+    rank_width = max(len(r) for r in ranks)
+    gaps = len(ranking.gaps)
+    out = ["ranking: Bradley-Terry ratings fitted to all games (Elo scale, average 1500), "
+           "95% CI;",
+           f"  rank: its 95% range over {ranking.draws:,} draws of the ratings; group: "
+           f"neighbours the data cannot separate (5%, Holm over the {gaps} gap"
+           f"{'' if gaps == 1 else 's'})"]
+    for text, (_, row) in zip(ranks, table.iterrows()):
+        out.append(f"  {text:>{rank_width}}  group {int(row['group'])}  "
+                   f"{row['strategy']:<{width}}  {row['rating']:6.0f} "
+                   f"({row['low']:.0f}-{row['high']:.0f})   games {int(row['games']):,}, "
+                   f"wins {int(row['wins']):,}")
+    out.append("  " + fit_text(ranking.fit))
+    out += [f"  note: {note}" for note in ranking.notes if note != ranking.fit.warning]
+    return out
+
+
+CSV_COLUMNS = ["rank", "strategy", "rating", "low", "high", "se", "games", "wins",
+               "rank_low", "rank_high", "group"]
+
+
+def csv_table(ranking: Ranking) -> pd.DataFrame:
+    """``ranking.csv``: today's columns, then ``rank_low``, ``rank_high``, ``group``."""
+    extra = [c for c in ranking.table.columns if c not in CSV_COLUMNS]
+    return ranking.table[[c for c in CSV_COLUMNS if c in ranking.table.columns] + extra]

@@ -44,6 +44,8 @@ from sim.stats import wilson_interval
 
 DEFAULT_BIN = 25
 MIN_GAMES = 30  # cells with fewer games are left blank in the heat map
+MAX_RUN_PANELS = 12  # convergence panels (one per run) in one figure
+MAX_PANELS = 8  # heat-map panels (strategy against its opponents) in one figure
 COLUMNS = ["players", "side", "strategy", "opponents", "own_low", "opponents_low",
            "bin_size", "games", "wins", "win_rate", "low", "high"]
 DPI = 110
@@ -116,17 +118,20 @@ def score_states(games: pd.DataFrame, rounds: pd.DataFrame,
     return _with_intervals(table)[COLUMNS]
 
 
-def merge_states(tables: list[pd.DataFrame]) -> pd.DataFrame:
+def merge_states(tables: list[pd.DataFrame], pool_opponents: bool = False) -> pd.DataFrame:
     """Several runs' score-state tables added per (players, strategy, opponents, cell).
 
     Sides are merged by strategy and opposition (the side number is dropped: -1), so runs of
-    the same pairing, or the pairings of a tournament seen from one strategy, pool their
-    games. Every table must use the same ``bin_size``.
+    the same pairing pool their games; ``pool_opponents`` also pools every opposition
+    (``opponents`` becomes ``"the field"``): a tournament's pairings seen from each
+    strategy. Every table must use the same ``bin_size``.
     """
     tables = [t for t in tables if not t.empty]
     if not tables:
         return pd.DataFrame(columns=COLUMNS)
     table = pd.concat(tables, ignore_index=True)
+    if pool_opponents:
+        table["opponents"] = "the field"
     if table["bin_size"].nunique() != 1:
         raise ValueError("score-state tables with different bin sizes cannot be merged")
     keys = ["players", "strategy", "opponents", "own_low", "opponents_low", "bin_size"]
@@ -161,6 +166,43 @@ def convergence(games: pd.DataFrame, points: int = 200) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def run_tables(runs: list[tuple[str, pd.DataFrame, pd.DataFrame]], bin_size: int = DEFAULT_BIN,
+               pool_opponents: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Score states (merged over runs) and convergence (with a ``run`` column) of runs.
+
+    ``runs`` holds ``(name, games, rounds)``. ``pool_opponents`` defaults to pooling when
+    the runs hold more than two strategies (a tournament: each strategy against the field).
+    """
+    states = [score_states(games, rounds, bin_size) for _, games, rounds in runs]
+    if pool_opponents is None:
+        names = {s for table in states for s in table["strategy"]}
+        pool_opponents = len(names) > 2
+    merged = merge_states(states, pool_opponents) if len(runs) > 1 or pool_opponents \
+        else states[0]
+    paths = []
+    for name, games, _ in runs:
+        path = convergence(games)
+        path.insert(0, "run", name)
+        paths.append(path)
+    return merged, pd.concat(paths, ignore_index=True)
+
+
+def write_outputs(folder, states: pd.DataFrame, paths: pd.DataFrame) -> dict:
+    """``score-states.csv``, ``score-states.png`` and ``convergence.png`` into ``folder``."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    files = {"score-states.csv": folder / "score-states.csv",
+             "score-states.png": folder / "score-states.png",
+             "convergence.png": folder / "convergence.png"}
+    states.to_csv(files["score-states.csv"], index=False)
+    score_states_figure(states).savefig(files["score-states.png"], format="png", dpi=DPI,
+                                        facecolor="white")
+    convergence_figure(paths).savefig(files["convergence.png"], format="png", dpi=DPI,
+                                      facecolor="white")
+    return files
+
+
 def _figure(width: float, height: float) -> Figure:
     figure = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
@@ -174,16 +216,20 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
     Colour centred on 50% (blue: the side is favoured, red: its opponents are); cells from
     fewer than ``min_games`` games are left blank, the rest show the percentage.
     """
-    views = table[["strategy", "opponents"]].drop_duplicates().values.tolist()[:4]
-    width = 5.2 * max(1, len(views))
-    figure = _figure(width, 5.0)
+    views = table[["strategy", "opponents"]].drop_duplicates().values.tolist()[:MAX_PANELS]
+    columns = min(4, max(1, len(views)))
+    lines = max(1, math.ceil(len(views) / columns))
+    figure = _figure(4.6 * columns + 1.0, 4.4 * lines + 0.6)
     if not views:
         axes = figure.add_subplot()
         axes.text(0.5, 0.5, "no games", ha="center", va="center")
         axes.set_axis_off()
         return figure
     bin_size = int(table["bin_size"].iloc[0])
-    grid = figure.subplots(1, len(views), squeeze=False)[0]
+    cells_grid = figure.subplots(lines, columns, squeeze=False).ravel()
+    for spare in cells_grid[len(views):]:
+        spare.set_axis_off()
+    grid = cells_grid[:len(views)]
     norm = TwoSlopeNorm(vcenter=0.5, vmin=0.0, vmax=1.0)
     image = None
     for axes, (strategy, opponents) in zip(grid, views):
@@ -209,37 +255,63 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
                                   f"{100 * values[i, j]:.0f}", ha="center", va="center",
                                   fontsize=6, color=("white" if abs(values[i, j] - 0.5) > 0.3
                                                      else "black"))
-        axes.set_xlabel(f"{strategy}'s score at the round's start (points)")
-        axes.set_ylabel("opponents' score at the round's start (points)")
+        axes.set_xlabel(f"{strategy}'s score at the round's start (points)", fontsize=8)
+        axes.set_ylabel("opponents' score at the round's start (points)", fontsize=8)
         axes.set_title(f"{strategy} against {opponents}", fontsize=10)
     figure.colorbar(image, ax=list(grid), label="win probability",
                     format=PercentFormatter(xmax=1.0))
+    shown = "" if len(views) == table[["strategy", "opponents"]].drop_duplicates().shape[0] \
+        else f"; the first {len(views)} views"
     figure.suptitle(title or f"Win probability from each score state ({bin_size}-point bins; "
-                    f"blank: fewer than {min_games} games)", fontsize=11)
+                    f"blank: fewer than {min_games} games{shown})", fontsize=11)
     return figure
 
 
-def convergence_figure(table: pd.DataFrame, title: str | None = None) -> Figure:
-    """Each side's running win rate with its 95% band, on a log scale of games played."""
-    figure = _figure(8.0, 4.5)
-    axes = figure.add_subplot()
+def _convergence_axes(axes, table: pd.DataFrame, legend: bool = True) -> None:
     for side, rows in table.groupby("side", sort=True):
         color = COLORS[int(side) % len(COLORS)]
         label = f"side {side}: {rows['strategy'].iloc[0]}"
         axes.plot(rows["games"], rows["win_rate"], color=color, label=label)
         axes.fill_between(rows["games"], rows["low"], rows["high"], color=color, alpha=0.2,
                           linewidth=0)
+        axes.axhline(rows["win_rate"].iloc[-1], color=color, linewidth=0.6, linestyle=":")
     if not table.empty:
         axes.set_xscale("log")
-        final = table.groupby("side")["win_rate"].last()
-        for side, rate in final.items():
-            axes.axhline(rate, color=COLORS[int(side) % len(COLORS)], linewidth=0.6,
-                         linestyle=":")
     axes.set_ylim(0, 1)
     axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
-    axes.set_xlabel("games played (log scale)")
-    axes.set_ylabel("win rate so far")
-    axes.set_title(title or "Win rate as games accumulate, with its 95% band "
-                   "(dotted: final value)")
-    axes.legend(loc="best")
+    if legend:
+        axes.legend(loc="best", fontsize=8)
+
+
+def convergence_figure(table: pd.DataFrame, title: str | None = None) -> Figure:
+    """Each side's running win rate with its 95% band, on a log scale of games played.
+
+    A table with a ``run`` column holding several runs gets one panel per run (at most
+    ``MAX_RUN_PANELS``, the first ones, as the title says).
+    """
+    runs = list(dict.fromkeys(table["run"])) if "run" in table.columns else [None]
+    shown = runs[:MAX_RUN_PANELS]
+    heading = title or ("Win rate as games accumulate, with its 95% band (dotted: final "
+                        "value)" + (f"; the first {len(shown)} of {len(runs)} runs"
+                                    if len(shown) < len(runs) else ""))
+    if len(shown) <= 1:
+        figure = _figure(8.0, 4.5)
+        axes = figure.add_subplot()
+        _convergence_axes(axes, table)
+        axes.set_xlabel("games played (log scale)")
+        axes.set_ylabel("win rate so far")
+        axes.set_title(heading, fontsize=10)
+        return figure
+    columns = min(3, len(shown))
+    lines = math.ceil(len(shown) / columns)
+    figure = _figure(4.2 * columns, 3.0 * lines + 0.6)
+    grid = figure.subplots(lines, columns, squeeze=False).ravel()
+    for axes in grid[len(shown):]:
+        axes.set_axis_off()
+    for axes, run in zip(grid, shown):
+        _convergence_axes(axes, table[table["run"] == run])
+        axes.set_title(str(run), fontsize=9)
+        axes.set_xlabel("games played (log scale)", fontsize=8)
+        axes.set_ylabel("win rate so far", fontsize=8)
+    figure.suptitle(heading, fontsize=11)
     return figure

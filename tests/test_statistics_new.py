@@ -294,3 +294,46 @@ def test_margin_quantiles_signed():
     assert a["ahead"] == pytest.approx(4 / 8)
     b = table.set_index("strategy").loc["B"]
     assert b["q50"] == pytest.approx(-a["q50"])
+
+
+# --- helpers for the report and the command line
+
+
+def test_add_adjusted_by_family_and_p_from_interval():
+    frame = pd.DataFrame({"unit": ["game", "deal", "game", "deal"],
+                          "p_value": [0.01, 0.02, 0.04, np.nan]})
+    out = multiple.add_adjusted(frame, by="unit", family="pairwise differences")
+    assert out["p_holm"].tolist()[:3] == pytest.approx([0.02, 0.02, 0.04])
+    assert math.isnan(out["p_holm"].iloc[3])
+    assert out["family"].iloc[0] == "Holm-adjusted over the 2 pairwise differences"
+    p = multiple.p_from_interval([0.0, 1.959963984540054, 1.0], [-1, 0.0, 1.0], [1, 3.92, 1.0])
+    assert p == pytest.approx([1.0, 0.05, 0.0], abs=1e-4)
+
+
+def test_printed_ranking_and_csv_columns():
+    cycle = [Contest(("a", "b"), (1400, 600)), Contest(("b", "c"), (1400, 600)),
+             Contest(("c", "a"), (1400, 600)), Contest(("a", "d"), (1900, 100)),
+             Contest(("b", "d"), (1900, 100)), Contest(("c", "d"), (1900, 100))]
+    result = ranking.rank(cycle)
+    lines = ranking.ranking_lines(result)
+    assert any(line.strip().startswith("1-3  group 1") for line in lines)
+    assert any(line.strip().startswith("4  group 2  d") for line in lines)
+    assert any("warning: the ratings do not describe" in line for line in lines)
+    assert ranking.csv_table(result).columns.tolist()[-3:] == ["rank_low", "rank_high", "group"]
+
+
+def test_run_tables_and_outputs(tmp_path):
+    games, rounds = tiny_run()
+    states, paths = score_states.run_tables([("r1", games, rounds), ("r2", games, rounds)])
+    assert states.set_index(["strategy", "own_low", "opponents_low"]).loc[
+        ("A", 0, 0), "games"] == 6
+    assert set(paths["run"]) == {"r1", "r2"}
+    files = score_states.write_outputs(tmp_path, states, paths)
+    assert all(path.stat().st_size > 0 for path in files.values())
+    assert pd.read_csv(files["score-states.csv"]).columns.tolist() == score_states.COLUMNS
+
+
+def test_detectable_line():
+    line = planning.detectable_line(2000)
+    assert "6.3 points" in line and "80% power" in line
+    assert "too few" in planning.detectable_line(1)
