@@ -200,14 +200,20 @@ def plan_text(delta: float, *, paired: bool = False, sd: float | None = None,
                 f"(per-deal SD {sd:.3g}), {level}:",
                 f"  {deals:,} deals",
                 "  method: n = ((z_a + z_b) sd / difference)^2 (see docs/simulate.md)"]
+    if not 0 < abs(delta) < 1:
+        raise SniffError(f"--difference must be a win-rate difference between 0 and 1 "
+                         f"(e.g. 0.02 for two points), got {delta}")
     same = games_same_games(delta, decided, power, confidence)
-    runs = games_two_proportions(0.5, min(0.5 + abs(delta), 1 - 1e-9), power, confidence)
-    return [f"to detect a win-rate difference of {delta:.3g}, {level}:",
-            f"  {same:,} games: two sides of the same games (one run, "
-            f"{100 * decided:g}% of games decided)",
-            f"  {runs:,} games in each of two runs: one strategy's win rate compared "
-            f"across runs (0.5 against {0.5 + abs(delta):.3g})"]
-
+    lines = [f"to detect a win-rate difference of {delta:.3g}, {level}:",
+             f"  {same:,} games: two sides of the same games (one run, "
+             f"{100 * decided:g}% of games decided)"]
+    if abs(delta) < 0.5:
+        runs = games_two_proportions(0.5, 0.5 + abs(delta), power, confidence)
+        lines.append(f"  {runs:,} games in each of two runs: one strategy's win rate "
+                     f"compared across runs (0.5 against {0.5 + abs(delta):.3g})")
+    lines.append("  method: docs/simulate.md (planning); duplicate deals need fewer: "
+                 "--paired --sd S")
+    return lines
 
 def detectable_line(games: int, decided: float = 1.0, power: float = POWER,
                     confidence: float = CONFIDENCE) -> str:
