@@ -369,11 +369,9 @@ def main() -> None:
     """
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("sniff: interrupted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt as stopped:
-        status = getattr(stopped, "exit_status", 130)
+    except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
+        # click turns a KeyboardInterrupt into Abort; the signal rides along as its cause.
+        status = getattr(stopped.__cause__ or stopped, "exit_status", 130)
         click.echo("sniff: " + ("terminated" if status == 143 else "interrupted"), err=True)
         sys.exit(status)
     except click.exceptions.NoArgsIsHelpError as error:

@@ -1106,6 +1106,7 @@ def execute(
         done_games = sum(chunk_games[c] for c in done)
         chunks_done = len(done)
         status = "failed"
+        stop = None
         try:
             with _StopOnInterrupt(notice) as stop, tqdm(
                 total=plan.games, initial=done_games, unit=" games", unit_scale=True,
@@ -1169,8 +1170,11 @@ def execute(
             status = "complete"
         except KeyboardInterrupt as error:
             status = "interrupted"
+            # The signal that asked for the stop, whichever thread's exception carried it.
+            signum = (stop.signum if stop is not None else None) or getattr(
+                error, "signum", signal.SIGINT)
             raise RunInterrupted(folder, chunks_done, n_chunks, done_games + session.played,
-                                 getattr(error, "signum", signal.SIGINT)) from None
+                                 signum) from None
         except OSError as error:
             if folder is None:
                 raise
