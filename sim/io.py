@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import socket
+import tempfile
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -520,5 +521,9 @@ def check_writable_folder(folder: Path) -> None:
     it will be created) must be writable: checked before work that would be lost."""
     check_folder_path(folder)
     existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise SniffError(f"cannot write to {folder}: {existing} is not writable")
+    try:  # a real write: permissions alone do not tell (root, read-only mounts, /sys)
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        raise SniffError(f"cannot write to {folder}: {error.strerror or error} "
+                         f"({existing})") from None

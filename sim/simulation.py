@@ -665,9 +665,9 @@ def default_folder(base: Path = RESULTS_DIR) -> Path:
 
 
 def _check_folder_path(folder: Path) -> None:
-    from sim.io import check_folder_path
+    from sim.io import check_writable_folder
 
-    check_folder_path(folder)
+    check_writable_folder(folder)
 
 
 def check_target(plan: Plan, folder: Path | None, mode: str) -> dict | None:

@@ -133,6 +133,8 @@ def test_broken_plugins_are_one_line(name: str, tmp_path: Path, capsys, monkeypa
     body, message = BROKEN[name]
     write_plugin(tmp_path, name, body)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # --plugin names the module in SNIFF_PLUGINS for child processes: restore it after.
+    monkeypatch.setenv("SNIFF_PLUGINS", "")
     saved = saved_registry()
     try:
         code, _, err = run_main(["--plugin", name, "strategies"], capsys)
@@ -161,6 +163,8 @@ def test_plugins_with_a_wrong_signature_are_one_line(
              f"@register({name!r}, 'broken')\n@njit\n"
     write_plugin(tmp_path, name, header + body)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # --plugin names the module in SNIFF_PLUGINS for child processes: restore it after.
+    monkeypatch.setenv("SNIFF_PLUGINS", "")
     saved = saved_registry()
     try:
         code, _, err = run_main(
