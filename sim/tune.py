@@ -127,9 +127,9 @@ class TuneConfig:
             raise SniffError(f"--games must be at most {MAX_GAMES:,}, got {games:,}")
         if not (isinstance(sigma, int | float) and math.isfinite(sigma) and 0 < sigma <= 10):
             raise SniffError(f"--sigma must be above 0 and at most 10, got {sigma}")
-        cma = import_cma()
-        if popsize is None:
-            popsize = int(cma.CMAOptions().eval("popsize", {"N": len(chosen)}))
+        import_cma()
+        if popsize is None:  # CMA-ES's default for the dimension
+            popsize = 4 + int(3 * math.log(len(chosen)))
         if isinstance(popsize, bool) or not isinstance(popsize, int) or popsize < 2:
             raise SniffError(f"--popsize must be an integer of at least 2, got {popsize}")
         unit = deal_group(players, True) * len(field_specs)
