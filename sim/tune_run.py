@@ -200,7 +200,8 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
         "trial_objective_last_generation": float(trials["win_rate"].iloc[-config.popsize:]
                                                  .mean()),
         "validation": [item.__dict__ for item in validation],
-        "validation_seed": derived_seed(config.seed, "validate"), "command": command,
+        "validation_seed": derived_seed(config.seed, "validate"),
+        "command": manifest.get("command") or command,
     })
     tune_folder.write_curve(folder, trials, config)
     manifest.update(status="complete", finished_at=tune_folder.utc_now(), stopped=stopped)
@@ -245,6 +246,7 @@ def validate(player: Player, space: Space, values: dict, config: TuneConfig) -> 
         lost = (side > 0) / (group - 1 if config.players == 3 else 1)
         per_deal = won.reshape(-1, group).mean(axis=1)
         rate, low, high = mean_interval(per_deal)
+        low, high = max(0.0, low), min(1.0, high)
         w_low, w_high = wilson_interval(int(won.sum()), n)
         difference = paired_difference((won - lost).reshape(-1, group).mean(axis=1))
         label = opponent.label + (" (defaults)" if opponent == defaults else "")
