@@ -344,6 +344,46 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
 
 
 @cli.command()
+@click.argument("strategy", required=False)
+@click.option("--against", help="The field: opponents, comma-separated (name:key=value sets "
+                                "parameters); the objective is the win rate averaged over them.")
+@click.option("--players", type=int, callback=_players_given, show_default="4",
+              help="2, 3 or 4 (4: the tuned partnership against each opponent's).")
+@click.option("--games", type=int, callback=_positive, show_default="200000",
+              help="Budget: games of all trials together (validation not included).")
+@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("--params", help="Parameters to tune, comma-separated [default: every numeric one].")
+@click.option("--games-per-trial", type=int, callback=_positive, show_default="4000",
+              help="Games of one candidate, split evenly over the field (whole deals).")
+@click.option("--popsize", type=int, callback=_positive,
+              help="Candidates per generation [default: CMA-ES's, 4 + 3 ln(parameters)].")
+@click.option("--sigma", type=float, show_default="0.5",
+              help="Initial CMA-ES step, in units of each parameter's scale.")
+@click.option("--validate-games", type=int, show_default="20000",
+              help="Games of each validation match on fresh deals (0: none).")
+@click.option("-o", "--out", type=click.Path(path_type=Path),
+              help="Tuning folder [default: results/tune-DATE-TIME].")
+@click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")
+def tune(strategy, against, players, games, seed, params, games_per_trial, popsize, sigma,
+         validate_games, out, resume, quiet) -> None:
+    """Tune STRATEGY's numeric parameters with CMA-ES against a field of opponents.
+
+    Candidates play duplicate deals, every candidate of a generation the same ones (common
+    random numbers). Writes trials.parquet, best.json, learning-curve.png and manifest.json,
+    then validates the result on fresh deals against the defaults and each opponent.
+    Use it as the printed NAME:KEY=VALUE,... or as NAME:@FOLDER/best.json.
+    """
+    from sim.tune import run_command as tune_command
+
+    options = {"strategy": strategy, "against": against, "players": players, "games": games,
+               "seed": seed, "params": params.split(",") if params else None,
+               "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
+               "validate_games": validate_games}
+    tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
+
+
+@cli.command()
 @click.option("--quick", is_flag=True, help="Small sizes: a smoke run, not figures to publish.")
 @click.option("--memory-games", default=10_000_000, show_default=True, type=int,
               callback=_positive, help="Games of the peak-memory simulate run.")

@@ -233,11 +233,20 @@ def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> None:
 
 def write_json(path: Path, data: dict) -> None:
     """Write JSON atomically (temporary file, then rename)."""
+    write_bytes(path, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write a whole file atomically: a reader sees the old file or the new one, never part.
+
+    The bytes go to a hidden temporary file beside ``path``, are synced, and the file is
+    renamed into place (for a Parquet table or a PNG built in memory, and for JSON).
+    """
+    path = Path(path)
     temporary = _temp_path(path)
     try:
-        with open(temporary, "w") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
+        with open(temporary, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)

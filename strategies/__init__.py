@@ -249,13 +249,21 @@ def get(name: str) -> Strategy:
 
 
 def parse_spec(text: str) -> StrategySpec:
-    """``name`` or ``name:key=value,key=value`` into a spec with every parameter filled."""
+    """``name`` or ``name:key=value,key=value`` into a spec with every parameter filled.
+
+    ``name:@PATH`` takes the values from a ``sniff tune`` result (``PATH`` = its
+    ``best.json``), so a tuned strategy is named without copying numbers;
+    ``name:@PATH,key=value`` then changes some of them.
+    """
     name, _, rest = text.strip().partition(":")
     strategy = get(name.strip())
     name = strategy.name
     values = dict(strategy.params)
-    if rest:
-        for item in rest.split(","):
+    items = rest.split(",") if rest else []
+    if items and items[0].strip().startswith("@"):
+        values.update(_tuned_values(strategy, items.pop(0).strip()[1:]))
+    if items:
+        for item in items:
             key, equals, value = item.partition("=")
             key, value = key.strip(), value.strip()
             if not equals or key not in values:
@@ -267,6 +275,37 @@ def parse_spec(text: str) -> StrategySpec:
                 raise StrategyError(f"bad parameter {item!r} for strategy {name!r}; {accepted}")
             values[key] = _parse_value(strategy, key, value)
     return StrategySpec(strategy, tuple(values.values()))
+
+
+def _tuned_values(strategy: Strategy, path: str) -> dict[str, float]:
+    """The parameter values in a ``best.json`` of ``sniff tune``, checked against ``strategy``."""
+    import json
+
+    try:
+        with open(path) as handle:
+            best = json.load(handle)
+        recorded, params = best["strategy"], best["params"]
+        if not isinstance(params, dict):
+            raise TypeError
+    except OSError as error:
+        raise StrategyError(f"cannot read {path!r} for {strategy.name}:@: "
+                            f"{error.strerror or error}") from None
+    except (ValueError, KeyError, TypeError):
+        raise StrategyError(f"{path!r} is not a best.json of sniff tune "
+                            "(needs 'strategy' and 'params')") from None
+    if recorded != strategy.name:
+        raise StrategyError(f"{path!r} holds parameters of {recorded!r}, not {strategy.name!r}")
+    values = {}
+    for key, value in params.items():
+        if key not in strategy.params:
+            raise StrategyError(f"{path!r} sets {key!r}, which {strategy.name!r} does not take")
+        if isinstance(value, str):
+            values[key] = _parse_value(strategy, key, value)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            values[key] = _parse_value(strategy, key, repr(float(value)))
+        else:
+            raise StrategyError(f"{path!r}: parameter {key!r} is not a number: {value!r}")
+    return values
 
 
 def _parse_value(strategy: Strategy, key: str, value: str) -> float:
