@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.errors import SniffError
+from sim.errors import SniffError, Stopped
 
 FORMAT = "sniff-tune/1"
 MANIFEST = "manifest.json"
@@ -265,11 +265,12 @@ class TuneResult:
         return "\n".join(lines)
 
 
-class TuneInterrupted(KeyboardInterrupt):
+class TuneInterrupted(Stopped):
     """Ctrl-C or SIGTERM stopped a run; the finished generations are kept."""
 
-    def __init__(self, folder: Path, done: int, generations: int) -> None:
-        super().__init__()
+    def __init__(self, folder: Path, done: int, generations: int,
+                 signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
         self.folder, self.done, self.generations = folder, done, generations
 
     def hint(self) -> str:
@@ -279,7 +280,7 @@ class TuneInterrupted(KeyboardInterrupt):
 
 
 class _SignalsToInterrupt:
-    """SIGTERM raises KeyboardInterrupt like Ctrl-C, so both keep the finished generations."""
+    """SIGTERM stops like Ctrl-C (``Stopped``), so both keep the finished generations."""
 
     def __enter__(self):
         self.previous = None
@@ -289,7 +290,7 @@ class _SignalsToInterrupt:
 
     @staticmethod
     def _raise(signum, frame):
-        raise KeyboardInterrupt
+        raise Stopped(signum)
 
     def __exit__(self, *exc) -> None:
         if self.previous is not None:

@@ -8,6 +8,7 @@ whole run compiles (or loads) one kernel once.
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -180,14 +181,15 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
                   for key, value in space.values(es.mean).items()}
         notice(f"validating on fresh deals: {config.validate_games:,} games per match")
         validation = validate(player, space, values, config)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stopped:
         if progress:
             sys.stderr.write("\n")
         manifest.update(status="interrupted")
         session["ended_at"] = tune_folder.utc_now()
         tune_folder.write_manifest(folder, manifest)
         tune_folder.write_curve(folder, trials, config)
-        raise TuneInterrupted(folder, manifest["generations_done"], config.generations) from None
+        raise TuneInterrupted(folder, manifest["generations_done"], config.generations,
+                              getattr(stopped, "signum", signal.SIGINT)) from None
     spec = StrategySpec(space.spec.strategy, tuple(values.values()))
     result = TuneResult(folder, spec.strategy.name, values, _spec_text(spec), trials,
                         validation)
