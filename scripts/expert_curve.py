@@ -16,7 +16,9 @@ Time per decision is measured apart from the games, on one thread: decisions are
 from traced games of the opponent heuristic against itself (every position where a
 strategy is asked, the same positions for every budget), and the expert's compiled
 ``choose`` is called on each in a compiled loop. So the time is the expert's alone (no
-opponent, engine or Python), and games may use every core for the win rates. ``--extra``
+opponent, engine or Python), and games may use every core for the win rates. The figure
+is the calling thread's CPU time (``time.thread_time``), which the other jobs of a shared
+machine do not inflate; the wall time is written beside it. ``--extra``
 adds other strategies (a rollout, an expert variant) measured the same way.
 
 Writes ``curve.csv`` and ``curve.json`` under ``--out`` and the chart to ``--chart``.
@@ -143,8 +145,14 @@ def make_timer(choose):
 _timers: dict = {}
 
 
-def seconds_per_decision(label: str, data: tuple[np.ndarray, ...], repeats: int = 3) -> float:
-    """Best of ``repeats`` mean wall times of one decision of ``label`` (one thread)."""
+def seconds_per_decision(
+    label: str, data: tuple[np.ndarray, ...], repeats: int = 3
+) -> tuple[float, float]:
+    """Mean CPU and wall time of one decision of ``label`` on one thread (best of repeats).
+
+    The CPU time of the calling thread is the figure to compare: on a machine shared with
+    other jobs the wall time also counts the time the thread waited for a core.
+    """
     spec = strategies.parse_spec(label)
     strategy = spec.strategy
     choose = getattr(sys.modules[strategy.module], strategy.attribute)
@@ -154,12 +162,13 @@ def seconds_per_decision(label: str, data: tuple[np.ndarray, ...], repeats: int 
     params = np.zeros(strategies.MAX_PARAMS)
     params[: len(spec.values)] = spec.values
     timer(data[0][:2], data[1][:2], data[2][:2], params, 0)  # compile outside the clock
-    best = np.inf
+    cpu = wall = np.inf
     for repeat in range(repeats):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         timer(*data, params, repeat)
-        best = min(best, time.perf_counter() - started)
-    return best / data[0].shape[0]
+        cpu = min(cpu, time.thread_time() - started_cpu)
+        wall = min(wall, time.perf_counter() - started)
+    return cpu / data[0].shape[0], wall / data[0].shape[0]
 
 
 def chart(rows: list[dict], path: Path, machine: str) -> None:
@@ -211,7 +220,19 @@ def main() -> None:
                         help="traced games whose decisions are timed")
     parser.add_argument("--out", type=Path, default=Path("results/expert-curve"))
     parser.add_argument("--chart", type=Path, default=Path("docs/img/expert-curve.png"))
+    parser.add_argument("--time-only", metavar="STRATEGIES",
+                        help="only time these comma-separated strategies (no games), e.g. "
+                             "for a ladder's time column")
     args = parser.parse_args()
+    if args.time_only:
+        for players in (int(p) for p in args.players.split(",")):
+            data = positions(players, args.timing_games, args.seed + 1000)
+            for label in (s.label for s in strategies.parse_lineup_text(args.time_only)):
+                cpu, wall = seconds_per_decision(label, data)
+                print(f"{players} players  {label:24s} {1000 * cpu:9.4f} ms CPU "
+                      f"{1000 * wall:9.4f} ms wall per decision ({data[0].shape[0]} decisions)",
+                      flush=True)
+        return
     machine = (f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
                f"python {platform.python_version()}")
     labels = [f"expert:budget={b}" for b in args.budgets.split(",")] + args.extra
@@ -221,7 +242,8 @@ def main() -> None:
         data = positions(players, args.timing_games, args.seed + 1000)
         for label in labels:
             row = duplicate_win_rate(players, label, OPPONENT[players], args.games, args.seed)
-            row["ms_per_decision"] = 1000 * seconds_per_decision(label, data)
+            cpu, wall = seconds_per_decision(label, data)
+            row["ms_per_decision"], row["wall_ms_per_decision"] = 1000 * cpu, 1000 * wall
             row["timed_decisions"] = int(data[0].shape[0])
             rows.append(row)
             print(f"{players}p {label:32s} {row['rate']:.1%} "

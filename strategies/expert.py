@@ -23,12 +23,14 @@ At each decision with a real choice:
 Everything is drawn from the ``rng`` handed in, so a game is reproducible by its seed;
 the budget is counted in play-outs, not in time, for the same reason.
 
-Parameters: ``budget`` (default 192, 1..4096): play-outs per decision, in all;
+Parameters: ``budget`` (default 384, 1..4096): play-outs per decision, in all;
 ``policy`` (default ``greedy``; ``blocker``, ``partner``, ``weighted``, ``random``,
 ``heavy``): who plays the rounds out; ``halving`` (default 1): 1 successive halving, 0 an
 equal share per move; ``value`` (default ``win``; ``points``): ``points`` values a round's
 end like ``rollout`` (own side's points minus the others', plus or minus 50 for a won
-game) instead of by the win probability.
+game) instead of by the win probability; ``prior`` (default 0.02, 0..1): a bonus, in win
+probability, for the move the best one-ply heuristic would play (``partner`` with 4
+players, else ``blocker``), so that the search overrules it only by a margin.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from numba import njit
 from sim import engine
 from sim import observation as view
 from sim.layout import move_points
-from sim.rng import next_random, random_below, stream_key
+from sim.rng import next_random, stream_key
 from strategies import MAX_PARAMS, register
 from strategies.blocker import choose_blocker
 from strategies.determinize import prepare, sample_deal
@@ -214,9 +216,9 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
 @register(
     "expert",
     "determinized search: heuristic play-outs valued by the chance to win the game",
-    params={"budget": 192, "policy": "greedy", "halving": 1.0, "value": "win"},
+    params={"budget": 384, "policy": "greedy", "halving": 1.0, "value": "win", "prior": 0.02},
     choices={"policy": POLICIES, "value": VALUES},
-    bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1)},
+    bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1), "prior": (0, 1)},
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly (the
 # engine's turn loop that calls it is compiled without).
@@ -233,6 +235,13 @@ def choose_expert(observation, moves, n_moves, params, rng):
     for index in range(n_moves):
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
+    prior = params[4]
+    favourite = -1
+    if prior > 0.0:
+        if players == 4:
+            favourite = choose_partner(observation, moves, n_moves, POLICY_PARAMS[2], rng)
+        else:
+            favourite = choose_blocker(observation, moves, n_moves, POLICY_PARAMS[1], rng)
     plan, counts = prepare(observation)
     shares = np.zeros(8, dtype=np.int64)
     stages = schedule(n_moves, budget, halving, shares)
@@ -273,6 +282,8 @@ def choose_expert(observation, moves, n_moves, params, rng):
                         events, features,
                     )
         done += shares[stage]
+        if favourite >= 0:
+            totals[favourite] += prior * shares[stage]
         keep = (n_alive + 1) // 2 if stage < stages - 1 else 1
         # Drop the worst until ``keep`` remain (ties: the later move goes first).
         while n_alive > keep:
@@ -282,10 +293,7 @@ def choose_expert(observation, moves, n_moves, params, rng):
                     worst = index
             alive[worst] = False
             n_alive -= 1
-    best = -1
     for index in range(n_moves):
-        if alive[index] and (best < 0 or totals[index] > totals[best]):
-            best = index
-    if best < 0:
-        best = random_below(rng, n_moves)
-    return best
+        if alive[index]:
+            return index
+    return 0

@@ -329,7 +329,7 @@ def test_choices_depend_only_on_the_public_view(players: int, text: str) -> None
         name: np.array(list(strategies.get(name).params.values()) or [0.0]) for name in BUILTINS
     }
     params["rollout"] = np.array([8.0, 0.0, 50.0])  # few samples: the choice, not strength
-    params["expert"] = np.array([24.0, 1.0, 1.0, 0.0])  # blocker play-outs, halving
+    params["expert"] = np.array([24.0, 1.0, 1.0, 0.0, 0.02])  # blocker play-outs, prior
     redeal_rng = np.array([12345], dtype=np.uint64)
     checked = changed = 0
     for game_id in range(2):
