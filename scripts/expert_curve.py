@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/expert_curve.py [--budgets 16,32,64,128,192,256,512] [--games 4000]
+    python scripts/expert_curve.py [--budgets 32,128,384] [--games 4000] [--append]
         [--seed 1] [--extra rollout:samples=512] [--out results/expert-curve]
         [--chart docs/img/expert-curve.png]
 
@@ -208,9 +208,18 @@ def chart(rows: list[dict], path: Path, machine: str) -> None:
     figure.savefig(path, dpi=90)
 
 
+def save(out: Path, rows: list[dict], meta: dict) -> None:
+    """The rows so far as CSV and JSON (rewritten after every row: a long run keeps them)."""
+    import pandas as pd
+
+    out.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(out / "curve.csv", index=False)
+    (out / "curve.json").write_text(json.dumps({**meta, "rows": rows}, indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--budgets", default="16,32,64,128,192,256,512")
+    parser.add_argument("--budgets", default="32,128,384")
     parser.add_argument("--games", type=int, default=4000, help="games per point (even)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", default="2,4")
@@ -220,6 +229,9 @@ def main() -> None:
                         help="traced games whose decisions are timed")
     parser.add_argument("--out", type=Path, default=Path("results/expert-curve"))
     parser.add_argument("--chart", type=Path, default=Path("docs/img/expert-curve.png"))
+    parser.add_argument("--append", action="store_true",
+                        help="add the rows to those already in --out (another budget range "
+                             "or game count) and chart them all")
     parser.add_argument("--time-only", metavar="STRATEGIES",
                         help="only time these comma-separated strategies (no games), e.g. "
                              "for a ladder's time column")
@@ -237,6 +249,11 @@ def main() -> None:
                f"python {platform.python_version()}")
     labels = [f"expert:budget={b}" for b in args.budgets.split(",")] + args.extra
     rows = []
+    if args.append and (args.out / "curve.json").exists():
+        rows = json.loads((args.out / "curve.json").read_text())["rows"]
+    commands = [" ".join(sys.argv)]
+    if args.append and (args.out / "curve.json").exists():
+        commands = json.loads((args.out / "curve.json").read_text())["commands"] + commands
     started = time.perf_counter()
     for players in (int(p) for p in args.players.split(",")):
         data = positions(players, args.timing_games, args.seed + 1000)
@@ -246,16 +263,10 @@ def main() -> None:
             row["ms_per_decision"], row["wall_ms_per_decision"] = 1000 * cpu, 1000 * wall
             row["timed_decisions"] = int(data[0].shape[0])
             rows.append(row)
+            save(args.out, rows, {"commands": commands, "machine": machine})
             print(f"{players}p {label:32s} {row['rate']:.1%} "
                   f"[{row['paired_low']:.1%}, {row['paired_high']:.1%}] "
                   f"{row['ms_per_decision']:.3f} ms/decision", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    import pandas as pd
-
-    pd.DataFrame(rows).to_csv(args.out / "curve.csv", index=False)
-    meta = {"command": " ".join(sys.argv), "machine": machine, "rows": rows,
-            "seconds": time.perf_counter() - started}
-    (args.out / "curve.json").write_text(json.dumps(meta, indent=1))
     chart(rows, args.chart, machine)
     print(f"wrote {args.out}/curve.csv, curve.json and {args.chart} "
           f"in {time.perf_counter() - started:.0f} s")
