@@ -45,6 +45,7 @@ from sim.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.stats import Z95, wilson_interval
 
 OPPONENT = {2: "blocker", 4: "partner"}
+TARGET = {2: 0.80, 4: 0.68}  # issue 15's targets, drawn as dashed lines
 
 
 def kernel() -> list[strategies.Strategy]:
@@ -196,6 +197,8 @@ def chart(rows: list[dict], path: Path, machine: str) -> None:
                 name = r["strategy"].replace("expert:", "").replace("budget=", "")
                 axes.annotate(name, (r["ms_per_decision"], 100 * r["rate"]), fontsize=7,
                               xytext=(4, -10), textcoords="offset points")
+    for players, colour in ((2, "tab:blue"), (4, "tab:orange")):
+        axes.axhline(100 * TARGET[players], color=colour, linewidth=0.8, linestyle="--")
     axes.set_xscale("log")
     axes.axvline(1.0, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xlabel("ms per decision (one thread)")
