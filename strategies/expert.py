@@ -3,9 +3,10 @@
 At each decision with a real choice:
 
 1. A move that reaches the target wins on the spot and is taken.
-2. The hidden tiles are dealt ``samples`` ways, each consistent deal exactly equally
-   likely (``strategies.determinize``): other hands of their known sizes, no tile showing
-   a value its seat is known to lack, the rest a uniformly shuffled boneyard.
+2. The hidden tiles are dealt many ways (deals shared by all candidates), each
+   consistent deal exactly equally likely (``strategies.determinize``): other hands of
+   their known sizes, no tile showing a value its seat is known to lack, the rest a
+   uniformly shuffled boneyard.
 3. On a deal, a candidate is placed and the round is played out to its end by the
    compiled engine's own turn loop (``sim.engine.make_game_player``) with a heuristic
    ``policy`` in every seat. The end is valued by the probability that the deciding side
