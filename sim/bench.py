@@ -197,7 +197,7 @@ def strategy_costs(games: int, repeats: int) -> list[dict]:
     rows = []
     everything = list(available().values())  # one kernel for all of them: one compile
     for name in available():
-        count = games if name != "rollout" else max(50, games // 200)
+        count = games if name not in ("rollout", "expert") else max(50, games // 200)
         row = engine_rate(4, name, numba.get_num_threads(), count, repeats, everything)
         rows.append({"strategy": name, "ns_per_decision": row["ns_per_decision"],
                      "games": count})

@@ -14,7 +14,7 @@ measured with much less noise than their level; the best mean outcome is chosen.
 A tile just drawn (which must be placed, only its end is free) is placed greedily, and a
 single legal move is not even asked for (the engine plays it).
 
-Parameters: ``samples`` (default 32): determinized deals per decision; ``base`` (default
+Parameters: ``samples`` (default 32, 1..100000): determinized deals per decision; ``base`` (default
 ``greedy``; ``random``, ``heavy``): the policy that plays the rounds out; ``win`` (default
 50): points a game won inside the round is worth on top of its points.
 
@@ -183,6 +183,7 @@ def play_candidate(
     "Monte Carlo look-ahead: play each move out on sampled deals, best mean outcome",
     params={"samples": 32, "base": "greedy", "win": 50.0},
     choices={"base": BASE_POLICIES},
+    bounds={"samples": (1, 100_000)},
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly: the
 # engine's turn loop that calls it is compiled without (and callees inherit that).
