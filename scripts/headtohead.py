@@ -1,4 +1,4 @@
-"""Head-to-head win rates of the built-in strategies, as the Markdown table in README.md.
+"""Head-to-head win rates of the built-in strategies, as the Markdown table in docs/strategies.md.
 
 Usage::
 
@@ -61,7 +61,7 @@ def main() -> None:
                         help="games per row with a rollout side")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pair", action="append", metavar="A/B",
-                        help="a row to play (repeatable); default: the README's rows")
+                        help="a row to play (repeatable); default: the rows of docs/strategies.md")
     parser.add_argument("--players", type=int, action="append", choices=(2, 3, 4),
                         help="player counts (repeatable; 3 players: A against two B)")
     args = parser.parse_args()

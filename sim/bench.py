@@ -232,7 +232,7 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
 
 
 def table(report: dict) -> str:
-    """The report as Markdown tables, as the README publishes them."""
+    """The report as Markdown tables, as docs/speed.md publishes them."""
     lines = [
         f"Machine: {report['machine']['cpu']}, {report['machine']['cores']} cores, "
         f"Python {report['machine']['python']}, numba {report['machine']['numba']}"

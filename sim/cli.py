@@ -10,10 +10,38 @@ import click
 from sim.errors import SniffError
 
 
+class TextPath(click.Path):
+    """A path option or argument whose name must be valid UTF-8 (``sim.io.check_text_path``):
+    refused at once, before anything is read or written, in one line."""
+
+    def convert(self, value, param, ctx):
+        path = super().convert(value, param, ctx)
+        from sim.io import check_text_path
+
+        try:
+            check_text_path(Path(path), "the name")
+        except SniffError as error:
+            self.fail(str(error), param, ctx)
+        return path
+
+
 def _positive(ctx, param, value):
     if value is not None and value <= 0:
         raise click.BadParameter(f"must be a positive integer, got {value}")
     return value
+
+
+def _at_most(maximum: int):
+    """A callback for a count from 1 to ``maximum``: sizes that cannot work are refused
+    before anything starts."""
+
+    def check(ctx, param, value):
+        _positive(ctx, param, value)
+        if value is not None and value > maximum:
+            raise click.BadParameter(f"must be at most {maximum:,}, got {value:,}")
+        return value
+
+    return check
 
 
 def _players(ctx, param, value):
@@ -57,12 +85,12 @@ def list_strategies() -> None:
 @click.option("--strategies", required=True,
               help="One strategy per seat, or with 4 players one per partnership "
                    "(A,B = seats 0,2 play A and seats 1,3 play B).")
-@click.option("--games", default=1, show_default=True, type=int, callback=_positive,
-              help="Number of games (game ids 0..K-1).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--games", default=1, show_default=True, type=int,
+              callback=_at_most(1_000_000), help="Number of games (game ids 0..K-1).")
+@click.option("-o", "--out", "output", type=TextPath(dir_okay=False, path_type=Path),
               help="Write the JSON Lines here instead of standard output.")
 def trace(players: int, seed: int, strategies: str, games: int, output: Path | None) -> None:
-    """Write whole games as JSON Lines events (the trace format of RULES.md)."""
+    """Write whole games as JSON Lines events (the trace format of docs/rules.md)."""
     from sim.runner import lineup_of
     from sim.trace import iter_trace, write_trace
     from strategies import parse_lineup_text
@@ -98,7 +126,7 @@ def _players_given(ctx, param, value):
 @click.option("--games", type=int, callback=_positive, show_default="100000",
               help="Games to play (game ids 0..games-1).")
 @click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
-@click.option("-o", "--out", type=click.Path(path_type=Path),
+@click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Run folder to write [default: results/run-DATE-TIME].")
 @click.option("--chunk-size", type=int, callback=_positive, show_default="50000",
               help="Games per Parquet part (a resumed run keeps its own).")
@@ -119,8 +147,10 @@ def _players_given(ctx, param, value):
               help="Play the chunks on a Dask cluster: tcp://HOST:PORT (a running "
                    "scheduler) or local:N (N local worker processes); same tables. Needs "
                    "pip install 'sniff[dask]'.")
+@click.option("--ignore-disk-space", is_flag=True,
+              help="Start even if the run's estimated size exceeds the free disk space.")
 def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threads, quiet,
-             resume, overwrite, precision, max_games, scheduler) -> None:
+             resume, overwrite, precision, max_games, scheduler, ignore_disk_space) -> None:
     """Play many games into a Parquet run folder (games/, rounds/) and print a summary.
 
     Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
@@ -131,7 +161,7 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
                "max_games": max_games}
     run_command(options, out, resume=resume, overwrite=overwrite, threads=threads, quiet=quiet,
-                argv=sys.argv[1:], scheduler=scheduler)
+                argv=sys.argv[1:], scheduler=scheduler, check_space=not ignore_disk_space)
 
 
 @cli.command()
@@ -140,11 +170,11 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 @click.option("--strategies", default="greedy", show_default=True,
               help="S (every seat), S,T (the leader's side plays S, everyone else T), or one "
                    "name per seat counted from the leader.")
-@click.option("--deals", default=10000, show_default=True, type=int, callback=_positive,
+@click.option("--deals", default=10000, show_default=True, type=int, callback=_at_most(10**8),
               help="Deals per tile: every deal is played with each of the 28 tiles forced "
                    "as the lead, and once unforced.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed (0 .. 2**63-1).")
-@click.option("-o", "--out", type=click.Path(path_type=Path),
+@click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Output folder [default: results/openings-DATE-TIME].")
 @click.option("--overwrite", is_flag=True, help="Replace the output files in a non-empty --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
@@ -162,6 +192,9 @@ def openings(players: int, strategies: str, deals: int, seed: int, out: Path | N
                          argv=sys.argv[1:])
 
 
+TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
+
+
 def _read_line() -> str:
     """One line of standard input ('' at end of input), for replay --step and play."""
     return sys.stdin.readline()
@@ -174,7 +207,7 @@ def _write(text: str) -> None:
 
 @cli.command()
 @click.argument("trace_file", metavar="TRACE.jsonl",
-                type=click.Path(dir_okay=False, path_type=Path))
+                type=TextPath(dir_okay=False, path_type=Path))
 @click.option("--game", default=0, show_default=True, type=int,
               help="Which game of the file (0 = the first game_start in it).")
 @click.option("--step", is_flag=True,
@@ -199,7 +232,7 @@ def replay(trace_file: Path, game: int, step: bool, ascii: bool) -> None:
               help="One strategy for every other seat, or one per other seat in seat order "
                    "(with 4 players this includes your partner, seat+2).")
 @click.option("--seed", type=int, help="Deal seed [default: a fresh random one, printed].")
-@click.option("--trace", "trace_file", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--trace", "trace_file", type=TextPath(dir_okay=False, path_type=Path),
               help="Save the game's trace here [default: results/play-seed<SEED>.jsonl].")
 @click.option("--ascii", is_flag=True, help="ASCII art only (no box-drawing characters).")
 def play(players: int, seat: int, opponents: str, seed: int | None, trace_file: Path | None,
@@ -219,7 +252,7 @@ def play(players: int, seat: int, opponents: str, seed: int | None, trace_file: 
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("points", type=int)
+@click.argument("points", type=click.IntRange(-TALLY_LIMIT, TALLY_LIMIT))
 @click.option("--ascii", is_flag=True, help="ASCII art instead of Unicode.")
 @click.option("--inline", is_flag=True, help="The one-line form replays use beside scores.")
 def tally(points: int, ascii: bool, inline: bool) -> None:
@@ -242,14 +275,14 @@ def tally(points: int, ascii: bool, inline: bool) -> None:
 
 @cli.command()
 @click.argument("runs", nargs=-1, required=True, metavar="RUN [RUN ...]",
-                type=click.Path(path_type=Path))
-@click.option("-o", "--out", type=click.Path(path_type=Path),
+                type=TextPath(path_type=Path))
+@click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Folder for the report [default: results/report-DATE-TIME].")
 @click.option("--placement-sample", default=300, show_default=True, type=int,
               help="Games per run traced again for the placement-score frequencies "
                    "(0: none).")
 @click.option("--title", help="Title of the report [default: from the run names].")
-@click.option("--openings", "openings", multiple=True, type=click.Path(path_type=Path),
+@click.option("--openings", "openings", multiple=True, type=TextPath(path_type=Path),
               help="A `sniff openings` folder whose per-tile section to add (repeatable).")
 def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
            title: str | None, openings: tuple[Path, ...]) -> None:
@@ -279,7 +312,7 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
               help="Tournament seed (each pairing's seed is derived from it).")
 @click.option("--duplicate/--no-duplicate", default=None, show_default="no",
               help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
-@click.option("-o", "--out", type=click.Path(path_type=Path),
+@click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Tournament folder [default: results/tournament-DATE-TIME].")
 @click.option("--precision", type=float,
               help="Play each pairing until every win rate's 95% half-width is at most "
@@ -314,8 +347,8 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
 @click.option("--quick", is_flag=True, help="Small sizes: a smoke run, not figures to publish.")
 @click.option("--memory-games", default=10_000_000, show_default=True, type=int,
               callback=_positive, help="Games of the peak-memory simulate run.")
-@click.option("-o", "--output", default=Path("results/bench.json"), show_default=True,
-              type=click.Path(dir_okay=False, path_type=Path), help="Where the JSON goes.")
+@click.option("-o", "--out", "output", default=Path("results/bench.json"), show_default=True,
+              type=TextPath(dir_okay=False, path_type=Path), help="Where the JSON goes.")
 def bench(quick: bool, memory_games: int, output: Path) -> None:
     """Measure engine, strategy, Python-model and simulate throughput (medians of repeats)."""
     from sim.bench import run, table
@@ -325,29 +358,37 @@ def bench(quick: bool, memory_games: int, output: Path) -> None:
     click.echo(f"\nwrote {output}", err=True)
 
 
+EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr
+
+
 def main() -> None:
-    """Entry point: user errors become one line on stderr and a non-zero exit."""
+    """Entry point: every error becomes one line on stderr and a non-zero exit.
+
+    Exit status: 0 done; 2 an error (bad input, or a failure such as a write error); 130
+    stopped by Ctrl-C and 143 by SIGTERM (128 + the signal, the shell's convention).
+    """
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("sniff: interrupted", err=True)
         sys.exit(130)
-    except KeyboardInterrupt:
-        click.echo("sniff: interrupted", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as stopped:
+        status = getattr(stopped, "exit_status", 130)
+        click.echo("sniff: " + ("terminated" if status == 143 else "interrupted"), err=True)
+        sys.exit(status)
     except click.exceptions.NoArgsIsHelpError as error:
         click.echo(error.ctx.get_help() if error.ctx else str(error))
-        sys.exit(2)
+        sys.exit(EXIT_ERROR)
     except click.ClickException as error:
         click.echo(f"sniff: error: {error.format_message()}", err=True)
-        sys.exit(error.exit_code)
+        sys.exit(EXIT_ERROR)
     except SniffError as error:
         click.echo(f"sniff: error: {error}", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_ERROR)
     except OSError as error:
         click.echo(f"sniff: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
                    err=True)
-        sys.exit(1)
+        sys.exit(EXIT_ERROR)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ Chunk ``c`` holds the games ``c * chunk_size`` up to the next chunk, in game id 
 the parts read in name order give the rows sorted by game id (and round). A part is written
 to a temporary file in ``NAME/.partial/`` and renamed into place, so a part either exists
 whole or not at all; a chunk is finished when both its parts exist. Every column is
-documented in README.md (tests check that the two agree).
+documented in docs/data-format.md (tests check that the two agree).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -78,7 +79,7 @@ def _labels(indices: np.ndarray, values: Sequence[str]) -> pa.DictionaryArray:
 def games_table(
     result, players: int, labels: Sequence[str], run_id: str, seed: int, winner_side: np.ndarray
 ) -> pa.Table:
-    """One row per game of a ``sim.runner.BatchResult`` (README: the ``games`` table)."""
+    """One row per game of a ``sim.runner.BatchResult`` (docs/data-format.md: ``games``)."""
     g = np.ascontiguousarray(result.games.T)  # one field per contiguous row
     n = result.games.shape[0]
     columns: dict[str, pa.Array] = {
@@ -106,7 +107,7 @@ def games_table(
 
 
 def rounds_table(result, players: int, run_id: str) -> pa.Table:
-    """One row per round played (README: the ``rounds`` table), vectorised over the batch."""
+    """One row per round played (docs/data-format.md: ``rounds``), vectorised over the batch."""
     game_index, round_number, rows = result.flat_rounds()
     # One field per contiguous row (the runner stores rounds field by field, so this copies
     # nothing): the range checks and casts below then read memory in order.
@@ -257,7 +258,31 @@ def read_manifest(folder: Path, name: str = MANIFEST, expected: str = FORMAT,
         raise SniffError(f"{path} is not valid JSON: the {what} folder is damaged") from None
     if not isinstance(manifest, dict) or manifest.get("format") != expected:
         raise SniffError(f"{path} is not a {expected} manifest")
+    if manifest.get("status") == "running" and not owner_alive(manifest.get("owner")):
+        # Killed without a chance to record it (SIGKILL, a power cut): nobody plays it now.
+        manifest["status"] = "interrupted"
     return manifest
+
+
+def mark_running(manifest: dict) -> None:
+    """Set status ``running`` and name the process that holds the folder, so that a reader
+    can tell a live run from one whose process was killed (``owner_alive``)."""
+    manifest["status"] = "running"
+    manifest["owner"] = {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+def owner_alive(owner: dict | None) -> bool:
+    """Whether the process recorded by ``mark_running`` may still be running (a process on
+    another machine cannot be checked, so it counts as alive)."""
+    if not isinstance(owner, dict) or owner.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(int(owner["pid"]), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, KeyError, TypeError, ValueError):
+        return True
+    return True
 
 
 def is_run_folder(folder: Path) -> bool:
@@ -291,40 +316,42 @@ def finished_chunks(
 ) -> tuple[set[int], list[str]]:
     """Chunks whose two parts exist, are readable, belong to this run and hold all games.
 
-    Returns the finished chunk indices and a note for every part that had to be dropped (a
-    lone part of a half-written chunk, or an unreadable one); dropped parts are deleted.
+    Returns the finished chunk indices and a note for every chunk with only one of its two
+    parts (the run stopped between them): such a chunk is played again and its rewrite
+    replaces the lone part. Nothing is ever deleted here: a pair of parts that cannot be
+    read, or that holds other games, stops the resume with an error instead, since a
+    resume that deleted it could destroy data it failed to understand.
     """
     finished: set[int] = set()
     notes: list[str] = []
     present = {
         name: {p.name for p in (folder / name).glob("part-*.parquet")} for name in TABLES
     }
-    for chunk, expected in enumerate(chunk_games):
+    chunks = len(chunk_games)
+    named = sorted({int(p[5:11]) for table in TABLES for p in present[table]
+                    if PART_PATTERN.fullmatch(p) and int(p[5:11]) < chunks})
+    for chunk in named:
         name = part_name(chunk)
         have = [table for table in TABLES if name in present[table]]
-        if not have:
+        if len(have) < len(TABLES):
+            notes.append(f"chunk {chunk}: only its {have[0]} part was written; played again")
             continue
-        ok = len(have) == len(TABLES)
-        if ok:
-            try:
-                games_path = folder / "games" / name
-                metadata = part_metadata(games_path)
-                ok = (
-                    pq.read_metadata(games_path).num_rows == expected
-                    and metadata.get("run_id") == run_id
-                    and part_metadata(folder / "rounds" / name).get("run_id") == run_id
-                )
-            except (OSError, ValueError, pa.ArrowException):
-                ok = False
-        if ok:
-            finished.add(chunk)
-        else:
-            for table in have:
-                (folder / table / name).unlink(missing_ok=True)
-            notes.append(f"chunk {chunk}: incomplete or unreadable part(s) removed, played again")
+        games_path = folder / "games" / name
+        try:
+            rows = pq.read_metadata(games_path).num_rows
+            ids = (part_metadata(games_path).get("run_id"),
+                   part_metadata(folder / "rounds" / name).get("run_id"))
+        except (OSError, ValueError, pa.ArrowException) as error:
+            raise SniffError(f"cannot resume {folder}: {games_path.name} of chunk {chunk} "
+                             f"cannot be read ({error}); nothing was changed") from None
+        if ids != (run_id, run_id) or rows != chunk_games[chunk]:
+            raise SniffError(f"cannot resume {folder}: chunk {chunk}'s parts hold other games "
+                             f"than this run's ({rows:,} rows, run {ids[0]}); nothing was "
+                             "changed")
+        finished.add(chunk)
     extra = sorted(
         p for table in TABLES for p in present[table]
-        if not PART_PATTERN.fullmatch(p) or int(p[5:11]) >= len(chunk_games)
+        if not PART_PATTERN.fullmatch(p) or int(p[5:11]) >= chunks
     )
     if extra:
         raise SniffError(f"{folder} holds parts this run does not have ({extra[0]}, ...)")
@@ -387,12 +414,12 @@ class Run:
 
     @property
     def games(self):
-        """One row per game (pandas DataFrame; columns in README.md)."""
+        """One row per game (pandas DataFrame; columns in docs/data-format.md)."""
         return self.frame("games")
 
     @property
     def rounds(self):
-        """One row per round (pandas DataFrame; columns in README.md)."""
+        """One row per round (pandas DataFrame; columns in docs/data-format.md)."""
         return self.frame("rounds")
 
     @property
@@ -435,8 +462,50 @@ def new_folder(prefix: str, base: Path = Path("results")) -> Path:
     return folder
 
 
+# Parquet bytes of a game and of each of its rounds, measured on 50,000-game runs (2 to 4
+# players, greedy and random: 56 to 248 bytes a game) and rounded up.
+GAME_BYTES = 20
+ROUND_BYTES = 9
+
+
+def free_bytes(folder: Path) -> int:
+    """Free space where ``folder`` is (or will be created)."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    return shutil.disk_usage(existing).free
+
+
+def check_disk_space(folder: Path, games: int, rounds_per_game: float) -> None:
+    """Refuse a run whose estimated size exceeds the free space, before it starts."""
+    need = games * (GAME_BYTES + ROUND_BYTES * rounds_per_game)
+    free = free_bytes(folder)
+    if need > free:
+        raise SniffError(
+            f"the run needs about {_size_text(need)} ({games:,} games of about "
+            f"{rounds_per_game:.1f} rounds) but {folder} has {_size_text(free)} free; play "
+            "fewer games, or add --ignore-disk-space to go on anyway")
+
+
+def _size_text(size: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
+        size /= 1000
+    return ""
+
+
+def check_text_path(path: Path, what: str = "path") -> None:
+    """Refuse a path whose name is not valid UTF-8 (bytes the file system accepts but that
+    Parquet, JSON and HTML cannot carry), before anything is read or written."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        raise SniffError(f"{what} {shown} is not valid UTF-8: choose a name in UTF-8") from None
+
+
 def check_folder_path(folder: Path) -> None:
     """Refuse an output folder that is a file, or that could not be created under a file."""
+    check_text_path(folder, "--out")
     if folder.exists() and not folder.is_dir():
         raise SniffError(f"--out {folder} is a file; give a folder (it is created if missing)")
     for parent in folder.parents:
@@ -444,3 +513,12 @@ def check_folder_path(folder: Path) -> None:
             if not parent.is_dir():
                 raise SniffError(f"cannot create {folder}: {parent} is a file")
             break
+
+
+def check_writable_folder(folder: Path) -> None:
+    """``check_folder_path``, and the folder (or the nearest existing folder above it, where
+    it will be created) must be writable: checked before work that would be lost."""
+    check_folder_path(folder)
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise SniffError(f"cannot write to {folder}: {existing} is not writable")

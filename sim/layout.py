@@ -1,6 +1,6 @@
 """The layout (the tiles on the table) as one int64 of bit fields, and the rules that read it.
 
-Arms, as in RULES.md: ``L`` and ``R`` are the two sides of the line seen from the opening
+Arms, as in docs/rules.md: ``L`` and ``R`` are the two sides of the line seen from the opening
 tile; ``U`` and ``D`` are the Sniff's side branches.
 
 Bit layout of a layout word (``layout == 0`` is the empty table, before the opening)::
@@ -86,7 +86,7 @@ ARM_COUNT = np.array([_arm_count(field) for field in range(ARM_BITS + 1)], dtype
 
 @njit(inline="always")
 def count_ends(layout: int) -> int:
-    """The sum of the ends that score, as RULES.md defines the count."""
+    """The sum of the ends that score, as docs/rules.md defines the count."""
     return (
         ARM_COUNT[layout & ARM_BITS]
         + ARM_COUNT[(layout >> 8) & ARM_BITS]

@@ -308,7 +308,7 @@ def _atomic(path: Path, write: Callable[[Path], None]) -> None:
 
 def write_outputs(folder: Path, config: OpeningsConfig, games: pd.DataFrame,
                   table: pd.DataFrame, summary: dict, command: str = "") -> None:
-    """The five output files (README: "sniff openings", outputs)."""
+    """The five output files (docs/openings.md: outputs)."""
     folder.mkdir(parents=True, exist_ok=True)
     _write_parquet(table, folder / "openings.parquet",
                    _parquet_metadata(config, summary, "openings", command))

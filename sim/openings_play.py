@@ -4,7 +4,7 @@ For each of the 28 tiles, deal hands in which the leader holds that tile, make t
 open with it, and play the rest of the game from 0-0. Round 1 (the forced-lead round) gives
 the round figures; the game's winner gives the game figure.
 
-Why this design (README: "sniff openings" has the user-facing account):
+Why this design (docs/openings.md has the user-facing account):
 
 - **Common random numbers.** The engine's deal stream is keyed by (seed, deal id, round),
   and ``forced_lead`` moves the tile into the leader's hand with one swap against the
@@ -236,7 +236,7 @@ def play_openings(
     """Play every deal's 28 forced games and its unforced game; one row per game.
 
     Rows are in game id order (deal, then slot). ``progress(deals_done)`` is called after
-    each chunk. The columns are the README's ``games.parquet`` table.
+    each chunk. The columns are the ``games.parquet`` table of docs/openings.md.
     """
     players = config.players
     team_table = np.array([team_of(seat, players) for seat in range(players)], dtype=np.int64)
@@ -324,7 +324,7 @@ def _per_deal(forced: pd.DataFrame, column: str, deals: int) -> np.ndarray:
 
 def summarise_openings(games: pd.DataFrame, config: OpeningsConfig | None = None
                        ) -> tuple[pd.DataFrame, dict]:
-    """The per-tile table (README: ``openings.parquet``) and the run summary, from the games.
+    """The per-tile table (docs/openings.md) and the run summary, from the games.
 
     Plain intervals treat each tile's deals as independent samples. The paired ``*_vs_avg``
     figures difference each game against its own deal's mean over the 28 tiles, which
@@ -431,6 +431,6 @@ def _summary(games, forced, unforced, frame, config) -> dict:
         },
         "best_tile": str(best["tile"]),
         "worst_tile": str(worst["tile"]),
-        # How much the common deals narrow the intervals (README: method).
+        # How much the common deals narrow the intervals (docs/openings.md: method).
         "median_half_width": half_widths,
     }

@@ -1,4 +1,4 @@
-"""Terminal text for game traces (the JSON Lines format of RULES.md), for replays.
+"""Terminal text for game traces (the JSON Lines format of docs/rules.md), for replays.
 
 Everything here is presentation: the small replay model below records what the trace says
 (tiles per arm, where the Sniff lies, the trace's own ``ends`` and ``scores``; counts and

@@ -4,12 +4,12 @@ Why a separate computing step: :func:`build` turns run folders (or in-memory run
 :class:`Report` of plain pandas DataFrames and dicts, so a notebook gets exactly the numbers
 the HTML shows; ``sim.charts`` draws them and ``sim.report_html`` lays them out. The parts:
 ``sim.rundata`` opens the runs, ``sim.report_tables`` computes the tables,
-``sim.placements`` traces the placement-score sample. Every
-figure is computed from the Parquet tables themselves (the ``games`` and ``rounds`` columns
-of README.md), never from the manifest's summary, so the report is only as good as the data
-and the tests can check it against a direct pandas computation.
+``sim.placements`` traces the placement-score sample. Every figure is computed from the
+Parquet tables themselves (the ``games`` and ``rounds`` columns of docs/data-format.md),
+never from the manifest's summary, so the report is only as good as the data and the tests
+can check it against a direct pandas computation.
 
-Definitions (the README's ``sniff report`` section repeats them for users):
+Definitions (docs/report.md repeats them for users):
 
 - A *side* is a lineup position of a run (with 4 players a partnership), followed wherever
   seat rotation put it; a *strategy* is a side's label (``greedy``, or ``greedy+heavy`` for
@@ -111,6 +111,9 @@ class Report:
         return write_report(self, Path(out))
 
 
+MAX_PLACEMENT_SAMPLE = 100_000  # games traced again per run: minutes at most
+
+
 def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
           title: str | None = None, notice=None, openings: Sequence = ()) -> Report:
     """The report of run folders (or ``sim.io.Run`` objects, or tournament folders).
@@ -122,8 +125,9 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
     whose per-tile section the report adds.
     """
     if isinstance(placement_sample, bool) or not isinstance(placement_sample, int) or \
-            placement_sample < 0:
-        raise SniffError(f"--placement-sample must be 0 or more games, got {placement_sample}")
+            not 0 <= placement_sample <= MAX_PLACEMENT_SAMPLE:
+        raise SniffError(f"--placement-sample must be 0 or more games, at most "
+                         f"{MAX_PLACEMENT_SAMPLE:,}, got {placement_sample}")
     runs = open_runs(paths)
     for folder in openings:
         if not (Path(folder) / "openings.parquet").is_file():
@@ -172,10 +176,13 @@ def run_command(paths: Sequence, out: Path | None, *, placement_sample: int,
     """``sniff report``: build, write, and print where the files went."""
     import click
 
+    from sim.io import check_writable_folder
+
+    folder = Path(out) if out is not None else default_folder()
+    check_writable_folder(folder)  # before the minutes of tracing that build may take
     report = build(paths, placement_sample=placement_sample, title=title,
                    notice=lambda text: click.echo(f"sniff: {text}", err=True),
                    openings=openings)
-    folder = Path(out) if out is not None else default_folder()
     files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     click.echo(f"report of {len(report.runs)} run(s): {folder / 'report.html'} "

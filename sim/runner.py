@@ -189,6 +189,7 @@ def play_batch(
         pilot_games, _ = play(slice(0, min(n_games, PILOT_GAMES)), 0)
         round_slots = _slots_for(pilot_games[:, engine.GAME_ROUNDS], round_cap)
     games, rounds = play(slice(None), round_slots)
+    refuse_bad_choices(games, game_ids, seat_specs, lineup.specs)
     counts = games[:, engine.GAME_ROUNDS]
     # Later batches of the same lineup size their slots from this one (no pilot). Slots
     # only decide buffering, never results.
@@ -238,10 +239,31 @@ def trace_events(
             lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games, rounds,
             events,
         )
+        refuse_bad_choices(games, ids, seat_specs, lineup.specs)
         written = _events_written(events)
         if written < capacity:
             return events[:written], games[0]
         capacity *= 4
+
+
+def refuse_bad_choices(
+    games: np.ndarray, game_ids: np.ndarray, seat_specs: np.ndarray, specs: list[StrategySpec]
+) -> None:
+    """Stop the run when a strategy chose a move index out of range (``GAME_BAD_CHOICE``).
+
+    The engine plays the first move instead so the game ends normally, but such a game is
+    not the strategy's play: silently replacing the choice would hide the bug in every table.
+    """
+    bad = np.flatnonzero(games[:, engine.GAME_BAD_CHOICE])
+    if bad.size:
+        game = int(bad[0])
+        seat = int(games[game, engine.GAME_BAD_CHOICE]) - 1
+        spec = specs[int(seat_specs[game, seat])]
+        raise SniffError(
+            f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a move "
+            f"index out of range in game {int(game_ids[game])}, seat {seat}: choose must "
+            "return an index in 0..n_moves-1"
+        )
 
 
 def _events_written(events: np.ndarray) -> int:

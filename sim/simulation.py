@@ -27,6 +27,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.errors import SniffError
+from sim.errors import SniffError, Stopped
 from sim.stats import Z95, Moments, wilson_half_width, wilson_interval
 
 DEFAULTS = {
@@ -56,6 +57,10 @@ FLAGS = {
     "precision": "--precision",
 }
 IN_MEMORY_LIMIT = 1_000_000
+# Sizes that cannot work are refused before anything starts: game ids beyond this would
+# take years to play and petabytes to store, and a chunk is held in memory while written.
+MAX_GAMES = 10**12
+MAX_CHUNK_SIZE = 2_000_000
 BATCH_GAMES = 8192  # games per kernel call: a few MB of round rows (greedy), ~100 MB at worst
 RESULTS_DIR = Path("results")
 MAX_SEED = 2**63 - 1
@@ -206,9 +211,13 @@ class Plan:
 
         if isinstance(players, bool) or players not in (2, 3, 4):
             raise SniffError(f"players must be 2, 3 or 4, got {players}")
-        for name, value in (("games", games), ("chunk_size", chunk_size)):
+        for name, value, most in (("games", games, MAX_GAMES),
+                                  ("chunk_size", chunk_size, MAX_CHUNK_SIZE)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise SniffError(f"{FLAGS[name]} must be a positive integer, got {value}")
+            if value > most:
+                flag = "--max-games" if name == "games" and precision is not None else FLAGS[name]
+                raise SniffError(f"{flag} must be at most {most:,}, got {value:,}")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
         if isinstance(strategies, str):
@@ -587,11 +596,12 @@ def summarise_folder(folder: Path, manifest: dict) -> Summary:
 # --- running
 
 
-class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a run; the finished chunks are on disk and ``--resume`` completes it."""
+class RunInterrupted(Stopped):
+    """A signal stopped a run; the finished chunks are on disk and ``--resume`` completes it."""
 
-    def __init__(self, folder: Path | None, chunks_done: int, chunks: int, games_done: int):
-        super().__init__()
+    def __init__(self, folder: Path | None, chunks_done: int, chunks: int, games_done: int,
+                 signum: int = signal.SIGINT):
+        super().__init__(signum)
         self.folder = folder
         self.chunks_done = chunks_done
         self.chunks = chunks
@@ -606,39 +616,46 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 class _StopOnInterrupt:
-    """First Ctrl-C: stop at the next safe point (between batches); second: stop at once."""
+    """First Ctrl-C or SIGTERM: stop at the next safe point (between batches); a second
+    signal: stop at once. SIGTERM is what ``timeout`` and batch schedulers send before
+    they kill, so it keeps the finished chunks exactly as Ctrl-C does."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self, notice) -> None:
         self.notice = notice
-        self.requested = False
-        self._previous = None
-        self._installed = False
+        self.signum: int | None = None
+        self._previous: dict = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
 
     def __enter__(self):
-        # Not in other threads (signal handlers belong to the main thread), and not when
-        # SIGINT is ignored (a background job of a script): then there is nothing to catch.
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN):
-            self._previous = signal.getsignal(signal.SIGINT)
-            signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
+        # Only the main thread may set handlers; a signal the process ignores (SIGINT in a
+        # script's background job) stays ignored: there is nothing to catch.
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                if signal.getsignal(signum) is not signal.SIG_IGN:
+                    self._previous[signum] = signal.getsignal(signum)
+                    signal.signal(signum, self._handle)
         return self
 
     def _handle(self, signum, frame) -> None:
         if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        self.notice("stopping: the finished chunks are kept (Ctrl-C again to stop at once)")
+            raise Stopped(signum)
+        self.signum = signum
+        again = "Ctrl-C" if signum == signal.SIGINT else "the signal"
+        self.notice(f"stopping: the finished chunks are kept ({again} again to stop at once)")
 
     def check(self) -> None:
         if self.requested:
-            raise KeyboardInterrupt
+            raise Stopped(self.signum)
 
     def __exit__(self, *exc) -> None:
-        if self._installed:
-            previous = self._previous
-            signal.signal(signal.SIGINT,
-                          previous if previous is not None else signal.default_int_handler)
+        for signum, previous in self._previous.items():
+            fallback = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, previous if previous is not None else fallback)
 
 
 def default_folder(base: Path = RESULTS_DIR) -> Path:
@@ -766,7 +783,7 @@ def _prepare_folder(folder: Path, mode: str, manifest: dict, chunk_games: list[i
             io.clear_run(folder)
         for name in io.TABLES:
             (folder / name).mkdir(parents=True, exist_ok=True)
-        manifest["status"] = "running"
+        io.mark_running(manifest)
         io.write_json(folder / io.MANIFEST, manifest)
     except OSError as error:
         raise SniffError(f"cannot write to {error.filename or folder}: "
@@ -834,6 +851,35 @@ class PlayedChunk:
     tables: dict  # both tables; only the summary's columns when ``written``
     kernel: str  # the kernel it was played with (another name: the code was edited)
     written: bool = False  # its parts are already in the run folder (a Dask worker wrote them)
+
+
+class ChunkSizes(Sequence):
+    """Games of each chunk of a run, computed on demand: memory must not grow with the
+    number of chunks (a list of them was one Python object per chunk)."""
+
+    def __init__(self, total: int, chunk_size: int) -> None:
+        self.total = total
+        self.chunk_size = chunk_size
+
+    def __len__(self) -> int:
+        return -(-self.total // self.chunk_size)
+
+    def __getitem__(self, chunk):
+        if not 0 <= chunk < len(self):
+            raise IndexError(chunk)
+        return min(self.total, (chunk + 1) * self.chunk_size) - chunk * self.chunk_size
+
+
+class MissingChunks:
+    """The chunks ``0..n_chunks-1`` not in ``done``, in order; iterable again and again,
+    never materialised."""
+
+    def __init__(self, n_chunks: int, done: set[int]) -> None:
+        self.n_chunks = n_chunks
+        self.done = done
+
+    def __iter__(self) -> Iterator[int]:
+        return (chunk for chunk in range(self.n_chunks) if chunk not in self.done)
 
 
 class LocalChunks:
@@ -907,11 +953,13 @@ class LocalChunks:
         self._cancel.clear()
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="sniff-play")
         try:
-            pending = start(todo[0]) if todo else None
-            for index in range(len(todo)):
+            chunks = iter(todo)
+            following = next(chunks, None)
+            pending = None if following is None else start(following)
+            while pending is not None:
                 played = pending.result()
-                if index + 1 < len(todo):
-                    pending = start(todo[index + 1])
+                following = next(chunks, None)
+                pending = None if following is None else start(following)
                 yield played
         finally:
             self.close()
@@ -922,6 +970,28 @@ class LocalChunks:
             self._cancel.set()
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+# Beyond any real game's size (a 200-round game is ~1,800 bytes): below this bound times
+# the games, a run cannot fill the disk and needs no pilot to estimate its size.
+BOUND_BYTES_PER_GAME = 2_000
+SPACE_PILOT_GAMES = 512
+
+
+def _check_space(plan: Plan, folder: Path, kernel_strategies=()) -> None:
+    """Refuse a run that would not fit on the disk, estimating its rounds per game from a
+    pilot of its first games (only when the run is big enough to matter)."""
+    from sim import engine, io
+    from sim.runner import play_batch
+
+    written = sum(1 for _ in (folder / "games").glob("part-*.parquet")) if folder.exists() else 0
+    games = max(0, plan.games - written * plan.chunk_size)
+    if games * BOUND_BYTES_PER_GAME <= io.free_bytes(folder):
+        return
+    ids = np.arange(min(plan.games, SPACE_PILOT_GAMES), dtype=np.int64)
+    pilot = play_batch(plan.lineup, plan.seed, ids, rotations=rotation_for(ids, plan.players),
+                       round_cap=plan.round_cap, kernel_strategies=kernel_strategies)
+    io.check_disk_space(folder, games, float(pilot.games[:, engine.GAME_ROUNDS].mean()))
 
 
 def _stop_record(plan: Plan, reason: str, games: int, chunks: int, half_width: float) -> dict:
@@ -960,6 +1030,7 @@ def execute(
     announce=None,
     kernel_strategies=(),
     scheduler: str | None = None,
+    check_space: bool = True,
 ):
     """Play the plan into ``folder`` (or into memory when None) and return a ``sim.io.Run``.
 
@@ -971,7 +1042,8 @@ def execute(
     too, so that many runs (a tournament's pairings) share one kernel; they are named in
     the manifest, so a resume loads the same kernel. ``scheduler`` (``tcp://HOST:PORT`` or
     ``local:N``) plays the chunks as tasks on a Dask cluster (``sim.cluster``), with the same
-    tables; ``threads`` is then the numba threads of each task.
+    tables; ``threads`` is then the numba threads of each task. ``check_space`` refuses a
+    run whose estimated size exceeds the free disk space (``--ignore-disk-space`` skips it).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -1000,6 +1072,8 @@ def execute(
 
             executor = DaskChunks(scheduler, plan, kernel, kernel_strategies, threads)
         executor.warm_up()  # load (or compile) the kernel now: games/s measures play only
+        if folder is not None and check_space:
+            _check_space(plan, folder, kernel_strategies)
         session = _Session(command, threads=executor.threads, cluster=executor.describe())
         run_id = plan.run_id
         manifest = recorded or _new_manifest(plan, run_id, kernel, session)
@@ -1015,7 +1089,7 @@ def execute(
             return chunk * plan.chunk_size, min(total, (chunk + 1) * plan.chunk_size)
 
         stopped: dict | None = None
-        chunk_games = [hi - lo for lo, hi in map(chunk_bounds, range(n_chunks))]
+        chunk_games = ChunkSizes(total, plan.chunk_size)
         done = set() if folder is None else _prepare_folder(
             folder, mode, manifest, chunk_games, notice)
         if announce is not None:
@@ -1042,9 +1116,8 @@ def execute(
                     bar.update(games)
                     stop.check()
 
-                played = executor.play([c for c in range(n_chunks) if c not in done],
-                                       chunk_bounds, run_id, folder, metadata, on_batch,
-                                       stop.check)
+                played = executor.play(MissingChunks(n_chunks, done), chunk_bounds, run_id,
+                                       folder, metadata, on_batch, stop.check)
                 for chunk in range(n_chunks):
                     if chunk in done:  # resumed: its parts are there, read them for the summary
                         name = io.part_name(chunk)
@@ -1094,10 +1167,10 @@ def execute(
                         break
                     stop.check()
             status = "complete"
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as error:
             status = "interrupted"
-            raise RunInterrupted(folder, chunks_done, n_chunks,
-                                 done_games + session.played) from None
+            raise RunInterrupted(folder, chunks_done, n_chunks, done_games + session.played,
+                                 getattr(error, "signum", signal.SIGINT)) from None
         except OSError as error:
             if folder is None:
                 raise
@@ -1159,6 +1232,7 @@ def simulate(
     precision: float | None = None,
     max_games: int | None = None,
     scheduler: str | None = None,
+    check_space: bool = True,
 ):
     """Play games and return a ``sim.io.Run`` (``.games``, ``.rounds`` DataFrames, ``.summary``).
 
@@ -1180,7 +1254,8 @@ def simulate(
     plan, mode = _plan_and_mode(options, folder, resume, overwrite)
     _check_scheduler(scheduler, threads)
     return execute(plan, folder, mode=mode, threads=threads, progress=progress,
-                   command=f"sim.simulate({call})", scheduler=scheduler)
+                   command=f"sim.simulate({call})", scheduler=scheduler,
+                   check_space=check_space)
 
 
 def _check_scheduler(scheduler: str | None, threads: int | None) -> None:
@@ -1214,10 +1289,15 @@ def _plan_and_mode(options: dict, folder: Path | None, resume: bool, overwrite: 
 
 def run_command(
     options: dict, out: Path | None, *, resume: bool, overwrite: bool, threads: int | None,
-    quiet: bool, argv: list[str], scheduler: str | None = None,
+    quiet: bool, argv: list[str], scheduler: str | None = None, check_space: bool = True,
 ) -> None:
     """``sniff simulate``: options not given on the command line are None."""
     import click
+
+    from sim import kernels
+
+    if quiet:
+        kernels.set_notice(None)
 
     folder = Path(out) if out is not None else None
     plan, mode = _plan_and_mode(options, folder, resume, overwrite)
@@ -1229,18 +1309,18 @@ def run_command(
     def announce() -> None:
         if not quiet:
             action = {"new": "writing", "overwrite": "replacing", "resume": "completing"}[mode]
-            what = f"{plan.games:,} games in {plan.n_chunks} chunk(s)"
+            what = f"{plan.games:,} games in {plan.n_chunks:,} chunk(s) of {plan.chunk_size:,}"
             if plan.precision is not None:  # --precision
                 what = (f"until every win rate is within +-{plan.precision:.2%} (at most "
-                        f"{plan.games:,} games, chunks)")
-            click.echo(f"sniff: {action} {folder}: {what} of {plan.chunk_size:,}", err=True)
+                        f"{plan.games:,} games), in chunks of {plan.chunk_size:,}")
+            click.echo(f"sniff: {action} {folder}: {what}", err=True)
 
     try:
         run = execute(plan, folder, mode=mode, threads=threads,
                       progress=not quiet and sys.stderr.isatty(),
                       command=shlex.join(["sniff", *argv]), announce=announce,
                       notice=(lambda message: None) if quiet else _stderr_notice,
-                      scheduler=scheduler)
+                      scheduler=scheduler, check_space=check_space)
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise

@@ -32,7 +32,7 @@ from datetime import datetime
 from itertools import combinations
 from pathlib import Path
 
-from sim.errors import SniffError
+from sim.errors import SniffError, Stopped
 from sim.formatting import slug
 from sim.rundata import (
     TOURNAMENT_FORMAT,
@@ -287,7 +287,7 @@ def run_tournament(
         }
     try:
         (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
-        manifest["status"] = "running"
+        io.mark_running(manifest)
         _write_manifest(folder, manifest)
     except OSError as error:
         raise SniffError(f"cannot write to {error.filename or folder}: "
@@ -309,10 +309,10 @@ def run_tournament(
                           command=command, kernel_strategies=kernel_strategies,
                           notice=lambda message: say(message))
             runs.append(run)
-    except RunInterrupted:
+    except RunInterrupted as stopped:
         manifest["status"] = "interrupted"
         _write_manifest(folder, manifest)
-        raise TournamentInterrupted(folder, len(runs), len(plans)) from None
+        raise TournamentInterrupted(folder, len(runs), len(plans), stopped.signum) from None
     except BaseException:
         manifest["status"] = "failed"
         _write_manifest(folder, manifest)
@@ -325,9 +325,9 @@ def run_tournament(
     return result
 
 
-class TournamentInterrupted(KeyboardInterrupt):
-    def __init__(self, folder: Path, done: int, total: int) -> None:
-        super().__init__()
+class TournamentInterrupted(Stopped):
+    def __init__(self, folder: Path, done: int, total: int, signum: int) -> None:
+        super().__init__(signum)
         self.folder, self.done, self.total = folder, done, total
 
     def hint(self) -> str:

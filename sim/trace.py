@@ -1,4 +1,4 @@
-"""Game traces: whole games, played by the compiled engine, as JSON Lines events (RULES.md).
+"""Game traces: whole games, played by the compiled engine, as JSON Lines (docs/rules.md).
 
 The engine records raw event rows (``sim.engine`` EVENT_*); this module only translates
 them into the trace format, so a trace shows exactly what the batch kernel does.

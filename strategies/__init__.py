@@ -7,8 +7,10 @@ numba ``@njit`` function and registers it with :func:`register`:
   ``sim.observation``); never another hand or the boneyard order.
 - ``moves[:n_moves]``: the legal moves, each ``tile * 4 + arm`` (``sim.layout``).
 - ``params``: float64 array, the strategy's parameters in the order they were registered.
-- ``rng``: one-element uint64 array, the game's strategy random stream (``sim.rng``).
-- returns the index in ``moves`` of the chosen move (out of range counts as 0).
+- ``rng``: one-element uint64 array, the deciding seat's own random stream in this game
+  (``sim.rng``; every seat has its own, so one seat's draws never shift another's).
+- returns the index in ``moves`` of the chosen move; an index out of range stops the run
+  with an error naming the strategy (``sim.runner.refuse_bad_choices``).
 
 It must be a plain ``@njit`` function (not ``cache=True``: only the generated kernels are
 cached, see ``sim.kernels``) and must not keep state between calls: the kernel runs games
@@ -33,6 +35,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -124,8 +127,9 @@ def register(
     ``description`` is the one line ``sniff strategies`` shows. ``params`` gives each
     parameter's default in the order ``choose`` reads them from its ``params`` array. A
     parameter listed in ``choices`` takes one of the named options (default given by name);
-    ``choose`` receives the option's index. Registering a name again replaces it, so a
-    module can be re-imported.
+    ``choose`` receives the option's index. The same module may register a name again (a
+    re-import replaces it); a name registered by another module is refused, since one of
+    the two strategies would silently stand in for the other.
     """
     params = dict(params or {})
     choices = {key: tuple(options) for key, options in (choices or {}).items()}
@@ -144,10 +148,22 @@ def register(
 
     def decorate(function):
         python_function = getattr(function, "py_func", function)
+        module = python_function.__module__
+        if not hasattr(function, "py_func"):
+            raise StrategyError(
+                f"strategy {name!r} in module {module}: choose must be compiled with numba's "
+                "@njit (put @njit under @register)"
+            )
+        existing = _REGISTRY.get(name)
+        if existing is not None and existing.module != module:
+            raise StrategyError(
+                f"strategy {name!r} in module {module} is already registered by module "
+                f"{existing.module}: give it another name"
+            )
         _REGISTRY[name] = Strategy(
             name=name,
             description=description,
-            module=python_function.__module__,
+            module=module,
             attribute=python_function.__name__,
             params=defaults,
             choices=choices,
@@ -175,13 +191,32 @@ def load_plugin(module: str) -> None:
     The module must stay importable by that name (installed or on ``PYTHONPATH``): the
     generated kernel imports the strategy from it.
     """
+    load_builtins()  # so that a plugin reusing a built-in name is the one refused
     try:
         importlib.import_module(module)
-    except ImportError as error:
-        raise StrategyError(
-            f"cannot import strategy module {module!r}: {error} "
-            "(a plugin module must be importable: install it or put its folder on PYTHONPATH)"
-        ) from None
+    except StrategyError as error:
+        raise StrategyError(f"plugin {module!r}: {error}") from None
+    except ModuleNotFoundError as error:
+        if error.name is not None and module.startswith(error.name):
+            raise StrategyError(
+                f"cannot import strategy module {module!r}: {error} (a plugin module must "
+                "be importable: install it or put its folder on PYTHONPATH)"
+            ) from None
+        raise StrategyError(f"plugin {module!r} failed to import: {_one_line(error)}") from None
+    except Exception as error:  # anything a module can raise at import
+        raise StrategyError(f"plugin {module!r} failed to import: {_one_line(error)}") from None
+
+
+def _one_line(error: BaseException) -> str:
+    """``Type: message`` on one line, with the line of the module that raised it."""
+    text = " ".join(str(error).split()) or "(no message)"
+    where = ""
+    frames = [
+        f for f in traceback.extract_tb(error.__traceback__) if "importlib" not in f.filename
+    ]
+    if frames:
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})"
+    return f"{type(error).__name__}: {text}{where}"
 
 
 def load_plugins(modules: Iterable[str]) -> None:

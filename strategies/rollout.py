@@ -196,7 +196,7 @@ def choose_rollout(observation, moves, n_moves, params, rng):
     seat = observation[view.SEAT]
     sampled = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    play_moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
+    play_moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
     play_observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
     round_row = np.zeros(engine.ROUND_FIELDS, dtype=np.int64)
     events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
@@ -206,10 +206,11 @@ def choose_rollout(observation, moves, n_moves, params, rng):
     totals = np.zeros(n_moves, dtype=np.float64)
     for _ in range(samples):
         deal_hidden(observation, sampled, rng)
-        # Every candidate meets this deal and this stream: common random numbers.
-        stream = next_random(rng)
+        # Every candidate meets this deal and these streams (copied with the deal):
+        # common random numbers.
+        for other in range(engine.MAX_PLAYERS):
+            sampled[engine.STREAMS + other] = np.int64(next_random(rng))
         for index in range(n_moves):
-            play_rng[0] = stream
             totals[index] += play_candidate(
                 state, sampled, seat, moves[index], win, seat_functions, seat_params,
                 play_moves, play_observation, play_rng, round_row, events,

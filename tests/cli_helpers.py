@@ -1,11 +1,22 @@
-"""Running ``sniff`` in the test process with the CLI's own error handling."""
+"""Running ``sniff`` from the tests: in this process, or as a child of this interpreter.
+
+A child runs ``python -m sim.cli`` with the interpreter that runs the tests, never a
+``sniff`` found on PATH: on a fresh clone there is none, or it belongs to another install.
+"""
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import sys
+from pathlib import Path
 
 from sim.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SNIFF = [sys.executable, "-m", "sim.cli"]
+COMPILE_NOTICE = "sniff: compiling the engine"
 
 
 def run_main(args: list[str], capsys) -> tuple[int, str, str]:
@@ -22,6 +33,25 @@ def run_main(args: list[str], capsys) -> tuple[int, str, str]:
         sys.argv = old
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def sniff(
+    *args: str, stdin: str = "", cwd: Path | None = None, env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess:
+    """``sniff ARGS`` as a child process of this interpreter, from the repository root."""
+    env = dict(os.environ if env is None else env, PYTHONIOENCODING="utf-8")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [*SNIFF, *args], input=stdin, capture_output=True, text=True, encoding="utf-8",
+        timeout=timeout, cwd=cwd or ROOT, env=env,
+    )
+
+
+def error_lines(stderr: str) -> list[str]:
+    """Lines of stderr besides the one-time "compiling the engine" notice (a cold cache
+    prints it before anything else; the tests must not depend on a warm cache)."""
+    return [line for line in stderr.strip().splitlines() if not line.startswith(COMPILE_NOTICE)]
 
 
 def default_sigint() -> None:

@@ -1,7 +1,7 @@
 """An independent, plain-Python model of the American Sniff rules, used as a test oracle.
 
 The compiled engine in ``sim/`` packs the layout into bit fields for speed; a bug there is
-easy to make and hard to see. This module restates the rules of ``RULES.md`` (and the
+easy to make and hard to see. This module restates the rules of ``docs/rules.md`` (and the
 Spanish original it defers to) as directly as possible, sharing no code with the engine, so
 that replaying the engine's game traces through it catches any disagreement.
 

@@ -102,7 +102,8 @@ def play_game(players: int, seed: int, game_id: int, seats: list[str],
               round_cap: int = 200) -> GameResult:
     """One whole game; ``seats`` names each seat's strategy ("greedy" or "random")."""
     scores = [0] * team_count(players)
-    strategy_rng = Stream(seed, game_id, 0, SALT_STRATEGY)
+    # Each seat draws from its own stream, keyed by game and seat.
+    seat_rngs = [Stream(seed, game_id, seat, SALT_STRATEGY) for seat in range(players)]
     size = HAND_SIZE[players]
     leader = -1
     placements = draws = 0
@@ -122,14 +123,14 @@ def play_game(players: int, seed: int, game_id: int, seats: list[str],
             move = None
             moves = moves_for(layout, hands[seat])
             if moves:
-                move = choose(seats[seat], layout, moves, strategy_rng)
+                move = choose(seats[seat], layout, moves, seat_rngs[seat])
             while move is None and boneyard:
                 tile = boneyard.pop(0)
                 hands[seat].add(tile)
                 draws += 1
                 fitting = moves_for(layout, {tile})
                 if fitting:
-                    move = choose(seats[seat], layout, fitting, strategy_rng)
+                    move = choose(seats[seat], layout, fitting, seat_rngs[seat])
             if move is not None:
                 tile, arm = move
                 place(layout, tile, arm)

@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import error_lines, sniff
 from oracle import check_trace, split_games
-
-
-def sniff(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def test_trace_writes_checked_games_to_a_file(tmp_path: Path):
@@ -61,7 +54,7 @@ def test_bad_input_is_one_line_on_stderr_and_a_non_zero_exit(args, message):
     done = sniff("trace", *args)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
-    lines = done.stderr.strip().splitlines()
+    lines = error_lines(done.stderr)
     assert len(lines) == 1, done.stderr
     assert message in lines[0]
     assert done.stdout == ""
@@ -73,4 +66,4 @@ def test_unwritable_output_path_is_refused_cleanly(tmp_path: Path):
     done = sniff("trace", "--players", "2", "--strategies", "greedy,random",
                  "-o", str(blocker / "x.jsonl"))
     assert done.returncode != 0
-    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr and len(error_lines(done.stderr)) == 1

@@ -373,9 +373,9 @@ def test_api_refuses_bad_input(kwargs):
 
 
 def test_readme_documents_every_column(run):
-    text = (ROOT / "README.md").read_text()
-    for heading, frame in [("#### `openings.parquet`", run["table"]),
-                           ("#### `games.parquet` of an openings run", run["games"])]:
-        section = text.split(heading, 1)[1].split("####", 1)[0]
+    text = (ROOT / "docs" / "openings.md").read_text()
+    for heading, frame in [("\n## `openings.parquet`", run["table"]),
+                           ("\n## `games.parquet` of an openings run", run["games"])]:
+        section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
         assert names == list(frame.columns)

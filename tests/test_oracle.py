@@ -1,7 +1,7 @@
 """Unit tests of the rules oracle (tests/oracle.py) on small hand-written games.
 
 The oracle is what the engine is judged by, so it needs its own evidence: the worked
-examples of RULES.md, complete short games whose every count was worked out by hand (the
+examples of docs/rules.md, complete short games whose every count was worked out by hand (the
 arithmetic is in the comments), and traces that break one rule each and must be rejected
 for that reason. Games are written in a compact move notation and expanded by ``Game``;
 the helper only adds up scores, it knows no rule.
@@ -139,7 +139,7 @@ def rejected(events: list[dict], pattern: str) -> str:
 
 
 # --------------------------------------------------------------------------- game G1
-# 2 players, seat 0 leads. Opens with RULES.md's first worked example (4-4 is the Sniff),
+# 2 players, seat 0 leads. Opens with docs/rules.md's first worked example (4-4 is the Sniff),
 # then later doubles: 2-2 on branch U and 1-1 on R (each counts both halves while outer,
 # nothing once covered), a draw of a playable 6-6 played at once, and seat 0 goes out.
 G1_HANDS = "0-3 1-1 1-3 1-4 2-2 2-6 4-4 / 0-0 0-2 0-4 0-6 2-4 3-4 4-6"
@@ -177,7 +177,7 @@ def game_g1() -> list[dict]:
 
 
 # --------------------------------------------------------------------------- game G2
-# 3 players: RULES.md's second worked example (open 3-5; 5-5 on R is the Sniff; 5-0 on R
+# 3 players: docs/rules.md's second worked example (open 3-5; 5-5 on R is the Sniff; 5-0 on R
 # opens the branches; 5-6 and then the later double 6-6 on U for 20), then 6-4 covers the
 # 6-6 on U, and play goes on until seat 0 goes out.
 G2_HANDS = "0-1 1-3 2-3 2-6 3-5 5-6 / 1-2 1-4 2-2 2-5 5-5 6-6 / 0-3 0-5 0-6 3-3 3-6 4-6"
@@ -351,7 +351,7 @@ def test_hand_written_games_pass(name: str) -> None:
 
 
 def test_worked_example_one_counts() -> None:
-    """Open 4-4, 4-6 on L, 4-1 on R (15 points), 4-2 on U, straight from RULES.md."""
+    """Open 4-4, 4-6 on L, 4-1 on R (15 points), 4-2 on U, straight from docs/rules.md."""
     layout = Layout()
     layout.open_with((4, 4))
     counts = [layout.count()]
@@ -365,7 +365,7 @@ def test_worked_example_one_counts() -> None:
 
 
 def test_worked_example_two_counts() -> None:
-    """Open 3-5, 5-5 on R, 5-0 on R, 5-6 on U, 6-6 on U scoring 20, from RULES.md."""
+    """Open 3-5, 5-5 on R, 5-0 on R, 5-6 on U, 6-6 on U scoring 20, from docs/rules.md."""
     layout = Layout()
     layout.open_with((3, 5))
     counts = [layout.count()]
@@ -435,7 +435,7 @@ def test_settlement_rounds_each_partner_hand_separately() -> None:
 
 @pytest.mark.parametrize(("pips", "cut"), [(2, 0), (3, 5), (7, 5), (8, 10)])
 def test_settlement_rounding_in_a_trace(pips: int, cut: int) -> None:
-    """Round B leaves exactly 3, 7, 8 and 2 pips; each must be cut as RULES.md says."""
+    """Round B leaves exactly 3, 7, 8 and 2 pips; each must be cut as docs/rules.md says."""
     events = game_g3()
     last_end = max(i for i, e in enumerate(events) if e["event"] == "round_end")
     seat = events[last_end]["hand_pips"].index(pips)

@@ -11,13 +11,11 @@ loop instead (the person is then never asked).
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import error_lines, sniff
 
 from sim.play import person_lineup
 from strategies import parse_spec
@@ -31,14 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 ALWAYS_FIRST = "1\n" * 3000  # more answers than any game needs
 
 
-def sniff(*args: str, stdin: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run(
-        [sys.executable, "-m", "sim.cli", *args],
-        input=stdin, capture_output=True, text=True, encoding="utf-8", timeout=300,
-        cwd=cwd or ROOT, env=env,
-    )
 
 
 def read_events(path: Path) -> list[dict]:
@@ -134,7 +124,7 @@ def test_end_of_input_mid_game_is_one_line(tmp_path) -> None:
     result = sniff("play", "--seed", "7", "--trace", str(trace), stdin="1\n1\n")
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout
-    assert result.stderr.strip().splitlines() == [
+    assert error_lines(result.stderr) == [
         "sniff: error: play aborted: input ended before the game did"
     ]
     assert not trace.exists()
@@ -153,7 +143,7 @@ def test_bad_options_are_one_line(args, message) -> None:
     result = sniff("play", *args)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert len(error_lines(result.stderr)) == 1
     assert message in result.stderr
 
 
@@ -192,7 +182,7 @@ def test_whole_games_with_more_players(tmp_path, players, seat, opponents, seed)
 def test_quit_stops_the_game(tmp_path) -> None:
     result = sniff("play", "--seed", "1", "--trace", str(tmp_path / "q.jsonl"), stdin="q\n")
     assert result.returncode != 0
-    assert result.stderr.strip() == "sniff: error: play aborted: you quit the game"
+    assert error_lines(result.stderr) == ["sniff: error: play aborted: you quit the game"]
     assert not (tmp_path / "q.jsonl").exists()
 
 

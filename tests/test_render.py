@@ -1,4 +1,4 @@
-"""Replay text for hand-built traces: the worked examples of RULES.md and a settlement."""
+"""Replay text for hand-built traces: the worked examples of docs/rules.md and a settlement."""
 
 import json
 
@@ -37,7 +37,7 @@ def play(seat, tile, end, count, points, ends, scores):
     }
 
 
-# RULES.md, first worked example: the opening double is the Sniff.
+# docs/rules.md, first worked example: the opening double is the Sniff.
 EXAMPLE_1 = [
     play(0, "4-4", None, 8, 0, (4, 4, None, None), [0, 0]),
     play(1, "4-6", "L", 14, 0, (6, 4, None, None), [0, 0]),
@@ -45,7 +45,7 @@ EXAMPLE_1 = [
     play(1, "4-2", "U", 13, 0, (6, 1, 2, 4), [15, 0]),
 ]
 
-# RULES.md, second example: the Sniff is played on R, and a later double ends the U branch.
+# docs/rules.md, second example: the Sniff is played on R, and a later double ends the U branch.
 EXAMPLE_2 = [
     play(0, "3-5", None, 8, 0, (3, 5, None, None), [0, 0]),
     play(1, "5-5", "R", 13, 0, (3, 5, None, None), [0, 0]),

@@ -2,32 +2,23 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import error_lines, sniff
 
 from sim.tally import tally
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def sniff(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run(
-        [sys.executable, "-m", "sim.cli", *args],
-        input=stdin, capture_output=True, text=True, encoding="utf-8", timeout=300, cwd=ROOT,
-        env=env,
-    )
 
 
 def one_line_error(result: subprocess.CompletedProcess, text: str) -> None:
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
+    lines = error_lines(result.stderr)
     assert len(lines) == 1 and lines[0].startswith("sniff: error: "), result.stderr
     assert text in lines[0]
 

@@ -256,7 +256,7 @@ def test_three_player_numbers_match_pandas(runs):
     assert list(report.summary["strategy"]) == ["greedy", "random", "random"]
     winner = games["winner_side"].to_numpy()
     assert list(report.summary["wins"]) == [int((winner == k).sum()) for k in range(3)]
-    # README: seat s of a game with rotation r is played by lineup seat (s + r) % 3.
+    # docs/simulate.md: seat s of a game with rotation r is played by lineup seat (s + r) % 3.
     rotation = games["rotation"].to_numpy()
     greedy_seat = (0 - rotation) % 3
     assert labels[0] == "greedy"

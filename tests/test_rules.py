@@ -1,4 +1,4 @@
-"""One unit case per rule of RULES.md, run on the compiled engine itself."""
+"""One unit case per rule of docs/rules.md, run on the compiled engine itself."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def moves_of(plays: list[tuple[str, str | None]], hand: list[str]) -> set[tuple[
     return {(tile_name(int(m) >> 2), ARM_NAMES[int(m) & 3]) for m in moves[:n]}
 
 
-# --- the layout and the count (worked examples of RULES.md)
+# --- the layout and the count (worked examples of docs/rules.md)
 
 
 def test_worked_example_sniff_opening():

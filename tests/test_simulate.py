@@ -70,9 +70,9 @@ def base_run(tmp_path_factory) -> Path:
 
 
 def documented_columns(table: str, players: int) -> list[str]:
-    """Column names from the README's table for ``table``, seat/team patterns expanded."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split(f"#### `{table}` table", 1)[1].split("####", 1)[0]
+    """Column names from docs/data-format.md's table for ``table``, seat/team patterns expanded."""
+    text = (ROOT / "docs" / "data-format.md").read_text()
+    section = text.split(f"\n## `{table}` table", 1)[1].split("\n## ", 1)[0]
     names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
     teams = 2 if players == 4 else players
     out = []
@@ -270,9 +270,11 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, base_run, capsys):
     assert manifest["summary"] == json.loads((base_run / "manifest.json").read_text())["summary"]
 
 
-def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path):
-    """A real SIGINT to ``sniff simulate``: exit 130, finished chunks kept, resume completes."""
-    folder = tmp_path / "sigint"
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path, signum, status):
+    """A real SIGINT (Ctrl-C) or SIGTERM (``timeout``, a scheduler) to ``sniff simulate``:
+    exit 128 + the signal, finished chunks kept, status interrupted, resume completes."""
+    folder = tmp_path / "stopped"
     games, chunk = 100_000, 1_000  # seconds of play left after two parts: time to stop it
     command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
                "--games", str(games), "--chunk-size", str(chunk), "--seed", "5", "--out",
@@ -283,10 +285,11 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path):
     while len(list((folder / "games").glob("*.parquet"))) < 2:
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.02)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)
     out, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
+    assert process.returncode == status, err
     assert "--resume" in err and "Traceback" not in err
+    assert json.loads((folder / "manifest.json").read_text())["status"] == "interrupted"
     assert not temporaries(folder)
     parts = len(list((folder / "games").glob("*.parquet")))
     assert 2 <= parts < games // chunk
@@ -297,6 +300,29 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path):
     reference = tmp_path / "reference"
     execute(resolve_plan({"games": games, "seed": 5, "chunk_size": 1500}), reference)
     assert_same_tables(reference, folder)
+
+
+def test_a_killed_run_reads_as_interrupted(tmp_path, capsys):
+    """After SIGKILL nothing could record the stop; the manifest still says running, but no
+    live process holds the folder, so readers (report, load, resume) say interrupted."""
+    folder = tmp_path / "killed"
+    command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
+               "--games", "100000", "--chunk-size", "1000", "--seed", "5", "--out",
+               str(folder)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while len(list((folder / "games").glob("*.parquet"))) < 2:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    process.kill()
+    process.communicate(timeout=60)
+    assert json.loads((folder / "manifest.json").read_text())["status"] == "running"
+    assert sim.load(folder).manifest["status"] == "interrupted"
+    code, _, err = run_main(["report", str(folder), "--placement-sample", "0",
+                             "-o", str(tmp_path / "report")], capsys)
+    assert code == 0, err
+    assert "the run is interrupted" in err
 
 
 def test_full_disk_leaves_no_partial_part(tmp_path, base_run, monkeypatch, capsys):

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import sniff
 from click.testing import CliRunner
 
 import strategies
@@ -107,10 +107,7 @@ def test_bad_names_and_parameters_say_what_is_accepted(text: str, message: str) 
 
 
 def test_bad_parameter_is_one_line_from_the_command_line() -> None:
-    completed = subprocess.run(
-        ["sniff", "trace", "--players", "2", "--strategies", "weighted:point=1,random"],
-        capture_output=True, text=True, check=False,
-    )
+    completed = sniff("trace", "--players", "2", "--strategies", "weighted:point=1,random")
     assert completed.returncode == 2
     assert completed.stderr.count("\n") == 1
     assert completed.stderr.startswith("sniff: error: bad parameter 'point=1'")
@@ -170,38 +167,31 @@ def test_plugin_option_and_environment_reach_the_commands(tmp_path: Path) -> Non
     """
     simulate = ["simulate", "--players", "2", "--strategies", "doubles_first,random",
                 "--games", "64", "-q"]
-    by_option = subprocess.run(
-        ["sniff", "--plugin", "my_strategy", *simulate, "-o", str(tmp_path / "option")],
-        capture_output=True, text=True, env=plugin_env(), check=True,
-    )
+    by_option = sniff("--plugin", "my_strategy", *simulate, "-o", str(tmp_path / "option"),
+                      env=plugin_env())
+    assert by_option.returncode == 0, by_option.stderr
     assert "seat 0: doubles_first" in by_option.stdout
-    by_env = subprocess.run(
-        ["sniff", *simulate, "-o", str(tmp_path / "env")], capture_output=True, text=True,
-        env=plugin_env(SNIFF_PLUGINS="my_strategy"), check=True,
-    )
+    by_env = sniff(*simulate, "-o", str(tmp_path / "env"),
+                   env=plugin_env(SNIFF_PLUGINS="my_strategy"))
+    assert by_env.returncode == 0, by_env.stderr
     def results(output: str) -> list[str]:
         return [line for line in output.splitlines() if " wins " in line]
 
     assert len(results(by_env.stdout)) == 2
     assert results(by_env.stdout) == results(by_option.stdout)  # same games either way
 
-    listing = subprocess.run(
-        ["sniff", "strategies"], capture_output=True, text=True,
-        env=plugin_env(SNIFF_PLUGINS="my_strategy"), check=True,
-    )
+    listing = sniff("strategies", env=plugin_env(SNIFF_PLUGINS="my_strategy"))
+    assert listing.returncode == 0, listing.stderr
     assert "doubles_first" in listing.stdout and "double_bonus=8" in listing.stdout
 
-    missing = subprocess.run(
-        ["sniff", "--plugin", "no_such_plugin", "strategies"], capture_output=True, text=True,
-        env=plugin_env(), check=False,
-    )
+    missing = sniff("--plugin", "no_such_plugin", "strategies", env=plugin_env())
     assert missing.returncode == 2
     assert "cannot import strategy module 'no_such_plugin'" in missing.stderr
     assert "PYTHONPATH" in missing.stderr
 
 
 def test_readme_example_is_the_plugin_file() -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "strategies.md").read_text()
     assert (PLUGINS / "my_strategy.py").read_text().strip() in readme
 
 

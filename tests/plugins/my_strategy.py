@@ -1,7 +1,7 @@
 """An example strategy plugin, registered from outside the ``strategies`` package.
 
-It is the README's "Writing a strategy" example: score the most points now; with nothing
-to score, get rid of doubles (they fit one value only) and then of the heaviest tile.
+It is the "Writing a strategy" example of docs/strategies.md: score the most points now;
+with nothing to score, get rid of doubles (they fit one value only), then the heaviest tile.
 """
 
 from numba import njit

@@ -1,0 +1,63 @@
+"""The documentation holds together: every relative link in README.md and docs/*.md points to
+a file that exists, and no tracked file points outside the repository to the rule text the
+project was started from (the rules live in docs/rules.md)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# [text](target) and ![alt](target), and reference definitions "[name]: target".
+INLINE_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)", flags=re.M)
+# Spelled in pieces, so that this file does not match itself.
+FORBIDDEN = ("../" + "shared", "RULES" + ".md")
+
+
+def _without_code(text: str) -> str:
+    """The page with fenced code blocks and inline code removed (links there are not links)."""
+    text = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.M | re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def _relative_targets(page: Path) -> list[str]:
+    text = _without_code(page.read_text())
+    targets = INLINE_LINK.findall(text) + REFERENCE_LINK.findall(text)
+    return [t for t in targets if not re.match(r"^([a-z][a-z0-9+.-]*:|#)", t, flags=re.I)]
+
+
+def test_every_relative_link_points_to_an_existing_file() -> None:
+    broken = []
+    for page in PAGES:
+        for target in _relative_targets(page):
+            path = unquote(target.split("#", 1)[0].split("?", 1)[0])
+            if not (page.parent / path).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken, "links to missing files:\n" + "\n".join(broken)
+
+
+def test_no_tracked_file_points_outside_the_repository_to_the_rules() -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    offenders = []
+    for name in listed.decode().split("\0"):
+        path = ROOT / name
+        if not name or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:  # binary (images, Parquet)
+            continue
+        text = data.decode("utf-8", errors="replace")
+        for needle in FORBIDDEN:
+            for number, line in enumerate(text.splitlines(), start=1):
+                if needle in line:
+                    offenders.append(f"{name}:{number}: {line.strip()[:100]}")
+    assert not offenders, (
+        "these lines mention the rule text outside the repository; cite docs/rules.md:\n"
+        + "\n".join(offenders)
+    )

@@ -1,0 +1,188 @@
+"""What a strategy is handed, and plugin mistakes: each gets one clear line.
+
+A probe strategy scans every array the engine gives it (``tests/plugins/probe.py``); no
+array may name a tile outside its own hand and the public record, and each seat draws from
+its own random stream. Plugins that fail at import, are not compiled, have the wrong
+signature or return type, reuse a registered name, or choose out of range are refused with
+one line naming the plugin.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_helpers import error_lines, run_main
+
+import strategies
+from sim.errors import SniffError
+from sim.rng import GOLDEN, SALT_STRATEGY, stream_key
+from sim.runner import ROUND_CAP, lineup_of, play_batch
+from strategies import StrategyError, parse_lineup_text
+
+PLUGINS = Path(__file__).parent / "plugins"
+MASK64 = 2**64 - 1
+
+
+@pytest.fixture(scope="module")
+def probe() -> Iterator:
+    """The probe plugins, registered for this module's tests (imported once)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(PLUGINS))
+        saved = saved_registry()
+        strategies.load_plugin("probe")
+        import probe as module
+
+        yield module
+        strategies._REGISTRY.clear()
+        strategies._REGISTRY.update(saved)
+
+
+def saved_registry() -> dict[str, strategies.Strategy]:
+    """The registry with the built-ins loaded, to restore after a test adds plugins."""
+    strategies.load_builtins()
+    return dict(strategies._REGISTRY)
+
+
+def kernel_extra() -> list[strategies.Strategy]:
+    """Both test plugins in one kernel, so the tests here compile it once."""
+    return [strategies.get("probe"), strategies.get("out_of_range")]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_probe_sees_no_tile_outside_its_hand_and_the_table(probe, players: int) -> None:
+    lineup = lineup_of(players, parse_lineup_text(",".join(["probe"] * players)))
+    seed = 11
+    for game in range(6):
+        probe.SEEN.clear()
+        # Room for every round: no pilot batch, so the game is played exactly once.
+        play_batch(lineup, seed, np.array([game]), round_slots=ROUND_CAP,
+                   kernel_strategies=kernel_extra())
+        assert len(probe.SEEN) > 5
+        calls = [0] * players
+        for seat, hand, played, named, legal, stream, width, marker in probe.SEEN:
+            # The legal moves are there (the probe does read the buffer) ...
+            assert legal and legal & ~hand == 0
+            assert named & legal == legal
+            # ... and nothing else: no slot names another seat's or the boneyard's tile.
+            assert named & ~(hand | played) == 0, (seat, hex(named & ~(hand | played)))
+            assert width == 1 and marker == 7
+            # Each seat's stream is its own, keyed by game and seat, advanced only by its
+            # own draws (one per decision): the other seats neither see nor shift it.
+            key = int(stream_key(np.uint64(seed), game, seat, SALT_STRATEGY))
+            assert stream == (key + calls[seat] * int(GOLDEN)) & MASK64
+            calls[seat] += 1
+        assert all(calls)
+
+
+def test_a_choice_out_of_range_stops_the_run_naming_the_strategy(probe) -> None:
+    lineup = lineup_of(2, parse_lineup_text("random,out_of_range"))
+    with pytest.raises(SniffError) as error:
+        play_batch(lineup, 3, np.arange(8), kernel_strategies=kernel_extra())
+    message = str(error.value)
+    assert "strategy 'out_of_range' (module probe) returned a move index out of range" in message
+    assert "seat 1" in message and "\n" not in message
+
+
+def write_plugin(folder: Path, name: str, body: str) -> None:
+    (folder / f"{name}.py").write_text(textwrap.dedent(body))
+
+
+BROKEN = {
+    "raises_on_import": (
+        "x = 1 / 0\n",
+        "plugin 'raises_on_import' failed to import: ZeroDivisionError: division by zero",
+    ),
+    "needs_missing_package": (
+        "import no_such_package_for_sniff\n",
+        "plugin 'needs_missing_package' failed to import: ModuleNotFoundError: "
+        "No module named 'no_such_package_for_sniff'",
+    ),
+    "not_compiled": (
+        """
+        from strategies import register
+
+        @register("not_compiled", "a plain Python function")
+        def choose(observation, moves, n_moves, params, rng):
+            return 0
+        """,
+        "strategy 'not_compiled' in module not_compiled: choose must be compiled with numba's "
+        "@njit",
+    ),
+    "taken_name": (
+        """
+        from numba import njit
+        from strategies import register
+
+        @register("greedy", "reuses a built-in name")
+        @njit
+        def choose(observation, moves, n_moves, params, rng):
+            return 0
+        """,
+        "strategy 'greedy' in module taken_name is already registered by module "
+        "strategies.greedy",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_plugins_are_one_line(name: str, tmp_path: Path, capsys, monkeypatch) -> None:
+    body, message = BROKEN[name]
+    write_plugin(tmp_path, name, body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    saved = saved_registry()
+    try:
+        code, _, err = run_main(["--plugin", name, "strategies"], capsys)
+    finally:
+        strategies._REGISTRY.clear()
+        strategies._REGISTRY.update(saved)
+    assert code == 2
+    assert error_lines(err) == [error_lines(err)[0]] and message in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("def choose(observation, moves, n_moves):\n    return 0\n",
+         "does not compile with the engine's argument types: TypeError: Signature mismatch"),
+        ("def choose(observation, moves, n_moves, params, rng):\n    return 0.5\n",
+         "choose must return an integer index, it returns float64"),
+    ],
+)
+def test_plugins_with_a_wrong_signature_are_one_line(
+    body: str, message: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    name = "wrong_signature" if "params" not in body else "wrong_return"
+    header = f"from numba import njit\nfrom strategies import register\n\n" \
+             f"@register({name!r}, 'broken')\n@njit\n"
+    write_plugin(tmp_path, name, header + body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    saved = saved_registry()
+    try:
+        code, _, err = run_main(
+            ["--plugin", name, "simulate", "--players", "2", "--strategies", f"{name},random",
+             "--games", "10", "-q", "-o", str(tmp_path / "run")], capsys,
+        )
+    finally:
+        strategies._REGISTRY.clear()
+        strategies._REGISTRY.update(saved)
+    assert code == 2
+    lines = error_lines(err)
+    assert len(lines) == 1 and lines[0].startswith(f"sniff: error: strategy {name!r}"), err
+    assert message in lines[0]
+    assert not any(tmp_path.rglob("*.parquet"))
+
+
+def test_registering_a_name_twice_from_one_module_replaces_it() -> None:
+    """A module imported again (a notebook's reload) may register its names again."""
+    from strategies.greedy import choose_greedy
+
+    before = strategies.get("greedy")
+    strategies.register("greedy", before.description)(choose_greedy)
+    assert strategies.get("greedy") == before
+    with pytest.raises(StrategyError):
+        strategies.register("greedy", "again")(lambda *a: 0)
