@@ -8,7 +8,6 @@ measurement and its design are in ``sim.openings_play``; what is written and sho
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from sim.openings_output import (
     openings_blocks,
     openings_section,
     ranking_markdown,
-    ranking_text,
     write_outputs,
 )
 from sim.openings_play import (
@@ -50,14 +48,14 @@ RESULTS_DIR = Path("results")
 
 
 def default_folder(base: Path = RESULTS_DIR) -> Path:
-    from sim.io import new_folder
+    from sim.folders import new_folder
 
     return new_folder("openings", base)
 
 
 def check_folder(folder: Path, overwrite: bool) -> None:
     """Refuse a file, or a folder with anything in it unless ``overwrite``."""
-    from sim.io import check_folder_path
+    from sim.folders import check_folder_path
 
     check_folder_path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
@@ -119,41 +117,6 @@ def trace_opening_game(config: OpeningsConfig, game_id: int) -> list[dict]:
                   "forced_lead": TILE_NAMES[forced] if forced >= 0 else None})
     decoder = EventDecoder(config.players)
     return [start] + [decoder.decode(row) for row in rows]
-
-
-# --- the command
-
-
-def run_command(players: int, strategies: str, deals: int, seed: int, out: Path | None,
-                overwrite: bool, quiet: bool, argv: Sequence[str] = ()) -> None:
-    """``sniff openings``: play, write the folder, print the ranked table."""
-    config = make_config(players, strategies, deals, seed)
-    folder = out if out is not None else default_folder()
-    check_folder(folder, overwrite)
-    command = " ".join(["sniff", *argv])
-    bar = None
-    if not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.deals, unit="deal", desc="sniff openings", file=sys.stderr,
-                   leave=False)
-
-    def progress(done: int) -> None:
-        if bar is not None:
-            bar.update(done - bar.n)
-
-    try:
-        games = play_openings(config, progress)
-    finally:
-        if bar is not None:
-            bar.close()
-    table, summary = summarise_openings(games, config)
-    write_outputs(folder, config, games, table, summary, command)
-    sys.stdout.write(ranking_text(table, summary))
-    sys.stdout.write(
-        f"\n{len(games):,} games; wrote openings.parquet, games.parquet, heatmap.png, "
-        f"ranking.md and summary.json to {folder}\n"
-    )
 
 
 __all__ = [

@@ -10,8 +10,6 @@ from __future__ import annotations
 import io as bytes_io
 import json
 import math
-import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +19,7 @@ import pandas as pd
 
 from sim.blocks import Chart, Heading, Paragraph, Table, html_body, to_markdown
 from sim.errors import SniffError
+from sim.folders import write_atomic
 from sim.formatting import signed
 from sim.io import write_json
 from sim.openings_play import FORMAT, METRIC_TITLES, OpeningsConfig
@@ -292,18 +291,7 @@ def _write_parquet(frame: pd.DataFrame, path: Path, metadata: dict) -> None:
     schema_metadata = dict(arrow.schema.metadata or {})
     schema_metadata[b"sniff"] = json.dumps(metadata).encode()
     arrow = arrow.replace_schema_metadata(schema_metadata)
-    _atomic(path, lambda temporary: pq.write_table(arrow, temporary, compression="zstd"))
-
-
-def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """Write to a temporary name beside ``path``, then rename: a file is whole or absent."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_atomic(path, lambda temporary: pq.write_table(arrow, temporary, compression="zstd"))
 
 
 def write_outputs(folder: Path, config: OpeningsConfig, games: pd.DataFrame,
@@ -315,8 +303,8 @@ def write_outputs(folder: Path, config: OpeningsConfig, games: pd.DataFrame,
     _write_parquet(games, folder / "games.parquet",
                    _parquet_metadata(config, summary, "games", command))
     figure = heatmap_figure(table, summary)
-    _atomic(folder / "heatmap.png", lambda t: t.write_bytes(figure_png(figure)))
-    _atomic(folder / "ranking.md", lambda t: t.write_text(ranking_markdown(table, summary)))
+    write_atomic(folder / "heatmap.png", lambda t: t.write_bytes(figure_png(figure)))
+    write_atomic(folder / "ranking.md", lambda t: t.write_text(ranking_markdown(table, summary)))
     record = {**summary, "command": command, "version": __version__,
               "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
     write_json(folder / "summary.json", record)

@@ -38,8 +38,8 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
     the simulator's code changed since the run was played. Returns ``{"table", "games",
     "placements", "note"}``.
     """
+    from sim.plan import Plan, recorded_kernel_strategies
     from sim.runner import compile_lineup, trace_events
-    from sim.simulation import Plan, _recorded_kernel_strategies
 
     empty = {"table": pd.DataFrame(columns=["side", "points", "placements", "share"]),
              "games": 0, "placements": 0, "note": None}
@@ -48,7 +48,7 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
         return {**empty, "note": "placement scores not sampled (--placement-sample 0)"}
     try:
         plan = Plan.from_config(run.config)
-        kernel_strategies = _recorded_kernel_strategies(run.manifest)
+        kernel_strategies = recorded_kernel_strategies(run.manifest)
         compile_lineup(plan.lineup, kernel_strategies)
     except SniffError as error:
         return {**empty, "note": f"placement scores not sampled: {error}"}

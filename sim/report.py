@@ -166,31 +166,9 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
 
 
 def default_folder(base: Path = Path("results")) -> Path:
-    from sim.io import new_folder
+    from sim.folders import new_folder
 
     return new_folder("report", base)
-
-
-def run_command(paths: Sequence, out: Path | None, *, placement_sample: int,
-                title: str | None, openings: Sequence = ()) -> dict[str, Path]:
-    """``sniff report``: build, write, and print where the files went."""
-    import click
-
-    from sim.io import check_writable_folder
-
-    folder = Path(out) if out is not None else default_folder()
-    check_writable_folder(folder)  # before the minutes of tracing that build may take
-    report = build(paths, placement_sample=placement_sample, title=title,
-                   notice=lambda text: click.echo(f"sniff: {text}", err=True),
-                   openings=openings)
-    files = report.write(folder)
-    charts = sorted(name for name in files if name.endswith(".png"))
-    click.echo(f"report of {len(report.runs)} run(s): {folder / 'report.html'} "
-               f"(self-contained), report.md, report.json and {len(charts)} charts in {folder}/")
-    for run in report.runs:
-        for note in run.notes:
-            click.echo(f"sniff: note: {run.name}: {note}", err=True)
-    return files
 
 
 def _sample_with_notice(run: RunData, size: int, notice) -> dict:

@@ -99,7 +99,7 @@ class RunData:
     @property
     def sides(self) -> list[str]:
         """Short side names, unique within the run (``greedy``, ``random (seat 1)``)."""
-        from sim.simulation import side_labels
+        from sim.summary import side_labels
 
         return side_labels(self.players, list(self.config["labels"]))[1]
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import shlex
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -73,7 +72,7 @@ def pairing_name(index: int, lineup: tuple[str, ...]) -> str:
 
 
 def default_folder(base: Path = Path("results")) -> Path:
-    from sim.io import new_folder
+    from sim.folders import new_folder
 
     return new_folder("tournament", base)
 
@@ -182,20 +181,16 @@ def run_tournament(
     ``echo`` gets one line per pairing.
     """
     from sim import io
-    from sim.simulation import (
-        DEFAULT_MAX_GAMES,
-        Plan,
-        RunInterrupted,
-        _check_threads,
-        check_precision,
-        execute,
-    )
+    from sim.chunks import RunInterrupted
+    from sim.plan import Plan
+    from sim.precision import DEFAULT_MAX_GAMES, check_precision
+    from sim.simulation import check_threads, execute
     from strategies import parse_lineup_text
 
     say = echo or (lambda line: None)
     if resume and overwrite:
         raise SniffError("--resume and --overwrite exclude each other")
-    _check_threads(threads)
+    check_threads(threads)
     if resume:
         if out is None:
             raise SniffError("--resume needs --out, the folder of the tournament to complete")
@@ -371,22 +366,3 @@ def load(folder: str | Path) -> Tournament:
     manifest = read_tournament_manifest(folder)
     runs = [io.load(path) for path in pairing_folders(folder)]
     return _finish(folder, manifest, runs, write=False)
-
-
-def run_command(options: dict, *, threads: int | None, quiet: bool, resume: bool,
-                overwrite: bool, argv: list[str]) -> None:
-    """``sniff tournament``: print the ranking and the matrix; notices on stderr."""
-    import click
-
-    def say(line: str) -> None:
-        if not quiet:
-            click.echo(f"sniff: {line}", err=True)
-
-    try:
-        result = run_tournament(**options, threads=threads, resume=resume, overwrite=overwrite,
-                                progress=not quiet and sys.stderr.isatty(),
-                                command=shlex.join(["sniff", *argv]), echo=say)
-    except TournamentInterrupted as stopped:
-        click.echo(f"sniff: {stopped.hint()}", err=True)
-        raise
-    click.echo(str(result))
