@@ -45,7 +45,9 @@ def _at_most(maximum: int):
 
 
 def _players(ctx, param, value):
-    if value not in (2, 3, 4):
+    from sim.seating import PLAYER_COUNTS
+
+    if value not in PLAYER_COUNTS:
         raise click.BadParameter(f"must be 2, 3 or 4, got {value}")
     return value
 
