@@ -1,6 +1,6 @@
 """Who plays with whom: player counts, teams, and sides under the seat rotation.
 
-The one home of the seating rules (RULES.md): 2, 3 or 4 players; with 4, seats ``s`` and
+The one home of the seating rules (docs/rules.md): 2, 3 or 4 players; with 4, seats ``s`` and
 ``s + 2`` are partners and score as team ``s % 2``; with 2 or 3 every seat is its own team.
 
 A run rotates its lineup round the table: in a game with rotation ``r``, seat ``s`` is
