@@ -31,7 +31,7 @@ MASK64 = 2**64 - 1
 def no_plugin_environment_leak(monkeypatch) -> None:
     """``--plugin`` exports SNIFF_PLUGINS for worker processes; restore it after each test,
     or later tests' ``sniff`` subprocesses would try to import this file's plugins."""
-    monkeypatch.delenv("SNIFF_PLUGINS", raising=False)
+    monkeypatch.setenv("SNIFF_PLUGINS", "")  # recorded: removed again after the test
 
 
 @pytest.fixture(scope="module")
