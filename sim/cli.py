@@ -371,11 +371,10 @@ def main() -> None:
     """
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("sniff: interrupted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt as stopped:
-        status = getattr(stopped, "exit_status", 130)
+    except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
+        # click turns a KeyboardInterrupt (sim.errors.Stopped: SIGINT or SIGTERM) into Abort
+        cause = stopped.__cause__ if isinstance(stopped, click.exceptions.Abort) else stopped
+        status = getattr(cause, "exit_status", 130)
         click.echo("sniff: " + ("terminated" if status == 143 else "interrupted"), err=True)
         sys.exit(status)
     except click.exceptions.NoArgsIsHelpError as error:
