@@ -17,9 +17,20 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim import io
+from sim import folders, io
 from sim.errors import SniffError
-from sim.tune import BEST, CURVE, DECIDING, FORMAT, MANIFEST, TRIALS, TuneConfig, import_cma
+from sim.tune_setup import (
+    BEST,
+    CURVE,
+    DECIDING,
+    FORMAT,
+    MANIFEST,
+    TRIALS,
+    TuneConfig,
+    TuneResult,
+    Validation,
+    import_cma,
+)
 
 FLAGS = {"strategy": "STRATEGY", "against": "--against", "players": "--players",
          "games": "--games", "seed": "--seed", "params": "--params",
@@ -32,12 +43,12 @@ def utc_now() -> str:
 
 
 def default_folder() -> Path:
-    return io.new_folder("tune")
+    return folders.new_folder("tune")
 
 
 def create(folder: Path, config: TuneConfig, command: str | None) -> dict:
     """A new tuning folder with its manifest; refuses a folder that holds anything."""
-    io.check_folder_path(folder)
+    folders.check_writable_folder(folder)
     if folder.exists() and any(folder.iterdir()):
         if (folder / MANIFEST).exists() and _is_tuning(folder):
             raise SniffError(f"{folder} already holds a tuning run: complete it with "
@@ -45,7 +56,7 @@ def create(folder: Path, config: TuneConfig, command: str | None) -> dict:
         raise SniffError(f"{folder} is not empty and holds no tuning run; choose another "
                          "folder")
     folder.mkdir(parents=True, exist_ok=True)
-    from sim import __version__
+    from sim.version import __version__
 
     manifest = {
         "format": FORMAT, "version": __version__, "command": command,
@@ -125,3 +136,16 @@ def write_curve(folder: Path, trials: pd.DataFrame, config: TuneConfig) -> None:
 
     if len(trials):
         io.write_bytes(folder / CURVE, png_bytes(learning_curve(trials, config)))
+
+
+def load(folder: str | Path) -> TuneResult:
+    """A finished tuning folder as a :class:`TuneResult` (for a notebook)."""
+    folder = Path(folder)
+    manifest = read(folder)
+    best = json.loads((folder / BEST).read_text()) if (folder / BEST).exists() else None
+    if best is None:
+        raise SniffError(f"{folder} holds no finished tuning run (no {BEST}); "
+                         f"complete it with sniff tune --resume -o {folder}")
+    validation = [Validation(**item) for item in best.get("validation", [])]
+    return TuneResult(folder, best["strategy"], best["params"], best["spec"],
+                      pd.read_parquet(folder / TRIALS), validation, manifest["status"])

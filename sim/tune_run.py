@@ -20,7 +20,7 @@ from sim import engine, tune_folder
 from sim.errors import SniffError
 from sim.runner import ROUND_CAP, compile_lineup, lineup_of, play_batch, winning_side
 from sim.stats import mean_interval, paired_difference, wilson_interval
-from sim.tune import (
+from sim.tune_setup import (
     BEST,
     Space,
     TuneConfig,
@@ -126,9 +126,7 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
         raise SniffError(f"the simulator's code changed since {folder} was tuned (kernel "
                          f"{manifest['kernel']}, now {kernel}); a resume would not repeat it")
     if manifest["status"] == "complete" and (folder / BEST).exists():
-        from sim.tune import load
-
-        return load(folder)  # a finished run resumes to itself
+        return tune_folder.load(folder)  # a finished run resumes to itself
     trials = tune_folder.read_trials(folder)
     trials = trials if trials is not None else pd.DataFrame()
     es = new_optimizer(config)
@@ -213,7 +211,7 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
 
 
 def _spec_text(spec) -> str:
-    from sim.simulation import spec_text
+    from sim.plan import spec_text
 
     return spec_text(spec)
 
@@ -229,7 +227,7 @@ def validate(player: Player, space: Space, values: dict, config: TuneConfig) -> 
     Intervals take the deal as the unit (its games share the cards), so they are honest
     for duplicate deals and narrower than independent games would give.
     """
-    from sim.simulation import spec_text
+    from sim.plan import spec_text
 
     if config.validate_games == 0:
         return []

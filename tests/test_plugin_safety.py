@@ -27,6 +27,13 @@ PLUGINS = Path(__file__).parent / "plugins"
 MASK64 = 2**64 - 1
 
 
+@pytest.fixture(autouse=True)
+def no_plugin_environment_leak(monkeypatch) -> None:
+    """``--plugin`` exports SNIFF_PLUGINS for worker processes; restore it after each test,
+    or later tests' ``sniff`` subprocesses would try to import this file's plugins."""
+    monkeypatch.setenv("SNIFF_PLUGINS", "")  # recorded: removed again after the test
+
+
 @pytest.fixture(scope="module")
 def probe() -> Iterator:
     """The probe plugins, registered for this module's tests (imported once)."""

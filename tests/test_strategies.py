@@ -21,8 +21,8 @@ import strategies
 from sim import engine
 from sim import observation as view
 from sim.layout import ARM_L, ARM_R, legal_moves, open_values_mask, place_tile, tile_moves
+from sim.plan import rotation_for
 from sim.runner import lineup_of, play_batch, trace_events, winning_side
-from sim.simulation import rotation_for
 from sim.stats import Z99, wilson_interval
 from sim.tiles import ALL_TILES, PIP_MASK, parse_tile
 from strategies import StrategyError, parse_lineup_text, parse_spec
