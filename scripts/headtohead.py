@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 import strategies
+from sim.plan import rotation_for
 from sim.runner import lineup_of, play_batch, winning_side
-from sim.simulation import rotation_for
 from sim.stats import Z99, wilson_interval
 
 HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "rollout")

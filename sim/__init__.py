@@ -5,7 +5,8 @@ folder written by ``sniff simulate``. Both are imported on first use, so ``impor
 stays cheap (no numba, numpy or pyarrow).
 """
 
-__version__ = "0.1.0"
+from sim.version import __version__ as __version__
+
 __all__ = ["load", "simulate"]
 
 

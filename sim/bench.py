@@ -62,14 +62,14 @@ def engine_rate(
 ) -> dict:
     """Rounds, games and placements per second of the engine alone (``play_batch``, in the
     batches ``simulate`` uses, every game and round row returned)."""
-    from sim.simulation import _batch_games
+    from sim.chunks import batch_games
 
     lineup = lineup_of(players, [parse_spec(strategy)] * players)
     ids = np.arange(games, dtype=np.int64)
     play_batch(lineup, 0, ids[:256], kernel_strategies=kernel)
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
-    batch = _batch_games(threads)  # the kernel calls that simulate makes
+    batch = batch_games(threads)  # the kernel calls that simulate makes
 
     def play() -> np.ndarray:
         return np.concatenate([
@@ -169,12 +169,14 @@ def peak_memory(games: int) -> dict:
 
 def simulate_ratio(games: int, repeats: int) -> dict:
     """``simulate`` (chunks, tables, Parquet, summary) against the engine alone, same games."""
-    from sim.simulation import _batch_games, rotation_for, simulate
+    from sim.chunks import batch_games
+    from sim.plan import rotation_for
+    from sim.simulation import simulate
 
     lineup = lineup_of(4, [parse_spec("greedy"), parse_spec("random")])
     ids = np.arange(games, dtype=np.int64)
     play_batch(lineup, 0, ids[:256])
-    batch = _batch_games(numba.get_num_threads())  # the kernel calls simulate makes
+    batch = batch_games(numba.get_num_threads())  # the kernel calls simulate makes
 
     def engine_only() -> None:
         for first in range(0, games, batch):
@@ -197,7 +199,7 @@ def strategy_costs(games: int, repeats: int) -> list[dict]:
     rows = []
     everything = list(available().values())  # one kernel for all of them: one compile
     for name in available():
-        count = games if name != "rollout" else max(50, games // 200)
+        count = games if name not in ("rollout", "expert") else max(50, games // 200)
         row = engine_rate(4, name, numba.get_num_threads(), count, repeats, everything)
         rows.append({"strategy": name, "ns_per_decision": row["ns_per_decision"],
                      "games": count})

@@ -18,6 +18,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, MultipleLocator, PercentFormatter
 
+from sim.formatting import p_value_text, pct
+from sim.seating import team_count
+
 DPI = 110
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
           "#7f7f7f"]
@@ -49,10 +52,6 @@ def _color(index: int) -> str:
     return COLORS[index % len(COLORS)]
 
 
-def _pct(value: float, digits: int = 1) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{100 * value:.{digits}f}%"
-
-
 def _errors(frame: pd.DataFrame, value: str = "win_rate") -> np.ndarray:
     low = (frame[value] - frame["low"]).clip(lower=0).fillna(0).to_numpy()
     high = (frame["high"] - frame[value]).clip(lower=0).fillna(0).to_numpy()
@@ -73,16 +72,16 @@ def win_rates(summary: pd.DataFrame, players: int) -> Figure:
     axes.errorbar(summary["win_rate"], y, xerr=_errors(summary), fmt="none", ecolor="black",
                   capsize=4, label="95% Wilson interval")
     for yi, (_, row) in zip(y, summary.iterrows()):
-        text = (f"{_pct(row['win_rate'])} ({_pct(row['low'])}–{_pct(row['high'])}), "
+        text = (f"{pct(row['win_rate'])} ({pct(row['low'])}–{pct(row['high'])}), "
                 f"{row['games']:,} games")
         if row["win_rate"] > 0.55:  # inside the bar, left of the interval
             axes.text(row["low"] - 0.015, yi, text, va="center", ha="right", fontsize=8,
                       color="white", fontweight="bold")
         else:
             axes.text(row["high"] + 0.015, yi, text, va="center", fontsize=8)
-    even = 1 / (2 if players == 4 else players)
+    even = 1 / team_count(players)
     axes.axvline(even, color="gray", linestyle="--", linewidth=1,
-                 label=f"even chances ({_pct(even, 0)})")
+                 label=f"even chances ({pct(even, 0)})")
     axes.set_yticks(y, labels)
     axes.set_xlim(0, 1)
     axes.xaxis.set_major_formatter(PERCENT)
@@ -105,7 +104,7 @@ def _grouped_rates(axes, table: pd.DataFrame, title: str) -> None:
         axes.errorbar(x + offset, rows["win_rate"], yerr=_errors(rows), fmt="none",
                       ecolor="black", capsize=3)
         for xi, (_, row) in zip(x + offset, rows.iterrows()):
-            axes.text(xi, row["high"] + 0.015, _pct(row["win_rate"]), ha="center", fontsize=7)
+            axes.text(xi, row["high"] + 0.015, pct(row["win_rate"]), ha="center", fontsize=7)
     axes.set_xticks(x, [p.replace(" round 1", "\nround 1") for p in positions], fontsize=8)
     axes.set_ylim(0, 1.08)
     axes.set_yticks(np.linspace(0, 1, 6))
@@ -147,8 +146,6 @@ def differences(table: pd.DataFrame) -> Figure:
         axes.errorbar(table["estimate"].iloc[index], y[index], xerr=errors[:, index:index + 1],
                       fmt="o", color=colors[index], capsize=4)
     axes.axvline(0, color="gray", linestyle="--", linewidth=1, label="no difference")
-    from sim.report import p_value_text
-
     for yi, (_, row) in zip(y, table.iterrows()):
         axes.annotate(f"{100 * row['estimate']:+.1f} pp, p {p_value_text(row['p_value'])}",
                       (row["high"], yi), xytext=(6, 0), textcoords="offset points",
@@ -243,7 +240,7 @@ def placement_scores(sample: dict, run: str) -> Figure:
     labels = {}
     for side, rows in table.groupby("side", sort=False):
         scoring = rows.loc[rows["points"] > 0, "share"].sum()
-        labels[side] = f"{side} ({_pct(scoring, 0)} of its placements score)"
+        labels[side] = f"{side} ({pct(scoring, 0)} of its placements score)"
     _share_bars(axes, table[table["points"] > 0], "side", "points", labels=labels)
     axes.set_xlabel("points scored by one placement (points)")
     axes.set_ylabel("share of all the side's placements (%)")
@@ -280,7 +277,7 @@ def round_endings(table: pd.DataFrame, run: str) -> Figure:
     axes.errorbar(table["share"], y, xerr=_errors(table, "share"), fmt="none",
                   ecolor="black", capsize=4, label="95% Wilson interval")
     for yi, (_, row) in zip(y, table.iterrows()):
-        axes.text(row["high"] + 0.01, yi, f"{_pct(row['share'])} ({row['rounds']:,} rounds)",
+        axes.text(row["high"] + 0.01, yi, f"{pct(row['share'])} ({row['rounds']:,} rounds)",
                   va="center", fontsize=8)
     axes.set_yticks(y, labels)
     axes.set_xlim(0, min(1.0, float(table["high"].max()) * 1.35 + 0.05))

@@ -11,12 +11,12 @@ from sim.errors import SniffError
 
 
 class TextPath(click.Path):
-    """A path option or argument whose name must be valid UTF-8 (``sim.io.check_text_path``):
+    """A path option or argument whose name must be valid UTF-8 (``sim.folders.check_text_path``):
     refused at once, before anything is read or written, in one line."""
 
     def convert(self, value, param, ctx):
         path = super().convert(value, param, ctx)
-        from sim.io import check_text_path
+        from sim.folders import check_text_path
 
         try:
             check_text_path(Path(path), "the name")
@@ -45,7 +45,9 @@ def _at_most(maximum: int):
 
 
 def _players(ctx, param, value):
-    if value not in (2, 3, 4):
+    from sim.seating import PLAYER_COUNTS
+
+    if value not in PLAYER_COUNTS:
         raise click.BadParameter(f"must be 2, 3 or 4, got {value}")
     return value
 
@@ -117,7 +119,7 @@ def _players_given(ctx, param, value):
 
 
 # Options that decide the games default to None here: a new run fills them from
-# sim.simulation.DEFAULTS, a resumed run from its manifest (the help shows the defaults).
+# sim.plan.DEFAULTS, a resumed run from its manifest (the help shows the defaults).
 @cli.command()
 @click.option("--players", type=int, callback=_players_given, show_default="4",
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
@@ -155,13 +157,14 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 
     Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
     """
-    from sim.simulation import run_command
+    from sim.commands import simulate_command
 
     options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
                "max_games": max_games}
-    run_command(options, out, resume=resume, overwrite=overwrite, threads=threads, quiet=quiet,
-                argv=sys.argv[1:], scheduler=scheduler, check_space=not ignore_disk_space)
+    simulate_command(options, out, resume=resume, overwrite=overwrite, threads=threads,
+                     quiet=quiet, argv=sys.argv[1:], scheduler=scheduler,
+                     check_space=not ignore_disk_space)
 
 
 @cli.command()
@@ -186,10 +189,9 @@ def openings(players: int, strategies: str, deals: int, seed: int, out: Path | N
     Writes openings.parquet, games.parquet, heatmap.png, ranking.md and summary.json, and
     prints the ranked table.
     """
-    from sim.openings import run_command as run_openings_command
+    from sim.commands import openings_command
 
-    run_openings_command(players, strategies, deals, seed, out, overwrite, quiet,
-                         argv=sys.argv[1:])
+    openings_command(players, strategies, deals, seed, out, overwrite, quiet, argv=sys.argv[1:])
 
 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
@@ -294,7 +296,7 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
     --duplicate runs), scoring distributions and, for three or more strategies, a pairwise
     matrix and Bradley-Terry ratings. Runs must have the same number of players.
     """
-    from sim.report import run_command as report_command
+    from sim.commands import report_command
 
     report_command(list(runs), out, placement_sample=placement_sample, title=title,
                    openings=list(openings))
@@ -334,13 +336,53 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
     map (matrix.png, matrix.csv) and Bradley-Terry ratings fitted to all games with 95%
     intervals (ratings.png, ranking.csv). `sniff report OUT` gives the full report.
     """
-    from sim.tournament import run_command as tournament_command
+    from sim.commands import tournament_command
 
     options = {"players": players, "strategies": strategies, "games_per_pair": games_per_pair,
                "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
                "max_games": max_games, "chunk_size": chunk_size}
     tournament_command(options, threads=threads, quiet=quiet, resume=resume,
                        overwrite=overwrite, argv=sys.argv[1:])
+
+
+@cli.command()
+@click.argument("strategy", required=False)
+@click.option("--against", help="The field: opponents, comma-separated (name:key=value sets "
+                                "parameters); the objective is the win rate averaged over them.")
+@click.option("--players", type=int, callback=_players_given, show_default="4",
+              help="2, 3 or 4 (4: the tuned partnership against each opponent's).")
+@click.option("--games", type=int, callback=_positive, show_default="200000",
+              help="Budget: games of all trials together (validation not included).")
+@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("--params", help="Parameters to tune, comma-separated [default: every numeric one].")
+@click.option("--games-per-trial", type=int, callback=_positive, show_default="4000",
+              help="Games of one candidate, split evenly over the field (whole deals).")
+@click.option("--popsize", type=int, callback=_positive,
+              help="Candidates per generation [default: CMA-ES's, 4 + 3 ln(parameters)].")
+@click.option("--sigma", type=float, show_default="0.5",
+              help="Initial CMA-ES step, in units of each parameter's scale.")
+@click.option("--validate-games", type=int, show_default="20000",
+              help="Games of each validation match on fresh deals (0: none).")
+@click.option("-o", "--out", type=click.Path(path_type=Path),
+              help="Tuning folder [default: results/tune-DATE-TIME].")
+@click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")
+def tune(strategy, against, players, games, seed, params, games_per_trial, popsize, sigma,
+         validate_games, out, resume, quiet) -> None:
+    """Tune STRATEGY's numeric parameters with CMA-ES against a field of opponents.
+
+    Candidates play duplicate deals, every candidate of a generation the same ones (common
+    random numbers). Writes trials.parquet, best.json, learning-curve.png and manifest.json,
+    then validates the result on fresh deals against the defaults and each opponent.
+    Use it as the printed NAME:KEY=VALUE,... or as NAME:@FOLDER/best.json.
+    """
+    from sim.commands import tune_command
+
+    options = {"strategy": strategy, "against": against, "players": players, "games": games,
+               "seed": seed, "params": params.split(",") if params else None,
+               "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
+               "validate_games": validate_games}
+    tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
 
 
 @cli.command()
@@ -369,11 +411,10 @@ def main() -> None:
     """
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("sniff: interrupted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt as stopped:
-        status = getattr(stopped, "exit_status", 130)
+    except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
+        # click turns a KeyboardInterrupt (sim.errors.Stopped: SIGINT or SIGTERM) into Abort
+        cause = stopped.__cause__ if isinstance(stopped, click.exceptions.Abort) else stopped
+        status = getattr(cause, "exit_status", 130)
         click.echo("sniff: " + ("terminated" if status == 143 else "interrupted"), err=True)
         sys.exit(status)
     except click.exceptions.NoArgsIsHelpError as error:

@@ -126,10 +126,10 @@ _plans: dict = {}  # per worker process: (plan, kernel strategies) of a job, bui
 def _job_plan(job: ChunkJob):
     key = (job.run_id, job.kernel, job.kernel_strategies)
     if key not in _plans:
-        from sim.simulation import Plan, _recorded_kernel_strategies
+        from sim.plan import Plan, recorded_kernel_strategies
 
         plan = Plan.from_config(job.config)  # loads the plugins it names, if any
-        strategies = _recorded_kernel_strategies({"kernel_strategies": [
+        strategies = recorded_kernel_strategies({"kernel_strategies": [
             {"name": name, "module": module} for name, module in job.kernel_strategies]})
         _plans[key] = plan, strategies
     return _plans[key]
@@ -171,14 +171,9 @@ def warm_up_task(job: ChunkJob) -> dict:
 def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
     """Play games ``lo..hi-1``; write the chunk's parts (when ``job.write``); report back."""
     from sim import io
+    from sim.chunks import PlayedChunk, batch_games, play_chunk, write_parts
     from sim.runner import compile_lineup
-    from sim.simulation import (
-        PlayedChunk,
-        _batch_games,
-        _play_chunk,
-        _summary_columns,
-        _write_parts,
-    )
+    from sim.summary import summary_columns
 
     started = time.perf_counter()
     threads, address, _ = _worker_threads(job)
@@ -188,16 +183,16 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
             f"the Dask worker {address} cannot see the run folder {job.folder}: on a cluster "
             "of several machines, --out must be on storage that every machine mounts at the "
             "same path")
-    tables = _play_chunk(plan, job.run_id, lo, hi, _batch_games(threads), lambda games: None,
+    tables = play_chunk(plan, job.run_id, lo, hi, batch_games(threads), lambda games: None,
                          strategies)
     kernel = compile_lineup(plan.lineup, strategies)[0].__name__
     if kernel != job.kernel:  # edited while playing: write nothing, execute says so
         return PlayedChunk(chunk, {}, kernel)
     if not job.write:
         return PlayedChunk(chunk, tables, kernel)
-    _write_parts(Path(job.folder), chunk, lo, hi, time.perf_counter() - started, tables,
+    write_parts(Path(job.folder), chunk, lo, hi, time.perf_counter() - started, tables,
                  job.metadata)
-    columns = _summary_columns(plan.players)
+    columns = summary_columns(plan.players)
     return PlayedChunk(chunk, {name: tables[name].select(columns[name]) for name in io.TABLES},
                        kernel, written=True)
 
@@ -206,7 +201,7 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
 
 
 class DaskChunks:
-    """The Dask executor of ``sim.simulation.execute`` (see ``LocalChunks``)."""
+    """The Dask executor of ``sim.simulation.execute`` (see ``sim.chunks.LocalChunks``)."""
 
     def __init__(self, scheduler: str, plan, kernel: str, kernel_strategies=(),
                  threads: int | None = None) -> None:

@@ -90,6 +90,7 @@ ROUND_FIELDS = 24
 END_DOMINO = 0
 END_BLOCKED = 1
 END_TARGET = 2
+END_NAMES = ("domino", "blocked", "target")  # by END_*: the tables' and traces' names
 
 # --- game results: one row per game
 GAME_FIRST_LEADER = 0

@@ -23,7 +23,6 @@ import shutil
 import socket
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +31,9 @@ import pyarrow.parquet as pq
 
 from sim import engine
 from sim.errors import SniffError
-from sim.tiles import N_TILES, tile_name
+from sim.seating import team_count
+from sim.summary import Summary, summary_columns
+from sim.tiles import TILE_NAMES
 
 FORMAT = "sniff-simulate/1"
 MANIFEST = "manifest.json"
@@ -44,16 +45,10 @@ COMPRESSION = "zstd"
 STATISTICS_COLUMNS = ("game_id", "deal_id", "round_number")
 
 PART_PATTERN = re.compile(r"part-\d{6}\.parquet")
-END_REASONS = ("domino", "blocked", "target")  # engine END_DOMINO, END_BLOCKED, END_TARGET
-TILE_NAMES = tuple(tile_name(tile) for tile in range(N_TILES))
 
 
 def part_name(chunk: int) -> str:
     return f"part-{chunk:06d}.parquet"
-
-
-def teams_for(players: int) -> int:
-    return 2 if players == 4 else players
 
 
 # --- building the tables from a played batch
@@ -95,7 +90,7 @@ def games_table(
     columns["first_leader"] = _int(g[engine.GAME_FIRST_LEADER], pa.int8(), "first_leader")
     columns["winner_team"] = _int(g[engine.GAME_WINNER_TEAM], pa.int8(), "winner_team")
     columns["winner_side"] = _int(winner_side, pa.int8(), "winner_side")
-    for team in range(teams_for(players)):
+    for team in range(team_count(players)):
         columns[f"team{team}_score"] = _int(
             g[engine.GAME_SCORES + team], pa.int32(), f"team{team}_score"
         )
@@ -119,10 +114,10 @@ def rounds_table(result, players: int, run_id: str) -> pa.Table:
         "round_number": _int(round_number, pa.int16(), "round_number"),
         "leader": _int(r[engine.ROUND_LEADER], pa.int8(), "leader"),
         "opening_tile": _labels(r[engine.ROUND_OPENING_TILE], TILE_NAMES),
-        "end_reason": _labels(r[engine.ROUND_END_REASON], END_REASONS),
+        "end_reason": _labels(r[engine.ROUND_END_REASON], engine.END_NAMES),
         "domino_seat": _int(r[engine.ROUND_DOMINO_SEAT], pa.int8(), "domino_seat"),
     }
-    teams = teams_for(players)
+    teams = team_count(players)
     for team in range(teams):
         columns[f"team{team}_points"] = _int(
             r[engine.ROUND_POINTS + team], pa.int16(), f"team{team}_points"
@@ -232,11 +227,20 @@ def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> None:
 
 def write_json(path: Path, data: dict) -> None:
     """Write JSON atomically (temporary file, then rename)."""
+    write_bytes(path, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write a whole file atomically: a reader sees the old file or the new one, never part.
+
+    The bytes go to a hidden temporary file beside ``path``, are synced, and the file is
+    renamed into place (for a Parquet table or a PNG built in memory, and for JSON).
+    """
+    path = Path(path)
     temporary = _temp_path(path)
     try:
-        with open(temporary, "w") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
+        with open(temporary, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
@@ -365,20 +369,41 @@ def part_files(folder: Path, table: str) -> list[Path]:
     return sorted((Path(folder) / table).glob("part-*.parquet"))
 
 
-@dataclass
+def summarise_folder(folder: Path, manifest: dict) -> Summary:
+    """Recompute a run's summary from its finished parts (streaming, chunk by chunk)."""
+    config = manifest["config"]
+    summary = Summary(config["players"], config["labels"], config["deal_group"],
+                      config["round_cap"])
+    columns = summary_columns(config["players"])
+    games = {p.name for p in part_files(folder, "games")}
+    for path in part_files(folder, "rounds"):
+        if path.name in games:
+            summary.add_tables(
+                pq.read_table(folder / "games" / path.name, columns=columns["games"]),
+                pq.read_table(path, columns=columns["rounds"]),
+            )
+    summary.folder = folder
+    summary.stopped = manifest.get("stopped")
+    return summary
+
+
 class Run:
     """A finished (or partly finished) run: its tables as pandas DataFrames, lazily.
 
     ``games`` and ``rounds`` read the whole table into memory on first use; for big runs
     use ``dataset("games")`` (a ``pyarrow.dataset.Dataset``: filter and project before
-    loading) or read the parts with DuckDB or polars.
+    loading) or read the parts with DuckDB or polars. ``tables`` holds the tables of an
+    in-memory run (``path`` None); ``summary`` the one its simulation kept (else it is
+    recomputed from the parts when first asked for).
     """
 
-    path: Path | None
-    manifest: dict
-    _tables: dict = field(default_factory=dict, repr=False)
-    _frames: dict = field(default_factory=dict, repr=False)
-    _summary: object = field(default=None, repr=False)
+    def __init__(self, path: Path | None, manifest: dict, tables: dict | None = None,
+                 summary: Summary | None = None) -> None:
+        self.path = path
+        self.manifest = manifest
+        self._tables = dict(tables or {})
+        self._frames: dict = {}
+        self._summary = summary
 
     @property
     def config(self) -> dict:
@@ -424,10 +449,8 @@ class Run:
 
     @property
     def summary(self):
-        """The run's summary (``sim.simulation.Summary``), recomputed from the tables."""
+        """The run's summary (``sim.summary.Summary``), recomputed from the tables."""
         if self._summary is None:
-            from sim.simulation import summarise_folder
-
             self._summary = summarise_folder(self.path, self.manifest)
         return self._summary
 
@@ -449,76 +472,3 @@ def load(path: str | os.PathLike) -> Run:
     if not folder.is_dir():
         raise SniffError(f"{folder} is a file, not a run folder")
     return Run(folder, read_manifest(folder))
-
-
-def new_folder(prefix: str, base: Path = Path("results")) -> Path:
-    """``results/PREFIX-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... so repeated runs never meet."""
-    from datetime import datetime
-
-    stem = f"{prefix}-" + datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder, number = base / stem, 2
-    while folder.exists():
-        folder, number = base / f"{stem}-{number}", number + 1
-    return folder
-
-
-# Parquet bytes of a game and of each of its rounds, measured on 50,000-game runs (2 to 4
-# players, greedy and random: 56 to 248 bytes a game) and rounded up.
-GAME_BYTES = 20
-ROUND_BYTES = 9
-
-
-def free_bytes(folder: Path) -> int:
-    """Free space where ``folder`` is (or will be created)."""
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
-    return shutil.disk_usage(existing).free
-
-
-def check_disk_space(folder: Path, games: int, rounds_per_game: float) -> None:
-    """Refuse a run whose estimated size exceeds the free space, before it starts."""
-    need = games * (GAME_BYTES + ROUND_BYTES * rounds_per_game)
-    free = free_bytes(folder)
-    if need > free:
-        raise SniffError(
-            f"the run needs about {_size_text(need)} ({games:,} games of about "
-            f"{rounds_per_game:.1f} rounds) but {folder} has {_size_text(free)} free; play "
-            "fewer games, or add --ignore-disk-space to go on anyway")
-
-
-def _size_text(size: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if size < 1000 or unit == "TB":
-            return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
-        size /= 1000
-    return ""
-
-
-def check_text_path(path: Path, what: str = "path") -> None:
-    """Refuse a path whose name is not valid UTF-8 (bytes the file system accepts but that
-    Parquet, JSON and HTML cannot carry), before anything is read or written."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
-        raise SniffError(f"{what} {shown} is not valid UTF-8: choose a name in UTF-8") from None
-
-
-def check_folder_path(folder: Path) -> None:
-    """Refuse an output folder that is a file, or that could not be created under a file."""
-    check_text_path(folder, "--out")
-    if folder.exists() and not folder.is_dir():
-        raise SniffError(f"--out {folder} is a file; give a folder (it is created if missing)")
-    for parent in folder.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise SniffError(f"cannot create {folder}: {parent} is a file")
-            break
-
-
-def check_writable_folder(folder: Path) -> None:
-    """``check_folder_path``, and the folder (or the nearest existing folder above it, where
-    it will be created) must be writable: checked before work that would be lost."""
-    check_folder_path(folder)
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise SniffError(f"cannot write to {folder}: {existing} is not writable")

@@ -122,7 +122,9 @@ def kernel_source(strategies: list[Strategy]) -> str:
 
 # The modules whose compiled functions a kernel can contain; editing any other module
 # (reports, the command line) leaves every cached kernel valid.
-COMPILED_MODULES = ("tiles", "layout", "rng", "observation", "engine", "kernels", "human")
+COMPILED_MODULES = (
+    "tiles", "layout", "rng", "seating", "observation", "engine", "kernels", "human"
+)
 
 
 def _source_files(strategies: list[Strategy]) -> list[Path]:

@@ -256,7 +256,3 @@ def decode_ends(layout: int) -> dict[str, int | None]:
         field = (layout >> (8 * arm)) & ARM_BITS
         ends[name] = (field & ARM_VALUE) if field & ARM_OPEN else None
     return ends
-
-
-def arm_is_double(layout: int, arm: int) -> bool:
-    return bool((layout >> (8 * arm)) & ARM_DOUBLE)

@@ -15,7 +15,7 @@ Slots of an observation (``OBSERVATION_SIZE`` int64)::
     ROUND           round number, from 1
     FORCED          1 when the moves are the placements of a tile just drawn (no choice of tile)
     LEADER          seat that led this round
-    SCORE + t       score of team t (4 players: team = seat % 2; else team = seat)
+    SCORE + t       score of team t (the team of a seat: sim.seating)
     HAND_SIZE + s   number of tiles in seat s's hand
     LACKS + s       7-bit mask of pip values seat s is publicly known to lack: the values that
                     were open when it last drew (drawn tiles that could not be played show no
@@ -29,6 +29,8 @@ Public inferences a strategy may derive itself: unseen tiles are
 from __future__ import annotations
 
 from numba import njit
+
+from sim import seating
 
 SEAT = 0
 PLAYERS = 1
@@ -46,21 +48,7 @@ LACKS = 20
 OBSERVATION_SIZE = 24
 
 
-@njit(inline="always")
-def team_of(seat: int, players: int) -> int:
-    return seat % 2 if players == 4 else seat
-
-
-@njit(inline="always")
-def team_count(players: int) -> int:
-    return 2 if players == 4 else players
-
-
-@njit(inline="always")
-def opponents_mask(seat: int, players: int) -> int:
-    """Bit s set for every seat s that plays against ``seat``."""
-    mask = 0
-    for other in range(players):
-        if team_of(other, players) != team_of(seat, players):
-            mask |= 1 << other
-    return mask
+# The seating rules live in sim.seating; these are their compiled forms for the engine and
+# the strategies (``view.team_of(seat, players)`` inside a ``choose``).
+team_of = njit(inline="always")(seating.team_of)
+team_count = njit(inline="always")(seating.team_count)

@@ -40,8 +40,10 @@ from sim.layout import (
     decode_ends,
     move_points,
 )
-from sim.render import ReplayState, halves, render_event, render_layout, team_name, team_of
+from sim.render import ReplayState, halves, render_event, render_layout
+from sim.rng import seed_word
 from sim.runner import ROUND_CAP, Lineup, compile_lineup
+from sim.seating import check_players, team_count, team_name, team_of
 from sim.tiles import tile_name
 from sim.trace import EventDecoder, start_event, write_trace
 from strategies import StrategySpec
@@ -60,8 +62,7 @@ class PlayAborted(SniffError):
 def person_lineup(players: int, seat: int, opponents: list[StrategySpec]) -> Lineup:
     """The person at ``seat``; ``opponents`` fill the other seats in seat order (one spec
     fills them all). With 4 players the other seats include the person's partner."""
-    if players not in (2, 3, 4):
-        raise SniffError(f"players must be 2, 3 or 4, got {players}")
+    check_players(players)
     if not 0 <= seat < players:
         raise SniffError(f"--seat must be 0..{players - 1} with {players} players, got {seat}")
     others = [s for s in range(players) if s != seat]
@@ -163,7 +164,7 @@ class PlayGame:
         attach(self.decide)
         try:
             kernel.trace_game(
-                np.uint64(self.seed % 2**64), ids, ids, seat_specs, spec_functions, spec_params,
+                seed_word(self.seed), ids, ids, seat_specs, spec_functions, spec_params,
                 self.players, ROUND_CAP, np.array([-1], dtype=np.int64), games, rounds,
                 self.rows,
             )
@@ -392,14 +393,10 @@ class PlayGame:
 
         parts = []
         mine = team_of(self.seat, self.players)
-        for team, score in enumerate(self.state.scores or [0] * _teams(self.players)):
+        for team, score in enumerate(self.state.scores or [0] * team_count(self.players)):
             name = team_name(team, self.players) + (" (you)" if team == mine else "")
             parts.append(f"{name}: {tally_inline(score, ascii=self.ascii)}")
         return "scores  " + "   ".join(parts)
-
-
-def _teams(players: int) -> int:
-    return 2 if players == 4 else players
 
 
 _ASCII = str.maketrans({"→": "->", "×": "x", "─": "-", "·": ".", "—": "-", "═": "="})

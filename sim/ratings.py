@@ -62,11 +62,6 @@ class Ratings:
     notes: list[str] = field(default_factory=list)
     covariance: np.ndarray | None = None  # of the ratings (Elo scale), in table order
 
-    def expected_score(self, a: str, b: str) -> float:
-        """Fitted probability that ``a`` wins a game against ``b`` (head to head)."""
-        ratings = dict(zip(self.table["strategy"], self.table["rating"]))
-        return 1 / (1 + 10 ** ((ratings[b] - ratings[a]) / 400))
-
     def to_dict(self) -> dict:
         return {
             "method": "Bradley-Terry / Luce maximum likelihood, Fisher-information intervals",

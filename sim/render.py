@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.seating import team_name, team_of
 from sim.tally import tally, tally_inline
 
 ARMS = ("L", "R", "U", "D")
@@ -140,15 +141,6 @@ def replay_state(events: Iterable[Event]) -> ReplayState:
     for event in events:
         state.apply(event)
     return state
-
-
-def team_of(seat: int, players: int) -> int:
-    """Partnerships only with 4 players (seats k and k+2); otherwise everyone alone."""
-    return seat % 2 if players == 4 else seat
-
-
-def team_name(team: int, players: int) -> str:
-    return f"seats {team}+{team + 2}" if players == 4 else f"seat {team}"
 
 
 # ---------------------------------------------------------------- the table picture

@@ -3,91 +3,33 @@
 Why both: the HTML embeds every chart as a base64 ``data:`` URI and has its styles inline,
 so the one file can be mailed or attached anywhere and still show everything; the Markdown
 links the PNGs beside it (for repositories and wikis), and ``report.json`` holds every
-number for programs. All three say the same thing: they are built from one list of blocks.
+number for programs. All three say the same thing: they are built from one list of blocks
+(``sim.blocks`` renders them).
 """
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 import math
-import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from sim import charts
+from sim.blocks import Chart, Heading, Paragraph, Table, to_html, to_markdown
 from sim.errors import SniffError
-from sim.report import Report, p_value_text
+from sim.formatting import ci, p_value_text, pct, pp, slug
+
+if TYPE_CHECKING:  # the report is handed in; sim.report imports this module to write it
+    from sim.report import Report
 
 MARKER = "report.json"
 OWN_FILES = ("report.html", "report.md", MARKER)
 
-STYLE = """
-body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
-       max-width: 1100px; padding: 0 1em; color: #222; line-height: 1.45; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; }
-table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .9em; }
-th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: right; }
-th { background: #f2f2f2; } td.text, th.text { text-align: left; }
-figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { font-size: .85em; color: #555; }
-.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .4em .8em; }
-.meta { color: #555; font-size: .9em; }
-"""
 
-
-def pct(value: float, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{100 * value:.{digits}f}%"
-
-
-def ci(low: float, high: float, digits: int = 1) -> str:
-    return f"{pct(low, digits)}–{pct(high, digits)}"
-
-
-def pp(value: float) -> str:
-    """Percentage points, signed."""
-    if value is None or math.isnan(value):
-        return "n/a"
-    return f"{100 * value:+.2f} pp"
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
-
-
-# --- blocks: what both renderings show
-
-
-@dataclass
-class Heading:
-    text: str
-    level: int = 2
-
-
-@dataclass
-class Paragraph:
-    text: str
-    note: bool = False
-
-
-@dataclass
-class Table:
-    columns: list[str]
-    rows: list[list[str]]
-    text_columns: int = 1  # leading columns aligned left
-
-
-@dataclass
-class Chart:
-    file: str
-    caption: str
-    png: bytes
+# --- the report as blocks
 
 
 def _summary_table(report: Report) -> Table:
@@ -286,7 +228,7 @@ def blocks(report: Report) -> list:
         out.append(_run_numbers(dist))
 
     if report.openings:
-        from sim.openings import openings_blocks
+        from sim.openings_output import openings_blocks
 
         for folder in report.openings:
             out += openings_blocks(folder)
@@ -351,66 +293,7 @@ def _run_numbers(dist: dict) -> Table:
     return Table(["quantity", "mean ± SE"], rows, 1)
 
 
-# --- rendering
-
-
-def _inline_markdown(text: str) -> str:
-    """The little Markdown the blocks use (**bold**), as HTML."""
-    escaped = html.escape(text)
-    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped)
-
-
-def to_html(items: list) -> str:
-    title = next((b.text for b in items if isinstance(b, Heading) and b.level == 1), "report")
-    body = []
-    for block in items:
-        if isinstance(block, Heading):
-            body.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
-        elif isinstance(block, Paragraph):
-            css = ' class="note"' if block.note else ""
-            body.append(f"<p{css}>{_inline_markdown(block.text)}</p>")
-        elif isinstance(block, Table):
-            head = "".join(f'<th class="text">{html.escape(c)}</th>' if i < block.text_columns
-                           else f"<th>{html.escape(c)}</th>" for i, c in enumerate(block.columns))
-            rows = []
-            for row in block.rows:
-                cells = "".join(f'<td class="text">{html.escape(str(c))}</td>'
-                                if i < block.text_columns else f"<td>{html.escape(str(c))}</td>"
-                                for i, c in enumerate(row))
-                rows.append(f"<tr>{cells}</tr>")
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}"
-                        "</tbody></table>")
-        elif isinstance(block, Chart):
-            data = base64.b64encode(block.png).decode("ascii")
-            body.append(f'<figure><img src="data:image/png;base64,{data}" '
-                        f'alt="{html.escape(block.caption)}"><figcaption>'
-                        f"{html.escape(block.caption)} ({html.escape(block.file)})"
-                        "</figcaption></figure>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
-
-
-def _md_cell(text: str) -> str:
-    return str(text).replace("|", "\\|")
-
-
-def to_markdown(items: list) -> str:
-    lines: list[str] = []
-    for block in items:
-        if isinstance(block, Heading):
-            lines += ["#" * block.level + " " + block.text, ""]
-        elif isinstance(block, Paragraph):
-            lines += [("> " if block.note else "") + block.text, ""]
-        elif isinstance(block, Table):
-            lines.append("| " + " | ".join(_md_cell(c) for c in block.columns) + " |")
-            lines.append("|" + "|".join(":---" if i < block.text_columns else "---:"
-                                        for i in range(len(block.columns))) + "|")
-            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
-            lines.append("")
-        elif isinstance(block, Chart):
-            lines += [f"![{block.caption}]({block.file})", ""]
-    return "\n".join(lines)
+# --- files
 
 
 def _prepare(out: Path) -> None:

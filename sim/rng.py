@@ -20,6 +20,11 @@ SALT_DEAL = np.uint64(0xD1B54A32D192ED03)
 SALT_STRATEGY = np.uint64(0x8CB92BA72F3D8DD7)
 
 
+def seed_word(seed: int) -> np.uint64:
+    """A run seed (any Python int) as the uint64 word the kernels key their streams by."""
+    return np.uint64(seed % 2**64)
+
+
 @njit(inline="always")
 def mix64(z):
     z = (z ^ (z >> np.uint64(30))) * MIX_1

@@ -18,6 +18,8 @@ from sim import engine
 from sim.errors import SniffError
 from sim.gather import gather_rounds
 from sim.kernels import load_kernel
+from sim.rng import seed_word
+from sim.seating import check_players, side_of_team
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 from strategies import get as get_strategy
 
@@ -35,8 +37,7 @@ class Lineup:
     seats: tuple[StrategySpec, ...]
 
     def __post_init__(self) -> None:
-        if self.players not in (2, 3, 4):
-            raise SniffError(f"players must be 2, 3 or 4, got {self.players}")
+        check_players(self.players)
         if len(self.seats) != self.players:
             raise SniffError(f"{self.players} players need {self.players} seat strategies")
 
@@ -92,8 +93,7 @@ def _slot_buffer(count: int, slots: int) -> np.ndarray:
 
 def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
     """Seats from the names given: one per seat, or one per partnership with 4 players."""
-    if players not in (2, 3, 4):
-        raise SniffError(f"players must be 2, 3 or 4, got {players}")
+    check_players(players)
     if players == 4 and len(specs) == 2:
         specs = [specs[0], specs[1], specs[0], specs[1]]
     if len(specs) != players:
@@ -162,7 +162,6 @@ def play_batch(
     seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
     for seat in range(players):
         seat_specs[:, seat] = seat_index[(seat + rotations) % players]
-    seed_word = np.uint64(seed % 2**64)
     no_events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
 
     def play(select: np.ndarray | slice, slots: int):
@@ -173,7 +172,7 @@ def play_batch(
         # operating system pauses (a Parquet writer on the same cores), then hold nobody up.
         with numba.parallel_chunksize(1):
             kernel.play_batch(
-                seed_word, deal_ids[select], game_ids[select], seat_specs[select],
+                seed_word(seed), deal_ids[select], game_ids[select], seat_specs[select],
                 spec_functions, spec_params, players, round_cap, forced_leads[select], games,
                 rounds, no_events, BLOCK_SIZE,
             )
@@ -216,20 +215,27 @@ def play_batch(
 
 def trace_events(
     lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP,
-    forced_lead: int = -1, kernel_strategies: Sequence[Strategy] = (),
+    forced_lead: int = -1, kernel_strategies: Sequence[Strategy] = (), *,
+    deal_id: int | None = None, rotation: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Event rows of one game, played by the same compiled engine as the batch kernel."""
+    """Event rows and game row of one game, played by the same compiled engine as a batch.
+
+    The game is the one ``play_batch`` plays for the same ids: its deal id (default: its game
+    id), its rotation and its forced lead. The event buffer grows until the game fits.
+    """
     kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
+    players = lineup.players
     seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
-    seat_specs[0, : lineup.players] = seat_index
+    seat_specs[0, :players] = seat_index[(np.arange(players) + rotation) % players]
     ids = np.array([game_id], dtype=np.int64)
+    deals = ids if deal_id is None else np.array([deal_id], dtype=np.int64)
     capacity = 4096
     while True:
         events = np.zeros((capacity, engine.EVENT_WIDTH), dtype=np.int64)
         games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
         rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32)
         kernel.trace_game(
-            np.uint64(seed % 2**64), ids, ids, seat_specs, spec_functions, spec_params,
+            seed_word(seed), deals, ids, seat_specs, spec_functions, spec_params,
             lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games, rounds,
             events,
         )
@@ -266,16 +272,11 @@ def _events_written(events: np.ndarray) -> int:
     return int(empty[0]) if empty.size else events.shape[0]
 
 
-
 def winning_side(result: BatchResult, players: int) -> np.ndarray:
     """Lineup side of each game's winner (-1 for unfinished games).
 
-    A side is a lineup position: with 4 players side k is the partnership of lineup seats
-    k and k+2; otherwise side k is lineup seat k. Rotation is undone, so wins count for the
-    strategy whichever seat it sat in.
+    A side is a lineup position (``sim.seating``): rotation is undone, so wins count for
+    the strategy whichever seat it sat in.
     """
     team = result.games[:, engine.GAME_WINNER_TEAM]
-    side = (team + result.rotations) % players
-    if players == 4:
-        side = side % 2
-    return np.where(team >= 0, side, -1)
+    return np.where(team >= 0, side_of_team(team, result.rotations, players), -1)

@@ -51,6 +51,9 @@ def tile_name(tile: int, first: int | None = None) -> str:
     return f"{low}-{high}"
 
 
+TILE_NAMES = tuple(tile_name(tile) for tile in range(N_TILES))  # "a-b" by tile id
+
+
 def parse_tile(text: str) -> int:
     """Tile id from ``"a-b"``; raises ValueError on anything else."""
     parts = text.strip().split("-")

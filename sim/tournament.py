@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import shlex
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,9 +32,15 @@ from itertools import combinations
 from pathlib import Path
 
 from sim.errors import SniffError, Stopped
+from sim.formatting import slug
+from sim.rundata import (
+    TOURNAMENT_FORMAT,
+    TOURNAMENT_MANIFEST,
+    pairing_folders,
+    read_tournament_manifest,
+)
+from sim.seating import check_players
 
-FORMAT = "sniff-tournament/1"
-MANIFEST = "tournament.json"
 PAIRS_DIR = "pairs"
 DEFAULT_GAMES_PER_PAIR = 10_000
 DEFAULT_CHUNK = 50_000
@@ -44,8 +49,7 @@ OUTPUT_FILES = ("matrix.png", "ratings.png", "matrix.csv", "ranking.csv")
 
 def pairings(players: int, labels: list[str]) -> list[tuple[str, ...]]:
     """The lineups of a tournament: pairs (2 and 4 players) or triples (3 players)."""
-    if players not in (2, 3, 4):
-        raise SniffError(f"--players must be 2, 3 or 4, got {players}")
+    check_players(players, "--players")
     if len(set(labels)) != len(labels):
         twice = sorted({label for label in labels if labels.count(label) > 1})
         raise SniffError(f"strategy {', '.join(twice)} is named twice in --strategies")
@@ -64,35 +68,11 @@ def pairing_seed(seed: int, lineup: tuple[str, ...]) -> int:
 
 
 def pairing_name(index: int, lineup: tuple[str, ...]) -> str:
-    from sim.report_html import slug
-
     return f"{index + 1:02d}-" + "-vs-".join(slug(label) for label in lineup)
 
 
-def read_manifest(folder: Path) -> dict:
-    from sim import io
-
-    return io.read_manifest(folder, MANIFEST, FORMAT, "tournament")
-
-
-def pairing_folders(folder: Path) -> list[Path]:
-    """The tournament's pairing runs that hold games, in pairing order (for reports)."""
-    from sim import io
-
-    manifest = read_manifest(folder)
-    out = []
-    for pairing in manifest["pairings"]:
-        path = Path(folder) / pairing["folder"]
-        if (path / io.MANIFEST).exists() and io.part_files(path, "games"):
-            out.append(path)
-    if not out:
-        raise SniffError(f"tournament {folder} holds no finished games yet "
-                         f"(status {manifest.get('status')})")
-    return out
-
-
 def default_folder(base: Path = Path("results")) -> Path:
-    from sim.io import new_folder
+    from sim.folders import new_folder
 
     return new_folder("tournament", base)
 
@@ -104,7 +84,7 @@ class Tournament:
     folder: Path
     manifest: dict
     runs: list  # sim.io.Run per pairing, in order
-    matrix: object  # pandas DataFrame (long form, see sim.report.pairwise_matrix)
+    matrix: object  # pandas DataFrame (long form, see sim.report_tables.pairwise_matrix)
     ratings: object  # sim.ratings.Ratings
     files: dict
 
@@ -152,8 +132,9 @@ class Tournament:
             values = "".join(f"  {'-':>{column}}" if a == b else
                              f"  {100 * cell[(a, b)]:{column - 1}.1f}%" for b in names)
             out.append(f"  {a:<{width}}{values}")
-        out.append(f"  data: {self.folder}/ (pairs/, {', '.join(OUTPUT_FILES)}, {MANIFEST}); "
-                   f"full report: sniff report {shlex.quote(str(self.folder))}")
+        out.append(f"  data: {self.folder}/ (pairs/, {', '.join(OUTPUT_FILES)}, "
+                   f"{TOURNAMENT_MANIFEST}); full report: sniff report "
+                   f"{shlex.quote(str(self.folder))}")
         return out
 
     def __str__(self) -> str:
@@ -169,7 +150,7 @@ def _config(players, labels, games, seed, duplicate, chunk_size, precision) -> d
 def _write_manifest(folder: Path, manifest: dict) -> None:
     from sim import io
 
-    io.write_json(folder / MANIFEST, manifest)
+    io.write_json(folder / TOURNAMENT_MANIFEST, manifest)
 
 
 def run_tournament(
@@ -200,25 +181,21 @@ def run_tournament(
     ``echo`` gets one line per pairing.
     """
     from sim import io
-    from sim.simulation import (
-        DEFAULT_MAX_GAMES,
-        Plan,
-        RunInterrupted,
-        _check_threads,
-        check_precision,
-        execute,
-    )
+    from sim.chunks import RunInterrupted
+    from sim.plan import Plan
+    from sim.precision import DEFAULT_MAX_GAMES, check_precision
+    from sim.simulation import check_threads, execute
     from strategies import parse_lineup_text
 
     say = echo or (lambda line: None)
     if resume and overwrite:
         raise SniffError("--resume and --overwrite exclude each other")
-    _check_threads(threads)
+    check_threads(threads)
     if resume:
         if out is None:
             raise SniffError("--resume needs --out, the folder of the tournament to complete")
         folder = Path(out)
-        manifest = read_manifest(folder)
+        manifest = read_tournament_manifest(folder)
         config = manifest["config"]
         given = {"players": players, "strategies": strategies,
                  "games_per_pair": games_per_pair if games_per_pair is not None else max_games,
@@ -242,8 +219,7 @@ def run_tournament(
             raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
         if strategies is None:
             raise SniffError("give the strategies to play, e.g. --strategies greedy,random,heavy")
-        if isinstance(players, bool) or players not in (2, 3, 4):
-            raise SniffError(f"--players must be 2, 3 or 4, got {players}")
+        check_players(players, "--players")
         specs = parse_lineup_text(strategies if isinstance(strategies, str)
                                   else ",".join(strategies))
         labels = [spec.label for spec in specs]
@@ -266,11 +242,11 @@ def run_tournament(
         if folder.exists() and not folder.is_dir():
             raise SniffError(f"--out {folder} is a file; give a folder")
         if folder.exists() and any(folder.iterdir()):
-            if not (folder / MANIFEST).exists():
+            if not (folder / TOURNAMENT_MANIFEST).exists():
                 raise SniffError(f"{folder} is not empty and holds no sniff tournament; choose "
                                  "another --out (nothing was changed)")
             if not overwrite:
-                state = read_manifest(folder).get("status")
+                state = read_tournament_manifest(folder).get("status")
                 raise SniffError(f"{folder} already holds a tournament ({state}); use --resume "
                                  "to complete it or --overwrite to replace it")
         manifest = None
@@ -286,16 +262,16 @@ def run_tournament(
         if folder.exists() and overwrite:
             import shutil
 
-            for name in (PAIRS_DIR, MANIFEST, *OUTPUT_FILES):
+            for name in (PAIRS_DIR, TOURNAMENT_MANIFEST, *OUTPUT_FILES):
                 path = folder / name
                 if path.is_dir():
                     shutil.rmtree(path)
                 elif path.exists():
                     path.unlink()
-        from sim import __version__
+        from sim.version import __version__
 
         manifest = {
-            "format": FORMAT, "version": __version__, "command": command,
+            "format": TOURNAMENT_FORMAT, "version": __version__, "command": command,
             "config": _config(players, labels, games, seed, duplicate, chunk_size, precision),
             "kernel_strategies": [s.name for s in kernel_strategies],
             "pairings": [{"name": name, "folder": f"{PAIRS_DIR}/{name}",
@@ -359,7 +335,8 @@ def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tou
     """Matrix and ratings from the pairing runs' tables; charts and CSVs beside them."""
     from sim import charts
     from sim.ratings import fit_ratings
-    from sim.report import contests, open_runs, pairwise_matrix
+    from sim.report_tables import contests, pairwise_matrix
+    from sim.rundata import open_runs
 
     data = open_runs(runs)
     for run_data, pairing in zip(data, manifest["pairings"]):
@@ -386,25 +363,6 @@ def load(folder: str | Path) -> Tournament:
     from sim import io
 
     folder = Path(folder)
-    manifest = read_manifest(folder)
+    manifest = read_tournament_manifest(folder)
     runs = [io.load(path) for path in pairing_folders(folder)]
     return _finish(folder, manifest, runs, write=False)
-
-
-def run_command(options: dict, *, threads: int | None, quiet: bool, resume: bool,
-                overwrite: bool, argv: list[str]) -> None:
-    """``sniff tournament``: print the ranking and the matrix; notices on stderr."""
-    import click
-
-    def say(line: str) -> None:
-        if not quiet:
-            click.echo(f"sniff: {line}", err=True)
-
-    try:
-        result = run_tournament(**options, threads=threads, resume=resume, overwrite=overwrite,
-                                progress=not quiet and sys.stderr.isatty(),
-                                command=shlex.join(["sniff", *argv]), echo=say)
-    except TournamentInterrupted as stopped:
-        click.echo(f"sniff: {stopped.hint()}", err=True)
-        raise
-    click.echo(str(result))

@@ -14,10 +14,9 @@ from typing import IO
 from sim import engine
 from sim.layout import ARM_NAMES, EMPTY_LAYOUT, arm_field, decode_ends
 from sim.runner import ROUND_CAP, Lineup, lineup_of, trace_events
+from sim.seating import team_count
 from sim.tiles import mask_tiles, tile_name
 from strategies import parse_spec
-
-REASONS = {engine.END_DOMINO: "domino", engine.END_BLOCKED: "blocked"}
 
 
 def game_events(
@@ -52,7 +51,7 @@ class EventDecoder:
 
     def __init__(self, players: int) -> None:
         self.players = players
-        self.teams = 2 if players == 4 else players
+        self.teams = team_count(players)
         self.layout_before = EMPTY_LAYOUT
         self.round_number = 0
 
@@ -100,7 +99,7 @@ class EventDecoder:
             return {
                 "event": "round_end",
                 "round": self.round_number,
-                "reason": REASONS[reason],
+                "reason": engine.END_NAMES[reason],
                 "winner_seat": seat if reason == engine.END_DOMINO else None,
                 "hand_pips": [int(v) for v in extra[:players]],
                 "penalties": [int(v) for v in extra[4 : 4 + players]],

@@ -51,6 +51,7 @@ BUILTIN_MODULES = (
     "strategies.partner",
     "strategies.weighted",
     "strategies.rollout",
+    "strategies.expert",
 )
 PLUGINS_ENV = "SNIFF_PLUGINS"
 
@@ -65,7 +66,9 @@ class Strategy:
 
     ``params`` maps each parameter to its default, in the order the function reads them.
     ``choices`` names the values of a parameter that selects among options (stored as the
-    option's index, since the kernel passes every parameter as a float).
+    option's index, since the kernel passes every parameter as a float). ``bounds`` gives
+    a parameter's inclusive range, checked where values are parsed, so a value the
+    compiled function cannot use (a budget of 0) is refused in one line, not played.
     """
 
     name: str
@@ -74,6 +77,7 @@ class Strategy:
     attribute: str
     params: dict[str, float] = field(default_factory=dict)
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def format_value(self, key: str, value: float) -> str:
         """A parameter value as a user writes it (an option's name, or a number)."""
@@ -121,22 +125,28 @@ def register(
     description: str,
     params: Mapping[str, float | str] | None = None,
     choices: Mapping[str, tuple[str, ...]] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> Callable:
     """Decorator that registers a jitted ``choose`` function under ``name``.
 
     ``description`` is the one line ``sniff strategies`` shows. ``params`` gives each
     parameter's default in the order ``choose`` reads them from its ``params`` array. A
     parameter listed in ``choices`` takes one of the named options (default given by name);
-    ``choose`` receives the option's index. The same module may register a name again (a
-    re-import replaces it); a name registered by another module is refused, since one of
-    the two strategies would silently stand in for the other.
+    ``choose`` receives the option's index. ``bounds`` maps a numeric parameter to its
+    inclusive ``(low, high)`` range. The same module may register a name again (a re-import
+    replaces it); a name registered by another module is refused, since one of the two
+    strategies would silently stand in for the other.
     """
     params = dict(params or {})
     choices = {key: tuple(options) for key, options in (choices or {}).items()}
+    bounds = {key: (float(low), float(high)) for key, (low, high) in (bounds or {}).items()}
     if len(params) > MAX_PARAMS:
         raise StrategyError(f"strategy {name!r} has more than {MAX_PARAMS} parameters")
     if not name or any(c in name for c in ":,= "):
         raise StrategyError(f"bad strategy name {name!r}: no ':', ',', '=' or spaces")
+    for key, (low, high) in bounds.items():
+        if key not in params or key in choices or not low <= float(params[key]) <= high:
+            raise StrategyError(f"bounds of {name}.{key} must hold a numeric default")
     defaults: dict[str, float] = {}
     for key, default in params.items():
         if key in choices:
@@ -167,6 +177,7 @@ def register(
             attribute=python_function.__name__,
             params=defaults,
             choices=choices,
+            bounds=bounds,
         )
         return function
 
@@ -249,13 +260,21 @@ def get(name: str) -> Strategy:
 
 
 def parse_spec(text: str) -> StrategySpec:
-    """``name`` or ``name:key=value,key=value`` into a spec with every parameter filled."""
+    """``name`` or ``name:key=value,key=value`` into a spec with every parameter filled.
+
+    ``name:@PATH`` takes the values from a ``sniff tune`` result (``PATH`` = its
+    ``best.json``), so a tuned strategy is named without copying numbers;
+    ``name:@PATH,key=value`` then changes some of them.
+    """
     name, _, rest = text.strip().partition(":")
     strategy = get(name.strip())
     name = strategy.name
     values = dict(strategy.params)
-    if rest:
-        for item in rest.split(","):
+    items = rest.split(",") if rest else []
+    if items and items[0].strip().startswith("@"):
+        values.update(_tuned_values(strategy, items.pop(0).strip()[1:]))
+    if items:
+        for item in items:
             key, equals, value = item.partition("=")
             key, value = key.strip(), value.strip()
             if not equals or key not in values:
@@ -267,6 +286,37 @@ def parse_spec(text: str) -> StrategySpec:
                 raise StrategyError(f"bad parameter {item!r} for strategy {name!r}; {accepted}")
             values[key] = _parse_value(strategy, key, value)
     return StrategySpec(strategy, tuple(values.values()))
+
+
+def _tuned_values(strategy: Strategy, path: str) -> dict[str, float]:
+    """The parameter values in a ``best.json`` of ``sniff tune``, checked against ``strategy``."""
+    import json
+
+    try:
+        with open(path) as handle:
+            best = json.load(handle)
+        recorded, params = best["strategy"], best["params"]
+        if not isinstance(params, dict):
+            raise TypeError
+    except OSError as error:
+        raise StrategyError(f"cannot read {path!r} for {strategy.name}:@: "
+                            f"{error.strerror or error}") from None
+    except (ValueError, KeyError, TypeError):
+        raise StrategyError(f"{path!r} is not a best.json of sniff tune "
+                            "(needs 'strategy' and 'params')") from None
+    if recorded != strategy.name:
+        raise StrategyError(f"{path!r} holds parameters of {recorded!r}, not {strategy.name!r}")
+    values = {}
+    for key, value in params.items():
+        if key not in strategy.params:
+            raise StrategyError(f"{path!r} sets {key!r}, which {strategy.name!r} does not take")
+        if isinstance(value, str):
+            values[key] = _parse_value(strategy, key, value)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            values[key] = _parse_value(strategy, key, repr(float(value)))
+        else:
+            raise StrategyError(f"{path!r}: parameter {key!r} is not a number: {value!r}")
+    return values
 
 
 def _parse_value(strategy: Strategy, key: str, value: str) -> float:
@@ -287,6 +337,13 @@ def _parse_value(strategy: Strategy, key: str, value: str) -> float:
             f"parameter {key!r} of strategy {strategy.name!r} must be a finite number, "
             f"got {value!r}"
         )
+    if key in strategy.bounds:
+        low, high = strategy.bounds[key]
+        if not low <= number <= high:
+            raise StrategyError(
+                f"parameter {key!r} of strategy {strategy.name!r} must be between "
+                f"{low:g} and {high:g}, got {value}"
+            )
     return number
 
 

@@ -14,7 +14,7 @@ measured with much less noise than their level; the best mean outcome is chosen.
 A tile just drawn (which must be placed, only its end is free) is placed greedily, and a
 single legal move is not even asked for (the engine plays it).
 
-Parameters: ``samples`` (default 32): determinized deals per decision; ``base`` (default
+Parameters: ``samples`` (default 32, 1..100000): determinized deals per decision; ``base`` (default
 ``greedy``; ``random``, ``heavy``): the policy that plays the rounds out; ``win`` (default
 50): points a game won inside the round is worth on top of its points.
 
@@ -30,9 +30,10 @@ from numba import njit
 from sim import engine
 from sim import observation as view
 from sim.layout import bit_index, popcount
-from sim.rng import next_random, random_below
+from sim.rng import next_random
 from sim.tiles import N_TILES
 from strategies import MAX_PARAMS, register
+from strategies.determinize import copy_public, pick_tiles
 from strategies.features import tiles_with_values, unseen_tiles
 from strategies.greedy import choose_greedy
 from strategies.heavy import choose_heavy
@@ -58,22 +59,6 @@ _, _, play_out = engine.make_game_player(choose_base)
 
 
 @njit
-def pick_tiles(pool: int, count: int, rng) -> int:
-    """``count`` tiles drawn uniformly without replacement from the mask ``pool``."""
-    picked = 0
-    size = popcount(pool)
-    for _ in range(count):
-        rest = pool
-        for _ in range(random_below(rng, size)):
-            rest &= rest - 1
-        bit = rest & -rest
-        picked |= bit
-        pool ^= bit
-        size -= 1
-    return picked
-
-
-@njit
 def deal_hidden(observation, state, rng) -> bool:
     """Fill ``state`` with a full engine state that agrees with ``observation``.
 
@@ -86,19 +71,7 @@ def deal_hidden(observation, state, rng) -> bool:
     """
     seat = observation[view.SEAT]
     players = observation[view.PLAYERS]
-    state[:] = 0
-    state[engine.PLAYERS] = players
-    state[engine.TARGET] = observation[view.TARGET]
-    state[engine.ROUND] = observation[view.ROUND]
-    state[engine.LEADER] = observation[view.LEADER]
-    state[engine.LAYOUT] = observation[view.LAYOUT]
-    state[engine.PLAYED] = observation[view.PLAYED]
-    state[engine.WINNER_TEAM] = -1
-    for team in range(view.team_count(players)):
-        state[engine.SCORES + team] = observation[view.SCORE + team]
-    for other in range(players):
-        state[engine.LACKS + other] = observation[view.LACKS + other]
-    state[engine.HANDS + seat] = observation[view.HAND]
+    copy_public(observation, state)
     unseen = unseen_tiles(observation)
     remaining = unseen
     consistent = False
@@ -183,6 +156,7 @@ def play_candidate(
     "Monte Carlo look-ahead: play each move out on sampled deals, best mean outcome",
     params={"samples": 32, "base": "greedy", "win": 50.0},
     choices={"base": BASE_POLICIES},
+    bounds={"samples": (1, 100_000)},
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly: the
 # engine's turn loop that calls it is compiled without (and callees inherit that).

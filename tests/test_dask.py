@@ -24,8 +24,10 @@ from distributed import Client, LocalCluster
 import sim
 from sim import cluster as dask_cluster
 from sim import io as run_io
+from sim.chunks import RunInterrupted
 from sim.errors import SniffError
-from sim.simulation import RunInterrupted, execute, resolve_plan
+from sim.plan import resolve_plan
+from sim.simulation import execute
 
 GAMES = 3000
 CHUNK = 250

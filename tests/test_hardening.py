@@ -13,9 +13,11 @@ from cli_helpers import error_lines, run_main, sniff
 
 import sim
 import strategies
+from sim import folders, kernels
 from sim import io as run_io
-from sim import kernels
-from sim.simulation import ChunkSizes, MissingChunks, execute, resolve_plan
+from sim.chunks import ChunkSizes, MissingChunks
+from sim.plan import resolve_plan
+from sim.simulation import execute
 
 BAD_NAME = os.fsdecode(b"bad\xff\xfename")
 
@@ -68,7 +70,7 @@ def test_chunk_bookkeeping_does_not_grow_with_the_chunks() -> None:
 
 
 def test_a_run_bigger_than_the_free_space_is_refused(tmp_path, monkeypatch, capsys) -> None:
-    monkeypatch.setattr(run_io, "free_bytes", lambda folder: 50_000)
+    monkeypatch.setattr(folders, "free_bytes", lambda folder: 50_000)
     folder = tmp_path / "big"
     code, _, err = run_main(["simulate", "--players", "2", "--strategies", "greedy,random",
                              "--games", "20000", "-o", str(folder)], capsys)

@@ -313,12 +313,12 @@ def test_report_section(run):
 
 
 def test_report_blocks_render_in_the_report_style(run):
-    report_html = pytest.importorskip("sim.report_html")
+    from sim import blocks
     from sim.openings import openings_blocks
 
     items = openings_blocks(run["folder"])
-    html = report_html.to_html(items)
-    markdown = report_html.to_markdown(items)
+    html = blocks.to_html(items)
+    markdown = blocks.to_markdown(items)
     assert "Opening tiles" in html and html.count("<tr>") == N_TILES + 1
     assert "data:image/png;base64," in html and "(openings-heatmap.png)" in markdown
 

@@ -27,6 +27,13 @@ PLUGINS = Path(__file__).parent / "plugins"
 MASK64 = 2**64 - 1
 
 
+@pytest.fixture(autouse=True)
+def no_plugin_environment_leak(monkeypatch) -> None:
+    """``--plugin`` exports SNIFF_PLUGINS for worker processes; restore it after each test,
+    or later tests' ``sniff`` subprocesses would try to import this file's plugins."""
+    monkeypatch.setenv("SNIFF_PLUGINS", "")  # recorded: removed again after the test
+
+
 @pytest.fixture(scope="module")
 def probe() -> Iterator:
     """The probe plugins, registered for this module's tests (imported once)."""
@@ -133,6 +140,8 @@ def test_broken_plugins_are_one_line(name: str, tmp_path: Path, capsys, monkeypa
     body, message = BROKEN[name]
     write_plugin(tmp_path, name, body)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # --plugin names the module in SNIFF_PLUGINS for child processes: restore it after.
+    monkeypatch.setenv("SNIFF_PLUGINS", "")
     saved = saved_registry()
     try:
         code, _, err = run_main(["--plugin", name, "strategies"], capsys)
@@ -161,6 +170,8 @@ def test_plugins_with_a_wrong_signature_are_one_line(
              f"@register({name!r}, 'broken')\n@njit\n"
     write_plugin(tmp_path, name, header + body)
     monkeypatch.syspath_prepend(str(tmp_path))
+    # --plugin names the module in SNIFF_PLUGINS for child processes: restore it after.
+    monkeypatch.setenv("SNIFF_PLUGINS", "")
     saved = saved_registry()
     try:
         code, _, err = run_main(

@@ -15,14 +15,11 @@ import pytest
 from cli_helpers import run_main
 
 import sim
+from sim.chunks import RunInterrupted
 from sim.errors import SniffError
-from sim.simulation import (
-    PRECISION_STEP,
-    RunInterrupted,
-    execute,
-    precision_stop,
-    resolve_plan,
-)
+from sim.plan import resolve_plan
+from sim.precision import PRECISION_STEP, precision_stop
+from sim.simulation import execute
 from sim.stats import (
     Z95,
     Z99,

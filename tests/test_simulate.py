@@ -27,8 +27,10 @@ from cli_helpers import default_sigint, run_main
 import sim
 from sim import engine
 from sim import io as run_io
+from sim.chunks import RunInterrupted
 from sim.errors import SniffError
-from sim.simulation import RunInterrupted, execute, resolve_plan
+from sim.plan import resolve_plan
+from sim.simulation import execute
 from sim.stats import Moments, mean_interval, wilson_interval
 
 ROOT = Path(__file__).resolve().parent.parent

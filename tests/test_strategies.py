@@ -21,15 +21,17 @@ import strategies
 from sim import engine
 from sim import observation as view
 from sim.layout import ARM_L, ARM_R, legal_moves, open_values_mask, place_tile, tile_moves
+from sim.plan import rotation_for
 from sim.runner import lineup_of, play_batch, trace_events, winning_side
-from sim.simulation import rotation_for
 from sim.stats import Z99, wilson_interval
 from sim.tiles import ALL_TILES, PIP_MASK, parse_tile
 from strategies import StrategyError, parse_lineup_text, parse_spec
 from strategies import features as feat
 from strategies.rollout import deal_hidden
 
-BUILTINS = ("blocker", "defensive", "greedy", "heavy", "partner", "random", "rollout", "weighted")
+BUILTINS = (
+    "blocker", "defensive", "expert", "greedy", "heavy", "partner", "random", "rollout", "weighted",
+)
 HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "rollout")
 KERNEL = [strategies.get(name) for name in BUILTINS]
 PLUGINS = Path(__file__).parent / "plugins"
@@ -88,7 +90,7 @@ def test_lineup_text_continues_parameters_after_commas() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("nosuch", "unknown strategy 'nosuch'; available: blocker, defensive, greedy"),
+        ("nosuch", "unknown strategy 'nosuch'; available: blocker, defensive, expert, greedy"),
         ("rollout:sample=3", "accepted (with defaults): samples=32, base=greedy "
                              "(greedy|random|heavy), win=50"),
         ("heavy:x=1", "strategy 'heavy'; it takes no parameters"),
@@ -308,7 +310,8 @@ def test_choices_depend_only_on_the_public_view(players: int, text: str) -> None
     the rebuilt state (it must repeat the traced move: the rebuild is faithful), then the
     other hands and the boneyard are re-dealt several ways that agree with everything
     public (hand sizes, known lacks). The engine's view of each re-deal is identical, and
-    every built-in strategy, rollout's sampling included, makes the same choice.
+    every built-in strategy, the sampling of rollout and expert included, makes the same
+    choice.
     """
     lineup = lineup_of(players, parse_lineup_text(text)).seats
     functions = {name: choose_function(name) for name in BUILTINS}
@@ -316,6 +319,7 @@ def test_choices_depend_only_on_the_public_view(players: int, text: str) -> None
         name: np.array(list(strategies.get(name).params.values()) or [0.0]) for name in BUILTINS
     }
     params["rollout"] = np.array([8.0, 0.0, 50.0])  # few samples: the choice, not strength
+    params["expert"] = np.array([24.0, 1.0, 1.0, 0.0, 0.02])  # blocker play-outs, prior
     redeal_rng = np.array([12345], dtype=np.uint64)
     checked = changed = 0
     for game_id in range(2):

@@ -1,0 +1,157 @@
+"""What the ``sniff`` commands do around the library calls: progress, notices, hints.
+
+``sim.cli`` declares the options; each function here runs one command with them: it calls
+the feature's plain function (the one a notebook calls), shows progress and notices on
+stderr, prints the result, and on a stop prints how to resume.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+
+def simulate_command(
+    options: dict, out: Path | None, *, resume: bool, overwrite: bool, threads: int | None,
+    quiet: bool, argv: list[str], scheduler: str | None = None, check_space: bool = True,
+) -> None:
+    """``sniff simulate``: options not given on the command line are None."""
+    from sim import kernels
+    from sim.chunks import RunInterrupted
+    from sim.simulation import (
+        check_scheduler_and_threads,
+        check_target,
+        default_folder,
+        execute,
+        plan_and_mode,
+        stderr_notice,
+    )
+
+    if quiet:
+        kernels.set_notice(None)
+
+    folder = Path(out) if out is not None else None
+    plan, mode = plan_and_mode(options, folder, resume, overwrite)
+    check_scheduler_and_threads(scheduler, threads)
+    if folder is None:
+        folder = default_folder()
+    check_target(plan, folder, mode)
+
+    def announce() -> None:
+        if not quiet:
+            action = {"new": "writing", "overwrite": "replacing", "resume": "completing"}[mode]
+            what = f"{plan.games:,} games in {plan.n_chunks:,} chunk(s) of {plan.chunk_size:,}"
+            if plan.precision is not None:  # --precision
+                what = (f"until every win rate is within +-{plan.precision:.2%} (at most "
+                        f"{plan.games:,} games), in chunks of {plan.chunk_size:,}")
+            click.echo(f"sniff: {action} {folder}: {what}", err=True)
+
+    try:
+        run = execute(plan, folder, mode=mode, threads=threads,
+                      progress=not quiet and sys.stderr.isatty(),
+                      command=shlex.join(["sniff", *argv]), announce=announce,
+                      notice=(lambda message: None) if quiet else stderr_notice,
+                      scheduler=scheduler, check_space=check_space)
+    except RunInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint()}", err=True)
+        raise
+    click.echo(str(run.summary))
+
+
+def openings_command(players: int, strategies: str, deals: int, seed: int, out: Path | None,
+                     overwrite: bool, quiet: bool, argv: Sequence[str] = ()) -> None:
+    """``sniff openings``: play, write the folder, print the ranked table."""
+    from sim.openings import check_folder
+    from sim.openings import default_folder as openings_folder
+    from sim.openings_output import ranking_text, write_outputs
+    from sim.openings_play import make_config, play_openings, summarise_openings
+
+    config = make_config(players, strategies, deals, seed)
+    folder = out if out is not None else openings_folder()
+    check_folder(folder, overwrite)
+    command = " ".join(["sniff", *argv])
+    bar = None
+    if not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=config.deals, unit="deal", desc="sniff openings", file=sys.stderr,
+                   leave=False)
+
+    def progress(done: int) -> None:
+        if bar is not None:
+            bar.update(done - bar.n)
+
+    try:
+        games = play_openings(config, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    table, summary = summarise_openings(games, config)
+    write_outputs(folder, config, games, table, summary, command)
+    sys.stdout.write(ranking_text(table, summary))
+    sys.stdout.write(
+        f"\n{len(games):,} games; wrote openings.parquet, games.parquet, heatmap.png, "
+        f"ranking.md and summary.json to {folder}\n"
+    )
+
+
+def report_command(paths: Sequence, out: Path | None, *, placement_sample: int,
+                   title: str | None, openings: Sequence = ()) -> dict[str, Path]:
+    """``sniff report``: build, write, and print where the files went."""
+    from sim.folders import check_writable_folder
+    from sim.report import build
+    from sim.report import default_folder as report_folder
+
+    folder = Path(out) if out is not None else report_folder()
+    check_writable_folder(folder)  # before the minutes of tracing that build may take
+    report = build(paths, placement_sample=placement_sample, title=title,
+                   notice=lambda text: click.echo(f"sniff: {text}", err=True),
+                   openings=openings)
+    files = report.write(folder)
+    charts = sorted(name for name in files if name.endswith(".png"))
+    click.echo(f"report of {len(report.runs)} run(s): {folder / 'report.html'} "
+               f"(self-contained), report.md, report.json and {len(charts)} charts in {folder}/")
+    for run in report.runs:
+        for note in run.notes:
+            click.echo(f"sniff: note: {run.name}: {note}", err=True)
+    return files
+
+
+def tournament_command(options: dict, *, threads: int | None, quiet: bool, resume: bool,
+                       overwrite: bool, argv: list[str]) -> None:
+    """``sniff tournament``: print the ranking and the matrix; notices on stderr."""
+    from sim.tournament import TournamentInterrupted, run_tournament
+
+    def say(line: str) -> None:
+        if not quiet:
+            click.echo(f"sniff: {line}", err=True)
+
+    try:
+        result = run_tournament(**options, threads=threads, resume=resume, overwrite=overwrite,
+                                progress=not quiet and sys.stderr.isatty(),
+                                command=shlex.join(["sniff", *argv]), echo=say)
+    except TournamentInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint()}", err=True)
+        raise
+    click.echo(str(result))
+
+
+def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
+                argv: list[str]) -> None:
+    """``sniff tune``: options not given on the command line are None."""
+    from sim.tune import TuneInterrupted, tune
+
+    given = {key: value for key, value in options.items() if value is not None}
+    command = shlex.join(["sniff", *argv])
+    notice = (lambda m: None) if quiet else (lambda m: click.echo(f"sniff: {m}", err=True))
+    try:
+        result = tune(out=out, resume=resume, progress=not quiet and sys.stderr.isatty(),
+                      notice=notice, command=command, **given)
+    except TuneInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint()}", err=True)
+        raise
+    click.echo(str(result))

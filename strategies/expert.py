@@ -1,0 +1,301 @@
+"""``expert``: determinized search with heuristic play-outs, valued by the chance to win the game.
+
+At each decision with a real choice:
+
+1. A move that reaches the target wins on the spot and is taken.
+2. The hidden tiles are dealt many ways (deals shared by all candidates), each
+   consistent deal exactly equally likely (``strategies.determinize``): other hands of
+   their known sizes, no tile showing a value its seat is known to lack, the rest a
+   uniformly shuffled boneyard.
+3. On a deal, a candidate is placed and the round is played out to its end by the
+   compiled engine's own turn loop (``sim.engine.make_game_player``) with a heuristic
+   ``policy`` in every seat. The end is valued by the probability that the deciding side
+   wins the game from there: 1 or 0 if a side reached the target inside the round, else
+   the win probability of the new score state with the next leader (the domino player,
+   or a random seat after a block) from a model fitted to simulated games
+   (``strategies.score_table``, made by ``scripts/score_table.py``). Points matter as
+   much as they move the race: 10 points when 15 are needed are worth more than when
+   200 are.
+4. Successive halving spends the budget where the decision is close: the candidates play
+   on the same deals with the same random numbers (common random numbers), the worse half
+   is dropped after each stage and the survivors get more deals, so ``budget`` play-outs
+   are split over about log2(moves) stages whatever the number of moves.
+
+Everything is drawn from the ``rng`` handed in, so a game is reproducible by its seed;
+the budget is counted in play-outs, not in time, for the same reason.
+
+Parameters: ``budget`` (default 384, 1..4096): play-outs per decision, in all;
+``policy`` (default ``greedy``; ``blocker``, ``partner``, ``weighted``, ``random``,
+``heavy``): who plays the rounds out; ``halving`` (default 1): 1 successive halving, 0 an
+equal share per move; ``value`` (default ``win``; ``points``): ``points`` values a round's
+end like ``rollout`` (own side's points minus the others', plus or minus 50 for a won
+game) instead of by the win probability; ``prior`` (default 0.02, 0..1): a bonus, in win
+probability, for the move the best one-ply heuristic would play (``partner`` with 4
+players, else ``blocker``), so that the search overrules it only by a margin.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from sim import engine
+from sim import observation as view
+from sim.layout import move_points
+from sim.rng import next_random, stream_key
+from strategies import MAX_PARAMS, register
+from strategies.blocker import choose_blocker
+from strategies.determinize import prepare, sample_deal
+from strategies.greedy import choose_greedy
+from strategies.heavy import choose_heavy
+from strategies.partner import choose_partner
+from strategies.random import choose_random
+from strategies.score_table import COEFFICIENTS, N_FEATURES
+from strategies.weighted import DEFAULTS as WEIGHTED_DEFAULTS
+from strategies.weighted import choose_weighted
+
+POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy")
+VALUES = ("win", "points")
+MAX_BUDGET = 4096
+POINTS_WIN_BONUS = 50.0
+SALT_DEALS = np.uint64(0x6A09E667F3BCC909)
+
+# Each policy plays out with its registered defaults (kept in step by a test).
+POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), dtype=np.float64)
+POLICY_PARAMS[1, :3] = (8.0, 0.5, 0.1)
+POLICY_PARAMS[2, :5] = (0.7, 6.0, 0.2, 5.0, 0.1)
+POLICY_PARAMS[3, :8] = tuple(WEIGHTED_DEFAULTS.values())
+
+
+@njit(inline="always")
+def choose_policy(function, observation, moves, n_moves, params, rng):
+    """Dispatcher of the play-out policies, in ``POLICIES`` order."""
+    if function == 1:
+        return choose_blocker(observation, moves, n_moves, params, rng)
+    if function == 2:
+        return choose_partner(observation, moves, n_moves, params, rng)
+    if function == 3:
+        return choose_weighted(observation, moves, n_moves, params, rng)
+    if function == 4:
+        return choose_random(observation, moves, n_moves, params, rng)
+    if function == 5:
+        return choose_heavy(observation, moves, n_moves, params, rng)
+    return choose_greedy(observation, moves, n_moves, params, rng)
+
+
+# The engine's turn loop around the play-out policies: play-outs follow the real rules.
+_, _, play_out = engine.make_game_player(choose_policy)
+
+
+@njit
+def value_features(need_own: float, need_other: float, lead: float, target: float, out) -> None:
+    """The win model's inputs: what each side still needs, as a share of the target.
+
+    ``lead`` is +1 when the own side leads the next round, -1 when another does. The terms
+    are odd under swapping the sides (d and lead change sign, s does not), so with two
+    sides the model gives P(own) + P(other) = 1 by construction; ``out[0]`` = 1 lets the
+    3-player model (one against the best placed of two) have a base rate.
+    """
+    x = min(max(need_own / target, 0.02), 3.0)
+    y = min(max(need_other / target, 0.02), 3.0)
+    d = y - x
+    s = x + y
+    root = math.sqrt(s)
+    out[0] = 1.0
+    out[1] = d
+    out[2] = d / s
+    out[3] = d / root
+    out[4] = d * d * d / (s * s)
+    out[5] = lead
+    out[6] = lead / s
+    out[7] = lead / root
+
+
+@njit
+def win_probability(state, team: int, lead: float, features) -> float:
+    """P(``team`` wins the game) at the start of a round with these scores and this lead.
+
+    ``lead`` is +1 (own side leads), -1 (another side) or, for a random draw of the leader,
+    the own side's expected sign, whose probability is averaged from both.
+    """
+    players = state[engine.PLAYERS]
+    target = float(state[engine.TARGET])
+    own = target - state[engine.SCORES + team]
+    other = 1e9
+    for rival in range(view.team_count(players)):
+        if rival != team:
+            other = min(other, target - state[engine.SCORES + rival])
+    row = players - 2
+    if lead == 1.0 or lead == -1.0:
+        value_features(own, other, lead, target, features)
+        logit = 0.0
+        for index in range(N_FEATURES):
+            logit += COEFFICIENTS[row, index] * features[index]
+        return 1.0 / (1.0 + math.exp(-logit))
+    share = (lead + 1.0) / 2.0  # probability that the own side leads
+    return share * win_probability(state, team, 1.0, features) + (
+        1.0 - share
+    ) * win_probability(state, team, -1.0, features)
+
+
+@njit
+def outcome(state, start, team: int, value_kind: int, features) -> float:
+    """The value of a finished play-out for ``team`` (``start``: the state before it)."""
+    players = state[engine.PLAYERS]
+    winner = state[engine.WINNER_TEAM]
+    if value_kind == 1:
+        teams = view.team_count(players)
+        others = 0.0
+        for other in range(teams):
+            if other != team:
+                others += state[engine.SCORES + other] - start[engine.SCORES + other]
+        value = (state[engine.SCORES + team] - start[engine.SCORES + team]) - others / (
+            teams - 1
+        )
+        if winner >= 0:
+            value += POINTS_WIN_BONUS if winner == team else -POINTS_WIN_BONUS
+        return value
+    if winner >= 0:
+        return 1.0 if winner == team else 0.0
+    domino = -1
+    for seat in range(players):
+        if state[engine.HANDS + seat] == 0:
+            domino = seat
+    if domino >= 0:
+        lead = 1.0 if view.team_of(domino, players) == team else -1.0
+    else:
+        own_seats = 2.0 if players == 4 else 1.0
+        lead = 2.0 * own_seats / players - 1.0
+    return win_probability(state, team, lead, features)
+
+
+@njit
+def play_candidate(
+    state, deal, seat, move, value_kind, seat_functions, seat_params, moves, observation,
+    rng, round_row, events, features,
+) -> float:
+    """Place ``move`` on a copy of ``deal``, play the round out, value its end."""
+    state[:] = deal
+    players = state[engine.PLAYERS]
+    round_row[:] = 0
+    round_row[engine.ROUND_DOMINO_SEAT] = -1
+    if not engine.apply_placement(state, seat, move, round_row, events):
+        if state[engine.HANDS + seat] == 0:
+            engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
+        else:
+            play_out(
+                state, (seat + 1) % players, -1, seat_functions, seat_params, moves,
+                observation, rng, round_row, events,
+            )
+    return outcome(state, deal, view.team_of(seat, players), value_kind, features)
+
+
+@njit
+def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
+    """Deals per stage (into ``shares``); returns the number of stages.
+
+    With halving there are ceil(log2(n)) stages, each of about budget / stages play-outs
+    shared by the candidates still in; without, one stage of budget / n deals.
+    """
+    if not halving or n_moves <= 2:
+        shares[0] = max(1, budget // n_moves)
+        return 1
+    stages = 0
+    alive = n_moves
+    while alive > 1:
+        alive = (alive + 1) // 2
+        stages += 1
+    alive = n_moves
+    for stage in range(stages):
+        shares[stage] = max(1, budget // (stages * alive))
+        alive = (alive + 1) // 2
+    return stages
+
+
+@register(
+    "expert",
+    "determinized search: heuristic play-outs valued by the chance to win the game",
+    params={"budget": 384, "policy": "greedy", "halving": 1.0, "value": "win", "prior": 0.02},
+    choices={"policy": POLICIES, "value": VALUES},
+    bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1), "prior": (0, 1)},
+)
+# It allocates its scratch arrays, so it asks for reference counting explicitly (the
+# engine's turn loop that calls it is compiled without).
+@njit(_nrt=True)
+def choose_expert(observation, moves, n_moves, params, rng):
+    budget = max(1, np.int64(params[0]))
+    policy = np.int64(params[1])
+    halving = params[2] >= 0.5
+    value_kind = np.int64(params[3])
+    seat = observation[view.SEAT]
+    players = observation[view.PLAYERS]
+    team = view.team_of(seat, players)
+    needed = observation[view.TARGET] - observation[view.SCORE + team]
+    for index in range(n_moves):
+        if move_points(observation[view.LAYOUT], moves[index]) >= needed:
+            return index
+    prior = params[4]
+    favourite = -1
+    if prior > 0.0:
+        if players == 4:
+            favourite = choose_partner(observation, moves, n_moves, POLICY_PARAMS[2], rng)
+        else:
+            favourite = choose_blocker(observation, moves, n_moves, POLICY_PARAMS[1], rng)
+    plan, counts = prepare(observation)
+    shares = np.zeros(8, dtype=np.int64)
+    stages = schedule(n_moves, budget, halving, shares)
+    deals_needed = 0
+    for stage in range(stages):
+        deals_needed += shares[stage]
+    deals = np.zeros((deals_needed, engine.STATE_SIZE), dtype=np.int64)
+    base = next_random(rng)
+    deal_rng = np.zeros(1, dtype=np.uint64)
+    for index in range(deals_needed):
+        deal_rng[0] = stream_key(base, index, 0, SALT_DEALS)
+        sample_deal(observation, plan, counts, deals[index], deal_rng)
+        # Each seat's play-out stream travels with the deal, so every candidate meets the
+        # same random numbers on it (common random numbers).
+        for other in range(engine.MAX_PLAYERS):
+            deals[index, engine.STREAMS + other] = np.int64(next_random(deal_rng))
+    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    play_moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
+    play_observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
+    round_row = np.zeros(engine.ROUND_FIELDS, dtype=np.int64)
+    events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
+    seat_functions = np.full(engine.MAX_PLAYERS, policy, dtype=np.int64)
+    seat_params = np.zeros((engine.MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
+    for other in range(engine.MAX_PLAYERS):
+        seat_params[other, :] = POLICY_PARAMS[policy]
+    play_rng = np.zeros(1, dtype=np.uint64)
+    features = np.zeros(N_FEATURES, dtype=np.float64)
+    totals = np.zeros(n_moves, dtype=np.float64)
+    alive = np.ones(n_moves, dtype=np.bool_)
+    n_alive = n_moves
+    done = 0
+    for stage in range(stages):
+        for deal in range(done, done + shares[stage]):
+            for index in range(n_moves):
+                if alive[index]:
+                    totals[index] += play_candidate(
+                        state, deals[deal], seat, moves[index], value_kind, seat_functions,
+                        seat_params, play_moves, play_observation, play_rng, round_row,
+                        events, features,
+                    )
+        done += shares[stage]
+        if favourite >= 0:
+            totals[favourite] += prior * shares[stage]
+        keep = (n_alive + 1) // 2 if stage < stages - 1 else 1
+        # Drop the worst until ``keep`` remain (ties: the later move goes first).
+        while n_alive > keep:
+            worst = -1
+            for index in range(n_moves):
+                if alive[index] and (worst < 0 or totals[index] <= totals[worst]):
+                    worst = index
+            alive[worst] = False
+            n_alive -= 1
+    for index in range(n_moves):
+        if alive[index]:
+            return index
+    return 0

@@ -1,0 +1,240 @@
+"""``expert`` and its exact sampler: uniformity, consistency, reproducibility, errors.
+
+The batches run in the kernel of ``tests/test_strategies.py`` (every built-in strategy,
+``expert`` included), so this file adds no compile of its own beyond the sampler's.
+Strength is not tested here beyond a cheap sanity game: it is measured by
+``scripts/expert_curve.py`` (docs/expert.md).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from cli_helpers import run_main
+from test_strategies import KERNEL, decisions, view_of, win_rate
+
+import strategies
+from sim import engine
+from sim import observation as view
+from sim.runner import lineup_of, play_batch
+from sim.tiles import ALL_TILES, parse_tile
+from strategies import StrategyError, expert, parse_spec
+from strategies import determinize as det
+from strategies.features import tiles_with_values
+from strategies.rollout import deal_hidden
+
+HIDDEN = ("0-0", "0-1", "1-2", "2-3", "3-4", "4-6", "1-5")
+SIZES = {1: 2, 2: 2, 3: 1}  # seat 0 decides; two tiles are left for the boneyard
+LACKS = {1: (0, 6), 3: (1, 2)}
+
+
+def small_position() -> np.ndarray:
+    """A 4-player view with 7 hidden tiles and lacks that rule out many deals."""
+    observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
+    observation[view.SEAT] = 0
+    observation[view.PLAYERS] = 4
+    observation[view.TARGET] = 200
+    hidden = sum(1 << parse_tile(t) for t in HIDDEN)
+    hand = 1 << parse_tile("6-6")
+    observation[view.HAND] = hand
+    observation[view.HAND_SIZE] = 1
+    observation[view.PLAYED] = ALL_TILES & ~hidden & ~hand
+    observation[view.BONEYARD_SIZE] = len(HIDDEN) - sum(SIZES.values())
+    for seat, size in SIZES.items():
+        observation[view.HAND_SIZE + seat] = size
+    for seat, values in LACKS.items():
+        observation[view.LACKS + seat] = sum(1 << v for v in values)
+    return observation
+
+
+def consistent_deals(observation: np.ndarray) -> list[tuple[int, int, int]]:
+    """Every hand deal of seats 1..3 that agrees with the view, by enumeration."""
+    tiles = [parse_tile(t) for t in HIDDEN]
+    deals = []
+    for one in itertools.combinations(tiles, SIZES[1]):
+        rest = [t for t in tiles if t not in one]
+        for two in itertools.combinations(rest, SIZES[2]):
+            for three in itertools.combinations([t for t in rest if t not in two], SIZES[3]):
+                hands = [sum(1 << t for t in hand) for hand in (one, two, three)]
+                if all(hands[s - 1] & tiles_with_values(int(observation[view.LACKS + s])) == 0
+                       for s in (1, 2, 3)):
+                    deals.append(tuple(hands))
+    return deals
+
+
+def chi_square_z(counts: list[int], expected: float) -> float:
+    """Wilson-Hilferty normal score of Pearson's statistic (large = not uniform)."""
+    df = len(counts) - 1
+    chi = sum((c - expected) ** 2 / expected for c in counts)
+    return ((chi / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
+
+
+def hands_of(state: np.ndarray) -> tuple[int, int, int]:
+    return tuple(int(state[engine.HANDS + s]) for s in (1, 2, 3))
+
+
+def test_sampler_counts_the_deals_and_draws_each_equally_often() -> None:
+    observation = small_position()
+    deals = consistent_deals(observation)
+    plan, counts = det.prepare(observation)
+    assert det.deal_count(plan, counts) == len(deals) > 20
+    rng = np.array([3], dtype=np.uint64)
+    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    per_deal = 60
+    drawn: Counter = Counter()
+    boneyard_orders: Counter = Counter()
+    for _ in range(per_deal * len(deals)):
+        assert det.sample_deal(observation, plan, counts, state, rng)
+        drawn[hands_of(state)] += 1
+        boneyard_orders[tuple(state[engine.DECK + 26:engine.DECK + 28])] += 1
+    assert set(drawn) == set(deals)  # every draw is consistent, every deal is drawn
+    z = chi_square_z([drawn[d] for d in deals], per_deal)
+    assert z < 3.1, f"not uniform: chi-square z = {z:.2f}"  # one-sided p ~ 0.001
+    # The boneyard's order is uniform too: each ordered pair of two tiles equally often.
+    for pair, count in boneyard_orders.items():
+        flipped = boneyard_orders[pair[::-1]]
+        assert abs(count - flipped) < 4 * math.sqrt(count + flipped)
+
+
+def test_rollouts_sequential_sampler_fails_the_same_test() -> None:
+    """The test has power: the sequential sampler with retries is measurably biased."""
+    observation = small_position()
+    deals = consistent_deals(observation)
+    rng = np.array([3], dtype=np.uint64)
+    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    drawn: Counter = Counter()
+    for _ in range(60 * len(deals)):
+        deal_hidden(observation, state, rng)
+        drawn[hands_of(state)] += 1
+    assert chi_square_z([drawn[d] for d in deals], 60) > 5
+
+
+def test_sampled_deals_agree_with_every_real_decision() -> None:
+    rng = np.array([11], dtype=np.uint64)
+    checked = 0
+    for players, text in ((4, "random,greedy"), (3, "greedy,heavy,random"), (2, "greedy,random")):
+        for state, seat, forced, move in itertools.islice(decisions(players, text, 5, 1), 60):
+            observation, _, _ = view_of(state, seat, forced, move)
+            plan, counts = det.prepare(observation)
+            true_hands = [int(state[engine.HANDS + s]) for s in range(players)]
+            for _ in range(5):
+                other = np.zeros_like(state)
+                assert det.sample_deal(observation, plan, counts, other, rng)
+                everything = int(other[engine.PLAYED])
+                for s in range(players):
+                    hand = int(other[engine.HANDS + s])
+                    assert bin(hand).count("1") == bin(true_hands[s]).count("1")
+                    if s == seat:
+                        assert hand == true_hands[s]
+                    else:
+                        lacks = int(state[engine.LACKS + s])
+                        assert hand & tiles_with_values(lacks) == 0
+                    assert everything & hand == 0
+                    everything |= hand
+                position = int(other[engine.BONEYARD_POS])
+                assert position == state[engine.BONEYARD_POS]
+                for tile in other[engine.DECK + position:engine.DECK + 28]:
+                    assert everything >> int(tile) & 1 == 0
+                    everything |= 1 << int(tile)
+                assert everything == ALL_TILES
+            checked += 1
+    assert checked > 60
+
+
+def test_win_model_is_a_probability_that_favours_the_side_ahead() -> None:
+    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    features = np.zeros(expert.N_FEATURES)
+    for players, target in ((2, 250), (4, 200)):
+        state[engine.PLAYERS] = players
+        state[engine.TARGET] = target
+        state[engine.SCORES:engine.SCORES + 2] = (150, 60)
+        ahead = expert.win_probability(state, 0, 0.0, features)
+        behind = expert.win_probability(state, 1, 0.0, features)
+        assert 0.5 < ahead < 1 and ahead + behind == pytest.approx(1.0)
+        leading = expert.win_probability(state, 1, 1.0, features)
+        assert 0 < behind < 0.5 and leading + expert.win_probability(
+            state, 0, -1.0, features) == pytest.approx(1.0)
+        state[engine.SCORES] = 200 if players == 2 else 180
+        assert expert.win_probability(state, 0, 0.0, features) > ahead
+
+
+def test_play_out_policies_use_their_registered_defaults() -> None:
+    for index, name in enumerate(expert.POLICIES):
+        defaults = list(strategies.get(name).params.values())
+        assert list(expert.POLICY_PARAMS[index, : len(defaults)]) == defaults, name
+
+
+def test_halving_schedule_spends_about_the_budget() -> None:
+    shares = np.zeros(8, dtype=np.int64)
+    for n_moves in range(2, 20):
+        for budget in (16, 192, 1000):
+            stages = expert.schedule(n_moves, budget, True, shares)
+            alive, spent = n_moves, 0
+            for stage in range(stages):
+                spent += shares[stage] * alive
+                alive = (alive + 1) // 2
+            assert alive == 1 and spent <= budget + n_moves * stages
+            assert spent >= budget // 2 or shares[0] == 1
+
+
+def test_same_seed_same_games_other_seed_other_games() -> None:
+    lineup = lineup_of(2, strategies.parse_lineup_text("expert:budget=12,blocker"))
+    game_ids = np.arange(8, dtype=np.int64)
+
+    def play(seed: int) -> np.ndarray:
+        result = play_batch(lineup, seed, game_ids, rotations=game_ids % 2,
+                            kernel_strategies=KERNEL)
+        return np.column_stack([result.games, result.round_rows[:8]])
+
+    first = play(4)
+    np.testing.assert_array_equal(first, play(4))
+    assert not np.array_equal(first, play(5))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_expert_beats_random(players: int) -> None:
+    low, high, wins = win_rate(players, "expert:budget=8,random", 100, seed=2024)
+    assert low > 0.5, f"expert won {wins}/100: 99% interval [{low:.3f}, {high:.3f}]"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("expert:budget=0", "parameter 'budget' of strategy 'expert' must be between 1 and "
+                            "4096, got 0"),
+        ("expert:budget=5000", "must be between 1 and 4096, got 5000"),
+        ("expert:policy=minimax", "'policy' of strategy 'expert' must be one of greedy, "
+                                  "blocker, partner, weighted, random, heavy, got 'minimax'"),
+        ("rollout:samples=0", "parameter 'samples' of strategy 'rollout' must be between 1 "
+                              "and 100000, got 0"),
+    ],
+)
+def test_out_of_range_parameters_are_refused(text: str, message: str) -> None:
+    with pytest.raises(StrategyError) as error:
+        parse_spec(text)
+    assert message in str(error.value)
+
+
+def test_register_refuses_bounds_that_exclude_the_default() -> None:
+    with pytest.raises(StrategyError, match="bounds of bad.k"):
+        strategies.register("bad", "x", params={"k": 0.0}, bounds={"k": (1, 2)})
+
+
+@pytest.mark.parametrize(
+    ("lineup", "message"),
+    [
+        ("expert:budget=0,blocker", "must be between 1 and 4096, got 0"),
+        ("expert:policy=minimax,blocker", "'policy' of strategy 'expert' must be one of"),
+    ],
+)
+def test_bad_expert_parameters_are_one_line_from_the_command_line(
+    lineup: str, message: str, capsys, tmp_path
+) -> None:
+    code, out, err = run_main(["simulate", "--players", "2", "--strategies", lineup,
+                               "--games", "2", "-q", "-o", str(tmp_path / "run")], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("sniff: error: ") and message in err

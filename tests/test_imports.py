@@ -1,0 +1,169 @@
+"""The modules of ``sim/`` and ``strategies/`` import one another in one direction only.
+
+The graph is read from the source with ``ast``, so it holds every import, including those
+inside functions (a lazy import is still a dependency). Imports under ``if TYPE_CHECKING:``
+are left out: they never run. An edge goes to the module an import names: ``from sim import
+io`` is an edge to ``sim.io``; ``from sim.layout import ARM_L`` an edge to ``sim.layout``.
+The import of a package's ``__init__`` that Python makes before any of its submodules is
+not an edge (every module would depend on it); an explicit ``from sim import name`` is.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("sim", "strategies")
+
+# Strongly connected groups that are known and being removed (none left).
+KNOWN_CYCLES: list[set[str]] = []
+
+
+def module_names() -> dict[str, Path]:
+    modules = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(tree: ast.AST):
+    """Every Import and ImportFrom node, skipping ``if TYPE_CHECKING:`` bodies."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The longest prefix of a dotted name that is one of our modules."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in modules:
+            return candidate
+    return None
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = module_names()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        for node in _imports(ast.parse(path.read_text(), filename=str(path))):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                base = node.module or ""
+                if node.level:  # relative import
+                    anchor = name.split(".")
+                    anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
+                    base = ".".join(anchor + ([base] if base else []))
+                for alias in node.names:
+                    submodule = f"{base}.{alias.name}"
+                    targets.append(submodule if submodule in modules else base)
+            for target in targets:
+                resolved = _resolve(target, modules)
+                if resolved is not None and resolved != name:
+                    graph[name].add(resolved)
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Tarjan's algorithm: the groups of modules that reach one another (size > 1)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def a_cycle(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """One shortest cycle through the group's first module, for the message."""
+    start = min(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for target in sorted(graph[node] & group):
+                if target == start:
+                    return paths[node] + [start]
+                if target not in paths:
+                    paths[target] = paths[node] + [target]
+                    following.append(target)
+        frontier = following
+    return sorted(group)
+
+
+def test_the_graph_is_read():
+    graph = import_graph()
+    assert "sim.engine" in graph["sim.kernels"] or "sim.engine" in graph["sim.runner"]
+    assert "sim.observation" in graph["strategies.features"]
+    assert "strategies" in graph["strategies.greedy"]
+
+
+def test_no_import_cycles():
+    graph = import_graph()
+    cycles = [group for group in strongly_connected(graph)
+              if not any(group <= known for known in KNOWN_CYCLES)]
+    described = [" -> ".join(a_cycle(graph, group)) for group in cycles]
+    assert not cycles, "import cycles:\n" + "\n".join(described)
+
+
+def test_the_compiled_core_imports_nothing_above_it():
+    """The engine's layer (and what it stands on) imports only itself and strategies."""
+    core = {"sim.tiles", "sim.rng", "sim.seating", "sim.observation", "sim.layout",
+            "sim.engine", "sim.kernels", "sim.gather", "sim.runner", "sim.errors"}
+    graph = import_graph()
+    for module in sorted(core):
+        above = {target for target in graph[module]
+                 if target not in core and not target.startswith("strategies")}
+        assert not above, f"{module} imports {sorted(above)} from above the compiled core"
+
+
+def test_a_cycle_is_found_and_named():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert strongly_connected(graph) == [{"a", "b", "c"}]
+    assert a_cycle(graph, {"a", "b", "c"}) == ["a", "b", "c", "a"]
