@@ -400,6 +400,24 @@ def bench(quick: bool, memory_games: int, output: Path) -> None:
     click.echo(f"\nwrote {output}", err=True)
 
 
+@cli.command()
+@click.option("--difference", required=True, type=float,
+              help="Win-rate difference to detect, e.g. 0.02 for two points.")
+@click.option("--paired", is_flag=True, help="Duplicate deals: count deals, using --sd.")
+@click.option("--sd", type=float,
+              help="SD of the per-deal differences (from a pilot duplicate run).")
+@click.option("--power", default=0.8, show_default=True, type=float, help="Chance of detecting it.")
+@click.option("--confidence", default=0.95, show_default=True, type=float,
+              help="Two-sided confidence level of the test.")
+def plan(difference: float, paired: bool, sd: float | None, power: float,
+         confidence: float) -> None:
+    """Games (or duplicate deals) needed to detect a win-rate difference (docs/simulate.md)."""
+    from sim.planning import plan_text
+
+    click.echo("\n".join(plan_text(difference, paired=paired, sd=sd, power=power,
+                                   confidence=confidence)))
+
+
 EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr
 
 

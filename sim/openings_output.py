@@ -47,8 +47,16 @@ def _percent_ci(row, metric: str) -> str:
 
 
 RANKING_HEADER = ("rank", "tile", "opening pts", "round differential", "vs average tile (paired)",
-                  "side's round points", "P(side goes out)", "P(side wins game)",
-                  "P(chosen when held)")
+                  "p vs average (Holm)", "side's round points", "P(side goes out)",
+                  "P(side wins game)", "P(chosen when held)")
+
+
+def _holm(row) -> str:
+    """Holm-adjusted p-value of the tile against the average tile (family: the 28 tiles)."""
+    value = row.get("differential_vs_avg_p_holm", math.nan)
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return "< 0.0001" if value < 1e-4 else f"{value:.3g}"
 
 
 def ranking_rows(table: pd.DataFrame) -> list[list[str]]:
@@ -59,6 +67,7 @@ def ranking_rows(table: pd.DataFrame) -> list[list[str]]:
             str(row["rank"]), str(row["tile"]), str(row["opening_points"]),
             _points_ci(row, "differential", with_sign=True),
             _points_ci(row, "differential_vs_avg", with_sign=True),
+            _holm(row),
             _points_ci(row, "side_points"),
             _percent_ci(row, "p_out"),
             _percent_ci(row, "p_win"),
@@ -109,7 +118,10 @@ def ranking_markdown(table: pd.DataFrame, summary: dict) -> str:
         "Ranked by the round 1 point differential (leader's side minus the others, "
         "settlement included). Brackets are 95% intervals: plain ones over independent deals, "
         "and the paired one (tile minus the average tile on the same deals), which is what "
-        "tells two tiles apart. P(chosen when held): how often the strategy, free to choose, "
+        "tells two tiles apart. p vs average (Holm): the test of the paired difference, "
+        "Holm-adjusted over the 28 tile-vs-average differences (raw p-values in "
+        "openings.parquet, differential_vs_avg_p). P(chosen when held): how often the "
+        "strategy, free to choose, "
         "opened with the tile when its leader held it.",
         "",
         ranking_table_markdown(table),

@@ -40,6 +40,7 @@ from numba import njit
 from sim import engine
 from sim.errors import SniffError
 from sim.layout import ARM_L, EMPTY_LAYOUT, move_points
+from sim.multiple import adjust, p_from_interval
 from sim.rng import seed_word
 from sim.runner import ROUND_CAP, Lineup, play_batch
 from sim.seating import check_players, team_count, team_of
@@ -377,6 +378,11 @@ def summarise_openings(games: pd.DataFrame, config: OpeningsConfig | None = None
     table["p_chosen_high"] = [b[1] for b in bounds]
     table["chosen_share"] = chosen / max(len(unforced), 1)
     frame = pd.DataFrame(table)
+    for metric in ("differential", "p_win"):  # tile vs the average tile: a family of 28
+        raw = p_from_interval(frame[f"{metric}_vs_avg"], frame[f"{metric}_vs_avg_low"],
+                              frame[f"{metric}_vs_avg_high"])
+        frame[f"{metric}_vs_avg_p"] = raw
+        frame[f"{metric}_vs_avg_p_holm"] = adjust(raw, "holm")
     order = np.lexsort((np.arange(N_TILES), -frame["differential"].to_numpy()))
     rank = np.empty(N_TILES, dtype=np.int8)
     rank[order] = np.arange(1, N_TILES + 1)

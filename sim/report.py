@@ -36,7 +36,9 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import SniffError
+from sim.multiple import add_adjusted
 from sim.placements import DEFAULT_PLACEMENT_SAMPLE, sample_ids, sample_placements
+from sim.ranking import rank
 from sim.ratings import fit_ratings
 from sim.report_tables import (
     comparison_rows,
@@ -50,6 +52,7 @@ from sim.report_tables import (
     summary_rows,
 )
 from sim.rundata import RunData, open_runs
+from sim.score_states import run_tables
 
 # --- the report
 
@@ -72,6 +75,9 @@ class Report:
     created_at: str = ""
     title: str = "sniff report"
     openings: list[Path] = field(default_factory=list)  # `sniff openings` folders to include
+    ranking: object = None  # sim.ranking.Ranking: rank ranges, tie groups, goodness of fit
+    score_states: pd.DataFrame | None = None  # sim.score_states columns (score-states.csv)
+    convergence: pd.DataFrame | None = None  # running win rates, a ``run`` column
 
     @property
     def players(self) -> int:
@@ -102,6 +108,7 @@ class Report:
             "pairwise": records(self.matrix),
             "ratings": self.ratings.to_dict() if self.ratings is not None else None,
             "ratings_note": self.ratings_note,
+            "ranking": self.ranking.to_dict() if self.ranking is not None else None,
         }
 
     def write(self, out: str | os.PathLike) -> dict[str, Path]:
@@ -138,8 +145,9 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
         summary=frame([row for run in runs for row in summary_rows(run)]),
         by_seat=frame([row for run in runs for row in seat_rows(run)]),
         by_leader=frame([row for run in runs for row in leader_rows(run)]),
-        differences=frame([row for run in runs for row in difference_rows(run)]),
-        comparisons=frame(comparison_rows(runs)),
+        differences=_adjusted(frame([row for run in runs for row in difference_rows(run)]),
+                              "pairwise differences", by="unit"),
+        comparisons=_adjusted(frame(comparison_rows(runs)), "comparisons across runs"),
         distributions={run.name: distributions(run) for run in runs},
         placements={run.name: _sample_with_notice(run, placement_sample, notice)
                     for run in runs},
@@ -148,6 +156,8 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
         + (f" and {len(runs) - 4} more" if len(runs) > 4 else ""),
         openings=[Path(folder) for folder in openings],
     )
+    report.score_states, report.convergence = run_tables(
+        [(run.name, run.games, run.rounds, run.players, list(run.strategies)) for run in runs])
     if rateable(runs):
         report.matrix = pairwise_matrix(runs)
         try:
@@ -162,7 +172,15 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
                 report.ratings.notes.append(
                     f"never met: {pairs}; their rating gap rests on the model alone (through "
                     "the opponents they shared)")
+            report.ranking = rank(contests(runs), report.ratings)
     return report
+
+
+def _adjusted(frame: pd.DataFrame, family: str, by: str | None = None) -> pd.DataFrame:
+    """Holm-adjusted p-values (``p_holm``) beside the raw ones, and the family named."""
+    if frame.empty or "p_value" not in frame.columns:
+        return frame
+    return add_adjusted(frame, "p_value", "holm", by=by, family=family)
 
 
 def default_folder(base: Path = Path("results")) -> Path:

@@ -21,12 +21,14 @@ from sim import charts
 from sim.blocks import Chart, Heading, Paragraph, Table, to_html, to_markdown
 from sim.errors import SniffError
 from sim.formatting import ci, p_value_text, pct, pp, slug
+from sim.ranking import fit_text, rank_text
+from sim.score_states import convergence_figure, score_states_figure
 
 if TYPE_CHECKING:  # the report is handed in; sim.report imports this module to write it
     from sim.report import Report
 
 MARKER = "report.json"
-OWN_FILES = ("report.html", "report.md", MARKER)
+OWN_FILES = ("report.html", "report.md", MARKER, "score-states.csv")
 
 
 # --- the report as blocks
@@ -64,22 +66,30 @@ def _difference_table(frame: pd.DataFrame) -> Table:
         rows.append([r["run"], f"{r['side_a']} − {r['side_b']}", unit,
                      f"{pct(r['win_rate_a'])} vs {pct(r['win_rate_b'])}",
                      f"{pp(r['estimate'])} ({pp(r['low'])} to {pp(r['high'])})",
-                     f"{100 * r['se']:.2f} pp", p_value_text(r["p_value"]), f"{r['n']:,}",
-                     extra])
+                     f"{100 * r['se']:.2f} pp", p_value_text(r["p_value"]),
+                     p_value_text(r.get("p_holm", math.nan)), f"{r['n']:,}", extra])
     return Table(["run", "difference", "unit", "win rates", "difference (95% CI)", "SE",
-                  "p-value", "n", ""], rows, 3)
+                  "p-value", "p (Holm)", "n", "paired vs independent"], rows, 3)
 
 
 def _comparison_table(frame: pd.DataFrame) -> Table:
     rows = [[f"{r['run_a']}: {r['side_a']}", f"{r['run_b']}: {r['side_b']}", r["opposition"],
              f"{pct(r['win_rate_a'])} vs {pct(r['win_rate_b'])}",
              f"{pp(r['estimate'])} ({pp(r['low'])} to {pp(r['high'])})",
-             p_value_text(r["p_value"])] for _, r in frame.iterrows()]
+             p_value_text(r["p_value"]), p_value_text(r.get("p_holm", math.nan))]
+            for _, r in frame.iterrows()]
     return Table(["strategy A", "strategy B", "against", "win rates",
-                  "difference A − B (95% CI)", "p-value"], rows, 3)
+                  "difference A − B (95% CI)", "p-value", "p (Holm)"], rows, 3)
 
 
 def _ratings_table(table: pd.DataFrame) -> Table:
+    if "rank_low" in table.columns:
+        rows = [[rank_text(int(r["rank_low"]), int(r["rank_high"])), str(int(r["group"])),
+                 r["strategy"], f"{r['rating']:.0f}", f"{r['low']:.0f}–{r['high']:.0f}",
+                 f"{r['se']:.1f}", f"{int(r['games']):,}", f"{int(r['wins']):,}"]
+                for _, r in table.iterrows()]
+        return Table(["rank (95% range)", "group", "strategy", "rating", "95% CI", "SE",
+                      "games", "wins"], rows, 3)
     rows = [[str(int(r["rank"])), r["strategy"], f"{r['rating']:.0f}",
              f"{r['low']:.0f}–{r['high']:.0f}", f"{r['se']:.1f}", f"{int(r['games']):,}",
              f"{int(r['wins']):,}"] for _, r in table.iterrows()]
@@ -146,6 +156,13 @@ def blocks(report: Report) -> list:
         "Duplicate runs add the estimate paired by deal (the mean of the per-deal "
         "differences): the same cards played both ways cancel the luck of the deal."))
     if len(report.differences):
+        if "family" in report.differences.columns:
+            families = "; ".join(dict.fromkeys(report.differences["family"]))
+            out.append(Paragraph(
+                f"p (Holm): {families} (the per-game and the paired per-deal estimates are "
+                "separate families). Holm's step-down method keeps the chance of any false "
+                "'different' at 5%; read a difference as real when its Holm p-value is "
+                "below 0.05. The raw p-value is kept beside it."))
         out.append(_difference_table(report.differences))
         out.append(Chart("differences.png", "Win-rate differences with 95% intervals.",
                          charts.png_bytes(charts.differences(report.differences))))
@@ -178,9 +195,36 @@ def blocks(report: Report) -> list:
                 out.append(Paragraph(note, note=True))
             out.append(Chart("ratings.png", "Ratings with 95% intervals.",
                              charts.png_bytes(charts.ratings(report.ratings.table))))
-            out.append(_ratings_table(report.ratings.table))
+            if report.ranking is not None:
+                out.append(Paragraph(
+                    "Rank (95% range): the 2.5%–97.5% range of each strategy's rank over "
+                    f"{report.ranking.draws:,} draws from the ratings' estimated distribution. "
+                    "Group: strategies sorted by rating; a new group starts where two "
+                    "neighbours differ significantly (Holm-adjusted over the "
+                    f"{len(report.ranking.gaps)} gaps between neighbours, 5%), so members of "
+                    "a group cannot be ordered by these data. " + fit_text(report.ranking.fit)
+                    .replace("fit: ", "Goodness of fit (Pearson): ")
+                    .replace("warning: ", "Goodness of fit (Pearson): ")))
+                for note in report.ranking.notes:
+                    if note != report.ranking.fit.warning:
+                        out.append(Paragraph(note, note=True))
+                out.append(_ratings_table(report.ranking.table))
+            else:
+                out.append(_ratings_table(report.ratings.table))
         elif report.ratings_note:
             out.append(Paragraph(report.ratings_note, note=True))
+
+    if report.score_states is not None and len(report.score_states):
+        out.append(Heading("Win probability by score"))
+        out.append(Paragraph(
+            "From each round's starting score (own, opponents'; binned), the share of games "
+            "the side went on to win, each game counted once per cell (numbers in "
+            "score-states.csv, with 95% Wilson intervals). With more than two strategies each "
+            "strategy is shown against the field."))
+        out.append(Chart("score-states.png", "Win probability from each score state.",
+                         charts.png_bytes(score_states_figure(report.score_states))))
+        out.append(Chart("convergence.png", "Running win rate with its 95% band.",
+                         charts.png_bytes(convergence_figure(report.convergence))))
 
     keys = [slug(run.name) for run in report.runs]
     if len(set(keys)) < len(keys):  # distinct names can share a file-name form
@@ -260,7 +304,13 @@ METHODS = [
     "(standard error with n − 1); the two-sided p-value is the score test of no difference "
     "(McNemar's: z = (wins A − wins B) / √(wins A + wins B)). For duplicate deals the same "
     "on the per-deal means (z = mean / √(mean of squares / deals)). Across runs: Newcombe's "
-    "hybrid score interval and the pooled two-proportion z-test.",
+    "hybrid score interval and the pooled two-proportion z-test. Each family of tests (the "
+    "per-game differences, the paired ones, the comparisons across runs) gets Holm-adjusted "
+    "p-values beside the raw ones (statsmodels' multipletests).",
+    "Ratings fit: Pearson χ² of every pairing's wins against the ratings' prediction, "
+    "df = pairings − (strategies − 1); when p < 0.05 the ratings do not summarise the matrix "
+    "and the report says so. Rank ranges: a parametric bootstrap of the ratings (their "
+    "covariance, widened by χ²/df when that exceeds 1).",
 ]
 
 
@@ -331,6 +381,9 @@ def write_report(report: Report, out: Path) -> dict[str, Path]:
                                          allow_nan=False) + "\n", encoding="utf-8")
     written.update({"report.html": out / "report.html", "report.md": out / "report.md",
                     MARKER: out / MARKER})
+    if report.score_states is not None:  # the numbers behind score-states.png
+        report.score_states.to_csv(out / "score-states.csv", index=False)
+        written["score-states.csv"] = out / "score-states.csv"
     return written
 
 

@@ -35,6 +35,7 @@ def required_columns(players: int) -> dict[str, list[str]]:
     return {
         "games": GAME_COLUMNS + [f"team{t}_score" for t in range(teams)],
         "rounds": ROUND_COLUMNS + [f"team{t}_points" for t in range(teams)]
+        + [f"team{t}_score" for t in range(teams)]
         + [f"seat{s}_penalty" for s in range(players)],
     }
 

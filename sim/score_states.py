@@ -61,9 +61,10 @@ def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def start_states(games: pd.DataFrame, rounds: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+def start_states(games: pd.DataFrame, rounds: pd.DataFrame,
+                 players: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every round start: ``(game_id, team scores (rows, teams))``, 0–0 for round 1."""
-    players = players_of(games)
+    players = players or players_of(games)
     teams = n_teams(players)
     rounds = rounds.sort_values(["game_id", "round_number"], kind="stable")
     ids = rounds["game_id"].to_numpy(np.int64)
@@ -78,19 +79,24 @@ def start_states(games: pd.DataFrame, rounds: pd.DataFrame) -> tuple[np.ndarray,
     return game_ids, states
 
 
-def score_states(games: pd.DataFrame, rounds: pd.DataFrame,
-                 bin_size: int = DEFAULT_BIN) -> pd.DataFrame:
-    """Win probability of each side from each binned round-start score state (see module)."""
+def score_states(games: pd.DataFrame, rounds: pd.DataFrame, bin_size: int = DEFAULT_BIN,
+                 players: int | None = None,
+                 strategies: list[str] | None = None) -> pd.DataFrame:
+    """Win probability of each side from each binned round-start score state (see module).
+
+    ``players`` and ``strategies`` (per lineup side) default to the tables' ``players`` and
+    ``seat{s}_strategy`` columns; pass them when the tables were read without those.
+    """
     if bin_size <= 0:
         raise ValueError("bin_size must be positive")
     if games.empty:
         return pd.DataFrame(columns=COLUMNS)
-    players = players_of(games)
+    players = players or players_of(games)
     teams = n_teams(players)
-    strategies = side_strategies(games)
+    strategies = list(strategies) if strategies is not None else side_strategies(games)
     games = games.sort_values("game_id", kind="stable")
     game_index = games["game_id"].to_numpy(np.int64)
-    game_ids, states = start_states(games, rounds)
+    game_ids, states = start_states(games, rounds, players)
     where = np.searchsorted(game_index, game_ids)
     rotation = games["rotation"].to_numpy(np.int64)[where]
     winner = games["winner_side"].to_numpy(np.int64)[where]
@@ -140,7 +146,8 @@ def merge_states(tables: list[pd.DataFrame], pool_opponents: bool = False) -> pd
     return _with_intervals(merged)[COLUMNS]
 
 
-def convergence(games: pd.DataFrame, points: int = 200) -> pd.DataFrame:
+def convergence(games: pd.DataFrame, points: int = 200,
+                strategies: list[str] | None = None) -> pd.DataFrame:
     """Running win rate of every side over the first n games (game order), with its band.
 
     Columns: ``side``, ``strategy``, ``games`` (n), ``wins``, ``win_rate``, ``low``,
@@ -149,7 +156,7 @@ def convergence(games: pd.DataFrame, points: int = 200) -> pd.DataFrame:
     columns = ["side", "strategy", "games", "wins", "win_rate", "low", "high"]
     if games.empty:
         return pd.DataFrame(columns=columns)
-    strategies = side_strategies(games)
+    strategies = list(strategies) if strategies is not None else side_strategies(games)
     winner = games.sort_values("game_id", kind="stable")["winner_side"].to_numpy(np.int64)
     n = winner.size
     start = min(10, n)  # fewer games than that say nothing: the band spans most of 0-100%
@@ -166,22 +173,25 @@ def convergence(games: pd.DataFrame, points: int = 200) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def run_tables(runs: list[tuple[str, pd.DataFrame, pd.DataFrame]], bin_size: int = DEFAULT_BIN,
+def run_tables(runs: list[tuple], bin_size: int = DEFAULT_BIN,
                pool_opponents: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Score states (merged over runs) and convergence (with a ``run`` column) of runs.
 
-    ``runs`` holds ``(name, games, rounds)``. ``pool_opponents`` defaults to pooling when
-    the runs hold more than two strategies (a tournament: each strategy against the field).
+    ``runs`` holds ``(name, games, rounds)`` or ``(name, games, rounds, players,
+    strategies)``. ``pool_opponents`` defaults to pooling when the runs hold more than two
+    strategies (a tournament: each strategy against the field).
     """
-    states = [score_states(games, rounds, bin_size) for _, games, rounds in runs]
+    runs = [tuple(run) + (None, None) if len(run) == 3 else tuple(run) for run in runs]
+    states = [score_states(games, rounds, bin_size, players, strategies)
+              for _, games, rounds, players, strategies in runs]
     if pool_opponents is None:
         names = {s for table in states for s in table["strategy"]}
         pool_opponents = len(names) > 2
     merged = merge_states(states, pool_opponents) if len(runs) > 1 or pool_opponents \
         else states[0]
     paths = []
-    for name, games, _ in runs:
-        path = convergence(games)
+    for name, games, _, _, strategies in runs:
+        path = convergence(games, strategies=strategies)
         path.insert(0, "run", name)
         paths.append(path)
     return merged, pd.concat(paths, ignore_index=True)

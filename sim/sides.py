@@ -2,7 +2,8 @@
 
 Why a module of its own: the statistics modules (``score_states``, ``effects``) read the
 ``games``/``rounds`` tables from a side's point of view and must not import the report
-modules (which import them). The rule is the one in docs/data-format.md: seat ``s`` is
+modules (which import them); the seating rules themselves live in ``sim.seating``.
+The rule is the one in docs/data-format.md: seat ``s`` is
 played by lineup seat ``(s + rotation) % players``; a *side* is a lineup position (with 4
 players the partnership of lineup seats 0+2 is side 0, 1+3 side 1), a *team* a table
 position (with 4 players seats 0+2 are team 0).
@@ -13,15 +14,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sim.seating import team_count
+from sim.seating import team_of_side as seating_team_of_side
+
 
 def n_teams(players: int) -> int:
     """Sides (= teams) at the table: 2 partnerships with 4 players, else one per seat."""
-    return 2 if players == 4 else players
+    return team_count(players)
 
 
 def team_of_side(side: int, rotation: np.ndarray, players: int) -> np.ndarray:
     """Team (table position) that lineup side ``side`` played in games of this rotation."""
-    return (side - np.asarray(rotation, dtype=np.int64)) % n_teams(players)
+    return seating_team_of_side(side, np.asarray(rotation, dtype=np.int64), players)
 
 
 def players_of(games: pd.DataFrame) -> int:

@@ -149,7 +149,8 @@ class Summary:
 
     def lines(self) -> list[str]:
         teams = " in 2 partnerships" if self.players == 4 else ""
-        out = [f"{self.games:,} games, {self.players} players{teams}: "
+        target = {2: 250, 3: 200, 4: 200}.get(self.players)  # docs/rules.md#the-target
+        out = [f"{self.games:,} games, {self.players} players{teams}, target {target} points: "
                + " vs ".join(self.short)]
         width = max(len(label) for label in self.labels)
         for side in self.to_dict()["sides"]:
@@ -160,6 +161,12 @@ class Summary:
                 f"(95% CI {low:.2%}-{high:.2%})   points/round {side['points_per_round']:6.2f} "
                 f"(95% CI {p_low:.2f}-{p_high:.2f})"
             )
+        out.append("  points/round: placement points, before settlement penalties")
+        if self.n_sides >= 2 and self.games >= 2:
+            from sim.planning import detectable_line
+
+            decided = (self.games - self.unfinished) / self.games * 2 / self.n_sides
+            out.append("  " + detectable_line(self.games, max(decided, 1e-9)))
         if self.unfinished:
             out.append(f"  undecided at the {self.round_cap}-round cap: {self.unfinished:,} games")
         if self.group > 1:
@@ -172,11 +179,18 @@ class Summary:
                 narrower = pair["narrower_by"]
                 change = (f"{narrower:.0%} narrower" if narrower >= 0
                           else f"{-narrower:.0%} wider")
+                factor = pair["equivalent_games_factor"]
+                if not math.isfinite(narrower) or not math.isfinite(factor):
+                    # self-play: every deal's games cancel exactly, nothing left to compare
+                    out.append(f"    {a} - {b}: {pair['difference']:+.2%}: the paired "
+                               "differences are all 0 (the same strategy both ways), so no "
+                               "precision gain can be stated")
+                    continue
                 out.append(
                     f"    {a} - {b}: {pair['difference']:+.2%} ± "
                     f"{pair['paired_half_width']:.2%} paired, ± "
                     f"{pair['independent_half_width']:.2%} independent: {change} "
-                    f"(as precise as {pair['equivalent_games_factor']:.2f}x the games)"
+                    f"(as precise as {factor:.2f}x the games)"
                 )
         if self.stopped is not None:
             stop = self.stopped

@@ -87,6 +87,7 @@ class Tournament:
     matrix: object  # pandas DataFrame (long form, see sim.report_tables.pairwise_matrix)
     ratings: object  # sim.ratings.Ratings
     files: dict
+    ranking: object = None  # sim.ranking.Ranking: rank ranges, tie groups, goodness of fit
 
     @property
     def games(self):
@@ -114,15 +115,21 @@ class Tournament:
         out = [f"tournament: {len(config['strategies'])} strategies, {config['players']} "
                f"players, {len(self.runs)} {kind}{'' if len(self.runs) == 1 else 's'}, {size} "
                f"({how}); {games:,} games in all"]
-        out.append("ranking: Bradley-Terry ratings fitted to all games (Elo scale, average "
-                   "1500), 95% CI")
         table = self.ratings.table
         width = max(len(s) for s in table["strategy"])
-        for _, row in table.iterrows():
-            out.append(f"  {int(row['rank'])}. {row['strategy']:<{width}}  {row['rating']:6.0f} "
-                       f"({row['low']:.0f}-{row['high']:.0f})   games {int(row['games']):,}, "
-                       f"wins {int(row['wins']):,}")
-        out += [f"  note: {note}" for note in self.ratings.notes]
+        if self.ranking is not None:
+            from sim.ranking import ranking_lines
+
+            out += ranking_lines(self.ranking)
+            out += [f"  note: {note}" for note in self.ratings.notes]
+        else:
+            out.append("ranking: Bradley-Terry ratings fitted to all games (Elo scale, "
+                       "average 1500), 95% CI")
+            for _, row in table.iterrows():
+                out.append(f"  {int(row['rank'])}. {row['strategy']:<{width}}  "
+                           f"{row['rating']:6.0f} ({row['low']:.0f}-{row['high']:.0f})   "
+                           f"games {int(row['games']):,}, wins {int(row['wins']):,}")
+            out += [f"  note: {note}" for note in self.ratings.notes]
         names = list(table["strategy"])
         cell = {(r["row"], r["column"]): r["share"] for _, r in self.matrix.iterrows()}
         out.append("pairwise win rate of the row against the column:")
@@ -316,6 +323,10 @@ def run_tournament(
     manifest["status"] = "complete"
     manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
     manifest["ratings"] = result.ratings.to_dict()
+    if result.ranking is not None:
+        manifest["fit"] = {key: result.ranking.fit.to_dict()[key]
+                           for key in ("statistic", "df", "p_value", "warning")}
+        manifest["ranking"] = result.ranking.to_dict()
     _write_manifest(folder, manifest)
     return result
 
@@ -334,6 +345,7 @@ class TournamentInterrupted(Stopped):
 def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tournament:
     """Matrix and ratings from the pairing runs' tables; charts and CSVs beside them."""
     from sim import charts
+    from sim.ranking import csv_table, rank
     from sim.ratings import fit_ratings
     from sim.report_tables import contests, pairwise_matrix
     from sim.rundata import open_runs
@@ -343,19 +355,21 @@ def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tou
         run_data.name = pairing["name"]
         run_data.tournament = folder
     matrix = pairwise_matrix(data)
-    ratings = fit_ratings(contests(data))
+    played = contests(data)
+    ratings = fit_ratings(played)
+    ranked = rank(played, ratings, seed=int(manifest.get("config", {}).get("seed", 0)))
     names = list(ratings.table["strategy"])
     if not write:
-        return Tournament(folder, manifest, runs, matrix, ratings, {})
+        return Tournament(folder, manifest, runs, matrix, ratings, {}, ranked)
     files = {
         "matrix.png": charts.save(charts.pairwise_matrix(matrix, names), folder / "matrix.png"),
         "ratings.png": charts.save(charts.ratings(ratings.table), folder / "ratings.png"),
     }
     matrix.to_csv(folder / "matrix.csv", index=False)
-    ratings.table.to_csv(folder / "ranking.csv", index=False)
+    csv_table(ranked).to_csv(folder / "ranking.csv", index=False)
     files["matrix.csv"] = folder / "matrix.csv"
     files["ranking.csv"] = folder / "ranking.csv"
-    return Tournament(folder, manifest, runs, matrix, ratings, files)
+    return Tournament(folder, manifest, runs, matrix, ratings, files, ranked)
 
 
 def load(folder: str | Path) -> Tournament:

@@ -95,7 +95,7 @@ def test_every_chart_is_a_valid_png(written):
     charts = [name for name in files if name.endswith(".png")]
     kinds = ["by-position", "points-per-round", "score-margin", "game-length",
              "placement-scores", "penalties", "round-endings"]
-    expected = {"win-rates.png", "differences.png"} | {
+    expected = {"win-rates.png", "differences.png", "score-states.png", "convergence.png"} | {
         f"{run}-{kind}.png" for run in ("four", "dup") for kind in kinds}
     assert set(charts) == expected
     for name in charts:
