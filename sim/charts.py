@@ -147,7 +147,11 @@ def differences(table: pd.DataFrame) -> Figure:
                       fmt="o", color=colors[index], capsize=4)
     axes.axvline(0, color="gray", linestyle="--", linewidth=1, label="no difference")
     for yi, (_, row) in zip(y, table.iterrows()):
-        axes.annotate(f"{100 * row['estimate']:+.1f} pp, p {p_value_text(row['p_value'])}",
+        holm = row.get("p_holm", math.nan)
+        holm_text = "" if holm is None or not math.isfinite(holm) else \
+            f" (Holm {p_value_text(holm)})"
+        axes.annotate(f"{100 * row['estimate']:+.1f} pp, p {p_value_text(row['p_value'])}"
+                      f"{holm_text}",
                       (row["high"], yi), xytext=(6, 0), textcoords="offset points",
                       va="center", fontsize=8)
     axes.set_yticks(y, labels, fontsize=8)
