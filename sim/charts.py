@@ -113,13 +113,44 @@ def _grouped_rates(axes, table: pd.DataFrame, title: str) -> None:
     axes.set_title(title, fontsize=10)
 
 
+def _leader_effect(axes, by_leader: pd.DataFrame) -> None:
+    """Per side: win rate when its side leads round 1 minus when another side leads."""
+    from sim.stats import proportion_difference
+
+    sides = list(dict.fromkeys(by_leader["side"]))
+    first = by_leader["position"].iloc[0]  # "own partnership leads" / "leads round 1"
+    y = np.arange(len(sides))[::-1]
+    for yi, (index, side) in zip(y, enumerate(sides)):
+        rows = by_leader[by_leader["side"] == side]
+        lead = rows[rows["position"] == first]
+        rest = rows[rows["position"] != first]
+        diff = proportion_difference(int(lead["wins"].sum()), int(lead["games"].sum()),
+                                     int(rest["wins"].sum()), int(rest["games"].sum()))
+        errors = np.nan_to_num([[diff.estimate - diff.low], [diff.high - diff.estimate]])
+        axes.errorbar(diff.estimate, yi, xerr=errors, fmt="o", color=_color(index), capsize=4)
+        axes.annotate(f"{100 * diff.estimate:+.1f} pp ({100 * diff.low:+.1f} to "
+                      f"{100 * diff.high:+.1f})", (diff.estimate, yi), xytext=(0, 8),
+                      textcoords="offset points", ha="center", fontsize=7)
+    axes.axvline(0, color="gray", linestyle="--", linewidth=1)
+    axes.set_yticks(y, sides, fontsize=8)
+    axes.set_ylim(-0.7, len(sides) - 0.3)
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+    axes.set_xlabel("win rate when its side leads round 1 minus otherwise (pp, 95% CI)",
+                    fontsize=8)
+    axes.set_title("value of leading round 1 (leader drawn at random)", fontsize=10)
+
+
 def win_rates_by_position(by_seat: pd.DataFrame, by_leader: pd.DataFrame, run: str) -> Figure:
-    """Win rate of each side by seat and by its turn in round 1 (error bars: 95% Wilson)."""
+    """Win rate by seat (95% Wilson), and the value of leading round 1 as a difference.
+
+    Leading is shown as a difference with its interval (Newcombe), not as two 0–100% bars:
+    the question is how much leading is worth, which two bars make the reader subtract.
+    """
     figure = _figure(11, 4.3)
     left, right = figure.subplots(1, 2)
     _grouped_rates(left, by_seat, "by seat")
-    _grouped_rates(right, by_leader, "by first leader (drawn at random)")
-    figure.suptitle(f"{run}: win rate by seat and by first leader (95% Wilson intervals)")
+    _leader_effect(right, by_leader)
+    figure.suptitle(f"{run}: win rate by seat (95% Wilson) and the value of leading")
     handles, labels = left.get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncols=len(labels),
                   fontsize=8, title="strategy", title_fontsize=8)
