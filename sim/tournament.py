@@ -132,7 +132,11 @@ class Tournament:
             out += [f"  note: {note}" for note in self.ratings.notes]
         names = list(table["strategy"])
         cell = {(r["row"], r["column"]): r["share"] for _, r in self.matrix.iterrows()}
-        out.append("pairwise win rate of the row against the column:")
+        undecided = sum(int((run.games["winner_side"] < 0).sum()) for run in self.runs)
+        out.append("pairwise win rate of the row against the column (share of the games "
+                   "decided between the two, so each cell and its mirror add to 100%"
+                   + (f"; {undecided:,} games undecided at the round cap left out"
+                      if undecided else "") + "):")
         column = max(8, width)
         out.append("  " + " " * width + "".join(f"  {n:>{column}}" for n in names))
         for a in names:
