@@ -15,12 +15,22 @@ from pathlib import Path
 
 from sim.errors import SniffError
 
+TEMP_SUFFIX = ".tmp"  # of every temporary file (a killed run's are cleared by resume)
+
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """``write(temporary)`` beside ``path``, then rename: the file is whole or absent."""
-    temporary = path.with_name(path.name + ".tmp")
+    """The one atomic file writer: ``write(temporary)``, synced, then renamed into place.
+
+    The temporary file is hidden and beside ``path`` (``.NAME.tmp``: no dataset reader
+    picks it up, and a rename within a folder is atomic), so a reader sees the old file or
+    the new one, never part of one.
+    """
+    path = Path(path)
+    temporary = path.with_name("." + path.name + TEMP_SUFFIX)
     try:
         write(temporary)
+        with open(temporary, "rb+") as handle:
+            os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)

@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 
 from sim import engine
 from sim.errors import SniffError
+from sim.folders import TEMP_SUFFIX, write_atomic
 from sim.seating import team_count
 from sim.summary import Summary, summary_columns
 from sim.tiles import TILE_NAMES
@@ -39,7 +40,6 @@ FORMAT = "sniff-simulate/1"
 MANIFEST = "manifest.json"
 TABLES = ("games", "rounds")
 METADATA_KEY = b"sniff"
-TEMP_SUFFIX = ".tmp"
 PARTIAL_DIR = ".partial"  # temporary parts, before their rename into games/ and rounds/
 COMPRESSION = "zstd"
 STATISTICS_COLUMNS = ("game_id", "deal_id", "round_number")
@@ -176,11 +176,6 @@ def parquet_options(schema: pa.Schema) -> dict:
     }
 
 
-def _temp_path(path: Path) -> Path:
-    """Hidden and not ``*.parquet``: no dataset reader picks a temporary file up."""
-    return path.with_name("." + path.name + TEMP_SUFFIX)
-
-
 def _write_parquet_temp(table: pa.Table, path: Path) -> Path:
     # Outside the table folders, so that even a reader that takes every file of a folder
     # (polars does) never meets one; same file system, so the rename stays atomic. Unique
@@ -231,22 +226,9 @@ def write_json(path: Path, data: dict) -> None:
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    """Write a whole file atomically: a reader sees the old file or the new one, never part.
-
-    The bytes go to a hidden temporary file beside ``path``, are synced, and the file is
-    renamed into place (for a Parquet table or a PNG built in memory, and for JSON).
-    """
-    path = Path(path)
-    temporary = _temp_path(path)
-    try:
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    """Write a whole file atomically (``sim.folders.write_atomic``): a Parquet table or a
+    PNG built in memory, and JSON."""
+    write_atomic(Path(path), lambda temporary: temporary.write_bytes(data))
 
 
 def read_manifest(folder: Path, name: str = MANIFEST, expected: str = FORMAT,
