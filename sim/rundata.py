@@ -265,14 +265,18 @@ def round_rotation(run: RunData) -> np.ndarray:
     return run.games["rotation"].to_numpy(np.int64)[index]
 
 
+def _team_columns_by_side(run: RunData, table, pattern: str, rotation) -> np.ndarray:
+    """Columns ``pattern.format(team)`` of ``table`` reordered by side (rotation undone)."""
+    values = np.column_stack([table[pattern.format(t)].to_numpy(np.int64)
+                              for t in range(run.n_sides)])
+    rows = np.arange(values.shape[0])
+    return np.column_stack([values[rows, team_of_side(k, rotation, run.players)]
+                            for k in range(run.n_sides)])
+
+
 def side_round_points(run: RunData) -> np.ndarray:
     """Points each side scored by placements in each round: ``(rounds, sides)``."""
-    rotation = round_rotation(run)
-    points = np.column_stack([run.rounds[f"team{t}_points"].to_numpy(np.int64)
-                              for t in range(run.n_sides)])
-    rows = np.arange(points.shape[0])
-    return np.column_stack([points[rows, team_of_side(k, rotation, run.players)]
-                            for k in range(run.n_sides)])
+    return _team_columns_by_side(run, run.rounds, "team{}_points", round_rotation(run))
 
 
 def side_round_penalties(run: RunData) -> np.ndarray:
@@ -290,11 +294,7 @@ def side_round_penalties(run: RunData) -> np.ndarray:
 def side_final_scores(run: RunData) -> np.ndarray:
     """Final score of each side in each game: ``(games, sides)``."""
     rotation = run.games["rotation"].to_numpy(np.int64)
-    scores = np.column_stack([run.games[f"team{t}_score"].to_numpy(np.int64)
-                              for t in range(run.n_sides)])
-    rows = np.arange(scores.shape[0])
-    return np.column_stack([scores[rows, team_of_side(k, rotation, run.players)]
-                            for k in range(run.n_sides)])
+    return _team_columns_by_side(run, run.games, "team{}_score", rotation)
 
 
 def domino_sides(run: RunData) -> np.ndarray:
