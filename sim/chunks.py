@@ -214,7 +214,7 @@ class LocalChunks:
             # play_batch picks its kernel by hashing the source files on every call: an edit
             # to sim/ or strategies/ during the run would switch code mid-run. The kernel a
             # chunk starts with goes with it, for execute to compare with the run's.
-            kernel = compile_lineup(self.plan.lineup, self.kernel_strategies)[0].__name__
+            kernel = compile_lineup(self.plan.lineup, self.kernel_strategies)[0].code
             return self._pool.submit(play_one, chunk, kernel)
 
         self._cancel.clear()

@@ -160,7 +160,7 @@ def warm_up_task(job: ChunkJob) -> dict:
     started = time.perf_counter()
     threads, address, dask_threads = _worker_threads(job)
     plan, strategies = _job_plan(job)
-    kernel = compile_lineup(plan.lineup, strategies)[0].__name__
+    kernel = compile_lineup(plan.lineup, strategies)[0].code
     play_batch(plan.lineup, plan.seed, np.zeros(1, dtype=np.int64), round_cap=plan.round_cap,
                kernel_strategies=strategies)
     return {"address": address, "kernel": kernel, "numba_threads": numba.get_num_threads(),
@@ -185,7 +185,7 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
             "same path")
     tables = play_chunk(plan, job.run_id, lo, hi, batch_games(threads), lambda games: None,
                          strategies)
-    kernel = compile_lineup(plan.lineup, strategies)[0].__name__
+    kernel = compile_lineup(plan.lineup, strategies)[0].code
     if kernel != job.kernel:  # edited while playing: write nothing, execute says so
         return PlayedChunk(chunk, {}, kernel)
     if not job.write:

@@ -138,17 +138,25 @@ def _source_files(strategies: list[Strategy]) -> list[Path]:
     return sorted(files)
 
 
-def load_kernel(strategies: list[Strategy]) -> ModuleType:
-    """The kernel module for these strategies, in this order (dispatch id = position)."""
-    source = kernel_source(strategies)
-    if source in _loaded:
-        # One kernel per strategy set and process: the code a run started with is the code
-        # it finishes with, even if the source files are edited meanwhile.
-        return _loaded[source]
-    digest = hashlib.sha256(source.encode())
+def code_digest(strategies: list[Strategy]) -> str:
+    """A hash of every source file a kernel for these strategies may contain.
+
+    Two kernels with the same digest play the same games whatever else they hold (the
+    dispatch id of a strategy never reaches a result), so runs compare this, not the
+    kernel's name, to know whether the code changed under them.
+    """
+    digest = hashlib.sha256()
     for path in _source_files(strategies):
         digest.update(path.read_bytes())
-    name = f"sniff_kernel_{digest.hexdigest()[:16]}"
+    return digest.hexdigest()[:16]
+
+
+def kernel_path(strategies: list[Strategy]) -> tuple[Path, str, str]:
+    """The generated module's file for these strategies (written if absent), its source and
+    the code digest."""
+    source = kernel_source(strategies)
+    code = code_digest(strategies)
+    name = f"sniff_kernel_{hashlib.sha256((source + code).encode()).hexdigest()[:16]}"
     directory = cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.py"
@@ -163,6 +171,20 @@ def load_kernel(strategies: list[Strategy]) -> ModuleType:
             pass
         finally:
             os.unlink(f.name)
+    return path, source, code
+
+
+def load_kernel(strategies: list[Strategy]) -> ModuleType:
+    """The kernel module for these strategies, in this order (dispatch id = position).
+
+    The module's ``code`` attribute is its :func:`code_digest`.
+    """
+    source = kernel_source(strategies)
+    if source in _loaded:
+        # One kernel per strategy set and process: the code a run started with is the code
+        # it finishes with, even if the source files are edited meanwhile.
+        return _loaded[source]
+    path, source, code = kernel_path(strategies)
     if not is_compiled(path):
         for strategy in strategies:
             if not strategy.module.startswith("strategies."):
@@ -173,17 +195,20 @@ def load_kernel(strategies: list[Strategy]) -> ModuleType:
                 f"of this set of strategies, about {COMPILE_SECONDS} s; later runs load it "
                 "from the cache)"
             )
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[path.stem] = module
     spec.loader.exec_module(module)
+    module.code = code
     _loaded[source] = module
     return module
 
 
-def is_compiled(path: Path) -> bool:
-    """Whether numba's cache beside the kernel module holds its compiled batch function."""
-    return any((path.parent / "__pycache__").glob(f"{path.stem}.play_batch-*.nbi"))
+def is_compiled(path: Path, functions: tuple[str, ...] = ("play_batch",)) -> bool:
+    """Whether numba's cache beside the kernel module holds these compiled functions (numba
+    writes a function's index file last, so its presence means the entry is complete)."""
+    cache = path.parent / "__pycache__"
+    return all(any(cache.glob(f"{path.stem}.{name}-*.nbi")) for name in functions)
 
 
 def check_signature(strategy: Strategy) -> None:

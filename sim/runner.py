@@ -20,6 +20,7 @@ from sim.gather import gather_rounds
 from sim.kernels import load_kernel
 from sim.rng import seed_word
 from sim.seating import check_players, side_of_team
+from sim.shared_kernel import kernel_set
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 from strategies import get as get_strategy
 
@@ -110,15 +111,18 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
 
     ``greedy`` and ``random`` are always in the kernel, so every lineup of the two (the
     default run, traces, most tests) shares one compiled kernel; ``kernel_strategies`` adds
-    more, so that many lineups (a tournament, a test suite) share one kernel. Returns
+    more, so that many lineups (a tournament, a test suite) share one kernel; lineups of
+    built-in strategies move to the kernel of every built-in once it is compiled
+    (``sim.shared_kernel``). Returns
     ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and parameter row
     of each distinct spec, and each seat's spec before rotation.
     """
     by_name = {name: get_strategy(name) for name in ALWAYS_COMPILED}
     by_name.update({strategy.name: strategy for strategy in kernel_strategies})
     by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
-    names = sorted(by_name)
-    kernel = load_kernel([by_name[name] for name in names])
+    strategies = kernel_set([by_name[name] for name in sorted(by_name)])
+    names = [strategy.name for strategy in strategies]
+    kernel = load_kernel(strategies)
     specs = lineup.specs
     spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)

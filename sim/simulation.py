@@ -241,7 +241,7 @@ def execute(
     previous_threads = _set_threads(threads if scheduler is None else None)
     executor = None
     try:
-        kernel = compile_lineup(plan.lineup, kernel_strategies)[0].__name__
+        kernel = compile_lineup(plan.lineup, kernel_strategies)[0].code
         if recorded is not None and recorded.get("kernel") != kernel:
             raise SniffError(
                 f"cannot resume {folder}: the simulator's code changed since the run started "

@@ -50,8 +50,8 @@ class Player:
         self.slots: int | None = None  # round buffer per game, sized by the first batch
 
     def kernel(self, spec) -> str:
-        """Load (the first time: compile) the kernel; its name hashes the code in it."""
-        return compile_lineup(self.lineup(spec, self.field[0]), self.kernel_strategies)[0].__name__
+        """Load (the first time: compile) the kernel; the digest of the code in it."""
+        return compile_lineup(self.lineup(spec, self.field[0]), self.kernel_strategies)[0].code
 
     def lineup(self, spec, opponent):
         players = self.config.players

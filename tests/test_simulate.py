@@ -365,8 +365,8 @@ def test_code_edited_during_a_run_stops_it(tmp_path, monkeypatch):
 
     def compile_lineup(*args, **kwargs):
         kernel, *rest = real(*args, **kwargs)
-        if edited["yes"]:  # what an edit to a strategy file does to the kernel's name
-            kernel = types.SimpleNamespace(__name__=kernel.__name__ + "x",
+        if edited["yes"]:  # what an edit to a strategy file does to the kernel's code digest
+            kernel = types.SimpleNamespace(code=kernel.code + "x",
                                            play_batch=kernel.play_batch)
         return (kernel, *rest)
 
