@@ -167,9 +167,11 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
 
     check_budget(budget)
     check_policy(policy)
-    if (position_file is None) == (trace_file is None):
-        raise SniffError("give a POSITION file (or - for standard input), or --trace with "
-                         "--round and --turn, not both")
+    if position_file is not None and trace_file is not None:
+        raise SniffError("give a POSITION file or --trace, not both")
+    if position_file is None and trace_file is None:
+        raise SniffError("give a POSITION file (- reads standard input), or --trace with "
+                         "--round and --turn (docs/hint.md)")
     if trace_file is not None:
         if round_number is None or turn is None:
             raise SniffError("--trace needs --round and --turn (the placement's number in "

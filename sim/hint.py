@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim import hint_kernel
+from sim import engine, hint_kernel
 from sim.errors import SniffError
 from sim.hint_search import HEURISTICS, N_VALUES, VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
 from sim.layout import POINTS_FOR_COUNT
@@ -126,7 +126,7 @@ def analyse(position: Position, budget: int = DEFAULT_BUDGET, policy: str = "gre
     moves_list = position.legal_moves()
     if not moves_list:
         raise SniffError("position: no legal placement: there is no decision to analyse")
-    moves = np.full(64, -1, dtype=np.int64)
+    moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
     moves[: len(moves_list)] = moves_list
     n_moves = len(moves_list)
     observation = position.observation()

@@ -244,7 +244,11 @@ class PlayGame:
         tracker = PublicTracker(self.players, self.target)
         for event in self.events[1:]:
             tracker.apply(event)
-        position = tracker.position(self.seat).check()
+        try:
+            position = tracker.position(self.seat).check()
+        except SniffError as error:  # never expected: the engine's own game is legal
+            self.write(f"  (no hint: {error})\n")
+            return
         if position.legal_moves() != options:
             self.write("  (no hint: the position rebuilt from the events does not offer "
                        "these placements)\n")

@@ -17,6 +17,7 @@ the table is one ``SniffError`` line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -61,7 +62,9 @@ class Position:
     leader: int = -1
     target: int = 0
     drawn: int = -1
-    _layouts: list[int] = field(default_factory=list, compare=False, repr=False)
+    # The layout words, worked out once (not an init field: ``dataclasses.replace`` of
+    # another table must not inherit them).
+    _layouts: list[int] = field(default_factory=list, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.lacks:
@@ -458,7 +461,7 @@ def game_slice(events: list[dict], game: int) -> list[dict]:
     return events[starts[game]:end]
 
 
-def decisions(events: list[dict], game: int = 0):
+def decisions(events: list[dict], game: int = 0) -> Iterator[Decision]:
     """Every placement of a game with the position before it, in order (a generator)."""
     chosen = game_slice(events, game)
     start = chosen[0]
