@@ -27,7 +27,7 @@ from sim import observation as view
 from sim.errors import SniffError
 from sim.layout import ARM_NAMES, ARM_VALUE, EMPTY_LAYOUT
 from sim.seating import check_players, team_count
-from sim.tiles import N_TILES, parse_tile, tile_name
+from sim.tiles import N_TILES, TILE_HIGH, TILE_LOW, parse_tile, tile_name
 
 KEYS = ("players", "seat", "round", "leader", "target", "scores", "hand", "table", "sizes",
         "boneyard", "lacks", "drawn")
@@ -170,6 +170,14 @@ class Position:
             seen[tile] = "table"
         if not self.hand:
             raise SniffError("position: the hand is empty: the round is over")
+        for tile in self.hand:
+            if tile == self.drawn:
+                continue  # drawn to fit what was open when the seat began to draw
+            shown = {int(TILE_LOW[tile]), int(TILE_HIGH[tile])}
+            lacked = [v for v in sorted(shown) if self.lacks[self.seat] >> v & 1]
+            if lacked:
+                raise SniffError(f"position: seat {self.seat} (yours) is said to lack "
+                                 f"{lacked[0]} but holds {tile_name(tile)}")
         if self.sizes[self.seat] != len(self.hand):
             raise SniffError(f"position: sizes gives seat {self.seat} (yours) "
                              f"{self.sizes[self.seat]} tiles, the hand holds {len(self.hand)}")

@@ -303,6 +303,9 @@ lacks: 1=3,4
     (GOOD.replace("hand: 1-2", "hand: 1-9"), "not a tile"),
     (GOOD.replace("scores: 10 20", "scores: 10 250"), "the game is over"),
     (GOOD.replace("lacks: 1=3,4", "lacks: 1=0,1,2,3,4,5,6"), "no deal of the hidden tiles"),
+    (GOOD.replace("lacks: 1=3,4", "lacks: 0=5"), "is said to lack 5 but holds 5-5"),
+    (GOOD.replace("table: 2-6,", "table: 2-6 L,"), "the table's first placement is the opening"),
+    (GOOD + "drawn: 3-4\n", "the drawn tile 3-4 fits no open end"),
 ])
 def test_a_bad_position_is_one_line(tmp_path, capsys, text: str, message: str) -> None:
     path = tmp_path / "bad.txt"
@@ -398,3 +401,14 @@ def test_play_hint_shows_the_analysis_of_the_public_view(tmp_path, capsys) -> No
                               capsys)
     assert code == 0, err
     assert hint_rows(out) == shown
+
+
+def test_the_documented_example_is_consistent() -> None:
+    """docs/hint.md: its position reads back, and its output table lists exactly that
+    position's legal moves (the example is a real run's output)."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "hint.md").read_text()
+    blocks = re.findall(r"```text\n(.*?)```", page, re.S)
+    position = parse_position(next(b for b in blocks if b.startswith("# sniff position")))
+    output = next(b for b in blocks if "play-outs per move on the same deals" in b)
+    names = [name for name, _ in hint_rows(output)]
+    assert sorted(names) == sorted(position.move_name(m) for m in position.legal_moves())
