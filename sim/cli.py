@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from sim.cli_hint import hint as hint_command
 from sim.errors import SniffError
 
 
@@ -215,10 +216,34 @@ def _write(text: str) -> None:
 @click.option("--step", is_flag=True,
               help="Wait for Enter after each event (q stops; end of input stops quietly).")
 @click.option("--ascii", is_flag=True, help="ASCII art only (no box-drawing characters).")
-def replay(trace_file: Path, game: int, step: bool, ascii: bool) -> None:
+@click.option("--analyze", is_flag=True,
+              help="Instead of the events: every decision's move played against the best "
+                   "move by estimated win probability, costly ones marked ? and ?? "
+                   "(docs/hint.md).")
+@click.option("--seat", type=int, help="With --analyze: only this seat's decisions.")
+@click.option("--budget", type=int, default=None, show_default="500",
+              help="With --analyze: play-outs per move at each decision (2..100,000).")
+@click.option("--policy", default="greedy", show_default=True,
+              help="With --analyze: who plays the rounds out (as expert's policy).")
+@click.option("--seed", default=0, show_default=True, type=int,
+              help="With --analyze: seed of the sampled deals.")
+def replay(trace_file: Path, game: int, step: bool, ascii: bool, analyze: bool,
+           seat: int | None, budget: int | None, policy: str, seed: int) -> None:
     """Show one traced game event by event: the layout as a picture, the open ends and the
     count, points, every hand, boneyard size, draws, passes, settlement (each hand's pips
-    and their rounding) and the scores, as raw points and as the paper tally."""
+    and their rounding) and the scores, as raw points and as the paper tally.
+
+    With --analyze, mark the placements that cost the most win probability instead.
+    """
+    if analyze:
+        from sim.analyze import DEFAULT_ANALYZE_BUDGET
+        from sim.commands import analyze_command
+
+        analyze_command(trace_file, game=game, seat=seat, seed=seed, policy=policy,
+                        budget=DEFAULT_ANALYZE_BUDGET if budget is None else budget)
+        return
+    if seat is not None or budget is not None:
+        raise SniffError("--seat and --budget go with --analyze")
     from sim.replay import replay as replay_trace
 
     replay_trace(trace_file, game, _write, step=step, read_line=_read_line, ascii=ascii,
@@ -237,8 +262,13 @@ def replay(trace_file: Path, game: int, step: bool, ascii: bool) -> None:
 @click.option("--trace", "trace_file", type=TextPath(dir_okay=False, path_type=Path),
               help="Save the game's trace here [default: results/play-seed<SEED>.jsonl].")
 @click.option("--ascii", is_flag=True, help="ASCII art only (no box-drawing characters).")
+@click.option("--hint", "hints", is_flag=True,
+              help="Offer hints: type h at your turn for every legal move's estimated chance "
+                   "to win (sniff hint, from your public view).")
+@click.option("--hint-budget", default=1000, show_default=True, type=int,
+              help="With --hint: play-outs per move (2..100,000).")
 def play(players: int, seat: int, opponents: str, seed: int | None, trace_file: Path | None,
-         ascii: bool) -> None:
+         ascii: bool, hints: bool, hint_budget: int) -> None:
     """Play one seat yourself against built-in strategies, in the same compiled engine.
 
     Each turn shows your hand, the layout and your legal placements, numbered: type a
@@ -249,8 +279,13 @@ def play(players: int, seat: int, opponents: str, seed: int | None, trace_file: 
     from sim.play import play_game
     from strategies import parse_lineup_text
 
+    if hints:
+        from sim.hint import check_budget
+
+        check_budget(hint_budget, "--hint-budget")
     play_game(players, seat, parse_lineup_text(opponents), seed, trace_file, _read_line,
-              _write, echo_input=not sys.stdin.isatty(), ascii=ascii)
+              _write, echo_input=not sys.stdin.isatty(), ascii=ascii,
+              hint_budget=hint_budget if hints else None)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
@@ -416,6 +451,10 @@ def plan(difference: float, paired: bool, sd: float | None, power: float,
 
     click.echo("\n".join(plan_text(difference, paired=paired, sd=sd, power=power,
                                    confidence=confidence)))
+
+
+# sniff hint lives in its own module (sim/cli_hint.py) to keep this one short.
+cli.add_command(hint_command)
 
 
 EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr

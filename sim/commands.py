@@ -155,3 +155,76 @@ def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
     click.echo(str(result))
+
+
+def hint_command(position_file: Path | None, trace_file: Path | None, *, game: int,
+                 round_number: int | None, turn: int | None, budget: int, policy: str,
+                 seed: int, output: str, print_position: bool) -> None:
+    """``sniff hint``: read the position (a file, stdin or a trace), analyse it, print it."""
+    from sim.errors import SniffError
+    from sim.hint import analyse, check_budget, check_policy, hint_json, hint_text
+    from sim.position import format_position, parse_position, position_from_trace
+
+    check_budget(budget)
+    check_policy(policy)
+    if position_file is not None and trace_file is not None:
+        raise SniffError("give a POSITION file or --trace, not both")
+    if position_file is None and trace_file is None:
+        raise SniffError("give a POSITION file (- reads standard input), or --trace with "
+                         "--round and --turn (docs/hint.md)")
+    if trace_file is not None:
+        if round_number is None or turn is None:
+            raise SniffError("--trace needs --round and --turn (the placement's number in "
+                             "its round, from 1)")
+        from sim.replay import read_trace
+
+        position = position_from_trace(read_trace(trace_file), game, round_number,
+                                       turn).position
+    else:
+        if round_number is not None or turn is not None:
+            raise SniffError("--round and --turn choose a position of a --trace")
+        if str(position_file) == "-":
+            text, source = sys.stdin.read(), "standard input"
+        else:
+            try:
+                text = Path(position_file).read_text(encoding="utf-8")
+            except FileNotFoundError:
+                raise SniffError(f"no such position file: {position_file}") from None
+            except IsADirectoryError:
+                raise SniffError(f"{position_file} is a folder, not a position file") from None
+            except UnicodeDecodeError:
+                raise SniffError(f"{position_file} is not a position (not UTF-8 text)") from None
+            source = str(position_file)
+        position = parse_position(text, source)
+    if print_position:
+        click.echo(format_position(position), nl=False)
+        return
+    hint = analyse(position, budget, policy, seed)
+    click.echo(hint_json(hint) if output == "json" else hint_text(hint), nl=False)
+
+
+def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: int,
+                    policy: str, seed: int) -> None:
+    """``sniff replay --analyze``: the decisions of a traced game, the costly ones marked."""
+    from sim.analyze import analysis_text, analyze_game
+    from sim.replay import read_trace
+
+    events = read_trace(trace_file)
+    bar = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(unit="decision", desc="sniff replay --analyze", file=sys.stderr,
+                   leave=False)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+    try:
+        annotated = analyze_game(events, game, seat, budget, policy, seed, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    click.echo(analysis_text(annotated, budget, policy, seed), nl=False)

@@ -137,8 +137,10 @@ class PlayGame:
         write: Callable[[str], None],
         echo_input: bool = False,
         ascii: bool = False,
+        hint_budget: int | None = None,
     ) -> None:
         self.lineup, self.seat, self.seed = lineup, seat, seed
+        self.hint_budget = hint_budget  # None: no hints offered
         self.players = lineup.players
         self.read_line, self.write = read_line, write
         self.echo_input, self.ascii = echo_input, ascii
@@ -189,14 +191,19 @@ class PlayGame:
         """Called by the compiled engine on the person's turn: show, ask, return an index."""
         self.catch_up()
         self.show_turn(layout, forced, options)
-        index = self.ask(len(options))
+        index = self.ask(len(options), options)
         self.chosen = options[index]
         return index
 
-    def ask(self, n_options: int) -> int:
-        """Read a placement number until a valid one comes; raise PlayAborted on EOF or q."""
+    def ask(self, n_options: int, options: list[int] | None = None) -> int:
+        """Read a placement number until a valid one comes; raise PlayAborted on EOF or q.
+
+        With hints on, ``h`` prints the analysis of the position (``show_hint``) and asks
+        again."""
+        hints = self.hint_budget is not None and options is not None
         while True:
-            self.write(f"your move (1-{n_options}, q to quit): ")
+            offer = "h for a hint, " if hints else ""
+            self.write(f"your move (1-{n_options}, {offer}q to quit): ")
             line = self.read_line()
             if line == "":
                 self.write("\n")
@@ -206,6 +213,9 @@ class PlayGame:
                 self.write(answer + "\n")
             if answer.lower() in ("q", "quit", "exit"):
                 raise PlayAborted("play aborted: you quit the game")
+            if hints and answer.lower() in ("h", "hint"):
+                self.show_hint(options)
+                continue
             if not answer:
                 self.write(f"  please type a placement number from 1 to {n_options}\n")
                 continue
@@ -223,6 +233,31 @@ class PlayGame:
                 )
                 continue
             return number - 1
+
+    def show_hint(self, options: list[int]) -> None:
+        """The analysis of ``sniff hint`` for the person's seat, from its public view only:
+        the position is rebuilt from the events shown so far (``sim.position``), where the
+        other hands are sizes and lacks, never tiles."""
+        from sim.hint import analyse, hint_text
+        from sim.position import PublicTracker
+
+        tracker = PublicTracker(self.players, self.target)
+        for event in self.events[1:]:
+            tracker.apply(event)
+        try:
+            position = tracker.position(self.seat).check()
+        except SniffError as error:  # never expected: the engine's own game is legal
+            self.write(f"  (no hint: {error})\n")
+            return
+        if position.legal_moves() != options:
+            self.write("  (no hint: the position rebuilt from the events does not offer "
+                       "these placements)\n")
+            return
+        self.write(f"  thinking ({self.hint_budget:,} play-outs per move)...\n")
+        hint = analyse(position, self.hint_budget, "greedy", self.seed)
+        numbers = {move: number for number, move in enumerate(options, start=1)}
+        text = "hint: " + hint_text(hint, numbers).replace("\n", "\n  ").rstrip() + "\n"
+        self.write(text.translate(_ASCII) if self.ascii else text)
 
     # ------------------------------------------------------------ what the person sees
 
@@ -427,6 +462,7 @@ def play_game(
     write: Callable[[str], None],
     echo_input: bool = False,
     ascii: bool = False,
+    hint_budget: int | None = None,
 ) -> Path:
     """Play one game with the person at ``seat``, save its trace; return the trace's path.
 
@@ -442,7 +478,7 @@ def play_game(
     elif not trace_path.parent.is_dir():
         raise SniffError(f"trace folder does not exist: {trace_path.parent}")
     write(f"sniff play: seed {seed} (--seed {seed} with the same options deals this game again)\n")
-    game = PlayGame(lineup, seat, seed, read_line, write, echo_input, ascii)
+    game = PlayGame(lineup, seat, seed, read_line, write, echo_input, ascii, hint_budget)
     events = game.run()
     write_trace(iter(events), trace_path)
     write(f"trace saved to {trace_path} (watch it again: sniff replay {trace_path})\n")
