@@ -111,18 +111,63 @@ def python_model_rate(players: int, strategy: str, games: int) -> dict | None:
             "rounds_per_s": rounds / seconds}
 
 
-def compile_times() -> dict:
-    """``sniff simulate`` start-up with an empty kernel cache, then with a warm one."""
-    command = [sys.executable, "-m", "sim.cli", "simulate", "--games", "2000", "--quiet"]
+def compile_times(wait_s: float = 1800) -> dict:
+    """Start-up of ``sniff simulate`` on a machine with an empty kernel cache, as a user meets it.
+
+    The first run (the default lineup) compiles its kernel and starts the background compile
+    of the shared kernel; then the same run again (warm); then, once the background compile
+    is done, a lineup never run before (``blocker,partner``: it starts from the shared
+    kernel). ``background_s`` is from the first run's start until the shared kernel is ready.
+    """
+    from sim import kernels, shared_kernel
+
+    def simulate(out: str, *options: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--games", "2000",
+                        "--quiet", "--out", out, *options], env=env, check=True,
+                       capture_output=True)
+        return time.perf_counter() - start
+
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out:
-        env = dict(os.environ, SNIFF_CACHE_DIR=cache)
-        timings = []
-        for attempt in range(2):
-            start = time.perf_counter()
-            subprocess.run(command + ["--out", f"{out}/run{attempt}"], env=env, check=True,
-                           capture_output=True)
-            timings.append(time.perf_counter() - start)
-    return {"cold_s": timings[0], "warm_s": timings[1]}
+        env = dict(os.environ, SNIFF_CACHE_DIR=cache, SNIFF_PRECOMPILE="1")
+        started = time.perf_counter()
+        cold = simulate(f"{out}/cold")
+        warm = simulate(f"{out}/warm")
+        previous = os.environ.get("SNIFF_CACHE_DIR")
+        os.environ["SNIFF_CACHE_DIR"] = cache
+        try:
+            path = kernels.kernel_path(shared_kernel.builtin_strategies())[0]
+            while not (kernels.is_compiled(path, shared_kernel.FUNCTIONS)
+                       and not shared_kernel.lock_held(path.parent)):
+                if time.perf_counter() - started > wait_s or shared_kernel.failed_marker(
+                        path).exists():
+                    return {"cold_s": cold, "warm_s": warm}
+                time.sleep(1)
+        finally:
+            if previous is None:
+                del os.environ["SNIFF_CACHE_DIR"]
+            else:
+                os.environ["SNIFF_CACHE_DIR"] = previous
+        background = time.perf_counter() - started
+        new_lineup = simulate(f"{out}/new", "--strategies", "blocker,partner")
+    return {"cold_s": cold, "warm_s": warm, "background_s": background,
+            "new_lineup_s": new_lineup}
+
+
+def dispatch_cost(games: int, repeats: int) -> dict:
+    """4-player greedy in its own kernel and in the shared kernel of every built-in strategy
+    (same games, 1 thread, interleaved): what the wider dispatch costs."""
+    from sim import shared_kernel
+
+    builtins = shared_kernel.builtin_strategies()
+    own, shared = [], []
+    for _ in range(repeats):
+        with shared_kernel.own_kernels():
+            own.append(engine_rate(4, "greedy", 1, games, 1)["rounds_per_s"])
+        shared.append(engine_rate(4, "greedy", 1, games, 1, builtins)["rounds_per_s"])
+    own_rate, shared_rate = statistics.median(own), statistics.median(shared)
+    return {"games": games, "own_rounds_per_s": own_rate, "shared_rounds_per_s": shared_rate,
+            "cost": 1 - shared_rate / own_rate}
 
 
 # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the forking parent
@@ -168,12 +213,13 @@ def peak_memory(games: int) -> dict:
 
 
 def simulate_ratio(games: int, repeats: int) -> dict:
-    """``simulate`` (chunks, tables, Parquet, summary) against the engine alone, same games."""
+    """``simulate`` (chunks, tables, Parquet, summary) against the engine alone, same games:
+    4 players, greedy on every seat, all threads."""
     from sim.chunks import batch_games
     from sim.plan import rotation_for
     from sim.simulation import simulate
 
-    lineup = lineup_of(4, [parse_spec("greedy"), parse_spec("random")])
+    lineup = lineup_of(4, [parse_spec("greedy")] * 4)
     ids = np.arange(games, dtype=np.int64)
     play_batch(lineup, 0, ids[:256])
     batch = batch_games(numba.get_num_threads())  # the kernel calls simulate makes
@@ -187,7 +233,7 @@ def simulate_ratio(games: int, repeats: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         runs = iter(range(repeats))
         end_to_end_s, _ = _median_time(
-            lambda: simulate(4, "greedy,random", games, 1, out=f"{folder}/run{next(runs)}"),
+            lambda: simulate(4, "greedy,greedy", games, 1, out=f"{folder}/run{next(runs)}"),
             repeats,
         )
     return {"games": games, "engine_s": engine_s, "end_to_end_s": end_to_end_s,
@@ -225,6 +271,7 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
                 report["python_model"].append(model)
     report["simulate"] = simulate_ratio(int(400_000 * scale) or 1000, repeats)
     report["strategies"] = strategy_costs(int(40_000 * scale) or 1000, repeats)
+    report["dispatch"] = dispatch_cost(int(100_000 * scale) or 1000, repeats)
     report["compile"] = compile_times()
     report["memory"] = peak_memory(int(memory_games * scale) if quick else memory_games)
     if out is not None:
@@ -264,10 +311,19 @@ def table(report: dict) -> str:
     lines += [
         "",
         f"`sniff simulate` start-up: cold (empty cache) {compile_['cold_s']:.1f} s, "
-        f"warm {compile_['warm_s']:.1f} s.",
+        f"warm {compile_['warm_s']:.1f} s"
+        + (f"; shared kernel ready {compile_['background_s']:.0f} s after the first run "
+           f"started; then a new lineup (blocker,partner) {compile_['new_lineup_s']:.1f} s."
+           if "background_s" in compile_ else "; the shared kernel was not ready in time."),
         f"Peak memory of `sniff simulate --games {memory['games']:,}`: "
         f"{memory['peak_rss_mib']:,.0f} MiB ({memory['seconds']:.0f} s).",
     ]
+    if "dispatch" in report:
+        d = report["dispatch"]
+        lines.append(
+            f"Shared kernel's dispatch: 4-player greedy {d['own_rounds_per_s']:,.0f} rounds/s "
+            f"in its own kernel, {d['shared_rounds_per_s']:,.0f} in the shared one "
+            f"({d['cost']:+.1%} cost, 1 thread, medians).")
     if "simulate" in report:
         s = report["simulate"]
         lines.append(

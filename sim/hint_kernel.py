@@ -15,10 +15,6 @@ nothing once the module is cached.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import os
-import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -63,24 +59,11 @@ COMPILE_SECONDS = 60
 _module: ModuleType | None = None
 
 
-def _source_files() -> list[Path]:
-    here = Path(__file__).parent
-    files = {here / f"{name}.py" for name in kernels.COMPILED_MODULES}
-    files |= set((here.parent / "strategies").glob("*.py"))
-    files.add(here / "hint_search.py")
-    return sorted(files)
-
-
 def module_name() -> str:
     digest = hashlib.sha256(TEMPLATE.encode())
-    for path in _source_files():
+    for path in [*kernels.source_files([]), Path(__file__).parent / "hint_search.py"]:
         digest.update(path.read_bytes())
     return f"sniff_hint_{digest.hexdigest()[:16]}"
-
-
-def is_compiled(path: Path) -> bool:
-    """Whether numba's cache beside the module holds the compiled search."""
-    return any((path.parent / "__pycache__").glob(f"{path.stem}.search-*.nbi"))
 
 
 def load() -> ModuleType:
@@ -88,29 +71,12 @@ def load() -> ModuleType:
     global _module
     if _module is not None:
         return _module
-    name = module_name()
-    directory = kernels.cache_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.py"
-    if not path.exists():
-        # Written once, atomically: rewriting would change its mtime and void numba's cache.
-        with tempfile.NamedTemporaryFile("w", dir=directory, suffix=".tmp", delete=False) as f:
-            f.write(TEMPLATE)
-        try:
-            os.link(f.name, path)
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(f.name)
-    if not is_compiled(path) and kernels.notice is not None:
+    path = kernels.write_generated(module_name(), TEMPLATE)
+    if not kernels.is_compiled(path, ("search",)) and kernels.notice is not None:
         kernels.notice(
             f"compiling the engine's hint search (first use after an install or an edit of "
             f"the engine or a strategy, about {COMPILE_SECONDS} s; later runs load it from "
             "the cache)"
         )
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    _module = module
-    return module
+    _module = kernels.import_generated(path)
+    return _module

@@ -127,7 +127,7 @@ COMPILED_MODULES = (
 )
 
 
-def _source_files(strategies: list[Strategy]) -> list[Path]:
+def source_files(strategies: list[Strategy]) -> list[Path]:
     """Every file whose code a kernel may contain: the engine, all strategies, plugins."""
     here = Path(__file__).parent
     files = {here / f"{name}.py" for name in COMPILED_MODULES}
@@ -138,6 +138,36 @@ def _source_files(strategies: list[Strategy]) -> list[Path]:
     return sorted(files)
 
 
+def write_generated(name: str, source: str) -> Path:
+    """Write a generated module ``name`` into the cache folder, once; its path.
+
+    Written once, atomically: rewriting would change its mtime and void numba's cache. A
+    concurrent writer (another worker) may win the race; its file is identical.
+    """
+    directory = cache_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.py"
+    if not path.exists():
+        with tempfile.NamedTemporaryFile("w", dir=directory, suffix=".tmp", delete=False) as f:
+            f.write(source)
+        try:
+            os.link(f.name, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(f.name)
+    return path
+
+
+def import_generated(path: Path) -> ModuleType:
+    """Import a generated module from its file (numba then finds its cache beside it)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def code_digest(strategies: list[Strategy]) -> str:
     """A hash of every source file a kernel for these strategies may contain.
 
@@ -146,7 +176,7 @@ def code_digest(strategies: list[Strategy]) -> str:
     kernel's name, to know whether the code changed under them.
     """
     digest = hashlib.sha256()
-    for path in _source_files(strategies):
+    for path in source_files(strategies):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -157,20 +187,7 @@ def kernel_path(strategies: list[Strategy]) -> tuple[Path, str, str]:
     source = kernel_source(strategies)
     code = code_digest(strategies)
     name = f"sniff_kernel_{hashlib.sha256((source + code).encode()).hexdigest()[:16]}"
-    directory = cache_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{name}.py"
-    if not path.exists():
-        # Written once, atomically: rewriting would change its mtime and void numba's cache.
-        # A concurrent writer (another worker) may win the race; its file is identical.
-        with tempfile.NamedTemporaryFile("w", dir=directory, suffix=".tmp", delete=False) as f:
-            f.write(source)
-        try:
-            os.link(f.name, path)
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(f.name)
+    path = write_generated(name, source)
     return path, source, code
 
 
@@ -195,10 +212,7 @@ def load_kernel(strategies: list[Strategy]) -> ModuleType:
                 f"of this set of strategies, about {COMPILE_SECONDS} s; later runs load it "
                 "from the cache)"
             )
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
+    module = import_generated(path)
     module.code = code
     _loaded[source] = module
     return module

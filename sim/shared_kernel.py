@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from sim import kernels
@@ -30,6 +31,7 @@ LOG_NAME = "precompile.log"
 # A trace compiles the kernel's other function; both must be ready before lineups move over.
 FUNCTIONS = ("trace_game", "play_batch")
 
+_own_kernels = False  # set by own_kernels(): every set of strategies in a kernel of its own
 _ready: set[tuple[str, ...]] = set()  # shared kernels found compiled (stays so in a process)
 
 
@@ -52,6 +54,18 @@ def shared_kernel_ready(builtins: Sequence[Strategy]) -> bool:
     return key in _ready
 
 
+@contextmanager
+def own_kernels() -> Iterator[None]:
+    """Inside this block every set of strategies plays in a kernel of its own (the bench
+    measures what the shared kernel's wider dispatch costs)."""
+    global _own_kernels
+    previous, _own_kernels = _own_kernels, True
+    try:
+        yield
+    finally:
+        _own_kernels = previous
+
+
 def kernel_set(strategies: Sequence[Strategy]) -> list[Strategy]:
     """The strategies of the kernel to play ``strategies`` in.
 
@@ -60,7 +74,7 @@ def kernel_set(strategies: Sequence[Strategy]) -> list[Strategy]:
     background. A plugin among them: ``strategies`` (a plugin gets a kernel of its own).
     """
     strategies = list(strategies)
-    if not all(s.module in BUILTIN_MODULES for s in strategies):
+    if _own_kernels or not all(s.module in BUILTIN_MODULES for s in strategies):
         return strategies
     builtins = builtin_strategies()
     if len(strategies) == len(builtins):
