@@ -234,6 +234,22 @@ SECTION_METHOD = (
 )
 
 
+def is_openings_folder(path: object) -> bool:
+    """Whether ``path`` is a ``sniff openings`` output folder (its manifest, summary.json,
+    beside openings.parquet), so ``sniff report FOLDER`` can tell it from a run folder."""
+    if not isinstance(path, str | Path):
+        return False
+    folder = Path(path)
+    if not (folder / "openings.parquet").is_file() or not (folder / "summary.json").is_file():
+        return False
+    try:
+        record = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
+        and "config" in record
+
+
 def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:
     """``openings.parquet`` and ``summary.json`` of an openings output folder."""
     folder = Path(folder)
@@ -317,6 +333,6 @@ def write_outputs(folder: Path, config: OpeningsConfig, games: pd.DataFrame,
     figure = heatmap_figure(table, summary)
     write_atomic(folder / "heatmap.png", lambda t: t.write_bytes(figure_png(figure)))
     write_atomic(folder / "ranking.md", lambda t: t.write_text(ranking_markdown(table, summary)))
-    record = {**summary, "command": command, "version": __version__,
+    record = {"format": FORMAT, **summary, "command": command, "version": __version__,
               "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
     write_json(folder / "summary.json", record)
