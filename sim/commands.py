@@ -95,6 +95,7 @@ def openings_command(players: int, strategies: str, deals: int, seed: int, out: 
     sys.stdout.write(ranking_text(table, summary))
     sys.stdout.write(
         f"\n{len(games):,} games; wrote openings.parquet, games.parquet, heatmap.png, "
+        f"tile-pairs.csv, "
         f"ranking.md and summary.json to {folder}\n"
     )
 
