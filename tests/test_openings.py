@@ -376,8 +376,10 @@ def test_api_refuses_bad_input(kwargs):
 
 def test_readme_documents_every_column(run):
     text = (ROOT / "docs" / "openings.md").read_text()
+    pairs = pd.read_csv(run["folder"] / "tile-pairs.csv")
     for heading, frame in [("\n## `openings.parquet`", run["table"]),
-                           ("\n## `games.parquet` of an openings run", run["games"])]:
+                           ("\n## `games.parquet` of an openings run", run["games"]),
+                           ("\n## Tile against tile", pairs)]:
         section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
         assert names == list(frame.columns)
