@@ -375,7 +375,8 @@ def test_effects_match_pandas_and_are_in_the_pages(written, runs):
     assert "| leading round 1: greedy |" in markdown and "| seats 0+2 |" in markdown
 
 
-def test_differences_read_stronger_minus_weaker_and_the_axis_stays_within_100_points(written):
+def test_differences_read_stronger_minus_weaker_and_the_axis_stays_within_100_points(
+        written, runs):
     from sim import charts
 
     report, out, _ = written
@@ -388,7 +389,7 @@ def test_differences_read_stronger_minus_weaker_and_the_axis_stays_within_100_po
     for markdown in [(out / "report.md").read_text()]:
         header = next(line for line in markdown.splitlines() if line.startswith("| run | diff"))
         assert "|  |" not in header and header.count("|") - 1 == 10
-    single = report_module.build([report.runs[0]], placement_sample=0)
+    single = report_module.build([runs["two"]], placement_sample=0)
     from sim.report_html import _difference_table
 
     table = _difference_table(single.differences)
