@@ -182,7 +182,8 @@ def build(paths: Sequence, placement_sample: int | None = None,
         differences=_adjusted(frame([row for run in runs for row in difference_rows(run)]),
                               "pairwise differences", by="unit"),
         comparisons=_adjusted(frame(comparison_rows(runs)), "comparisons across runs"),
-        distributions={run.name: distributions(run) for run in runs},
+        distributions={run.name: distributions(run) for run in runs  # shown per run only
+                       if run.name not in compact},
         placements={run.name: _sample_with_notice(
             run, _sample_size(run, placement_sample), notice) for run in runs},
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -285,6 +285,9 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
     grid = cells_grid[:len(views)]
     norm = TwoSlopeNorm(vcenter=0.5, vmin=0.0, vmax=1.0)
     image = None
+    # Numbers in the cells only while they stay readable (and cheap: each is a text to lay
+    # out); a tournament's 8 panels show colours, the CSV has every number.
+    annotate = len(views) <= 2
     for axes, (strategy, opponents) in zip(grid, views):
         cells = table[(table["strategy"] == strategy) & (table["opponents"] == opponents)]
         cells = cells.groupby(["own_low", "opponents_low"])[["games", "wins"]].sum()
@@ -300,7 +303,7 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
         extent = (own[0], own[-1] + bin_size, opp[0], opp[-1] + bin_size)
         image = axes.imshow(values, origin="lower", extent=extent, cmap="RdBu", norm=norm,
                             aspect="auto", interpolation="nearest")
-        if values.size <= 400:
+        if annotate and values.size <= 400:
             for i in range(opp.size):
                 for j in range(own.size):
                     if not math.isnan(values[i, j]):
