@@ -356,6 +356,15 @@ METHODS = [
     "hybrid score interval and the pooled two-proportion z-test. Each family of tests (the "
     "per-game differences, the paired ones, the comparisons across runs) gets Holm-adjusted "
     "p-values beside the raw ones (statsmodels' multipletests).",
+    "Against the field (a tournament): a strategy's wins over every game it played, all its "
+    "pairings pooled, Wilson interval. Differences read stronger − weaker (the side with "
+    "more wins in the run first).",
+    "Effects: leading round 1 is the leader's side's win rate minus the other sides' "
+    "average (per game, score test), and per side its win rate when its side led minus "
+    "when another led (Newcombe interval); seats are each position's win rate minus the "
+    "average position's, Holm-adjusted over the positions; the signed final margin is a "
+    "side's final score minus the best other side's, in every game. A tournament's are "
+    "pooled over its pairings.",
     "Ratings fit: Pearson χ² of every pairing's wins against the ratings' prediction, "
     "df = pairings − (strategies − 1); when p < 0.05 the ratings do not summarise the matrix "
     "and the report says so. Rank ranges: a parametric bootstrap of the ratings (their "
