@@ -309,8 +309,21 @@ def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:
     folder = Path(folder)
     if not (folder / "openings.parquet").is_file():
         raise SniffError(f"{folder} holds no openings.parquet (not a sniff openings folder)")
-    table = pd.read_parquet(folder / "openings.parquet")
-    summary = json.loads((folder / "summary.json").read_text())
+    import pyarrow as pa
+
+    try:
+        table = pd.read_parquet(folder / "openings.parquet")
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise SniffError(f"cannot read the openings folder {folder}: "
+                         f"{str(error).splitlines()[0]}") from None
+    missing = [c for c in ("tile", "low", "high", "rank", "differential") if c not in table]
+    if missing:
+        raise SniffError(f"{folder}/openings.parquet lacks column(s) {', '.join(missing)}: "
+                         "not a sniff openings table")
+    if not isinstance(summary, dict) or "config" not in summary:
+        raise SniffError(f"{folder}/summary.json has no run configuration: not a sniff "
+                         "openings folder")
     table.attrs["summary"] = summary
     return table, summary
 
@@ -347,16 +360,22 @@ def _section(source: pd.DataFrame | Path | str, summary: dict | None) -> tuple[l
 
 def _pairs_blocks(folder: Path, table: pd.DataFrame) -> list:
     """Neighbours in the ranking, tile against tile, adjusted over all 378 pairs."""
+    import pyarrow as pa
+
     from sim.formatting import p_value_text
     from sim.openings_pairs import neighbours, tile_pairs
 
-    if (folder / "tile-pairs.csv").is_file():
-        pairs = pd.read_csv(folder / "tile-pairs.csv")
-    elif (folder / "games.parquet").is_file():
-        pairs = tile_pairs(pd.read_parquet(folder / "games.parquet", columns=[
-            "deal_id", "forced", "opening_tile_id", "differential", "side_won"]))
-    else:
-        return []
+    try:
+        if (folder / "tile-pairs.csv").is_file():
+            pairs = pd.read_csv(folder / "tile-pairs.csv")
+        elif (folder / "games.parquet").is_file():
+            pairs = tile_pairs(pd.read_parquet(folder / "games.parquet", columns=[
+                "deal_id", "forced", "opening_tile_id", "differential", "side_won"]))
+        else:
+            return []
+    except (OSError, ValueError, KeyError, pa.ArrowException) as error:
+        return [Paragraph(f"Tile against tile: not shown ({folder}: "
+                          f"{str(error).splitlines()[0]}).", note=True)]
     ranked = list(table.sort_values("rank")["tile"])
     rows = [[f"{r['tile_a']} − {r['tile_b']}", f"{signed(r['estimate'])} "
              f"[{signed(r['low'])}, {signed(r['high'])}]", p_value_text(r["p_value"]),

@@ -151,7 +151,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
     being done. ``openings``: folders of ``sniff openings`` whose per-tile section the
     report adds; an openings folder among ``paths`` is taken as one too.
     """
-    from sim.openings_output import is_openings_folder
+    from sim.openings_output import is_openings_folder, load_openings
 
     if placement_sample is not None and (
             isinstance(placement_sample, bool) or not isinstance(placement_sample, int)
@@ -163,6 +163,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
     for folder in openings:
         if not is_openings_folder(folder):
             raise SniffError(f"not a sniff openings folder (no openings.parquet): {folder}")
+        load_openings(folder)  # readable: refused now, before anything is written
     if not paths:
         if not openings:
             raise SniffError("give at least one run folder")

@@ -90,3 +90,17 @@ def test_report_of_an_openings_folder_alone_and_its_corrections(tmp_path: Path):
     diff = forced[row["tile_a"]] - forced[row["tile_b"]]
     assert row["estimate"] == pytest.approx(diff.mean())
     assert row["se"] == pytest.approx(diff.std(ddof=1) / np.sqrt(len(diff)))
+
+
+def test_report_refuses_an_unreadable_openings_folder_in_one_line(tmp_path: Path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "openings.parquet").write_bytes(b"not parquet")
+    (folder / "summary.json").write_text('{"config": {"players": 4}}')
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli", "report", str(folder), "-o", str(tmp_path / "rep")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 2 and "cannot read the openings folder" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "rep").exists()
