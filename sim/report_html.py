@@ -267,8 +267,13 @@ def blocks(report: Report) -> list:
             "the side went on to win, each game counted once per cell (numbers in "
             "score-states.csv, with 95% Wilson intervals). With more than two strategies each "
             "strategy is shown against the field."))
+        states = report.score_states
+        if report.field_table is not None:  # panels strongest first, as the field table
+            place = {name: k for k, name in enumerate(report.field_table["strategy"])}
+            states = states.sort_values("strategy", kind="stable", key=lambda column: column.map(
+                place).fillna(len(place)))
         out.append(Chart("score-states.png", "Win probability from each score state.",
-                         charts.png_bytes(score_states_figure(report.score_states))))
+                         charts.png_bytes(score_states_figure(states))))
         out.append(Chart("convergence.png", "Running win rate with its 95% band.",
                          charts.png_bytes(convergence_figure(report.convergence))))
 
