@@ -58,8 +58,9 @@ def _errors(frame: pd.DataFrame, value: str = "win_rate") -> np.ndarray:
     return np.vstack([low, high])
 
 
-def win_rates(summary: pd.DataFrame, players: int) -> Figure:
-    """Win rate of every side of every run, with its 95% Wilson interval."""
+def win_rates(summary: pd.DataFrame, players: int,
+              title: str = "Win rate per strategy, with 95% Wilson intervals") -> Figure:
+    """Win rate of every side of every run (or strategy), with its 95% Wilson interval."""
     runs = list(dict.fromkeys(summary["run"]))
     labels = [side if len(runs) == 1 else f"{run}: {side}"
               for run, side in zip(summary["run"], summary["side"])]
@@ -86,7 +87,7 @@ def win_rates(summary: pd.DataFrame, players: int) -> Figure:
     axes.set_xlim(0, 1)
     axes.xaxis.set_major_formatter(PERCENT)
     axes.set_xlabel("win rate (% of games played)")
-    axes.set_title("Win rate per strategy, with 95% Wilson intervals")
+    axes.set_title(title)
     figure.legend(loc="outside lower center", ncols=2, fontsize=8)
     return figure
 
@@ -113,23 +114,20 @@ def _grouped_rates(axes, table: pd.DataFrame, title: str) -> None:
     axes.set_title(title, fontsize=10)
 
 
-def _leader_effect(axes, by_leader: pd.DataFrame) -> None:
-    """Per side: win rate when its side leads round 1 minus when another side leads."""
-    from sim.stats import proportion_difference
+def _leader_effect(axes, leading: pd.DataFrame) -> None:
+    """Per side: win rate when its side leads round 1 minus when another side leads.
 
-    sides = list(dict.fromkeys(by_leader["side"]))
-    first = by_leader["position"].iloc[0]  # "own partnership leads" / "leads round 1"
+    ``leading`` is ``sim.effects.leader_effect_by_side`` (``side``, ``estimate``, ``low``,
+    ``high``): the numbers are computed there, the chart only draws them.
+    """
+    sides = list(leading["side"])
     y = np.arange(len(sides))[::-1]
-    for yi, (index, side) in zip(y, enumerate(sides)):
-        rows = by_leader[by_leader["side"] == side]
-        lead = rows[rows["position"] == first]
-        rest = rows[rows["position"] != first]
-        diff = proportion_difference(int(lead["wins"].sum()), int(lead["games"].sum()),
-                                     int(rest["wins"].sum()), int(rest["games"].sum()))
-        errors = np.nan_to_num([[diff.estimate - diff.low], [diff.high - diff.estimate]])
-        axes.errorbar(diff.estimate, yi, xerr=errors, fmt="o", color=_color(index), capsize=4)
-        axes.annotate(f"{100 * diff.estimate:+.1f} pp ({100 * diff.low:+.1f} to "
-                      f"{100 * diff.high:+.1f})", (diff.estimate, yi), xytext=(0, 8),
+    for yi, (index, (_, row)) in zip(y, enumerate(leading.iterrows())):
+        errors = np.nan_to_num([[row["estimate"] - row["low"]], [row["high"] - row["estimate"]]])
+        axes.errorbar(row["estimate"], yi, xerr=errors, fmt="o", color=_color(index),
+                      capsize=4)
+        axes.annotate(f"{100 * row['estimate']:+.1f} pp ({100 * row['low']:+.1f} to "
+                      f"{100 * row['high']:+.1f})", (row["estimate"], yi), xytext=(0, 8),
                       textcoords="offset points", ha="center", fontsize=7)
     axes.axvline(0, color="gray", linestyle="--", linewidth=1)
     axes.set_yticks(y, sides, fontsize=8)
@@ -140,7 +138,7 @@ def _leader_effect(axes, by_leader: pd.DataFrame) -> None:
     axes.set_title("value of leading round 1 (leader drawn at random)", fontsize=10)
 
 
-def win_rates_by_position(by_seat: pd.DataFrame, by_leader: pd.DataFrame, run: str) -> Figure:
+def win_rates_by_position(by_seat: pd.DataFrame, leading: pd.DataFrame, run: str) -> Figure:
     """Win rate by seat (95% Wilson), and the value of leading round 1 as a difference.
 
     Leading is shown as a difference with its interval (Newcombe), not as two 0–100% bars:
@@ -149,7 +147,7 @@ def win_rates_by_position(by_seat: pd.DataFrame, by_leader: pd.DataFrame, run: s
     figure = _figure(11, 4.3)
     left, right = figure.subplots(1, 2)
     _grouped_rates(left, by_seat, "by seat")
-    _leader_effect(right, by_leader)
+    _leader_effect(right, leading)
     figure.suptitle(f"{run}: win rate by seat (95% Wilson) and the value of leading")
     handles, labels = left.get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncols=len(labels),
@@ -158,15 +156,23 @@ def win_rates_by_position(by_seat: pd.DataFrame, by_leader: pd.DataFrame, run: s
 
 
 def differences(table: pd.DataFrame) -> Figure:
-    """Differences of win rates with 95% intervals and p-values (0 = no difference)."""
+    """Differences of win rates (stronger − weaker) with 95% intervals and p-values.
+
+    The axis spans the intervals and zero, never beyond ±100 percentage points (a win-rate
+    difference cannot exceed them); the estimates and p-values are written in a column to
+    the right of the plot, so they need no room on the axis.
+    """
     runs = list(dict.fromkeys(table["run"]))
+    # The run's name only where the pair alone is ambiguous (a tournament's pairings are not)
+    pairs = list(zip(table["side_a"], table["side_b"], table["unit"]))
+    named = len(runs) > 1 and len(set(pairs)) < len(pairs)
     labels = []
     for _, row in table.iterrows():
-        where = "" if len(runs) == 1 else f"{row['run']}: "
+        where = f"{row['run']}: " if named else ""
         unit = "per deal (paired)" if row["unit"] == "deal" else "per game"
         labels.append(f"{where}{row['side_a']} − {row['side_b']}, {unit}")
-    height = max(2.4, 0.5 * len(table) + 1.6)
-    figure = _figure(9, height)
+    height = max(2.4, 0.32 * len(table) + 1.6)
+    figure = _figure(10, height)
     axes = figure.add_subplot()
     y = np.arange(len(table))[::-1]
     errors = np.vstack([(table["estimate"] - table["low"]).to_numpy(),
@@ -175,23 +181,24 @@ def differences(table: pd.DataFrame) -> Figure:
     errors = np.nan_to_num(errors)
     for index in range(len(table)):
         axes.errorbar(table["estimate"].iloc[index], y[index], xerr=errors[:, index:index + 1],
-                      fmt="o", color=colors[index], capsize=4)
+                      fmt="o", color=colors[index], capsize=3, markersize=4)
     axes.axvline(0, color="gray", linestyle="--", linewidth=1, label="no difference")
     for yi, (_, row) in zip(y, table.iterrows()):
         holm = row.get("p_holm", math.nan)
         holm_text = "" if holm is None or not math.isfinite(holm) else \
             f" (Holm {p_value_text(holm)})"
         axes.annotate(f"{100 * row['estimate']:+.1f} pp, p {p_value_text(row['p_value'])}"
-                      f"{holm_text}",
-                      (row["high"], yi), xytext=(6, 0), textcoords="offset points",
-                      va="center", fontsize=8)
-    axes.set_yticks(y, labels, fontsize=8)
-    lo = min(0.0, float(table["low"].min()))
-    hi = max(0.0, float(table["high"].max()))
+                      f"{holm_text}", (1.01, yi), xycoords=("axes fraction", "data"),
+                      va="center", fontsize=7)
+    axes.set_yticks(y, labels, fontsize=7 if len(table) > 12 else 8)
+    axes.set_ylim(-0.7, len(table) - 0.3)
+    lo = min(0.0, float(np.nanmin(table["low"]))) if len(table) else 0.0
+    hi = max(0.0, float(np.nanmax(table["high"]))) if len(table) else 0.0
     span = max(hi - lo, 0.02)
-    axes.set_xlim(lo - 0.05 * span, hi + 0.45 * span)
+    axes.set_xlim(max(-1.0, lo - 0.05 * span), min(1.0, hi + 0.05 * span))
     axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
-    axes.set_xlabel("win-rate difference (percentage points), with 95% interval")
+    axes.set_xlabel("win-rate difference, stronger − weaker (percentage points), with 95% "
+                    "interval")
     axes.set_title("Difference between strategies' win rates")
     axes.scatter([], [], color=_color(0), label="over games")
     if (table["unit"] == "deal").any():

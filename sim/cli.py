@@ -315,26 +315,33 @@ def tally(points: int, ascii: bool, inline: bool) -> None:
                 type=TextPath(path_type=Path))
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Folder for the report [default: results/report-DATE-TIME].")
-@click.option("--placement-sample", default=300, show_default=True, type=int,
-              help="Games per run traced again for the placement-score frequencies "
-                   "(0: none).")
+@click.option("--placement-sample", type=int,
+              help="Games per run traced again for the placement-score frequencies (0: none) "
+                   "[default: 300 per simulate run; a tournament's pairings only when given, "
+                   "with --pairings].")
+@click.option("--pairings", is_flag=True,
+              help="A tournament: add a section per pairing (by default the report shows the "
+                   "tournament in the aggregate).")
 @click.option("--title", help="Title of the report [default: from the run names].")
 @click.option("--openings", "openings", multiple=True, type=TextPath(path_type=Path),
               help="A `sniff openings` folder whose per-tile section to add (repeatable).")
-def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int,
-           title: str | None, openings: tuple[Path, ...]) -> None:
+def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | None,
+           pairings: bool, title: str | None, openings: tuple[Path, ...]) -> None:
     """Charts and a statistical report (HTML, Markdown, JSON) of simulate runs.
 
-    RUN is a run folder of `sniff simulate` (or a `sniff tournament` folder: all its
-    pairings). Win rates with 95% Wilson intervals (overall, by seat, by first leader),
-    differences between strategies with intervals and p-values (paired by deal for
-    --duplicate runs), scoring distributions and, for three or more strategies, a pairwise
-    matrix and Bradley-Terry ratings. Runs must have the same number of players.
+    RUN is a run folder of `sniff simulate`, a `sniff tournament` folder (its pairings, in
+    the aggregate: each strategy against the field, matrix, ratings; --pairings adds each
+    pairing's section) or a `sniff openings` folder (its per-tile section). Win rates with
+    95% Wilson intervals (overall, by seat, by first leader), differences between
+    strategies with intervals and p-values (paired by deal for --duplicate runs), the
+    value of leading and of each seat, scoring distributions and, for three or more
+    strategies, a pairwise matrix and Bradley-Terry ratings. Runs must have the same
+    number of players.
     """
     from sim.commands import report_command
 
     report_command(list(runs), out, placement_sample=placement_sample, title=title,
-                   openings=list(openings))
+                   openings=list(openings), pairings=pairings)
 
 
 @cli.command()

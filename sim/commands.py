@@ -95,12 +95,14 @@ def openings_command(players: int, strategies: str, deals: int, seed: int, out: 
     sys.stdout.write(ranking_text(table, summary))
     sys.stdout.write(
         f"\n{len(games):,} games; wrote openings.parquet, games.parquet, heatmap.png, "
+        f"tile-pairs.csv, "
         f"ranking.md and summary.json to {folder}\n"
     )
 
 
-def report_command(paths: Sequence, out: Path | None, *, placement_sample: int,
-                   title: str | None, openings: Sequence = ()) -> dict[str, Path]:
+def report_command(paths: Sequence, out: Path | None, *, placement_sample: int | None,
+                   title: str | None, openings: Sequence = (),
+                   pairings: bool = False) -> dict[str, Path]:
     """``sniff report``: build, write, and print where the files went."""
     from sim.folders import check_writable_folder
     from sim.report import build
@@ -110,10 +112,11 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int,
     check_writable_folder(folder)  # before the minutes of tracing that build may take
     report = build(paths, placement_sample=placement_sample, title=title,
                    notice=lambda text: click.echo(f"sniff: {text}", err=True),
-                   openings=openings)
+                   openings=openings, pairings=pairings)
     files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
-    click.echo(f"report of {len(report.runs)} run(s): {folder / 'report.html'} "
+    what = f"{len(report.runs)} run(s)" if report.runs else "openings"
+    click.echo(f"report of {what}: {folder / 'report.html'} "
                f"(self-contained), report.md, report.json and {len(charts)} charts in {folder}/")
     for run in report.runs:
         for note in run.notes:

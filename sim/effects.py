@@ -76,21 +76,15 @@ def leader_effect(games: pd.DataFrame) -> dict:
 
 def leader_effect_by_side(games: pd.DataFrame) -> pd.DataFrame:
     """Per lineup side: win rate when its team led round 1 minus when another team led."""
-    players = players_of(games)
     strategies = side_strategies(games)
-    rotation = games["rotation"].to_numpy(np.int64)
-    leader = _leader_team(games, players)
-    winner = games["winner_side"].to_numpy(np.int64)
     rows = []
-    for side, strategy in enumerate(strategies):
-        leads = team_of_side(side, rotation, players) == leader
-        won = winner == side
-        diff = proportion_difference(int(won[leads].sum()), int(leads.sum()),
-                                     int(won[~leads].sum()), int((~leads).sum()))
+    for side, (strategy, (won_lead, led, won_rest, rest)) in enumerate(
+            zip(strategies, _leader_counts(games))):
+        diff = proportion_difference(won_lead, led, won_rest, rest)
         rows.append({"side": side, "strategy": strategy,
-                     "win_rate_leading": float(won[leads].mean()) if leads.any() else np.nan,
-                     "win_rate_not_leading": (float(won[~leads].mean()) if (~leads).any()
-                                              else np.nan), **diff.to_dict()})
+                     "win_rate_leading": won_lead / led if led else np.nan,
+                     "win_rate_not_leading": won_rest / rest if rest else np.nan,
+                     **diff.to_dict()})
     return pd.DataFrame(rows)
 
 
@@ -146,15 +140,75 @@ def margin_quantiles(games: pd.DataFrame,
     """
     strategies = side_strategies(games)
     margins = side_margins(games)
-    rows = []
-    for side, strategy in enumerate(strategies):
-        values = margins[:, side].astype(np.float64)
-        n = values.size
-        row = {"side": side, "strategy": strategy, "games": n,
-               "mean": float(values.mean()) if n else np.nan,
-               "se": float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan,
-               "ahead": float((values > 0).mean()) if n else np.nan}
-        for q in quantiles:
-            row[f"q{round(100 * q):02d}"] = float(np.quantile(values, q)) if n else np.nan
-        rows.append(row)
+    rows = [{"side": side, "strategy": strategy, **_margin_row(margins[:, side], quantiles)}
+            for side, strategy in enumerate(strategies)]
     return pd.DataFrame(rows)
+
+
+def leader_effect_pooled(tables: list[tuple[pd.DataFrame, list[str]]]) -> pd.DataFrame:
+    """Per strategy over several runs: win rate when its side led round 1 minus otherwise.
+
+    ``tables`` holds each run's games and its sides' strategy labels (lineup order); the
+    games where a strategy's side led, and those where it did not, are added over the runs
+    (a tournament: each strategy against the field), then compared as two independent
+    proportions (Newcombe interval), as :func:`leader_effect_by_side` does for one run.
+    """
+    counts: dict[str, list[int]] = {}
+    for games, strategies in tables:
+        by_side = _leader_counts(games)
+        for side, strategy in enumerate(strategies):
+            entry = counts.setdefault(strategy, [0, 0, 0, 0])
+            for index, value in enumerate(by_side[side]):
+                entry[index] += value
+    rows = []
+    for strategy, (won_lead, led, won_rest, rest) in counts.items():
+        diff = proportion_difference(won_lead, led, won_rest, rest)
+        rows.append({"strategy": strategy, "games_leading": led, "games_not_leading": rest,
+                     "win_rate_leading": won_lead / led if led else np.nan,
+                     "win_rate_not_leading": won_rest / rest if rest else np.nan,
+                     **diff.to_dict()})
+    return pd.DataFrame(rows)
+
+
+def _leader_counts(games: pd.DataFrame) -> list[tuple[int, int, int, int]]:
+    """Per lineup side: (wins leading, games leading, wins not leading, games not leading)."""
+    players = players_of(games)
+    rotation = games["rotation"].to_numpy(np.int64)
+    leader = _leader_team(games, players)
+    winner = games["winner_side"].to_numpy(np.int64)
+    out = []
+    for side in range(n_teams(players)):
+        leads = team_of_side(side, rotation, players) == leader
+        won = winner == side
+        out.append((int(won[leads].sum()), int(leads.sum()), int(won[~leads].sum()),
+                    int((~leads).sum())))
+    return out
+
+
+def margins_pooled(tables: list[tuple[pd.DataFrame, list[str]]],
+                   quantiles: tuple[float, ...] = QUANTILES) -> pd.DataFrame:
+    """Per strategy over several runs: signed final margin, as :func:`margin_quantiles`.
+
+    Each side's margins (own final score − the best other side's) in every run are pooled
+    under its strategy label; columns as :func:`margin_quantiles` without ``side``.
+    """
+    pooled: dict[str, list[np.ndarray]] = {}
+    for games, strategies in tables:
+        margins = side_margins(games)
+        for side, strategy in enumerate(strategies):
+            pooled.setdefault(strategy, []).append(margins[:, side])
+    rows = []
+    for strategy, parts in pooled.items():
+        rows.append({"strategy": strategy, **_margin_row(np.concatenate(parts), quantiles)})
+    return pd.DataFrame(rows)
+
+
+def _margin_row(values: np.ndarray, quantiles: tuple[float, ...]) -> dict:
+    values = np.asarray(values, dtype=np.float64)
+    n = values.size
+    row = {"games": n, "mean": float(values.mean()) if n else np.nan,
+           "se": float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan,
+           "ahead": float((values > 0).mean()) if n else np.nan}
+    for q in quantiles:
+        row[f"q{round(100 * q):02d}"] = float(np.quantile(values, q)) if n else np.nan
+    return row

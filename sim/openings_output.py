@@ -27,7 +27,7 @@ from sim.tiles import N_PIPS
 from sim.version import __version__
 
 OUTPUT_FILES = ("openings.parquet", "games.parquet", "heatmap.png", "ranking.md",
-                "summary.json")
+                "summary.json", "tile-pairs.csv")
 
 
 # --- the ranked table
@@ -152,55 +152,109 @@ def ranking_table_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def heatmap_figure(table: pd.DataFrame, summary: dict | None = None, metric: str = "differential"):
-    """7x7 triangular heat map of a per-tile figure: row = one half, column = the other.
+def significant(table: pd.DataFrame, metric: str = "differential") -> np.ndarray:
+    """Tiles whose paired difference from the average tile is significant, Holm over 28.
 
-    Colours are centred on the average tile (diverging map: above average is blue, below is
-    red), each cell is annotated with its value, and the colour bar gives the units.
+    From the table's ``{metric}_vs_avg_p_holm`` column; a table written before that column
+    existed gets it from the paired interval (``sim.multiple.p_from_interval``), the
+    same computation.
     """
+    from sim.multiple import adjust, p_from_interval
+
+    column = f"{metric}_vs_avg_p_holm"
+    if column in table:
+        holm = table[column].to_numpy(dtype=np.float64)
+    else:
+        raw = p_from_interval(table[f"{metric}_vs_avg"], table[f"{metric}_vs_avg_low"],
+                              table[f"{metric}_vs_avg_high"])
+        holm = adjust(raw, "holm")
+    return np.where(np.isfinite(holm), holm < 0.05, False)
+
+
+HEATMAP_METRICS = ("differential", "p_win")
+UNITS = {
+    "differential": "round 1 differential, leader's side − others (points)",
+    "side_points": "round 1 points of the leader's side (points)",
+    "p_out": "P(leader's side goes out in round 1)",
+    "p_win": "P(leader's side wins the game)",
+}
+
+
+def _heatmap_axes(figure, axes, table: pd.DataFrame, metric: str) -> None:
+    """One 7×7 triangle: the tile's figure, colours centred on the average tile, and an
+    outline on every tile that differs from the average (paired, Holm over the 28 tiles)."""
     from matplotlib.colors import TwoSlopeNorm
-    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
 
     grid = np.full((N_PIPS, N_PIPS), np.nan)
-    for _, row in table.iterrows():
+    marked = np.zeros((N_PIPS, N_PIPS), dtype=bool)
+    has_test = f"{metric}_vs_avg_low" in table
+    flags = significant(table, metric) if has_test else np.zeros(len(table), dtype=bool)
+    for flag, (_, row) in zip(flags, table.iterrows()):
         grid[int(row["high"]), int(row["low"])] = row[metric]
+        marked[int(row["high"]), int(row["low"])] = flag
     values = table[metric].to_numpy(dtype=np.float64)
     centre = float(values.mean())
     spread = max(float(np.abs(values - centre).max()), 1e-9)
     norm = TwoSlopeNorm(vcenter=centre, vmin=centre - spread, vmax=centre + spread)
-    figure = Figure(figsize=(7.6, 6.4), layout="constrained")
-    axes = figure.subplots()
     image = axes.imshow(np.ma.masked_invalid(grid), cmap="RdBu", norm=norm)
     for high in range(N_PIPS):
         for low in range(high + 1):
             value = grid[high, low]
             shade = abs(norm(value) - 0.5) > 0.3
-            axes.text(low, high, f"{value:+.1f}" if metric == "differential" else f"{value:.2f}",
-                      ha="center", va="center", fontsize=9,
+            text = (f"{value:+.1f}" if metric == "differential" else
+                    f"{100 * value:.1f}%" if metric.startswith("p_") else f"{value:.2f}")
+            axes.text(low, high, text, ha="center", va="center", fontsize=8,
                       color="white" if shade else "black")
+            if marked[high, low]:
+                axes.add_patch(Rectangle((low - 0.46, high - 0.46), 0.92, 0.92, fill=False,
+                                         edgecolor="black", linewidth=2.2))
     axes.set_xticks(range(N_PIPS))
     axes.set_yticks(range(N_PIPS))
     axes.set_xlabel("low half (pips)")
     axes.set_ylabel("high half (pips)")
     for spine in axes.spines.values():
         spine.set_visible(False)
-    units = {
-        "differential": "round 1 differential, leader's side − others (points)",
-        "side_points": "round 1 points of the leader's side (points)",
-        "p_out": "P(leader's side goes out in round 1)",
-        "p_win": "P(leader's side wins the game)",
-    }[metric]
-    figure.colorbar(image, ax=axes, label=units, shrink=0.85)
-    title = f"Value of each opening tile: {METRIC_TITLES[metric]}"
-    if summary is not None:
-        title += "\n" + describe_run(summary)
+    bar = figure.colorbar(image, ax=axes, label=UNITS[metric], shrink=0.8)
+    if metric.startswith("p_"):
+        from matplotlib.ticker import PercentFormatter
+
+        bar.formatter = PercentFormatter(xmax=1.0)
+        bar.update_ticks()
+    title = METRIC_TITLES[metric]
     low, high = f"{metric}_vs_avg_low", f"{metric}_vs_avg_high"
     if low in table:
         half = float(np.median(table[high] - table[low]) / 2)
+        scale = 100 if metric.startswith("p_") else 1
+        unit = " pp" if metric.startswith("p_") else ""
         sign = "+" if metric == "differential" else ""
-        title += (f"\ncolours centred on the average tile ({centre:{sign}.2f}); "
-                  f"typical paired 95% interval ±{half:.2f}")
-    axes.set_title(title, fontsize=10)
+        title += (f"\naverage tile {scale * centre:{sign}.2f}{'%' if unit else ''}; typical "
+                  f"paired 95% interval ±{scale * half:.2f}{unit}; "
+                  f"{int(marked.sum())} outlined")
+    axes.set_title(title, fontsize=9)
+
+
+def heatmap_figure(table: pd.DataFrame, summary: dict | None = None,
+                   metric: str | None = None):
+    """7x7 triangular heat maps of per-tile figures: row = one half, column = the other.
+
+    By default two panels, the round-1 differential and the game-win probability (the
+    first move's value and what it is worth over the whole game); ``metric`` draws that
+    one alone. Colours are centred on the average tile (blue above, red below), each
+    cell is annotated with its value, and a black outline marks a tile whose paired
+    interval excludes the average tile after the Holm correction over the 28 tiles (its
+    Holm-adjusted p below 5%, the ranked table's "p vs average (Holm)").
+    """
+    from matplotlib.figure import Figure
+
+    metrics = (metric,) if metric else tuple(m for m in HEATMAP_METRICS if m in table)
+    figure = Figure(figsize=(7.2 * len(metrics), 6.6), layout="constrained")
+    for axes, name in zip(figure.subplots(1, len(metrics), squeeze=False)[0], metrics):
+        _heatmap_axes(figure, axes, table, name)
+    title = "Value of each opening tile" + ("" if summary is None
+                                            else ": " + describe_run(summary))
+    figure.suptitle(title + "\noutlined: differs from the average tile (paired test, "
+                    "Holm-adjusted over the 28 tiles, 5%)", fontsize=10)
     return figure
 
 
@@ -234,13 +288,42 @@ SECTION_METHOD = (
 )
 
 
+def is_openings_folder(path: object) -> bool:
+    """Whether ``path`` is a ``sniff openings`` output folder (its manifest, summary.json,
+    beside openings.parquet), so ``sniff report FOLDER`` can tell it from a run folder."""
+    if not isinstance(path, str | Path):
+        return False
+    folder = Path(path)
+    if not (folder / "openings.parquet").is_file() or not (folder / "summary.json").is_file():
+        return False
+    try:
+        record = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
+        and "config" in record
+
+
 def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:
     """``openings.parquet`` and ``summary.json`` of an openings output folder."""
     folder = Path(folder)
     if not (folder / "openings.parquet").is_file():
         raise SniffError(f"{folder} holds no openings.parquet (not a sniff openings folder)")
-    table = pd.read_parquet(folder / "openings.parquet")
-    summary = json.loads((folder / "summary.json").read_text())
+    import pyarrow as pa
+
+    try:
+        table = pd.read_parquet(folder / "openings.parquet")
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise SniffError(f"cannot read the openings folder {folder}: "
+                         f"{str(error).splitlines()[0]}") from None
+    missing = [c for c in ("tile", "low", "high", "rank", "differential") if c not in table]
+    if missing:
+        raise SniffError(f"{folder}/openings.parquet lacks column(s) {', '.join(missing)}: "
+                         "not a sniff openings table")
+    if not isinstance(summary, dict) or "config" not in summary:
+        raise SniffError(f"{folder}/summary.json has no run configuration: not a sniff "
+                         "openings folder")
     table.attrs["summary"] = summary
     return table, summary
 
@@ -265,11 +348,51 @@ def _section(source: pd.DataFrame | Path | str, summary: dict | None) -> tuple[l
         Paragraph(SECTION_METHOD),
         *[Paragraph(line) for line in summary_lines(summary)],
         Chart("openings-heatmap.png", "Value of each opening tile: mean round 1 differential "
-              "of the leader's side, colours centred on the average tile.",
-              figure_png(figure)),
+              "and game-win probability of the leader's side, colours centred on the "
+              "average tile; outlined tiles differ from the average tile (paired test, "
+              "Holm-adjusted over the 28 tiles, 5%).", figure_png(figure)),
         Table(list(RANKING_HEADER), ranking_rows(table), text_columns=2),
     ]
+    if not isinstance(source, pd.DataFrame):
+        items += _pairs_blocks(Path(source), table)
     return items, figure
+
+
+def _pairs_blocks(folder: Path, table: pd.DataFrame) -> list:
+    """Neighbours in the ranking, tile against tile, adjusted over all 378 pairs."""
+    import pyarrow as pa
+
+    from sim.formatting import p_value_text
+    from sim.openings_pairs import neighbours, tile_pairs
+
+    try:
+        if (folder / "tile-pairs.csv").is_file():
+            pairs = pd.read_csv(folder / "tile-pairs.csv")
+        elif (folder / "games.parquet").is_file():
+            pairs = tile_pairs(pd.read_parquet(folder / "games.parquet", columns=[
+                "deal_id", "forced", "opening_tile_id", "differential", "side_won"]))
+        else:
+            return []
+    except (OSError, ValueError, KeyError, pa.ArrowException) as error:
+        return [Paragraph(f"Tile against tile: not shown ({folder}: "
+                          f"{str(error).splitlines()[0]}).", note=True)]
+    ranked = list(table.sort_values("rank")["tile"])
+    rows = [[f"{r['tile_a']} − {r['tile_b']}", f"{signed(r['estimate'])} "
+             f"[{signed(r['low'])}, {signed(r['high'])}]", p_value_text(r["p_value"]),
+             p_value_text(r["p_adjusted"]), "yes" if r["different"] else "no"]
+            for _, r in neighbours(pairs, ranked).iterrows()]
+    family = pairs.loc[pairs["metric"] == "differential", "family"].iloc[0]
+    different = int(pairs.loc[pairs["metric"] == "differential", "different"].sum())
+    return [Paragraph(
+        "Tile against tile: each pair of tiles compared on the same deals (per deal, tile A's "
+        "round 1 differential minus tile B's; 95% interval; z-test). The p-values are "
+        f"{family}, that is all 28 × 27 / 2 pairs (tile-pairs.csv holds them all, and the "
+        f"same for the game-win probability): {different} pairs differ at 5%. Holm rather than "
+        "Benjamini–Hochberg because the pairs share tiles and deals (dependence in both "
+        "directions, where BH's guarantee does not hold) and a reader decides about single "
+        "pairs. Below, the tiles next to each other in the ranking (best first)."),
+        Table(["tiles (better − worse)", "differential difference [95% CI]", "p-value",
+               "p (Holm, 378 pairs)", "different"], rows, text_columns=1)]
 
 
 def openings_blocks(source: pd.DataFrame | Path | str, summary: dict | None = None) -> list:
@@ -317,6 +440,10 @@ def write_outputs(folder: Path, config: OpeningsConfig, games: pd.DataFrame,
     figure = heatmap_figure(table, summary)
     write_atomic(folder / "heatmap.png", lambda t: t.write_bytes(figure_png(figure)))
     write_atomic(folder / "ranking.md", lambda t: t.write_text(ranking_markdown(table, summary)))
-    record = {**summary, "command": command, "version": __version__,
+    from sim.openings_pairs import tile_pairs
+
+    pairs = tile_pairs(games)
+    write_atomic(folder / "tile-pairs.csv", lambda t: pairs.to_csv(t, index=False))
+    record = {"format": FORMAT, **summary, "command": command, "version": __version__,
               "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
     write_json(folder / "summary.json", record)

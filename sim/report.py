@@ -40,19 +40,22 @@ from sim.multiple import add_adjusted
 from sim.placements import DEFAULT_PLACEMENT_SAMPLE, sample_ids, sample_placements
 from sim.ranking import rank
 from sim.ratings import fit_ratings
+from sim.report_effects import run_effects, tournament_effects
 from sim.report_tables import (
     comparison_rows,
     contests,
     difference_rows,
     distributions,
+    field_rows,
     leader_rows,
     pairwise_matrix,
     rateable,
     seat_rows,
+    sort_stronger_first,
     summary_rows,
 )
 from sim.rundata import RunData, open_runs
-from sim.score_states import run_tables
+from sim.score_states import field_convergence, run_tables
 
 # --- the report
 
@@ -78,10 +81,13 @@ class Report:
     ranking: object = None  # sim.ranking.Ranking: rank ranges, tie groups, goodness of fit
     score_states: pd.DataFrame | None = None  # sim.score_states columns (score-states.csv)
     convergence: pd.DataFrame | None = None  # running win rates, a ``run`` column
+    compact: list[str] = field(default_factory=list)  # runs shown only in the aggregates
+    field_table: pd.DataFrame | None = None  # each strategy against the field (tournaments)
+    effects: dict[str, dict] = field(default_factory=dict)  # sim.report_effects, per run
 
     @property
     def players(self) -> int:
-        return self.runs[0].players
+        return self.runs[0].players if self.runs else 0
 
     def to_dict(self) -> dict:
         """The numbers as plain JSON-ready values (``report.json``)."""
@@ -109,6 +115,11 @@ class Report:
             "ratings": self.ratings.to_dict() if self.ratings is not None else None,
             "ratings_note": self.ratings_note,
             "ranking": self.ranking.to_dict() if self.ranking is not None else None,
+            "field": records(self.field_table), "compact": list(self.compact),
+            "effects": {
+                name: {key: (records(value) if isinstance(value, pd.DataFrame) else value)
+                       for key, value in parts.items()}
+                for name, parts in self.effects.items()},
         }
 
     def write(self, out: str | os.PathLike) -> dict[str, Path]:
@@ -121,24 +132,48 @@ class Report:
 MAX_PLACEMENT_SAMPLE = 100_000  # games traced again per run: minutes at most
 
 
-def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
-          title: str | None = None, notice=None, openings: Sequence = ()) -> Report:
-    """The report of run folders (or ``sim.io.Run`` objects, or tournament folders).
+def build(paths: Sequence, placement_sample: int | None = None,
+          title: str | None = None, notice=None, openings: Sequence = (),
+          pairings: bool = False) -> Report:
+    """The report of run folders (or ``sim.io.Run`` objects, tournament or openings folders).
+
+    A tournament's pairings are shown in the aggregate only (each strategy against the
+    field, the matrix, ratings, differences, effects pooled over the pairings): ``pairings``
+    adds one section per pairing, as for a simulate run. Why: a tournament of 8 strategies
+    has 28 pairings, and their sections (7 charts each, and a traced sample) made a
+    13 MB page that took minutes; the aggregates answer the tournament's question.
 
     ``placement_sample``: games per run traced again for the placement-score frequencies
-    (0 skips them; tracing is single-threaded, slow for look-ahead strategies, and the
-    first trace with a kernel compiles its tracer, about 30 s, cached after that).
-    ``notice(text)`` hears what is being done. ``openings``: folders of ``sniff openings``
-    whose per-tile section the report adds.
+    (0 skips them; default 300 for simulate runs, 0 for a tournament's pairings, which are
+    traced only when a size is given, and then only with ``pairings``). Tracing is
+    single-threaded, slow for look-ahead strategies, and the first trace with a kernel
+    compiles its tracer (about 30 s, cached after that). ``notice(text)`` hears what is
+    being done. ``openings``: folders of ``sniff openings`` whose per-tile section the
+    report adds; an openings folder among ``paths`` is taken as one too.
     """
-    if isinstance(placement_sample, bool) or not isinstance(placement_sample, int) or \
-            not 0 <= placement_sample <= MAX_PLACEMENT_SAMPLE:
+    from sim.openings_output import is_openings_folder, load_openings
+
+    if placement_sample is not None and (
+            isinstance(placement_sample, bool) or not isinstance(placement_sample, int)
+            or not 0 <= placement_sample <= MAX_PLACEMENT_SAMPLE):
         raise SniffError(f"--placement-sample must be 0 or more games, at most "
                          f"{MAX_PLACEMENT_SAMPLE:,}, got {placement_sample}")
-    runs = open_runs(paths)
+    openings = list(openings) + [p for p in paths if is_openings_folder(p)]
+    paths = [p for p in paths if not is_openings_folder(p)]
     for folder in openings:
-        if not (Path(folder) / "openings.parquet").is_file():
+        if not is_openings_folder(folder):
             raise SniffError(f"not a sniff openings folder (no openings.parquet): {folder}")
+        load_openings(folder)  # readable: refused now, before anything is written
+    if not paths:
+        if not openings:
+            raise SniffError("give at least one run folder")
+        return _openings_only(openings, title)
+    runs = open_runs(paths)
+    compact = [run.name for run in runs if run.tournament is not None and not pairings]
+    if compact and placement_sample:
+        raise SniffError("placement samples are shown in each pairing's section: add "
+                         "--pairings to trace a tournament's pairings (or leave out "
+                         "--placement-sample)")
     frame = pd.DataFrame
     report = Report(
         runs=runs,
@@ -148,16 +183,21 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
         differences=_adjusted(frame([row for run in runs for row in difference_rows(run)]),
                               "pairwise differences", by="unit"),
         comparisons=_adjusted(frame(comparison_rows(runs)), "comparisons across runs"),
-        distributions={run.name: distributions(run) for run in runs},
-        placements={run.name: _sample_with_notice(run, placement_sample, notice)
-                    for run in runs},
+        distributions={run.name: distributions(run) for run in runs  # shown per run only
+                       if run.name not in compact},
+        placements={run.name: _sample_with_notice(
+            run, _sample_size(run, placement_sample), notice) for run in runs},
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         title=title or "sniff report: " + ", ".join(run.name for run in runs[:4])
         + (f" and {len(runs) - 4} more" if len(runs) > 4 else ""),
         openings=[Path(folder) for folder in openings],
+        compact=compact,
     )
+    report.effects = {run.name: run_effects(run) for run in runs if run.name not in compact}
     report.score_states, report.convergence = run_tables(
         [(run.name, run.games, run.rounds, run.players, list(run.strategies)) for run in runs])
+    if compact:  # a tournament in the aggregate: each strategy against the field
+        report.convergence = _field_convergence(report.convergence, runs, compact)
     if rateable(runs):
         report.matrix = pairwise_matrix(runs)
         try:
@@ -173,7 +213,47 @@ def build(paths: Sequence, placement_sample: int = DEFAULT_PLACEMENT_SAMPLE,
                     f"never met: {pairs}; their rating gap rests on the model alone (through "
                     "the opponents they shared)")
             report.ranking = rank(contests(runs), report.ratings)
+            report.differences = sort_stronger_first(
+                report.differences, list(report.ratings.table["strategy"]))
+    if any(run.tournament is not None for run in runs):
+        order = list(report.ratings.table["strategy"]) if report.ratings is not None else ()
+        report.field_table = field_rows(runs, order)
+    report.effects.update(tournament_effects(runs, list(report.field_table["strategy"])
+                                             if report.field_table is not None else ()))
     return report
+
+
+def _field_convergence(paths: pd.DataFrame, runs: list[RunData],
+                       compact: list[str]) -> pd.DataFrame:
+    """Per-run convergence for runs shown in full, one field panel per compact tournament."""
+    parts = [paths[~paths["run"].isin(compact)]]
+    folders = dict.fromkeys(r.tournament for r in runs if r.name in compact)
+    for folder in folders:
+        members = [(r.games, list(r.strategies)) for r in runs
+                   if r.tournament == folder and r.name in compact]
+        path = field_convergence(members)
+        path.insert(0, "run", f"tournament {folder.name}: each strategy against the field "
+                              "(x: games per pairing)")
+        parts.append(path)
+    return pd.concat([p for p in parts if len(p)], ignore_index=True)
+
+
+def _sample_size(run: RunData, asked: int | None) -> int:
+    """Games to trace: as asked, else 300 for a simulate run and none for a pairing."""
+    if asked is not None:
+        return asked
+    return 0 if run.tournament is not None else DEFAULT_PLACEMENT_SAMPLE
+
+
+def _openings_only(openings: Sequence, title: str | None) -> Report:
+    """A report of ``sniff openings`` folders alone (``sniff report OPENINGS_FOLDER``)."""
+    names = ", ".join(Path(folder).name for folder in openings)
+    return Report(runs=[], summary=pd.DataFrame(), by_seat=pd.DataFrame(),
+                  by_leader=pd.DataFrame(), differences=pd.DataFrame(),
+                  comparisons=pd.DataFrame(), distributions={}, placements={},
+                  created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                  title=title or f"sniff report: openings {names}",
+                  openings=[Path(folder) for folder in openings])
 
 
 def _adjusted(frame: pd.DataFrame, family: str, by: str | None = None) -> pd.DataFrame:

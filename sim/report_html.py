@@ -22,6 +22,7 @@ from sim.blocks import Chart, Heading, Paragraph, Table, to_html, to_markdown
 from sim.errors import SniffError
 from sim.formatting import ci, p_value_text, pct, pp, slug
 from sim.ranking import fit_text, rank_text
+from sim.report_effects import effects_blocks
 from sim.score_states import convergence_figure, score_states_figure
 
 if TYPE_CHECKING:  # the report is handed in; sim.report imports this module to write it
@@ -36,7 +37,8 @@ OWN_FILES = ("report.html", "report.md", MARKER, "score-states.csv")
 
 def _summary_table(report: Report) -> Table:
     rows = []
-    for _, row in report.summary.iterrows():
+    shown = report.summary[~report.summary["run"].isin(report.compact)]
+    for _, row in shown.iterrows():
         rows.append([
             row["run"], row["side"], f"{row['games']:,}", f"{row['wins']:,}",
             f"{pct(row['win_rate'], 2)} ({ci(row['low'], row['high'], 2)})",
@@ -68,8 +70,12 @@ def _difference_table(frame: pd.DataFrame) -> Table:
                      f"{pp(r['estimate'])} ({pp(r['low'])} to {pp(r['high'])})",
                      f"{100 * r['se']:.2f} pp", p_value_text(r["p_value"]),
                      p_value_text(r.get("p_holm", math.nan)), f"{r['n']:,}", extra])
-    return Table(["run", "difference", "unit", "win rates", "difference (95% CI)", "SE",
-                  "p-value", "p (Holm)", "n", "paired vs independent"], rows, 3)
+    columns = ["run", "difference", "unit", "win rates", "difference (95% CI)", "SE",
+               "p-value", "p (Holm)", "n", "paired vs independent"]
+    if not (frame["unit"] == "deal").any():  # no paired rows: the last column would be empty
+        columns.pop()
+        rows = [row[:-1] for row in rows]
+    return Table(columns, rows, 3)
 
 
 def _comparison_table(frame: pd.DataFrame) -> Table:
@@ -129,32 +135,40 @@ def _run_meta(run) -> str:
     return where + "; ".join(parts)
 
 
-def blocks(report: Report) -> list:
-    """The report as a list of blocks, rendered to both HTML and Markdown."""
-    out: list = [Heading(report.title, 1),
-                 Paragraph(f"Created {report.created_at} by sniff report. All intervals are "
-                           "95%; win-rate intervals are Wilson score intervals.")]
-    out.append(Heading("Runs"))
-    for run in report.runs:
-        out.append(Paragraph(f"**{run.name}**: {_run_meta(run)}"))
-        for note in run.notes:
-            out.append(Paragraph(f"{run.name}: {note}", note=True))
+def _field_blocks(report: Report) -> list:
+    """A tournament in the aggregate: each strategy's win rate against the whole field."""
+    table = report.field_table
+    rows = [[r["strategy"], str(int(r["runs"])), f"{int(r['games']):,}", f"{int(r['wins']):,}",
+             f"{pct(r['win_rate'], 2)} ({ci(r['low'], r['high'], 2)})",
+             f"{r['points_per_round']:.2f} ± {r['points_se']:.2f}"]
+            for _, r in table.iterrows()]
+    frame = pd.DataFrame({"run": "the field", "side": table["strategy"],
+                          **{c: table[c] for c in ("win_rate", "low", "high", "games")}})
+    compact = len(report.compact)
+    detail = (f" The {compact} pairings are shown in these aggregates only; `sniff report "
+              "--pairings` adds a section per pairing." if compact else "")
+    return [Heading("Strategies against the field"), Paragraph(
+        "Each strategy's wins over every game it played, all its pairings pooled (undecided "
+        "games count as not won), with the 95% Wilson interval; strongest first (by "
+        "rating). Points per round: its placement points per round, mean ± SE." + detail),
+        Chart("field.png", "Each strategy's win rate against the field, 95% Wilson intervals.",
+              charts.png_bytes(charts.win_rates(frame, report.players,
+                                                "Win rate against the field, with 95% "
+                                                "Wilson intervals"))),
+        Table(["strategy", "pairings", "games", "wins", "win rate (95% CI)",
+               "points per round ± SE"], rows, 1)]
 
-    out.append(Heading("Summary"))
-    out.append(Paragraph("Win rates count undecided games (still open at the round cap) as "
-                         "not won. Points per round are the side's placement points in a round "
-                         "(before settlement penalties), mean ± standard error over rounds."))
-    out.append(_summary_table(report))
-    out.append(Chart("win-rates.png", "Win rate per strategy with 95% Wilson intervals.",
-                     charts.png_bytes(charts.win_rates(report.summary, report.players))))
 
-    out.append(Heading("Differences between strategies"))
-    out.append(Paragraph(
+def _differences_blocks(report: Report) -> list:
+    """Differences within runs (stronger − weaker) and comparisons across runs."""
+    out: list = [Heading("Differences between strategies"), Paragraph(
         "Within a run both win rates come from the same games, so the difference is the mean "
         "of [A won] − [B won] per game, with its standard error and the two-sided p-value of "
         "McNemar's test of no difference. "
         "Duplicate runs add the estimate paired by deal (the mean of the per-deal "
-        "differences): the same cards played both ways cancel the luck of the deal."))
+        "differences): the same cards played both ways cancel the luck of the deal. Each "
+        "row reads stronger − weaker (the side with more wins first), strongest strategies "
+        "first when there are ratings.")]
     if len(report.differences):
         if "family" in report.differences.columns:
             families = "; ".join(dict.fromkeys(report.differences["family"]))
@@ -172,6 +186,36 @@ def blocks(report: Report) -> list:
             "Different strategies that met the same opposition in different runs: independent "
             "samples, Newcombe's interval for a difference of proportions, pooled z-test."))
         out.append(_comparison_table(report.comparisons))
+    return out
+
+
+def blocks(report: Report) -> list:
+    """The report as a list of blocks, rendered to both HTML and Markdown."""
+    out: list = [Heading(report.title, 1),
+                 Paragraph(f"Created {report.created_at} by sniff report. All intervals are "
+                           "95%; win-rate intervals are Wilson score intervals.")]
+    if report.runs:
+        out.append(Heading("Runs"))
+    for run in report.runs:
+        out.append(Paragraph(f"**{run.name}**: {_run_meta(run)}"))
+        for note in run.notes:
+            out.append(Paragraph(f"{run.name}: {note}", note=True))
+
+    if report.field_table is not None:
+        out += _field_blocks(report)
+    if len(report.compact) < len(report.runs):
+        out.append(Heading("Summary"))
+        out.append(Paragraph(
+            "Win rates count undecided games (still open at the round cap) as not won. Points "
+            "per round are the side's placement points in a round (before settlement "
+            "penalties), mean ± standard error over rounds."))
+        out.append(_summary_table(report))
+        shown = report.summary[~report.summary["run"].isin(report.compact)]
+        out.append(Chart("win-rates.png", "Win rate per strategy with 95% Wilson intervals.",
+                         charts.png_bytes(charts.win_rates(shown, report.players))))
+
+    if report.runs:
+        out += _differences_blocks(report)
 
     if report.matrix is not None:
         out.append(Heading("Pairwise results and ratings"))
@@ -214,6 +258,8 @@ def blocks(report: Report) -> list:
         elif report.ratings_note:
             out.append(Paragraph(report.ratings_note, note=True))
 
+    out += effects_blocks(report.effects)
+
     if report.score_states is not None and len(report.score_states):
         out.append(Heading("Win probability by score"))
         out.append(Paragraph(
@@ -221,8 +267,13 @@ def blocks(report: Report) -> list:
             "the side went on to win, each game counted once per cell (numbers in "
             "score-states.csv, with 95% Wilson intervals). With more than two strategies each "
             "strategy is shown against the field."))
+        states = report.score_states
+        if report.field_table is not None:  # panels strongest first, as the field table
+            place = {name: k for k, name in enumerate(report.field_table["strategy"])}
+            states = states.sort_values("strategy", kind="stable", key=lambda column: column.map(
+                place).fillna(len(place)))
         out.append(Chart("score-states.png", "Win probability from each score state.",
-                         charts.png_bytes(score_states_figure(report.score_states))))
+                         charts.png_bytes(score_states_figure(states))))
         out.append(Chart("convergence.png", "Running win rate with its 95% band.",
                          charts.png_bytes(convergence_figure(report.convergence))))
 
@@ -231,15 +282,18 @@ def blocks(report: Report) -> list:
         keys = [f"{number:02d}-{key}" for number, key in enumerate(keys, 1)]
     for run, key in zip(report.runs, keys):
         name = run.name
+        if name in report.compact:
+            continue
         dist = report.distributions[name]
         sample = report.placements[name]
         out.append(Heading(f"Run {name}"))
         out.append(Paragraph(_run_meta(run), note=False))
         seat = report.by_seat[report.by_seat["run"] == name]
         leader = report.by_leader[report.by_leader["run"] == name]
+        leading = report.effects[name]["leader_by_side"]
         out.append(Chart(f"{key}-by-position.png",
-                         "Win rate by seat and by the side's turn in round 1.",
-                         charts.png_bytes(charts.win_rates_by_position(seat, leader, name))))
+                         "Win rate by seat, and the value of leading round 1 as a difference.",
+                         charts.png_bytes(charts.win_rates_by_position(seat, leading, name))))
         out.append(_position_table(pd.concat([seat, leader], ignore_index=True)))
         means = {row["side"]: (row["points_per_round"], row["points_se"])
                  for _, row in report.summary[report.summary["run"] == name].iterrows()}
@@ -307,6 +361,15 @@ METHODS = [
     "hybrid score interval and the pooled two-proportion z-test. Each family of tests (the "
     "per-game differences, the paired ones, the comparisons across runs) gets Holm-adjusted "
     "p-values beside the raw ones (statsmodels' multipletests).",
+    "Against the field (a tournament): a strategy's wins over every game it played, all its "
+    "pairings pooled, Wilson interval. Differences read stronger − weaker (the side with "
+    "more wins in the run first).",
+    "Effects: leading round 1 is the leader's side's win rate minus the other sides' "
+    "average (per game, score test), and per side its win rate when its side led minus "
+    "when another led (Newcombe interval); seats are each position's win rate minus the "
+    "average position's, Holm-adjusted over the positions; the signed final margin is a "
+    "side's final score minus the best other side's, in every game. A tournament's are "
+    "pooled over its pairings.",
     "Ratings fit: Pearson χ² of every pairing's wins against the ratings' prediction, "
     "df = pairings − (strategies − 1); when p < 0.05 the ratings do not summarise the matrix "
     "and the report says so. Rank ranges: a parametric bootstrap of the ratings (their "

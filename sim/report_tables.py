@@ -109,14 +109,22 @@ def leader_rows(run: RunData) -> list[dict]:
 
 
 def difference_rows(run: RunData) -> list[dict]:
-    """Every pair of sides: win-rate difference over the run's games, and per deal."""
+    """Every pair of sides, stronger first: win-rate difference over games, and per deal.
+
+    Each row reads "stronger − weaker" (``side_a`` is the side with more wins in the run),
+    so every estimate is positive or zero and a chart of them needs no axis below zero
+    beyond the intervals; ``strategy_a``/``strategy_b`` name the two sides' strategies.
+    """
     winner = run.games["winner_side"].to_numpy(np.int64)
     n = winner.size
     rows = []
-    for i, j in combinations(range(run.n_sides), 2):
+    for first, second in combinations(range(run.n_sides), 2):
+        i, j = (second, first) if (winner == second).sum() > (winner == first).sum() \
+            else (first, second)
         wins_i, wins_j = int((winner == i).sum()), int((winner == j).sum())
         by_game = win_rate_difference(wins_i, wins_j, n)
         base = {"run": run.name, "side_a": run.sides[i], "side_b": run.sides[j],
+                "strategy_a": run.strategies[i], "strategy_b": run.strategies[j],
                 "win_rate_a": wins_i / n, "win_rate_b": wins_j / n}
         rows.append({**base, **by_game.to_dict(), "unit": "game"})
         if run.group > 1:
@@ -131,6 +139,58 @@ def difference_rows(run: RunData) -> list[dict]:
             row["narrower_by"] = (1 - paired.se / by_game.se) if by_game.se > 0 else math.nan
             rows.append(row)
     return rows
+
+
+def sort_stronger_first(differences: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """Differences ordered by the stronger strategy's place in ``order``, then the weaker's.
+
+    ``order`` is the strategies strongest first (the ratings' order); rows of strategies
+    not in it keep their place after the others. Per-game and per-deal rows of one pair
+    stay together (the sort is stable).
+    """
+    if differences.empty or not order:
+        return differences
+    place = {name: index for index, name in enumerate(order)}
+    last = len(place)
+    key = pd.DataFrame({"a": differences["strategy_a"].map(place).fillna(last),
+                        "b": differences["strategy_b"].map(place).fillna(last)})
+    index = key.sort_values(["a", "b"], kind="stable").index
+    return differences.loc[index].reset_index(drop=True)
+
+
+def field_rows(runs: Sequence[RunData], order: Sequence[str] = ()) -> pd.DataFrame:
+    """Each strategy against the field: its wins over every game it played, all runs pooled.
+
+    Per strategy: ``runs`` (pairings it played), ``games``, ``wins``, ``win_rate`` with its
+    95% Wilson interval (``low``, ``high``), ``points_per_round`` ± ``points_se`` over all
+    its rounds. A run in which one strategy holds two sides (3 players) counts its games
+    once per side. Rows strongest first: by ``order`` (the ratings) when given, else by
+    win rate.
+    """
+    totals: dict[str, dict] = {}
+    for run in runs:
+        winner = run.games["winner_side"].to_numpy(np.int64)
+        points = side_round_points(run)
+        for k, name in enumerate(run.strategies):
+            entry = totals.setdefault(name, {"runs": 0, "games": 0, "wins": 0, "points": []})
+            entry["runs"] += 1
+            entry["games"] += int(winner.size)
+            entry["wins"] += int((winner == k).sum())
+            entry["points"].append(points[:, k])
+    rows = []
+    for name, entry in totals.items():
+        mean, se = mean_se(np.concatenate(entry["points"]))
+        rows.append({"strategy": name, "runs": entry["runs"],
+                     **interval_row(entry["wins"], entry["games"]),
+                     "points_per_round": mean, "points_se": se})
+    table = pd.DataFrame(rows)
+    if order:
+        place = {name: index for index, name in enumerate(order)}
+        table = table.sort_values("strategy", key=lambda s: s.map(place).fillna(len(place)),
+                                  kind="stable")
+    else:
+        table = table.sort_values("win_rate", ascending=False, kind="stable")
+    return table.reset_index(drop=True)
 
 
 def value_counts(values: np.ndarray, key: str, count: str = "count") -> pd.DataFrame:
@@ -217,6 +277,7 @@ def comparison_rows(runs: Sequence[RunData]) -> list[dict]:
     Runs of one tournament are left to its ratings.
     """
     rows = []
+    seen: set[tuple] = set()
     for a, b in combinations(runs, 2):
         if a.tournament is not None and a.tournament == b.tournament:
             continue
@@ -228,6 +289,12 @@ def comparison_rows(runs: Sequence[RunData]) -> list[dict]:
                 opp_b = sorted(s for k, s in enumerate(b.strategies) if k != j)
                 if opp_a != opp_b or a.strategies[i] == b.strategies[j]:
                     continue
+                # Two sides of one run with the same strategy and opposition (3 players:
+                # random in greedy,random,random) are one comparison, not two.
+                key = (a.name, a.strategies[i], b.name, b.strategies[j], tuple(opp_a))
+                if key in seen:
+                    continue
+                seen.add(key)
                 diff = proportion_difference(int((wins_a == i).sum()), wins_a.size,
                                              int((wins_b == j).sum()), wins_b.size)
                 rows.append({"run_a": a.name, "side_a": a.sides[i], "run_b": b.name,

@@ -24,8 +24,8 @@ from sim.seating import side_of_team, team_count, team_of, team_of_side
 
 TOURNAMENT_FORMAT = "sniff-tournament/1"
 TOURNAMENT_MANIFEST = "tournament.json"
-GAME_COLUMNS = ["game_id", "deal_id", "rotation", "first_leader", "winner_side", "rounds",
-                "cap_hit"]
+GAME_COLUMNS = ["game_id", "deal_id", "rotation", "players", "first_leader", "winner_team",
+                "winner_side", "rounds", "cap_hit"]
 ROUND_COLUMNS = ["game_id", "round_number", "end_reason", "domino_seat"]
 
 
@@ -33,7 +33,8 @@ def required_columns(players: int) -> dict[str, list[str]]:
     """The columns of each table that a report reads (for the run's player count)."""
     teams = team_count(players)
     return {
-        "games": GAME_COLUMNS + [f"team{t}_score" for t in range(teams)],
+        "games": GAME_COLUMNS + [f"team{t}_score" for t in range(teams)]
+        + [f"seat{s}_strategy" for s in range(players)],
         "rounds": ROUND_COLUMNS + [f"team{t}_points" for t in range(teams)]
         + [f"team{t}_score" for t in range(teams)]
         + [f"seat{s}_penalty" for s in range(players)],

@@ -49,7 +49,8 @@ MAX_PANELS = 8  # heat-map panels (strategy against its opponents) in one figure
 COLUMNS = ["players", "side", "strategy", "opponents", "own_low", "opponents_low",
            "bin_size", "games", "wins", "win_rate", "low", "high"]
 DPI = 110
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+          "#7f7f7f"]
 
 
 def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
@@ -173,6 +174,48 @@ def convergence(games: pd.DataFrame, points: int = 200,
     return pd.DataFrame(rows, columns=columns)
 
 
+def field_convergence(runs: list[tuple[pd.DataFrame, list[str]]],
+                      points: int = 200) -> pd.DataFrame:
+    """Each strategy's running win rate against the field, over a tournament's pairings.
+
+    ``runs`` holds each pairing's games and its sides' strategies. After the first n games
+    of every pairing (game order; a shorter pairing counts all its games), a strategy's
+    wins over its games so far, with the 95% Wilson band: how the aggregate win rates of a
+    tournament settled as its pairings grew. Columns as :func:`convergence` (``side`` is the
+    strategy's index) plus ``label`` (the strategy); ``games`` is n, games per pairing.
+    """
+    columns = ["side", "strategy", "label", "games", "wins", "win_rate", "low", "high"]
+    lengths = [len(games) for games, _ in runs]
+    if not runs or max(lengths) == 0:
+        return pd.DataFrame(columns=columns)
+    longest = max(lengths)
+    marks = np.unique(np.clip(np.round(np.geomspace(min(10, longest), longest,
+                                                    num=min(points, longest))), 1, longest)
+                      .astype(np.int64))
+    names: list[str] = []
+    wins: dict[str, np.ndarray] = {}
+    games_so_far: dict[str, np.ndarray] = {}
+    for games, strategies in runs:
+        winner = games.sort_values("game_id", kind="stable")["winner_side"].to_numpy(np.int64)
+        upto = np.minimum(marks, winner.size)
+        for side, strategy in enumerate(strategies):
+            if strategy not in wins:
+                names.append(strategy)
+                wins[strategy] = np.zeros(marks.size, dtype=np.int64)
+                games_so_far[strategy] = np.zeros(marks.size, dtype=np.int64)
+            running = np.concatenate([[0], np.cumsum(winner == side)])
+            wins[strategy] += running[upto]
+            games_so_far[strategy] += upto
+    rows = []
+    for index, strategy in enumerate(names):
+        for m, won, played in zip(marks, wins[strategy], games_so_far[strategy]):
+            low, high = wilson_interval(int(won), int(played))
+            rows.append({"side": index, "strategy": strategy, "label": strategy,
+                         "games": int(m), "wins": int(won), "win_rate": won / played,
+                         "low": low, "high": high})
+    return pd.DataFrame(rows, columns=columns)
+
+
 def run_tables(runs: list[tuple], bin_size: int = DEFAULT_BIN,
                pool_opponents: bool | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Score states (merged over runs) and convergence (with a ``run`` column) of runs.
@@ -242,6 +285,9 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
     grid = cells_grid[:len(views)]
     norm = TwoSlopeNorm(vcenter=0.5, vmin=0.0, vmax=1.0)
     image = None
+    # Numbers in the cells only while they stay readable (and cheap: each is a text to lay
+    # out); a tournament's 8 panels show colours, the CSV has every number.
+    annotate = len(views) <= 2
     for axes, (strategy, opponents) in zip(grid, views):
         cells = table[(table["strategy"] == strategy) & (table["opponents"] == opponents)]
         cells = cells.groupby(["own_low", "opponents_low"])[["games", "wins"]].sum()
@@ -257,7 +303,7 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
         extent = (own[0], own[-1] + bin_size, opp[0], opp[-1] + bin_size)
         image = axes.imshow(values, origin="lower", extent=extent, cmap="RdBu", norm=norm,
                             aspect="auto", interpolation="nearest")
-        if values.size <= 400:
+        if annotate and values.size <= 400:
             for i in range(opp.size):
                 for j in range(own.size):
                     if not math.isnan(values[i, j]):
@@ -280,7 +326,8 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
 def _convergence_axes(axes, table: pd.DataFrame, legend: bool = True) -> None:
     for side, rows in table.groupby("side", sort=True):
         color = COLORS[int(side) % len(COLORS)]
-        label = f"side {side}: {rows['strategy'].iloc[0]}"
+        label = (rows["label"].iloc[0] if "label" in rows.columns and isinstance(
+            rows["label"].iloc[0], str) else f"side {side}: {rows['strategy'].iloc[0]}")
         axes.plot(rows["games"], rows["win_rate"], color=color, label=label)
         axes.fill_between(rows["games"], rows["low"], rows["high"], color=color, alpha=0.2,
                           linewidth=0)
@@ -310,7 +357,8 @@ def convergence_figure(table: pd.DataFrame, title: str | None = None) -> Figure:
         _convergence_axes(axes, table)
         axes.set_xlabel("games played (log scale)")
         axes.set_ylabel("win rate so far")
-        axes.set_title(heading, fontsize=10)
+        named = shown and isinstance(shown[0], str) and shown[0].startswith("tournament ")
+        axes.set_title(heading + (f"\n{shown[0]}" if named else ""), fontsize=10)
         return figure
     columns = min(3, len(shown))
     lines = math.ceil(len(shown) / columns)

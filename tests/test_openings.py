@@ -122,7 +122,8 @@ def test_all_28_tiles_are_present(run):
 def test_output_files_and_printed_ranking(run):
     folder = run["folder"]
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["games.parquet", "heatmap.png", "openings.parquet", "ranking.md", "summary.json"]
+        ["games.parquet", "heatmap.png", "openings.parquet", "ranking.md", "summary.json",
+         "tile-pairs.csv"]
     )
     png = (folder / "heatmap.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
@@ -307,7 +308,8 @@ def test_report_section(run):
     section = openings_section(run["folder"])
     assert section.html.startswith('<section id="openings">')
     assert 'src="data:image/png;base64,' in section.html
-    assert section.html.count("<tr>") == N_TILES + 1
+    # the ranked table (header + 28 tiles) and the neighbours, tile against tile (header + 27)
+    assert section.html.count("<tr>") == (N_TILES + 1) + N_TILES
     assert "| 1 |" in section.markdown and "heatmap.png" in section.markdown
     assert section.figure.axes
 
@@ -319,7 +321,7 @@ def test_report_blocks_render_in_the_report_style(run):
     items = openings_blocks(run["folder"])
     html = blocks.to_html(items)
     markdown = blocks.to_markdown(items)
-    assert "Opening tiles" in html and html.count("<tr>") == N_TILES + 1
+    assert "Opening tiles" in html and html.count("<tr>") == (N_TILES + 1) + N_TILES
     assert "data:image/png;base64," in html and "(openings-heatmap.png)" in markdown
 
 
@@ -374,8 +376,10 @@ def test_api_refuses_bad_input(kwargs):
 
 def test_readme_documents_every_column(run):
     text = (ROOT / "docs" / "openings.md").read_text()
+    pairs = pd.read_csv(run["folder"] / "tile-pairs.csv")
     for heading, frame in [("\n## `openings.parquet`", run["table"]),
-                           ("\n## `games.parquet` of an openings run", run["games"])]:
+                           ("\n## `games.parquet` of an openings run", run["games"]),
+                           ("\n## Tile against tile", pairs)]:
         section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
         assert names == list(frame.columns)

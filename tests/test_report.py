@@ -344,3 +344,72 @@ def test_cli_writes_the_report(runs, tmp_path, capsys):
     assert "<title>Two players</title>" in page
     assert "placement scores not sampled" in page
     assert not list(out.glob("*placement-scores.png"))
+
+
+# --- effects, differences' orientation and chart, comparisons across runs
+
+
+def test_effects_match_pandas_and_are_in_the_pages(written, runs):
+    report, out, _ = written
+    games = pd.read_parquet(runs["four"] / "games")
+    greedy_team = np.where(games["seat0_strategy"].astype(str) == "greedy", 0, 1)
+    led = greedy_team == games["first_leader"].to_numpy() % 2
+    won = games["winner_team"].to_numpy() == greedy_team
+    row = report.effects["four"]["leader_by_side"].set_index("side").loc["greedy"]
+    assert row["win_rate_leading"] == pytest.approx(won[led].mean())
+    assert row["win_rate_not_leading"] == pytest.approx(won[~led].mean())
+    assert row["estimate"] == pytest.approx(won[led].mean() - won[~led].mean())
+    assert row["low"] < row["estimate"] < row["high"]
+    # signed margins: greedy's final score minus random's
+    scores = games[["team0_score", "team1_score"]].to_numpy()
+    margin = scores[np.arange(len(games)), greedy_team] - scores[np.arange(len(games)),
+                                                                 1 - greedy_team]
+    margins = report.effects["four"]["margins"].set_index("side")
+    assert margins.loc["greedy", "mean"] == pytest.approx(margin.mean())
+    assert margins.loc["random", "mean"] == pytest.approx(-margin.mean())
+    assert margins.loc["greedy", "q50"] == pytest.approx(np.quantile(margin, 0.5))
+    seats = report.effects["four"]["seats"]
+    assert list(seats["position"]) == ["seats 0+2", "seats 1+3"]
+    markdown = (out / "report.md").read_text()
+    assert "## Effects: leading, seats and final margins" in markdown
+    assert "| leading round 1: greedy |" in markdown and "| seats 0+2 |" in markdown
+
+
+def test_differences_read_stronger_minus_weaker_and_the_axis_stays_within_100_points(
+        written, runs):
+    from sim import charts
+
+    report, out, _ = written
+    assert (report.differences["estimate"] >= 0).all()
+    assert (report.differences["win_rate_a"] >= report.differences["win_rate_b"]).all()
+    figure = charts.differences(report.differences)
+    low, high = figure.axes[0].get_xlim()
+    assert -1.0 <= low and high <= 1.0
+    # every column of the differences table has a header, with or without paired rows
+    for markdown in [(out / "report.md").read_text()]:
+        header = next(line for line in markdown.splitlines() if line.startswith("| run | diff"))
+        assert "|  |" not in header and header.count("|") - 1 == 10
+    single = report_module.build([runs["two"]], placement_sample=0)
+    from sim.report_html import _difference_table
+
+    table = _difference_table(single.differences)
+    assert all(column.strip() for column in table.columns)
+    assert all(len(row) == len(table.columns) and row[-1].strip() for row in table.rows)
+
+
+def test_across_runs_lists_each_comparison_once(runs):
+    import copy
+    import dataclasses
+
+    from sim.report_tables import comparison_rows
+    from sim.rundata import open_runs
+
+    three = open_runs([runs["three"]])[0]  # greedy, random, random
+    manifest = copy.deepcopy(three.manifest)
+    manifest["config"]["labels"] = ["greedy", "heavy", "random"]
+    other = dataclasses.replace(three, name="other", manifest=manifest)
+    rows = comparison_rows([three, other])
+    keys = [(r["run_a"], r["side_a"].split(" (")[0], r["run_b"], r["side_b"]) for r in rows]
+    # random (seat 1) and random (seat 2) against heavy, both facing greedy and random:
+    # one comparison, listed once
+    assert keys == [("three", "random", "other", "heavy")]

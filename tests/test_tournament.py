@@ -116,6 +116,81 @@ def test_report_reads_the_tournament(tournament, tmp_path, capsys):
     assert "Pairwise results and ratings" in page and "Bradley–Terry" in page
 
 
+AGGREGATE_FILES = {"field.png", "differences.png", "matrix.png", "ratings.png",
+                   "score-states.png", "score-states.csv", "convergence.png", "report.html",
+                   "report.md", "report.json"}
+
+
+def _wins_from_tables(folder) -> dict[str, tuple[int, int]]:
+    """Each strategy's (wins, games) over the tournament, from the games tables' seat labels."""
+    manifest = json.loads((folder / "tournament.json").read_text())
+    totals: dict[str, list[int]] = {}
+    for pairing in manifest["pairings"]:
+        games = pd.read_parquet(folder / pairing["folder"] / "games")
+        first = games["seat0_strategy"].astype(str).to_numpy()  # partnership of seats 0+2
+        a, b = pairing["lineup"]
+        won_by = np.where(games["winner_team"] == 0, first, np.where(first == a, b, a))
+        won_by = np.where(games["winner_team"] < 0, "", won_by)
+        for name in (a, b):
+            entry = totals.setdefault(name, [0, 0])
+            entry[0] += int((won_by == name).sum())
+            entry[1] += len(games)
+    return {name: (w, g) for name, (w, g) in totals.items()}
+
+
+def test_tournament_report_is_compact_by_default(tournament, tmp_path, capsys):
+    out = tmp_path / "compact"
+    code, _, err = run_main(["report", str(tournament.folder), "-o", str(out)], capsys)
+    assert code == 0, err
+    assert {p.name for p in out.iterdir()} == AGGREGATE_FILES  # no per-pairing file
+    assert "tracing" not in err  # no placement sample traced again
+    data = json.loads((out / "report.json").read_text())
+    assert all(sample["games"] == 0 for sample in data["placements"].values())
+    assert len(data["compact"]) == 3
+    expected = _wins_from_tables(tournament.folder)
+    field = {row["strategy"]: row for row in data["field"]}
+    assert set(field) == set(expected)
+    for name, (wins, games) in expected.items():
+        assert (field[name]["wins"], field[name]["games"]) == (wins, games)
+        assert field[name]["win_rate"] == pytest.approx(wins / games)
+    # strongest first, by rating; differences read stronger − weaker, sorted the same way
+    assert [row["strategy"] for row in data["field"]] == list(tournament.ratings.table["strategy"])
+    assert all(row["estimate"] >= 0 for row in data["differences"])
+    order = list(tournament.ratings.table["strategy"])
+    keys = [(order.index(r["strategy_a"]), order.index(r["strategy_b"]))
+            for r in data["differences"]]
+    assert keys == sorted(keys)
+    page = (out / "report.html").read_text()
+    assert "Strategies against the field" in page and "Run 01-" not in page
+    assert "all pairings pooled" in page  # effects pooled over the pairings
+    states = pd.read_csv(out / "score-states.csv")
+    assert set(states["strategy"]) == set(expected) and (states["opponents"] == "the field").all()
+
+
+def test_tournament_report_with_pairings_adds_their_sections(tournament, tmp_path, capsys):
+    out = tmp_path / "full"
+    code, _, err = run_main(["report", str(tournament.folder), "-o", str(out), "--pairings",
+                             "--placement-sample", "8"], capsys)
+    assert code == 0, err
+    names = {p.name for p in out.iterdir()}
+    assert AGGREGATE_FILES <= names
+    for pairing in json.loads((tournament.folder / "tournament.json").read_text())["pairings"]:
+        for chart in ("by-position", "score-margin", "placement-scores"):
+            assert f"{pairing['name']}-{chart}.png" in names
+    data = json.loads((out / "report.json").read_text())
+    assert data["compact"] == []
+    assert all(sample["games"] == 8 for sample in data["placements"].values())
+    assert err.count("tracing 8 games again") == 3
+
+
+def test_tournament_report_refuses_a_sample_without_pairings(tournament, tmp_path, capsys):
+    code, _, err = run_main(["report", str(tournament.folder), "-o", str(tmp_path / "r"),
+                             "--placement-sample", "20"], capsys)
+    assert code == 2 and "--pairings" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r" / "report.html").exists()
+
+
 def test_resume_plays_only_what_is_missing(tournament, tmp_path):
     folder = tmp_path / "copy"
     shutil.copytree(tournament.folder, folder)
