@@ -41,7 +41,7 @@ MANIFEST = "manifest.json"
 TABLES = ("games", "rounds")
 METADATA_KEY = b"sniff"
 PARTIAL_DIR = ".partial"  # temporary parts, before their rename into games/ and rounds/
-COMPRESSION = "zstd"
+COMPRESSION = "lz4"
 STATISTICS_COLUMNS = ("game_id", "deal_id", "round_number")
 
 PART_PATTERN = re.compile(r"part-\d{6}\.parquet")
@@ -171,11 +171,14 @@ def part_metadata(path: Path) -> dict:
 
 
 def parquet_options(schema: pa.Schema) -> dict:
-    """How parts are encoded: integers byte-stream-split, labels as dictionaries, zstd.
+    """How parts are encoded: integers byte-stream-split, labels as dictionaries, LZ4.
 
     Measured on a rounds part: 45% faster to write than Parquet's default (a dictionary
     tried on every column, statistics on every column) and a tenth smaller. Byte-stream-
-    split integers need a reader of Parquet format 2.11 (pyarrow 17 or newer).
+    split integers need a reader of Parquet format 2.11 (pyarrow 17 or newer). LZ4 (raw)
+    rather than zstd: 20-25% less CPU per round row written (4-player greedy, pyarrow 26,
+    interleaved medians) for 16 instead of 9 bytes per round on disk; writing is what
+    ``simulate`` pays beside the engine, and a billion rounds still fit in 17 GB.
     """
     integers = [f.name for f in schema if pa.types.is_integer(f.type)]
     labels = [f.name for f in schema if pa.types.is_dictionary(f.type)]

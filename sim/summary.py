@@ -75,16 +75,26 @@ class Summary:
         self.unfinished += int((winner_side < 0).sum())
         self.wins += np.bincount(winner_side[winner_side >= 0], minlength=self.n_sides)
         # Points of each side in each round: team t of a game with rotation r is side
-        # (t + r) % players (folded onto the two partnerships with 4 players).
-        round_rotation = np.repeat(rotations, rounds_per_game)
+        # (t + r) % players (folded onto the two partnerships with 4 players). The sums are
+        # taken per game first (a game's rounds are consecutive rows), so the side of a team
+        # is worked out once per game, not once per round.
+        starts = np.zeros(rounds_per_game.size, dtype=np.int64)
+        np.cumsum(rounds_per_game[:-1], out=starts[1:])
+        played = rounds_per_game > 0
         for team in range(team_points.shape[1]):
-            side = side_of_team(team, round_rotation, self.players)
+            side = side_of_team(team, rotations, self.players)[played]
             points = np.asarray(team_points[:, team], dtype=np.int64)
-            # Per side in one pass each; float sums of integers stay exact far beyond a
-            # chunk's (|points| < 2**12, rows < 2**28: squares sum below 2**53).
-            counts = np.bincount(side, minlength=self.n_sides)
-            sums = np.bincount(side, weights=points, minlength=self.n_sides)
-            squares = np.bincount(side, weights=points * points, minlength=self.n_sides)
+            # Float sums of integers stay exact far beyond a chunk's (|points| < 2**12,
+            # rows < 2**28: squares sum below 2**53).
+            counts = np.bincount(side, weights=rounds_per_game[played], minlength=self.n_sides)
+            if points.size:
+                sums = np.bincount(side, weights=np.add.reduceat(points, starts[played]),
+                                   minlength=self.n_sides)
+                squares = np.bincount(side, weights=np.add.reduceat(points * points,
+                                                                    starts[played]),
+                                      minlength=self.n_sides)
+            else:
+                sums = squares = np.zeros(self.n_sides)
             for k in range(self.n_sides):
                 self.points[k].add_sums(int(counts[k]), int(sums[k]), int(squares[k]))
         if not self.pairs or self.group == 1:
