@@ -7,21 +7,25 @@ shuffle) and checked to give the SAME games: every game's first leader, winner, 
 placements, draws, decisions and final scores must equal ``sim.runner.play_batch``'s.
 Greedy draws no random numbers, so equality is exact, not statistical.
 
-Contenders, all on one numba thread, timed interleaved (A B C ... A B C ...), medians:
+Contenders, on one numba thread, timed interleaved in rotating order, medians of the
+per-repetition ratios to the engine (process CPU time and wall time):
 
 - ``engine``: ``sim.runner.play_batch`` in the batches ``simulate`` uses (as ``sniff bench``).
-- ``kernel``: the engine's compiled batch alone, one call, round rows left in their slots.
-- ``proto-engine-style``: the prototype loop built like the engine: legal moves written to a
-  buffer, an observation filled per decision, the project's ``choose_greedy``, the buffer
-  cleared, a 24-field round row per round.
-- ``proto-no-rows``, ``proto-no-obs``, ``proto-bits``: the same, dropping in turn the round
-  rows, the observation, and the moves buffer (greedy reads the legal-move bits directly).
-- ``proto-tight``: the tightest single-game loop: scalar state, each move's count as one
-  table read per move (the arm's new share of the count) instead of a full placement.
-- ``lockstep``: a block of games per thread stepped together, one turn per game per step,
-  in structure-of-arrays form; finished games are replaced by the next ones.
-- ``deal-only``: only the shuffles and leader draws of the same rounds (the floor set by the
-  random stream).
+- ``kernel``: the engine's compiled batch alone, one call (no Python side, no round gather).
+- ``proto-engine-like``: one loop behind the engine's strategy interface: legal moves written
+  to a buffer, an observation filled per decision, the seat's strategy picked by id (greedy
+  or random) and called, the buffer cleared; lacks, played tiles and strategy streams kept
+  in a state array; a round row per round; the player count a run-time value.
+- then, one element dropped at a time: ``proto-specialised`` (4 players and greedy fixed at
+  compile time), ``proto-no-state``, ``proto-no-rows``, ``proto-no-obs``, and ``proto-bits``
+  (no moves buffer: greedy reads the legal-move bit words directly, scalar state).
+- ``proto-tight``: ``proto-bits`` with each move's count as one table read (the arm's new
+  share) instead of a whole placement.
+- ``proto-dense``: branch-free search of all 4 x 28 (arm, tile) slots, masked by legality:
+  what a game costs where SIMD lanes must all run the same steps.
+- ``lockstep``: 64 games per thread stepped together, one turn of each per step, state in
+  structure-of-arrays form; a finished game's lane takes the next game.
+- ``deal-only``: just the shuffles and leader draws of the same rounds.
 
     python scripts/ceiling.py                      # 8,192 games, 25 repetitions
     python scripts/ceiling.py --games 20000 --repeats 7 --check 20000
@@ -57,7 +61,7 @@ from sim.layout import (
     popcount,
 )
 from sim.rng import GOLDEN, SALT_DEAL, mix64, seed_word, stream_key
-from sim.runner import compile_lineup, lineup_of, play_batch
+from sim.runner import BLOCK_SIZE, compile_lineup, lineup_of, play_batch
 from sim.tiles import N_TILES, TILE_HIGH, TILE_LOW, TILE_PIPS
 from strategies import parse_spec
 from strategies.greedy import choose_greedy
@@ -121,19 +125,24 @@ def deal(seed, game_id, round_number, deck, hands, players):
 
 
 @njit(inline="always")
+def greedy_opening(hand):
+    """Greedy's opening tile (arm L): the count after it is the tile's pips."""
+    best, best_key, n_moves = -1, -1, 0
+    while hand:
+        tile = bit_index(hand)
+        n_moves += 1
+        if OPEN_KEY[tile] > best_key:
+            best, best_key = tile * 4, OPEN_KEY[tile]
+        hand &= hand - 1
+    return best, n_moves
+
+
+@njit(inline="always")
 def greedy_bits(layout, hand):
     """Greedy's move straight from the legal-move bits: (move or -1, number of moves)."""
-    best, best_key, n_moves = -1, -1, 0
     if layout == 0:
-        rest = hand
-        while rest:
-            tile = bit_index(rest)
-            key = OPEN_KEY[tile]
-            n_moves += 1
-            if key > best_key:
-                best, best_key = tile * 4, key
-            rest &= rest - 1
-        return best, n_moves
+        return greedy_opening(hand)
+    best, best_key, n_moves = -1, -1, 0
     for pair in range(2):
         shift = 16 * pair
         rest = (hand & ARM_FITS[(layout >> shift) & ARM_BITS]) | (
@@ -153,39 +162,25 @@ def greedy_bits(layout, hand):
 def greedy_tight(layout, hand):
     """``greedy_bits`` with each move's count as the layout's count less the arm's old share
     plus its new one (one table read), except on an arm ending in the Sniff."""
-    best, best_key, n_moves = -1, -1, 0
     if layout == 0:
-        rest = hand
-        while rest:
-            tile = bit_index(rest)
-            key = OPEN_KEY[tile]
-            n_moves += 1
-            if key > best_key:
-                best, best_key = tile * 4, key
-            rest &= rest - 1
-        return best, n_moves
+        return greedy_opening(hand)
+    best, best_key, n_moves = -1, -1, 0
     count = count_ends(layout)
     for arm in range(4):
         field = (layout >> (8 * arm)) & ARM_BITS
         rest = hand & ARM_FITS[field]
-        if field & ARM_SNIFF:
-            while rest:
-                tile = bit_index(rest)
+        base = count - ARM_COUNT[field]
+        row = field * 32
+        while rest:
+            tile = bit_index(rest)
+            if field & ARM_SNIFF:  # a placement there may open the branches
                 key = move_points(layout, tile * 4 + arm) * 16 + TILE_PIPS[tile]
-                n_moves += 1
-                if key > best_key:
-                    best, best_key = tile * 4 + arm, key
-                rest &= rest - 1
-        else:
-            base = count - ARM_COUNT[field]
-            row = field * 32
-            while rest:
-                tile = bit_index(rest)
+            else:
                 key = POINTS_FOR_COUNT[base + NEW_ARM_COUNT[row + tile]] * 16 + TILE_PIPS[tile]
-                n_moves += 1
-                if key > best_key:
-                    best, best_key = tile * 4 + arm, key
-                rest &= rest - 1
+            n_moves += 1
+            if key > best_key:
+                best, best_key = tile * 4 + arm, key
+            rest &= rest - 1
     return best, n_moves
 
 
@@ -194,7 +189,7 @@ def greedy_dense(layout, hand):
     """``greedy_tight`` branch-free over all 4 x 28 (arm, tile) slots, masked by legality: the
     work one game would take in a SIMD lane, where every lane must run the same steps."""
     if layout == 0:
-        return greedy_bits(layout, hand)
+        return greedy_opening(hand)
     count = count_ends(layout)
     best = np.int64(-1)
     n_moves = 0
@@ -221,6 +216,19 @@ def greedy_dense(layout, hand):
         return -1, 0
     order = 255 - (best & 255)
     return (order % 28) * 4 + order // 28, n_moves
+
+
+@njit(inline="always")
+def finish(out, game, winner, rounds, placements, draws, score_0, score_1, decisions):
+    """A game's row, in the engine's ``GAME_*`` columns."""
+    out[game, engine.GAME_WINNER_TEAM] = winner
+    out[game, engine.GAME_ROUNDS] = rounds
+    out[game, engine.GAME_PLACEMENTS] = placements
+    out[game, engine.GAME_DRAWS] = draws
+    out[game, engine.GAME_CAP_HIT] = winner < 0
+    out[game, engine.GAME_SCORES] = score_0
+    out[game, engine.GAME_SCORES + 1] = score_1
+    out[game, engine.GAME_DECISIONS] = decisions
 
 
 @njit(inline="always")
@@ -397,14 +405,8 @@ def make_player(generic: bool, stateful: bool, rows: bool, observe: bool, buffer
                     if rows:
                         round_row[engine.ROUND_PENALTY + other] = penalty
                 leader = seat if move >= 0 else -1
-            out[game, engine.GAME_WINNER_TEAM] = winner
-            out[game, engine.GAME_ROUNDS] = round_number
-            out[game, engine.GAME_PLACEMENTS] = placements
-            out[game, engine.GAME_DRAWS] = draws
-            out[game, engine.GAME_CAP_HIT] = winner < 0
-            out[game, engine.GAME_SCORES] = scores[0]
-            out[game, engine.GAME_SCORES + 1] = scores[1]
-            out[game, engine.GAME_DECISIONS] = decisions
+            finish(out, game, winner, round_number, placements, draws, scores[0], scores[1],
+                   decisions)
 
     def run(seed, game_ids, round_cap):
         out = np.zeros((game_ids.shape[0], engine.GAME_FIELDS), dtype=np.int64)
@@ -502,14 +504,8 @@ def lockstep_games(seed, game_ids, round_cap, out, lanes, deck, hands, state):
                 for other in range(4):
                     state[s0 + (other & 1), lane] -= ((hand_pips(hands[lane, other]) + 2) // 5) * 5
             if end == 2 or r == round_cap:
-                out[g, engine.GAME_WINNER_TEAM] = (who & 1) if end == 2 else -1
-                out[g, engine.GAME_ROUNDS] = r
-                out[g, engine.GAME_PLACEMENTS] = state[place, lane]
-                out[g, engine.GAME_DRAWS] = state[draw, lane]
-                out[g, engine.GAME_CAP_HIT] = end != 2
-                out[g, engine.GAME_SCORES] = state[s0, lane]
-                out[g, engine.GAME_SCORES + 1] = state[s1, lane]
-                out[g, engine.GAME_DECISIONS] = state[decide, lane]
+                finish(out, g, (who & 1) if end == 2 else -1, r, state[place, lane],
+                       state[draw, lane], state[s0, lane], state[s1, lane], state[decide, lane])
                 state[alive, lane] = 0
                 running -= 1
                 continue
@@ -564,17 +560,11 @@ def engine_runner():
             seed_word(seed), game_ids, game_ids, specs, functions, params, 4, round_cap,
             np.full(n, -1, np.int64), games, slots.setdefault(
                 n, np.zeros((n, 12, engine.ROUND_FIELDS), np.int32)),
-            np.zeros((0, engine.EVENT_WIDTH), np.int64), engine_block(),
+            np.zeros((0, engine.EVENT_WIDTH), np.int64), BLOCK_SIZE,
         )
         return games
 
     return run, run_kernel
-
-
-def engine_block() -> int:
-    from sim.runner import BLOCK_SIZE
-
-    return BLOCK_SIZE
 
 
 def contenders() -> dict:
