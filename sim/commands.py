@@ -164,7 +164,7 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
                  round_number: int | None, turn: int | None, budget: int, policy: str,
                  seed: int, output: str, print_position: bool) -> None:
     """``sniff hint``: read the position (a file, stdin or a trace), analyse it, print it."""
-    from sim.errors import SniffError
+    from sim.errors import SniffError, read_user_text
     from sim.hint import analyse, check_budget, check_policy, hint_json, hint_text
     from sim.position import format_position, parse_position, position_from_trace
 
@@ -189,14 +189,7 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         if str(position_file) == "-":
             text, source = sys.stdin.read(), "standard input"
         else:
-            try:
-                text = Path(position_file).read_text(encoding="utf-8")
-            except FileNotFoundError:
-                raise SniffError(f"no such position file: {position_file}") from None
-            except IsADirectoryError:
-                raise SniffError(f"{position_file} is a folder, not a position file") from None
-            except UnicodeDecodeError:
-                raise SniffError(f"{position_file} is not a position (not UTF-8 text)") from None
+            text = read_user_text(position_file, "position", "position")
             source = str(position_file)
         position = parse_position(text, source)
     if print_position:

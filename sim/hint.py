@@ -31,7 +31,7 @@ from sim.seating import team_name
 from sim.tiles import tile_name
 from strategies import MAX_PARAMS
 from strategies import get as get_strategy
-from strategies.expert import POLICIES
+from strategies.playout import POLICIES
 
 DEFAULT_BUDGET = 2000
 MIN_BUDGET = 2  # an interval needs two play-outs

@@ -22,15 +22,15 @@ from numba import njit
 from sim import engine
 from sim import observation as view
 from sim.layout import count_ends, legal_moves, open_values_mask, place_tile, tile_moves
-from sim.rng import next_random, stream_key
-from strategies import MAX_PARAMS
+from sim.rng import stream_key
 from strategies.blocker import choose_blocker
 from strategies.defensive import choose_defensive
 from strategies.determinize import deal_count, prepare, sample_deal
-from strategies.expert import POLICY_PARAMS, play_candidate
+from strategies.expert import play_candidate
 from strategies.greedy import choose_greedy
 from strategies.heavy import choose_heavy
 from strategies.partner import choose_partner
+from strategies.playout import give_streams, playout_buffers
 from strategies.score_table import N_FEATURES
 from strategies.weighted import choose_weighted
 
@@ -61,23 +61,14 @@ def search_moves(observation, moves, n_moves, budget, policy, seed, values) -> f
     team = view.team_of(seat, players)
     teams = view.team_count(players)
     deal = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     deal_rng = np.zeros(1, dtype=np.uint64)
-    play_moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
-    play_observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
-    round_row = np.zeros(engine.ROUND_FIELDS, dtype=np.int64)
-    events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
-    seat_functions = np.full(engine.MAX_PLAYERS, policy, dtype=np.int64)
-    seat_params = np.zeros((engine.MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
-    for other in range(engine.MAX_PLAYERS):
-        seat_params[other, :] = POLICY_PARAMS[policy]
-    play_rng = np.zeros(1, dtype=np.uint64)
+    (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
+     play_rng) = playout_buffers(policy)
     features = np.zeros(N_FEATURES, dtype=np.float64)
     for index in range(budget):
         deal_rng[0] = stream_key(seed, index, 0, SALT_HINT)
         sample_deal(observation, plan, counts, deal, deal_rng)
-        for other in range(engine.MAX_PLAYERS):
-            deal[engine.STREAMS + other] = np.int64(next_random(deal_rng))
+        give_streams(deal, deal_rng)
         for move in range(n_moves):
             win = play_candidate(
                 state, deal, seat, moves[move], 0, seat_functions, seat_params, play_moves,

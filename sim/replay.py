@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from sim.errors import SniffError
+from sim.errors import SniffError, read_user_text
 from sim.render import replay_lines
 
 STEP_PROMPT = "[Enter: next event · q: stop] "
@@ -14,14 +14,7 @@ STEP_PROMPT = "[Enter: next event · q: stop] "
 
 def read_trace(path: Path) -> list[dict]:
     """The events of a JSON Lines trace file; a bad file is one SniffError line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SniffError(f"no such trace file: {path}") from None
-    except IsADirectoryError:
-        raise SniffError(f"{path} is a folder, not a trace file") from None
-    except UnicodeDecodeError:
-        raise SniffError(f"{path} is not a JSON Lines trace (not UTF-8 text)") from None
+    text = read_user_text(path, "trace", "JSON Lines trace")
     events = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

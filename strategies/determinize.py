@@ -216,13 +216,19 @@ def sample_deal(observation, plan, counts, state, rng) -> bool:
                 tiles &= ~hand
                 index -= take * plan[PLAN_STRIDES + j]
         boneyard |= tiles
+    shuffle_boneyard(boneyard, state, rng)
+    return True
+
+
+@njit
+def shuffle_boneyard(boneyard: int, state, rng) -> None:
+    """The tiles of the mask ``boneyard``, uniformly shuffled into the end of the deck."""
     position = N_TILES - popcount(boneyard)
     state[engine.BONEYARD_POS] = position
     for slot in range(position, N_TILES):
         bit = pick_tiles(boneyard, 1, rng)
         boneyard ^= bit
         state[engine.DECK + slot] = bit_index(bit)
-    return True
 
 
 @njit

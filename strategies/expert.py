@@ -45,49 +45,23 @@ from sim import engine
 from sim import observation as view
 from sim.layout import move_points
 from sim.rng import next_random, stream_key
-from strategies import MAX_PARAMS, register
+from strategies import register
 from strategies.blocker import choose_blocker
 from strategies.determinize import prepare, sample_deal
-from strategies.greedy import choose_greedy
-from strategies.heavy import choose_heavy
 from strategies.partner import choose_partner
-from strategies.random import choose_random
+from strategies.playout import (
+    POLICIES,
+    POLICY_PARAMS,
+    give_streams,
+    play_round_from,
+    playout_buffers,
+)
 from strategies.score_table import COEFFICIENTS, N_FEATURES
-from strategies.weighted import DEFAULTS as WEIGHTED_DEFAULTS
-from strategies.weighted import choose_weighted
 
-POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy")
 VALUES = ("win", "points")
 MAX_BUDGET = 4096
 POINTS_WIN_BONUS = 50.0
 SALT_DEALS = np.uint64(0x6A09E667F3BCC909)
-
-# Each policy plays out with its registered defaults (kept in step by a test).
-POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), dtype=np.float64)
-POLICY_PARAMS[1, :3] = (8.0, 0.5, 0.1)
-POLICY_PARAMS[2, :5] = (0.7, 6.0, 0.2, 5.0, 0.1)
-POLICY_PARAMS[3, :8] = tuple(WEIGHTED_DEFAULTS.values())
-
-
-@njit(inline="always")
-def choose_policy(function, observation, moves, n_moves, params, rng):
-    """Dispatcher of the play-out policies, in ``POLICIES`` order."""
-    if function == 1:
-        return choose_blocker(observation, moves, n_moves, params, rng)
-    if function == 2:
-        return choose_partner(observation, moves, n_moves, params, rng)
-    if function == 3:
-        return choose_weighted(observation, moves, n_moves, params, rng)
-    if function == 4:
-        return choose_random(observation, moves, n_moves, params, rng)
-    if function == 5:
-        return choose_heavy(observation, moves, n_moves, params, rng)
-    return choose_greedy(observation, moves, n_moves, params, rng)
-
-
-# The engine's turn loop around the play-out policies: play-outs follow the real rules.
-_, _, play_out = engine.make_game_player(choose_policy)
-
 
 @njit
 def value_features(need_own: float, need_other: float, lead: float, target: float, out) -> None:
@@ -177,19 +151,9 @@ def play_candidate(
     rng, round_row, events, features,
 ) -> float:
     """Place ``move`` on a copy of ``deal``, play the round out, value its end."""
-    state[:] = deal
-    players = state[engine.PLAYERS]
-    round_row[:] = 0
-    round_row[engine.ROUND_DOMINO_SEAT] = -1
-    if not engine.apply_placement(state, seat, move, round_row, events):
-        if state[engine.HANDS + seat] == 0:
-            engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
-        else:
-            play_out(
-                state, (seat + 1) % players, -1, seat_functions, seat_params, moves,
-                observation, rng, round_row, events,
-            )
-    return outcome(state, deal, view.team_of(seat, players), value_kind, features)
+    play_round_from(state, deal, seat, move, seat_functions, seat_params, moves, observation,
+                    rng, round_row, events)
+    return outcome(state, deal, view.team_of(seat, state[engine.PLAYERS]), value_kind, features)
 
 
 @njit
@@ -255,20 +219,9 @@ def choose_expert(observation, moves, n_moves, params, rng):
     for index in range(deals_needed):
         deal_rng[0] = stream_key(base, index, 0, SALT_DEALS)
         sample_deal(observation, plan, counts, deals[index], deal_rng)
-        # Each seat's play-out stream travels with the deal, so every candidate meets the
-        # same random numbers on it (common random numbers).
-        for other in range(engine.MAX_PLAYERS):
-            deals[index, engine.STREAMS + other] = np.int64(next_random(deal_rng))
-    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    play_moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
-    play_observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
-    round_row = np.zeros(engine.ROUND_FIELDS, dtype=np.int64)
-    events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
-    seat_functions = np.full(engine.MAX_PLAYERS, policy, dtype=np.int64)
-    seat_params = np.zeros((engine.MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
-    for other in range(engine.MAX_PLAYERS):
-        seat_params[other, :] = POLICY_PARAMS[policy]
-    play_rng = np.zeros(1, dtype=np.uint64)
+        give_streams(deals[index], deal_rng)
+    (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
+     play_rng) = playout_buffers(policy)
     features = np.zeros(N_FEATURES, dtype=np.float64)
     totals = np.zeros(n_moves, dtype=np.float64)
     alive = np.ones(n_moves, dtype=np.bool_)

@@ -29,33 +29,18 @@ from numba import njit
 
 from sim import engine
 from sim import observation as view
-from sim.layout import bit_index, popcount
-from sim.rng import next_random
+from sim.layout import popcount
 from sim.tiles import N_TILES
-from strategies import MAX_PARAMS, register
-from strategies.determinize import copy_public, pick_tiles
+from strategies import register
+from strategies.determinize import copy_public, pick_tiles, shuffle_boneyard
 from strategies.features import tiles_with_values, unseen_tiles
 from strategies.greedy import choose_greedy
-from strategies.heavy import choose_heavy
-from strategies.random import choose_random
+from strategies.playout import POLICIES, give_streams, play_round_from, playout_buffers
 
 BASE_POLICIES = ("greedy", "random", "heavy")
+# The play-out policy (``strategies.playout``) of each base policy.
+BASE_POLICY_IDS = np.array([POLICIES.index(name) for name in BASE_POLICIES], dtype=np.int64)
 DEAL_ATTEMPTS = 20
-
-
-@njit(inline="always")
-def choose_base(function, observation, moves, n_moves, params, rng):
-    """Dispatcher of the base policies, in ``BASE_POLICIES`` order."""
-    if function == 1:
-        return choose_random(observation, moves, n_moves, params, rng)
-    if function == 2:
-        return choose_heavy(observation, moves, n_moves, params, rng)
-    return choose_greedy(observation, moves, n_moves, params, rng)
-
-
-# The engine's own turn loop, compiled around the base policies: rollouts follow exactly
-# the rules the real games follow.
-_, _, play_out = engine.make_game_player(choose_base)
 
 
 @njit
@@ -107,12 +92,7 @@ def deal_hidden(observation, state, rng) -> bool:
                 hand = pick_tiles(remaining, observation[view.HAND_SIZE + other], rng)
                 state[engine.HANDS + other] = hand
                 remaining &= ~hand
-    position = N_TILES - popcount(remaining)
-    state[engine.BONEYARD_POS] = position
-    for index in range(position, N_TILES):
-        bit = pick_tiles(remaining, 1, rng)
-        remaining ^= bit
-        state[engine.DECK + index] = bit_index(bit)
+    shuffle_boneyard(remaining, state, rng)
     return consistent
 
 
@@ -126,20 +106,11 @@ def play_candidate(
     Returns its side's points gained minus the other sides' (mean), settlement included,
     plus or minus ``win`` if a side reached the target.
     """
-    state[:] = sampled
+    play_round_from(state, sampled, seat, move, seat_functions, seat_params, moves,
+                    observation, rng, round_row, events)
     players = state[engine.PLAYERS]
     team = view.team_of(seat, players)
     teams = view.team_count(players)
-    round_row[:] = 0
-    round_row[engine.ROUND_DOMINO_SEAT] = -1
-    if not engine.apply_placement(state, seat, move, round_row, events):
-        if state[engine.HANDS + seat] == 0:
-            engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
-        else:
-            play_out(
-                state, (seat + 1) % players, -1, seat_functions, seat_params, moves,
-                observation, rng, round_row, events,
-            )
     others = 0.0
     for other in range(teams):
         if other != team:
@@ -169,21 +140,12 @@ def choose_rollout(observation, moves, n_moves, params, rng):
     win = params[2]
     seat = observation[view.SEAT]
     sampled = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    play_moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
-    play_observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
-    round_row = np.zeros(engine.ROUND_FIELDS, dtype=np.int64)
-    events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
-    seat_functions = np.full(engine.MAX_PLAYERS, base, dtype=np.int64)
-    seat_params = np.zeros((engine.MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
-    play_rng = np.zeros(1, dtype=np.uint64)
+    (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
+     play_rng) = playout_buffers(BASE_POLICY_IDS[base])
     totals = np.zeros(n_moves, dtype=np.float64)
     for _ in range(samples):
         deal_hidden(observation, sampled, rng)
-        # Every candidate meets this deal and these streams (copied with the deal):
-        # common random numbers.
-        for other in range(engine.MAX_PLAYERS):
-            sampled[engine.STREAMS + other] = np.int64(next_random(rng))
+        give_streams(sampled, rng)
         for index in range(n_moves):
             totals[index] += play_candidate(
                 state, sampled, seat, moves[index], win, seat_functions, seat_params,

@@ -22,7 +22,7 @@ from sim import engine
 from sim import observation as view
 from sim.runner import lineup_of, play_batch
 from sim.tiles import ALL_TILES, parse_tile
-from strategies import StrategyError, expert, parse_spec
+from strategies import StrategyError, expert, parse_spec, playout
 from strategies import determinize as det
 from strategies.features import tiles_with_values
 from strategies.rollout import deal_hidden
@@ -163,9 +163,9 @@ def test_win_model_is_a_probability_that_favours_the_side_ahead() -> None:
 
 
 def test_play_out_policies_use_their_registered_defaults() -> None:
-    for index, name in enumerate(expert.POLICIES):
+    for index, name in enumerate(playout.POLICIES):
         defaults = list(strategies.get(name).params.values())
-        assert list(expert.POLICY_PARAMS[index, : len(defaults)]) == defaults, name
+        assert list(playout.POLICY_PARAMS[index, : len(defaults)]) == defaults, name
 
 
 def test_halving_schedule_spends_about_the_budget() -> None:
