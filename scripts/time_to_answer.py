@@ -1,7 +1,7 @@
 """Time to answer the three main jobs, end to end, cold (empty kernel cache) and warm.
 
     python scripts/time_to_answer.py [--strategies LIST] [--precision 0.01] [--deals 10000]
-        [--jobs rank,openings] [-o results/time-to-answer]
+        [--jobs rank,openings] [--caches cold,warm] [-o results/time-to-answer]
 
 (a) ``rank``: a 4-player tournament of the strategies, each pairing played until every win
     rate's 95% half-width is at most ``--precision`` (``sniff tournament --precision``),
@@ -11,7 +11,9 @@
     ``sniff report`` of it.
 
 Each job runs twice: first with an empty kernel cache (``SNIFF_CACHE_DIR`` pointed at a new
-folder, so everything compiles, as on a fresh machine), then again with that cache warm.
+folder, so everything compiles, as on a fresh machine), then again with that cache warm
+(``--caches warm`` alone uses a cache the script fills first with a small run of the same
+strategies, so only play and report are timed).
 Commands run as a user runs them (``python -m sim.cli``), each in its own process; the
 figures are wall-clock seconds. It prints a Markdown table (docs/speed.md publishes it) and
 writes it with the raw figures as JSON under ``-o``.
@@ -59,6 +61,15 @@ def openings_job(deals: int, folder: Path) -> list[list[str]]:
     ]
 
 
+def warm_up_command(name: str, options, folder: Path) -> list[str]:
+    """A small run that compiles what the job's run needs (the same strategies)."""
+    if name == "rank":
+        return ["tournament", "--players", "4", "--strategies", options.strategies,
+                "--games-per-pair", "2", "-q", "--out", str(folder)]
+    return ["openings", "--players", "4", "--strategies", "greedy", "--deals", "2", "-q",
+            "--out", str(folder)]
+
+
 def widest_half_width(folder: Path) -> float:
     table = pq.read_table(folder / "play" / "openings.parquet").to_pandas()
     return float(((table["side_points_high"] - table["side_points_low"]) / 2).max())
@@ -70,24 +81,32 @@ def main() -> int:
     parser.add_argument("--precision", type=float, default=0.01)
     parser.add_argument("--deals", type=int, default=10_000)
     parser.add_argument("--jobs", default="rank,openings")
+    parser.add_argument("--caches", default="cold,warm",
+                        help="cold (an empty kernel cache first), warm, or both")
     parser.add_argument("-o", "--out", type=Path, default=Path("results/time-to-answer"))
     options = parser.parse_args()
     jobs = {
         "rank": lambda folder: rank_job(options.strategies, options.precision, folder),
         "openings": lambda folder: openings_job(options.deals, folder),
     }
-    rows = []
+    rows: list[dict] = []
+    warm_up_s: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as work:
         for name in options.jobs.split(","):
-            for state in ("cold", "warm"):
+            for state in options.caches.split(","):
                 if state == "cold":
                     shutil.rmtree(cache, ignore_errors=True)
                     os.makedirs(cache)
+                elif "cold" not in options.caches.split(","):  # fill the cache first
+                    warm_up = Path(work) / f"{name}-warm-up"
+                    warm_up_s[name] = run(warm_up_command(name, options, warm_up), cache)
                 folder = Path(work) / f"{name}-{state}"
                 play, report = jobs[name](folder)
                 row = {"job": name, "cache": state, "play_s": run(play, cache),
                        "report_s": run(report, cache), "play": "sniff " + " ".join(play),
                        "report": "sniff " + " ".join(report)}
+                if name in warm_up_s:
+                    row["warm_up_s"] = warm_up_s[name]
                 if name == "openings":
                     row["widest_half_width"] = widest_half_width(folder)
                 rows.append(row)
@@ -96,6 +115,8 @@ def main() -> int:
     for row in rows:
         extra = (f" (widest half-width {row['widest_half_width']:.2f} points)"
                  if "widest_half_width" in row else "")
+        if "warm_up_s" in row:
+            extra += f"; compiling first (a 2-game run, empty cache) took {row['warm_up_s']:.0f} s"
         lines.append(f"| {row['job']} | {row['cache']} | {row['play_s']:.0f} | "
                      f"{row['report_s']:.0f} | `{row['play']}`{extra} |")
     text = "\n".join(lines)
