@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim import engine
+from sim import arrow, engine
 from sim.errors import SniffError
 from sim.folders import TEMP_SUFFIX, write_atomic
 from sim.seating import team_count
@@ -60,15 +60,13 @@ def _int(values: np.ndarray, arrow_type: pa.DataType, name: str) -> pa.Array:
     info = np.iinfo(arrow_type.to_pandas_dtype())
     if values.size and (values.min() < info.min or values.max() > info.max):
         raise SniffError(f"column {name}: value out of range for {arrow_type}")
-    return pa.array(values.astype(arrow_type.to_pandas_dtype()), type=arrow_type)
+    return arrow.numeric(values, arrow_type)
 
 
 def _labels(indices: np.ndarray, values: Sequence[str]) -> pa.DictionaryArray:
     """A dictionary-encoded string column (int8 codes into ``values``)."""
-    return pa.DictionaryArray.from_arrays(
-        pa.array(np.asarray(indices, dtype=np.int8), type=pa.int8()),
-        pa.array(list(values), type=pa.string()),
-    )
+    return pa.DictionaryArray.from_arrays(arrow.numeric(indices, pa.int8()),
+                                          arrow.strings(values))
 
 
 def required_table(columns: dict[str, pa.Array]) -> pa.Table:
@@ -91,10 +89,10 @@ def games_table(
     n = result.games.shape[0]
     columns: dict[str, pa.Array] = {
         "run_id": _labels(np.zeros(n), [run_id]),
-        "game_id": pa.array(result.game_ids, type=pa.int64()),
-        "deal_id": pa.array(result.deal_ids, type=pa.int64()),
+        "game_id": arrow.numeric(result.game_ids, pa.int64()),
+        "deal_id": arrow.numeric(result.deal_ids, pa.int64()),
         "rotation": _int(result.rotations, pa.int8(), "rotation"),
-        "seed": pa.array(np.full(n, seed, dtype=np.int64), type=pa.int64()),
+        "seed": arrow.numeric(np.full(n, seed), pa.int64()),
         "players": _int(np.full(n, players), pa.int8(), "players"),
     }
     for seat in range(players):
@@ -109,7 +107,7 @@ def games_table(
     columns["rounds"] = _int(g[engine.GAME_ROUNDS], pa.int16(), "rounds")
     columns["placements"] = _int(g[engine.GAME_PLACEMENTS], pa.int16(), "placements")
     columns["draws"] = _int(g[engine.GAME_DRAWS], pa.int16(), "draws")
-    columns["cap_hit"] = pa.array(g[engine.GAME_CAP_HIT] != 0, type=pa.bool_())
+    columns["cap_hit"] = arrow.bools(g[engine.GAME_CAP_HIT] != 0)
     return required_table(columns)
 
 
@@ -122,7 +120,7 @@ def rounds_table(result, players: int, run_id: str) -> pa.Table:
     n_rows = rows.shape[0]
     columns: dict[str, pa.Array] = {
         "run_id": _labels(np.zeros(n_rows), [run_id]),
-        "game_id": pa.array(result.game_ids[game_index], type=pa.int64()),
+        "game_id": arrow.numeric(result.game_ids[game_index], pa.int64()),
         "round_number": _int(round_number, pa.int16(), "round_number"),
         "leader": _int(r[engine.ROUND_LEADER], pa.int8(), "leader"),
         "opening_tile": _labels(r[engine.ROUND_OPENING_TILE], TILE_NAMES),
@@ -149,9 +147,7 @@ def rounds_table(result, players: int, run_id: str) -> pa.Table:
     columns["draws"] = _int(r[engine.ROUND_DRAWS], pa.int16(), "draws")
     columns["placements"] = _int(r[engine.ROUND_PLACEMENTS], pa.int16(), "placements")
     columns["passes"] = _int(r[engine.ROUND_PASSES], pa.int16(), "passes")
-    columns["game_ended"] = pa.array(
-        r[engine.ROUND_END_REASON] == engine.END_TARGET, type=pa.bool_()
-    )
+    columns["game_ended"] = arrow.bools(r[engine.ROUND_END_REASON] == engine.END_TARGET)
     return required_table(columns)
 
 

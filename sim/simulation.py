@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.arrow import to_numpy
 from sim.chunks import (
     ChunkSizes,
     LocalChunks,
@@ -326,7 +327,7 @@ def execute(
                     if plan.precision is not None:
                         stop_at = precision_stop(
                             summary.wins, summary.games,
-                            np.asarray(tables["games"]["winner_side"], dtype=np.int64),
+                            to_numpy(tables["games"]["winner_side"]),
                             plan.precision)
                         if stop_at is not None:
                             hi = stop_at[0]

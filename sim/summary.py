@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.arrow import to_numpy
 from sim.seating import side_of_team, team_count
 from sim.stats import Z95, Moments, wilson_interval
 
@@ -60,14 +61,11 @@ class Summary:
         """Add a chunk given as pyarrow tables (or anything with the same columns)."""
         teams = team_count(self.players)
         points = np.column_stack(
-            [np.asarray(rounds[f"team{t}_points"], dtype=np.int64) for t in range(teams)]
+            [to_numpy(rounds[f"team{t}_points"]) for t in range(teams)]
         ) if len(rounds) else np.zeros((0, teams), dtype=np.int64)
         self.add(
-            np.asarray(games["winner_side"], dtype=np.int64),
-            np.asarray(games["deal_id"], dtype=np.int64),
-            np.asarray(games["rotation"], dtype=np.int64),
-            np.asarray(games["rounds"], dtype=np.int64),
-            points,
+            to_numpy(games["winner_side"]), to_numpy(games["deal_id"]),
+            to_numpy(games["rotation"]), to_numpy(games["rounds"]), points,
         )
 
     def add(self, winner_side, deal_ids, rotations, rounds_per_game, team_points) -> None:
