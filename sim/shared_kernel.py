@@ -32,7 +32,8 @@ LOG_NAME = "precompile.log"
 FUNCTIONS = ("trace_game", "play_batch")
 
 _own_kernels = False  # set by own_kernels(): every set of strategies in a kernel of its own
-_ready: set[tuple[str, ...]] = set()  # shared kernels found compiled (stays so in a process)
+# Shared kernels found compiled, by cache folder and strategies (stays so in a process).
+_ready: set[tuple[str, tuple[str, ...]]] = set()
 
 
 def builtin_strategies() -> list[Strategy]:
@@ -46,7 +47,7 @@ def enabled() -> bool:
 
 def shared_kernel_ready(builtins: Sequence[Strategy]) -> bool:
     """Whether the kernel of every built-in strategy is compiled and in the cache."""
-    key = tuple(s.name for s in builtins)
+    key = (str(kernels.cache_dir()), tuple(s.name for s in builtins))
     if key not in _ready:
         path = kernels.kernel_path(list(builtins))[0]
         if kernels.is_compiled(path, FUNCTIONS) and not lock_held(path.parent):
