@@ -34,6 +34,7 @@ FUNCTIONS = ("trace_game", "play_batch")
 _own_kernels = False  # set by own_kernels(): every set of strategies in a kernel of its own
 # Shared kernels found compiled, by cache folder and strategies (stays so in a process).
 _ready: set[tuple[str, tuple[str, ...]]] = set()
+_started: set[str] = set()  # cache folders this process started a background compile for
 
 
 def builtin_strategies() -> list[Strategy]:
@@ -120,8 +121,11 @@ def start_background(builtins: Sequence[Strategy]) -> bool:
     if not enabled():
         return False
     path = kernels.kernel_path(list(builtins))[0]
-    if lock_held(path.parent) or failed_marker(path).exists():
+    # Once per process: the next batch may come before the child has taken its lock.
+    if (str(path.parent) in _started or lock_held(path.parent)
+            or failed_marker(path).exists()):
         return False
+    _started.add(str(path.parent))
     root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
         p for p in (root, os.environ.get("PYTHONPATH", "")) if p))

@@ -37,6 +37,9 @@ def own_set() -> list:
 def test_until_compiled_a_lineup_keeps_its_own_kernel_and_one_compile_starts(spawned, tmp_path):
     assert shared_kernel.kernel_set(own_set()) == own_set()
     assert spawned == [[sys.executable, "-m", "sim.precompile"]]
+    # The next batch, before the child has taken its lock: nothing more starts.
+    shared_kernel.kernel_set(own_set())
+    assert len(spawned) == 1
     # The background process holds the lock (here: this live process): nothing more starts.
     (tmp_path / "kernels" / shared_kernel.LOCK_NAME).write_text(str(os.getpid()))
     assert shared_kernel.kernel_set(own_set()) == own_set()
