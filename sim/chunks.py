@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import signal
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,8 +21,10 @@ import numpy as np
 
 from sim.errors import Stopped
 from sim.plan import Plan, rotation_for
+from sim.precision import PRECISION_STEP
 
 BATCH_GAMES = 8192  # games per kernel call: a few MB of round rows (greedy), ~100 MB at worst
+PRECISION_BATCH_SECONDS = 1.0  # a --precision run's batches: about this long, to check often
 
 
 def utc_now() -> str:
@@ -90,29 +93,63 @@ class StopOnInterrupt:
             signal.signal(signum, previous if previous is not None else fallback)
 
 
-def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
-                kernel_strategies=()) -> dict:
-    """The games ``lo..hi-1`` as pyarrow tables, played ``batch`` games per kernel call."""
-    import pyarrow as pa
+def play_results(plan: Plan, lo: int, hi: int, batch: int, on_batch,
+                 kernel_strategies=(), enough=None) -> list:
+    """The games ``lo..hi-1`` as the engine's batch results, ``batch`` games per kernel call.
 
-    from sim import io
+    ``enough(lo, winner_sides)``, given for a ``--precision`` run, is asked after every
+    batch whether the games so far already hold the stop; the chunk then ends there (the
+    caller cuts it at the exact stop). Batches are then sized to about a second of play, so a
+    slow pairing is checked often and a fast one keeps large batches; how games are batched
+    never changes them.
+    """
     from sim.runner import play_batch, winning_side
 
-    labels = [spec.label for spec in plan.lineup.specs]
-    parts: dict[str, list] = {name: [] for name in io.TABLES}
-    for first in range(lo, hi, batch):
-        ids = np.arange(first, min(hi, first + batch), dtype=np.int64)
+    results, sides = [], []
+    size = batch if enough is None else PRECISION_STEP
+    first = lo
+    while first < hi:
+        ids = np.arange(first, min(hi, first + size), dtype=np.int64)
+        started = time.perf_counter()
         result = play_batch(
             plan.lineup, plan.seed, ids, deal_ids=ids // plan.group,
             rotations=rotation_for(ids, plan.players), round_cap=plan.round_cap,
             kernel_strategies=kernel_strategies,
         )
+        results.append(result)
+        on_batch(ids.size)
+        first += ids.size
+        if enough is not None:
+            sides.append(winning_side(result, plan.players))
+            if enough(lo, np.concatenate(sides)):
+                break
+            per_second = ids.size / max(time.perf_counter() - started, 1e-6)
+            size = int(min(batch, max(PRECISION_STEP, per_second * PRECISION_BATCH_SECONDS)))
+    return results
+
+
+def chunk_tables(plan: Plan, run_id: str, results: list) -> dict:
+    """A chunk's batch results as its pyarrow tables (``games`` and ``rounds``)."""
+    import pyarrow as pa
+
+    from sim import io
+    from sim.runner import winning_side
+
+    labels = [spec.label for spec in plan.lineup.specs]
+    parts: dict[str, list] = {name: [] for name in io.TABLES}
+    for result in results:
         side = winning_side(result, plan.players)
         parts["games"].append(
             io.games_table(result, plan.players, labels, run_id, plan.seed, side))
         parts["rounds"].append(io.rounds_table(result, plan.players, run_id))
-        on_batch(ids.size)
     return {name: pa.concat_tables(parts[name]) for name in io.TABLES}
+
+
+def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
+                kernel_strategies=()) -> dict:
+    """The games ``lo..hi-1`` as pyarrow tables, played ``batch`` games per kernel call."""
+    return chunk_tables(plan, run_id, play_results(plan, lo, hi, batch, on_batch,
+                                                   kernel_strategies))
 
 
 def batch_games(threads: int) -> int:
@@ -183,11 +220,14 @@ class LocalChunks:
                    kernel_strategies=self.kernel_strategies)
 
     def play(self, todo: list[int], bounds, run_id: str, folder: Path | None, metadata: dict,
-             on_games, check):
+             on_games, check, enough=None):
         """Yield a ``PlayedChunk`` per chunk of ``todo``, in order.
 
         ``on_games(n)`` reports progress (and raises on Ctrl-C, which then reaches the
-        caller from the chunk it was playing); ``execute`` writes the parts.
+        caller from the chunk it was playing); ``execute`` writes the parts. ``enough``
+        (a ``--precision`` run, see :func:`play_results`) asks about the run's counts
+        before the chunk, so a chunk then starts only once the one before is counted:
+        no chunk plays ahead.
         """
         from concurrent.futures import ThreadPoolExecutor
 
@@ -203,12 +243,13 @@ class LocalChunks:
                 raise KeyboardInterrupt
             on_games(games)
 
-        def play_one(chunk: int, kernel: str) -> PlayedChunk:
+        def play_one(chunk: int, kernel: str) -> tuple[int, list, str]:
+            # Only the engine here: the tables are built by the consuming thread, so this
+            # thread goes straight from one batch to the next.
             numba.set_num_threads(threads)
             lo, hi = bounds(chunk)
-            tables = play_chunk(self.plan, run_id, lo, hi, batch, on_batch,
-                                 self.kernel_strategies)
-            return PlayedChunk(chunk, tables, kernel)
+            return chunk, play_results(self.plan, lo, hi, batch, on_batch,
+                                       self.kernel_strategies, enough), kernel
 
         def start(chunk: int):
             # play_batch picks its kernel by hashing the source files on every call: an edit
@@ -224,10 +265,12 @@ class LocalChunks:
             following = next(chunks, None)
             pending = None if following is None else start(following)
             while pending is not None:
-                played = pending.result()
+                chunk, results, kernel = pending.result()
                 following = next(chunks, None)
-                pending = None if following is None else start(following)
-                yield played
+                pending = None if following is None or enough else start(following)
+                yield PlayedChunk(chunk, chunk_tables(self.plan, run_id, results), kernel)
+                if pending is None and following is not None:
+                    pending = start(following)
         finally:
             self.close()
 

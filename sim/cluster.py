@@ -299,12 +299,13 @@ class DaskChunks:
                     "would not match: install the same sim/ and strategies/ everywhere")
 
     def play(self, todo: list[int], bounds, run_id: str, folder: Path | None, metadata: dict,
-             on_games, check):
+             on_games, check, enough=None):
         """Yield a ``PlayedChunk`` per chunk of ``todo``, in chunk order.
 
         Keeps a window of tasks submitted (a few per Dask thread), reports each chunk's
         games to ``on_games`` as it completes (in any order), and calls ``check`` (Ctrl-C)
-        at least every ``POLL_SECONDS`` while waiting.
+        at least every ``POLL_SECONDS`` while waiting. ``enough`` is not asked: a worker
+        plays its chunk whole, and ``execute`` cuts the run at the stop.
         """
         from distributed import wait
         from distributed.scheduler import KilledWorker

@@ -301,8 +301,16 @@ def execute(
                     bar.update(games)
                     stop.check()
 
+                def enough(lo: int, winner_side: np.ndarray) -> bool:
+                    # Asked between batches of chunk lo's games, once every chunk before
+                    # it is in the summary.
+                    assert summary.games == lo, (summary.games, lo)
+                    return precision_stop(summary.wins, summary.games, winner_side,
+                                          plan.precision) is not None
+
                 played = executor.play(MissingChunks(n_chunks, done), chunk_bounds, run_id,
-                                       folder, metadata, on_batch, stop.check)
+                                       folder, metadata, on_batch, stop.check,
+                                       enough if plan.precision is not None else None)
                 for chunk in range(n_chunks):
                     if chunk in done:  # resumed: its parts are there, read them for the summary
                         name = io.part_name(chunk)

@@ -83,6 +83,29 @@ def test_the_stop_does_not_depend_on_chunks_and_is_a_prefix(stopped, tmp_path):
                                   without_run_id(stopped.games))
 
 
+def test_a_precise_chunk_stops_playing_at_the_batch_that_holds_the_stop(stopped, monkeypatch):
+    """One 5,000-game chunk: the stop at 1,200 games is found between batches, so the engine
+    plays the first batches only (a slow pairing would otherwise play the whole chunk).
+    Batches of a slow pairing (here: every pairing) are one check step long."""
+    import sim.chunks
+    import sim.runner
+
+    played: list[int] = []
+    real = sim.runner.play_batch
+
+    def counting(lineup, seed, ids, *args, **kwargs):
+        played.append(int(ids.size))
+        return real(lineup, seed, ids, *args, **kwargs)
+
+    monkeypatch.setattr(sim.runner, "play_batch", counting)
+    monkeypatch.setattr(sim.chunks, "PRECISION_BATCH_SECONDS", 0.0)
+    run = sim.simulate(**OPTIONS, chunk_size=5000)
+    assert len(run.games) == 1200
+    batches = [n for n in played if n > 1]  # the warm-up's one game aside
+    assert batches == [PRECISION_STEP, PRECISION_STEP]
+    pd.testing.assert_frame_equal(run.games, stopped.games.assign(run_id=run.games["run_id"]))
+
+
 def test_the_cap_ends_an_imprecise_run():
     run = sim.simulate(players=4, strategies="greedy,random", seed=1, precision=0.001,
                        max_games=1000, chunk_size=400)
