@@ -16,7 +16,8 @@ folder, so everything compiles, as on a fresh machine), then again with that cac
 strategies, so only play and report are timed).
 Commands run as a user runs them (``python -m sim.cli``), each in its own process; the
 figures are wall-clock seconds. It prints a Markdown table (docs/speed.md publishes it) and
-writes it with the raw figures as JSON under ``-o``.
+writes it with the raw figures as JSON under ``-o``, the runs and their reports under
+``-o``/runs.
 """
 
 from __future__ import annotations
@@ -91,16 +92,18 @@ def main() -> int:
     }
     rows: list[dict] = []
     warm_up_s: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as work:
+    work = options.out / "runs"  # the runs and reports are kept: the answers themselves
+    shutil.rmtree(work, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as cache:
         for name in options.jobs.split(","):
             for state in options.caches.split(","):
                 if state == "cold":
                     shutil.rmtree(cache, ignore_errors=True)
                     os.makedirs(cache)
                 elif "cold" not in options.caches.split(","):  # fill the cache first
-                    warm_up = Path(work) / f"{name}-warm-up"
+                    warm_up = work / f"{name}-warm-up"
                     warm_up_s[name] = run(warm_up_command(name, options, warm_up), cache)
-                folder = Path(work) / f"{name}-{state}"
+                folder = work / f"{name}-{state}"
                 play, report = jobs[name](folder)
                 row = {"job": name, "cache": state, "play_s": run(play, cache),
                        "report_s": run(report, cache), "play": "sniff " + " ".join(play),

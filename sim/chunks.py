@@ -53,12 +53,16 @@ class RunInterrupted(Stopped):
 class StopOnInterrupt:
     """First Ctrl-C or SIGTERM: stop at the next safe point (between batches); a second
     signal: stop at once. SIGTERM is what ``timeout`` and batch schedulers send before
-    they kill, so it keeps the finished chunks exactly as Ctrl-C does."""
+    they kill, so it keeps the finished chunks exactly as Ctrl-C does.
+
+    ``at_once``: every signal raises ``Stopped`` where the program is (for work without
+    safe points to check, such as a tuning generation; it keeps what it finished)."""
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self, notice) -> None:
+    def __init__(self, notice=None, at_once: bool = False) -> None:
         self.notice = notice
+        self.at_once = at_once
         self.signum: int | None = None
         self._previous: dict = {}
 
@@ -77,7 +81,7 @@ class StopOnInterrupt:
         return self
 
     def _handle(self, signum, frame) -> None:
-        if self.requested:
+        if self.requested or self.at_once:
             raise Stopped(signum)
         self.signum = signum
         again = "Ctrl-C" if signum == signal.SIGINT else "the signal"

@@ -25,11 +25,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sim import tune_folder
+from sim.chunks import StopOnInterrupt
 from sim.errors import SniffError
 from sim.tune_folder import load
 from sim.tune_run import run
 from sim.tune_setup import (
-    SignalsToInterrupt,
     TuneConfig,
     TuneInterrupted,
     TuneResult,
@@ -75,6 +75,6 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
                                      if value is not None})
         folder = Path(out) if out is not None else tune_folder.default_folder()
         manifest = tune_folder.create(folder, config, command)
-    with SignalsToInterrupt():
+    with StopOnInterrupt(at_once=True):  # SIGTERM keeps the generations as Ctrl-C does
         return run(folder, config, manifest, progress=progress,
                    notice=notice or (lambda message: None), command=command)

@@ -8,7 +8,6 @@ import hashlib
 import math
 import shlex
 import signal
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -258,24 +257,6 @@ class TuneInterrupted(Stopped):
         return (f"stopped after {self.done} of {self.generations} generations in "
                 f"{self.folder}; complete the run with: sniff tune --resume -o "
                 f"{shlex.quote(str(self.folder))}")
-
-
-class SignalsToInterrupt:
-    """SIGTERM stops like Ctrl-C (``Stopped``), so both keep the finished generations."""
-
-    def __enter__(self):
-        self.previous = None
-        if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGTERM, self._raise)
-        return self
-
-    @staticmethod
-    def _raise(signum, frame):
-        raise Stopped(signum)
-
-    def __exit__(self, *exc) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGTERM, self.previous)
 
 
 def elapsed(seconds: float) -> str:
