@@ -40,9 +40,10 @@ from numba import njit
 import strategies
 from sim import engine
 from sim import observation as view
-from sim.layout import legal_moves, open_values_mask, tile_moves
+from sim.layout import legal_moves, tile_moves
 from sim.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.stats import Z95, wilson_interval
+from sim.trace import placements_from_events
 
 OPPONENT = {2: "blocker", 4: "partner"}
 TARGET = {2: 0.80, 4: 0.68}  # issue 15's targets, drawn as dashed lines
@@ -77,54 +78,25 @@ def duplicate_win_rate(players: int, first: str, second: str, games: int, seed: 
 def positions(players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observations, moves and move counts of every asked decision in traced games.
 
-    The engine state is rebuilt from each game's trace (deal, draws, plays, passes, and
-    the lacks they make public) and the seat's view is copied out as the engine does.
+    The engine state is rebuilt from each game's trace (``sim.trace.placements_from_events``)
+    and the seat's view is copied out as the engine does.
     """
     text = f"{OPPONENT[players]},{OPPONENT[players]}"
     lineup = lineup_of(players, strategies.parse_lineup_text(text))
     observations, move_rows, counts = [], [], []
     for game_id in range(games):
         rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=kernel())
-        state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-        previous = (0, -1)
-        for row in rows:
-            kind, seat = int(row[engine.EVENT_KIND]), int(row[engine.EVENT_SEAT])
-            tile = int(row[engine.EVENT_TILE])
-            if kind == engine.EVENT_ROUND_START:
-                extra = row[engine.EVENT_EXTRA:]
-                state[:] = 0
-                state[engine.PLAYERS] = players
-                state[engine.TARGET] = engine.TARGET_FOR_PLAYERS[players]
-                state[engine.ROUND] = tile
-                state[engine.LEADER] = seat
-                state[engine.HANDS:engine.HANDS + 4] = extra[:4]
-                state[engine.BONEYARD_POS] = extra[4]
-                state[engine.DECK:engine.DECK + 28] = extra[5:33]
-            elif kind == engine.EVENT_DRAW:
-                if previous != (engine.EVENT_DRAW, seat):
-                    state[engine.LACKS + seat] = open_values_mask(int(state[engine.LAYOUT]))
-                state[engine.HANDS + seat] |= 1 << tile
-                state[engine.BONEYARD_POS] += 1
-            elif kind == engine.EVENT_PASS:
-                state[engine.LACKS + seat] |= open_values_mask(int(state[engine.LAYOUT]))
-            elif kind == engine.EVENT_PLAY:
-                forced = previous == (engine.EVENT_DRAW, seat)
-                moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
-                layout = int(state[engine.LAYOUT])
-                n_moves = (tile_moves(layout, tile, moves) if forced
-                           else legal_moves(layout, int(state[engine.HANDS + seat]), moves))
-                if n_moves > 1:
-                    observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
-                    engine.fill_observation(state, seat, int(forced), observation)
-                    observations.append(observation)
-                    move_rows.append(moves)
-                    counts.append(n_moves)
-                state[engine.LAYOUT] = row[engine.EVENT_LAYOUT]
-                state[engine.HANDS + seat] &= ~(1 << tile)
-                state[engine.PLAYED] |= 1 << tile
-            state[engine.SCORES:engine.SCORES + 4] = row[
-                engine.EVENT_SCORES:engine.EVENT_SCORES + 4]
-            previous = (kind, seat)
+        for state, seat, forced, move in placements_from_events(rows, players):
+            moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
+            layout = int(state[engine.LAYOUT])
+            n_moves = (tile_moves(layout, move >> 2, moves) if forced
+                       else legal_moves(layout, int(state[engine.HANDS + seat]), moves))
+            if n_moves > 1:
+                observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
+                engine.fill_observation(state, seat, int(forced), observation)
+                observations.append(observation)
+                move_rows.append(moves)
+                counts.append(n_moves)
     return np.array(observations), np.array(move_rows), np.array(counts, dtype=np.int64)
 
 

@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+import numpy as np
+
 from sim import engine
-from sim.layout import ARM_NAMES, EMPTY_LAYOUT, arm_field, decode_ends
+from sim.layout import ARM_L, ARM_NAMES, EMPTY_LAYOUT, arm_field, decode_ends, open_values_mask
 from sim.runner import ROUND_CAP, Lineup, lineup_of, trace_events
 from sim.seating import team_count
 from sim.tiles import mask_tiles, tile_name
@@ -117,6 +119,50 @@ class EventDecoder:
                 "rounds": self.round_number,
             }
         raise ValueError(f"unknown engine event kind {kind}")
+
+
+def placements_from_events(
+    rows: np.ndarray, players: int
+) -> Iterator[tuple[np.ndarray, int, bool, int]]:
+    """Every placement of a game's raw event rows as ``(state before it, seat, forced, move)``.
+
+    The full engine state is rebuilt from the events alone (deal, draws, plays, passes),
+    the public lacks included, independently of the engine's own bookkeeping: what a
+    benchmark needs to replay real decisions, and what a test compares the engine's view
+    with. ``forced``: the tile was just drawn (only its own placements were offered).
+    """
+    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    previous = (0, -1)
+    for row in rows:
+        kind, seat = int(row[engine.EVENT_KIND]), int(row[engine.EVENT_SEAT])
+        tile = int(row[engine.EVENT_TILE])
+        if kind == engine.EVENT_ROUND_START:
+            extra = row[engine.EVENT_EXTRA:]
+            state[:] = 0
+            state[engine.PLAYERS] = players
+            state[engine.TARGET] = engine.TARGET_FOR_PLAYERS[players]
+            state[engine.ROUND] = tile
+            state[engine.LEADER] = seat
+            state[engine.WINNER_TEAM] = -1
+            state[engine.HANDS:engine.HANDS + 4] = extra[:4]
+            state[engine.BONEYARD_POS] = extra[4]
+            state[engine.DECK:engine.DECK + 28] = extra[5:33]
+        elif kind == engine.EVENT_DRAW:
+            if previous != (engine.EVENT_DRAW, seat):
+                state[engine.LACKS + seat] = open_values_mask(int(state[engine.LAYOUT]))
+            state[engine.HANDS + seat] |= 1 << tile
+            state[engine.BONEYARD_POS] += 1
+        elif kind == engine.EVENT_PASS:
+            state[engine.LACKS + seat] |= open_values_mask(int(state[engine.LAYOUT]))
+        elif kind == engine.EVENT_PLAY:
+            arm = int(row[engine.EVENT_ARM])
+            forced = previous == (engine.EVENT_DRAW, seat)
+            yield state.copy(), seat, forced, tile * 4 + max(arm, ARM_L)
+            state[engine.LAYOUT] = row[engine.EVENT_LAYOUT]
+            state[engine.HANDS + seat] &= ~(1 << tile)
+            state[engine.PLAYED] |= 1 << tile
+        state[engine.SCORES:engine.SCORES + 4] = row[engine.EVENT_SCORES:engine.EVENT_SCORES + 4]
+        previous = (kind, seat)
 
 
 def iter_trace(

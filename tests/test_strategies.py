@@ -20,11 +20,12 @@ from click.testing import CliRunner
 import strategies
 from sim import engine
 from sim import observation as view
-from sim.layout import ARM_L, ARM_R, legal_moves, open_values_mask, place_tile, tile_moves
+from sim.layout import ARM_L, ARM_R, legal_moves, place_tile, tile_moves
 from sim.plan import rotation_for
 from sim.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.stats import Z99, wilson_interval
 from sim.tiles import ALL_TILES, PIP_MASK, parse_tile
+from sim.trace import placements_from_events
 from strategies import StrategyError, parse_lineup_text, parse_spec
 from strategies import features as feat
 from strategies.rollout import deal_hidden
@@ -243,45 +244,11 @@ def test_possible_tiles_drop_the_values_a_seat_lacks() -> None:
 def decisions(
     players: int, text: str, seed: int, game_id: int
 ) -> Iterator[tuple[np.ndarray, int, bool, int]]:
-    """Every placement of a traced game as ``(state before it, seat, forced, move)``.
-
-    The full engine state is rebuilt from the trace alone (deal, draws, plays, passes),
-    including the public lacks, independently of the engine's bookkeeping.
-    """
+    """Every placement of a traced game as ``(state before it, seat, forced, move)``,
+    the state rebuilt from the trace alone (``sim.trace.placements_from_events``)."""
     lineup = lineup_of(players, parse_lineup_text(text))
     rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=KERNEL)
-    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    previous = (0, -1)
-    for row in rows:
-        kind, seat = int(row[engine.EVENT_KIND]), int(row[engine.EVENT_SEAT])
-        tile = int(row[engine.EVENT_TILE])
-        if kind == engine.EVENT_ROUND_START:
-            extra = row[engine.EVENT_EXTRA:]
-            state[:] = 0
-            state[engine.PLAYERS] = players
-            state[engine.TARGET] = engine.TARGET_FOR_PLAYERS[players]
-            state[engine.ROUND] = tile
-            state[engine.LEADER] = seat
-            state[engine.WINNER_TEAM] = -1
-            state[engine.HANDS:engine.HANDS + 4] = extra[:4]
-            state[engine.BONEYARD_POS] = extra[4]
-            state[engine.DECK:engine.DECK + 28] = extra[5:33]
-        elif kind == engine.EVENT_DRAW:
-            if previous != (engine.EVENT_DRAW, seat):
-                state[engine.LACKS + seat] = open_values_mask(int(state[engine.LAYOUT]))
-            state[engine.HANDS + seat] |= 1 << tile
-            state[engine.BONEYARD_POS] += 1
-        elif kind == engine.EVENT_PASS:
-            state[engine.LACKS + seat] |= open_values_mask(int(state[engine.LAYOUT]))
-        elif kind == engine.EVENT_PLAY:
-            arm = int(row[engine.EVENT_ARM])
-            forced = previous == (engine.EVENT_DRAW, seat)
-            yield state.copy(), seat, forced, tile * 4 + max(arm, ARM_L)
-            state[engine.LAYOUT] = row[engine.EVENT_LAYOUT]
-            state[engine.HANDS + seat] &= ~(1 << tile)
-            state[engine.PLAYED] |= 1 << tile
-        state[engine.SCORES:engine.SCORES + 4] = row[engine.EVENT_SCORES:engine.EVENT_SCORES + 4]
-        previous = (kind, seat)
+    yield from placements_from_events(rows, players)
 
 
 def view_of(
