@@ -97,19 +97,25 @@ class StopOnInterrupt:
             signal.signal(signum, previous if previous is not None else fallback)
 
 
-def play_results(plan: Plan, lo: int, hi: int, batch: int, on_batch,
-                 kernel_strategies=(), enough=None) -> list:
-    """The games ``lo..hi-1`` as the engine's batch results, ``batch`` games per kernel call.
+def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
+               kernel_strategies=(), enough=None) -> dict:
+    """The games ``lo..hi-1`` as pyarrow tables, played ``batch`` games per kernel call.
 
-    ``enough(lo, winner_sides)``, given for a ``--precision`` run, is asked after every
-    batch whether the games so far already hold the stop; the chunk then ends there (the
-    caller cuts it at the exact stop). Batches are then sized to about a second of play, so a
-    slow pairing is checked often and a fast one keeps large batches; how games are batched
-    never changes them.
+    Each batch becomes table rows at once, so a chunk's raw engine output is never held
+    whole. ``enough(lo, winner_sides)``, given for a ``--precision`` run, is asked after
+    every batch whether the games so far already hold the stop; the chunk then ends there
+    (the caller cuts it at the exact stop). Batches are then sized to about a second of
+    play, so a slow pairing is checked often and a fast one keeps large batches; how games
+    are batched never changes them.
     """
+    import pyarrow as pa
+
+    from sim import io
     from sim.runner import play_batch, winning_side
 
-    results, sides = [], []
+    labels = [spec.label for spec in plan.lineup.specs]
+    parts: dict[str, list] = {name: [] for name in io.TABLES}
+    sides: list[np.ndarray] = []
     size = batch if enough is None else PRECISION_STEP
     first = lo
     while first < hi:
@@ -120,40 +126,20 @@ def play_results(plan: Plan, lo: int, hi: int, batch: int, on_batch,
             rotations=rotation_for(ids, plan.players), round_cap=plan.round_cap,
             kernel_strategies=kernel_strategies,
         )
-        results.append(result)
-        on_batch(ids.size)
-        first += ids.size
-        if enough is not None:
-            sides.append(winning_side(result, plan.players))
-            if enough(lo, np.concatenate(sides)):
-                break
-            per_second = ids.size / max(time.perf_counter() - started, 1e-6)
-            size = int(min(batch, max(PRECISION_STEP, per_second * PRECISION_BATCH_SECONDS)))
-    return results
-
-
-def chunk_tables(plan: Plan, run_id: str, results: list) -> dict:
-    """A chunk's batch results as its pyarrow tables (``games`` and ``rounds``)."""
-    import pyarrow as pa
-
-    from sim import io
-    from sim.runner import winning_side
-
-    labels = [spec.label for spec in plan.lineup.specs]
-    parts: dict[str, list] = {name: [] for name in io.TABLES}
-    for result in results:
+        seconds = time.perf_counter() - started
         side = winning_side(result, plan.players)
         parts["games"].append(
             io.games_table(result, plan.players, labels, run_id, plan.seed, side))
         parts["rounds"].append(io.rounds_table(result, plan.players, run_id))
+        on_batch(ids.size)
+        first += ids.size
+        if enough is not None:
+            sides.append(side)
+            if enough(lo, np.concatenate(sides)):
+                break
+            per_second = ids.size / max(seconds, 1e-6)
+            size = int(min(batch, max(PRECISION_STEP, per_second * PRECISION_BATCH_SECONDS)))
     return {name: pa.concat_tables(parts[name]) for name in io.TABLES}
-
-
-def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
-                kernel_strategies=()) -> dict:
-    """The games ``lo..hi-1`` as pyarrow tables, played ``batch`` games per kernel call."""
-    return chunk_tables(plan, run_id, play_results(plan, lo, hi, batch, on_batch,
-                                                   kernel_strategies))
 
 
 def batch_games(threads: int) -> int:
@@ -247,13 +233,12 @@ class LocalChunks:
                 raise KeyboardInterrupt
             on_games(games)
 
-        def play_one(chunk: int, kernel: str) -> tuple[int, list, str]:
-            # Only the engine here: the tables are built by the consuming thread, so this
-            # thread goes straight from one batch to the next.
+        def play_one(chunk: int, kernel: str) -> PlayedChunk:
             numba.set_num_threads(threads)
             lo, hi = bounds(chunk)
-            return chunk, play_results(self.plan, lo, hi, batch, on_batch,
-                                       self.kernel_strategies, enough), kernel
+            tables = play_chunk(self.plan, run_id, lo, hi, batch, on_batch,
+                                self.kernel_strategies, enough)
+            return PlayedChunk(chunk, tables, kernel)
 
         def start(chunk: int):
             # play_batch picks its kernel by hashing the source files on every call: an edit
@@ -269,10 +254,10 @@ class LocalChunks:
             following = next(chunks, None)
             pending = None if following is None else start(following)
             while pending is not None:
-                chunk, results, kernel = pending.result()
+                played = pending.result()
                 following = next(chunks, None)
                 pending = None if following is None or enough else start(following)
-                yield PlayedChunk(chunk, chunk_tables(self.plan, run_id, results), kernel)
+                yield played
                 if pending is None and following is not None:
                     pending = start(following)
         finally:
