@@ -156,18 +156,32 @@ def compile_times(wait_s: float = 1800) -> dict:
 
 def dispatch_cost(games: int, repeats: int) -> dict:
     """4-player greedy in its own kernel and in the shared kernel of every built-in strategy
-    (same games, 1 thread, interleaved): what the wider dispatch costs."""
+    (same games, 1 thread, interleaved): what the wider dispatch costs, as the median of the
+    per-pair rate ratios."""
     from sim import shared_kernel
 
     builtins = shared_kernel.builtin_strategies()
-    own, shared = [], []
-    for _ in range(repeats):
+
+    def own_rate() -> float:
         with shared_kernel.own_kernels():
-            own.append(engine_rate(4, "greedy", 1, games, 1)["rounds_per_s"])
-        shared.append(engine_rate(4, "greedy", 1, games, 1, builtins)["rounds_per_s"])
-    own_rate, shared_rate = statistics.median(own), statistics.median(shared)
-    return {"games": games, "own_rounds_per_s": own_rate, "shared_rounds_per_s": shared_rate,
-            "cost": 1 - shared_rate / own_rate}
+            return engine_rate(4, "greedy", 1, games, 1)["rounds_per_s"]
+
+    def shared_rate() -> float:
+        return engine_rate(4, "greedy", 1, games, 1, builtins)["rounds_per_s"]
+
+    own, shared = [], []
+    for repeat in range(repeats):
+        # Alternating which goes first, and comparing within each pair: a slowdown of the
+        # machine that lasts a few seconds then hits both kernels alike.
+        if repeat % 2:
+            shared.append(shared_rate())
+            own.append(own_rate())
+        else:
+            own.append(own_rate())
+            shared.append(shared_rate())
+    ratio = statistics.median(s / o for s, o in zip(shared, own))
+    return {"games": games, "own_rounds_per_s": statistics.median(own),
+            "shared_rounds_per_s": statistics.median(shared), "cost": 1 - ratio}
 
 
 # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the forking parent
