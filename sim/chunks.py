@@ -215,7 +215,7 @@ class LocalChunks:
 
         ``on_games(n)`` reports progress (and raises on Ctrl-C, which then reaches the
         caller from the chunk it was playing); ``execute`` writes the parts. ``enough``
-        (a ``--precision`` run, see :func:`play_results`) asks about the run's counts
+        (a ``--precision`` run, see :func:`play_chunk`) asks about the run's counts
         before the chunk, so a chunk then starts only once the one before is counted:
         no chunk plays ahead.
         """
