@@ -253,12 +253,13 @@ class LocalChunks:
             chunks = iter(todo)
             following = next(chunks, None)
             pending = None if following is None else start(following)
+            ahead = enough is None  # a --precision chunk needs the count of the one before
             while pending is not None:
                 played = pending.result()
                 following = next(chunks, None)
-                pending = None if following is None or enough else start(following)
+                pending = start(following) if ahead and following is not None else None
                 yield played
-                if pending is None and following is not None:
+                if not ahead and following is not None:
                     pending = start(following)
         finally:
             self.close()
