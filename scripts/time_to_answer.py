@@ -86,6 +86,12 @@ def main() -> int:
                         help="cold (an empty kernel cache first), warm, or both")
     parser.add_argument("-o", "--out", type=Path, default=Path("results/time-to-answer"))
     options = parser.parse_args()
+    for name in options.jobs.split(","):
+        if name not in ("rank", "openings"):
+            parser.error(f"--jobs: unknown job {name!r} (rank, openings)")
+    for state in options.caches.split(","):
+        if state not in ("cold", "warm"):
+            parser.error(f"--caches: unknown cache state {state!r} (cold, warm)")
     jobs = {
         "rank": lambda folder: rank_job(options.strategies, options.precision, folder),
         "openings": lambda folder: openings_job(options.deals, folder),
