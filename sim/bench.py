@@ -228,7 +228,12 @@ def peak_memory(games: int) -> dict:
 
 def simulate_ratio(games: int, repeats: int) -> dict:
     """``simulate`` (chunks, tables, Parquet, summary) against the engine alone, same games:
-    4 players, greedy on every seat, all threads."""
+    4 players, greedy on every seat, all threads; with both tables and with ``--no-rounds``.
+
+    The three are timed in turn within each repetition (the order rotating), so a slow
+    spell of a shared machine falls on all of them; each ratio is the engine's median time
+    over the run's.
+    """
     from sim.chunks import batch_games
     from sim.plan import rotation_for
     from sim.simulation import simulate
@@ -243,15 +248,28 @@ def simulate_ratio(games: int, repeats: int) -> dict:
             some = ids[first:first + batch]
             play_batch(lineup, 1, some, rotations=rotation_for(some, 4))
 
-    engine_s, _ = _median_time(engine_only, repeats)
+    times: dict[str, list[float]] = {"engine": [], "simulate": [], "no_rounds": []}
     with tempfile.TemporaryDirectory() as folder:
-        runs = iter(range(repeats))
-        end_to_end_s, _ = _median_time(
-            lambda: simulate(4, "greedy,greedy", games, 1, out=f"{folder}/run{next(runs)}"),
-            repeats,
-        )
+        jobs = {
+            "engine": engine_only,
+            "simulate": lambda k: simulate(4, "greedy,greedy", games, 1,
+                                           out=f"{folder}/run{k}"),
+            "no_rounds": lambda k: simulate(4, "greedy,greedy", games, 1, rounds=False,
+                                            out=f"{folder}/games-only{k}"),
+        }
+        names = list(jobs)
+        for k in range(repeats):
+            for name in names[k % 3:] + names[:k % 3]:
+                start = time.perf_counter()
+                jobs[name]() if name == "engine" else jobs[name](k)
+                times[name].append(time.perf_counter() - start)
+    engine_s = statistics.median(times["engine"])
+    end_to_end_s = statistics.median(times["simulate"])
+    no_rounds_s = statistics.median(times["no_rounds"])
     return {"games": games, "engine_s": engine_s, "end_to_end_s": end_to_end_s,
-            "games_per_s": games / end_to_end_s, "ratio": engine_s / end_to_end_s}
+            "games_per_s": games / end_to_end_s, "ratio": engine_s / end_to_end_s,
+            "no_rounds_s": no_rounds_s, "no_rounds_games_per_s": games / no_rounds_s,
+            "no_rounds_ratio": engine_s / no_rounds_s}
 
 
 def strategy_costs(games: int, repeats: int) -> list[dict]:
@@ -349,6 +367,7 @@ def table(report: dict) -> str:
         s = report["simulate"]
         lines.append(
             f"`simulate` end to end (Parquet included): {s['games_per_s']:,.0f} games/s, "
-            f"{s['ratio']:.2f} of the engine-only rate."
+            f"{s['ratio']:.2f} of the engine-only rate; with --no-rounds "
+            f"{s['no_rounds_games_per_s']:,.0f} games/s, {s['no_rounds_ratio']:.2f}."
         )
     return "\n".join(lines)

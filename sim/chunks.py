@@ -114,7 +114,7 @@ def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
     from sim.runner import play_batch, winning_side
 
     labels = [spec.label for spec in plan.lineup.specs]
-    parts: dict[str, list] = {name: [] for name in io.TABLES}
+    parts: dict[str, list] = {name: [] for name in io.tables_for(plan.rounds)}
     sides: list[np.ndarray] = []
     size = batch if enough is None else PRECISION_STEP
     first = lo
@@ -128,9 +128,10 @@ def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
         )
         seconds = time.perf_counter() - started
         side = winning_side(result, plan.players)
-        parts["games"].append(
-            io.games_table(result, plan.players, labels, run_id, plan.seed, side))
-        parts["rounds"].append(io.rounds_table(result, plan.players, run_id))
+        parts["games"].append(io.games_table(result, plan.players, labels, run_id, plan.seed,
+                                             side, round_points=not plan.rounds))
+        if plan.rounds:
+            parts["rounds"].append(io.rounds_table(result, plan.players, run_id))
         on_batch(ids.size)
         first += ids.size
         if enough is not None:
@@ -139,7 +140,7 @@ def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
                 break
             per_second = ids.size / max(seconds, 1e-6)
             size = int(min(batch, max(PRECISION_STEP, per_second * PRECISION_BATCH_SECONDS)))
-    return {name: pa.concat_tables(parts[name]) for name in io.TABLES}
+    return {name: pa.concat_tables(tables) for name, tables in parts.items()}
 
 
 def batch_games(threads: int) -> int:
@@ -151,7 +152,7 @@ def batch_games(threads: int) -> int:
 
 def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tables: dict,
                  metadata: dict) -> None:
-    """Write a chunk's two parts (atomically), with the run's and the chunk's metadata."""
+    """Write a chunk's parts (atomically), with the run's and the chunk's metadata."""
     from sim import io
 
     info = {

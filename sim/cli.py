@@ -152,8 +152,11 @@ def _players_given(ctx, param, value):
                    "pip install 'sniff[dask]'.")
 @click.option("--ignore-disk-space", is_flag=True,
               help="Start even if the run's estimated size exceeds the free disk space.")
+@click.option("--rounds/--no-rounds", default=None, show_default="rounds",
+              help="--no-rounds: write the games table only (faster; no per-round data).")
 def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threads, quiet,
-             resume, overwrite, precision, max_games, scheduler, ignore_disk_space) -> None:
+             resume, overwrite, precision, max_games, scheduler, ignore_disk_space,
+             rounds) -> None:
     """Play many games into a Parquet run folder (games/, rounds/) and print a summary.
 
     Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
@@ -162,7 +165,7 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 
     options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
-               "max_games": max_games}
+               "max_games": max_games, "rounds": rounds}
     simulate_command(options, out, resume=resume, overwrite=overwrite, threads=threads,
                      quiet=quiet, argv=sys.argv[1:], scheduler=scheduler,
                      check_space=not ignore_disk_space)

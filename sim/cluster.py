@@ -170,7 +170,6 @@ def warm_up_task(job: ChunkJob) -> dict:
 
 def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
     """Play games ``lo..hi-1``; write the chunk's parts (when ``job.write``); report back."""
-    from sim import io
     from sim.chunks import PlayedChunk, batch_games, play_chunk, write_parts
     from sim.runner import compile_lineup
     from sim.summary import summary_columns
@@ -192,8 +191,8 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
         return PlayedChunk(chunk, tables, kernel)
     write_parts(Path(job.folder), chunk, lo, hi, time.perf_counter() - started, tables,
                  job.metadata)
-    columns = summary_columns(plan.players)
-    return PlayedChunk(chunk, {name: tables[name].select(columns[name]) for name in io.TABLES},
+    columns = summary_columns(plan.players, plan.rounds)
+    return PlayedChunk(chunk, {name: tables[name].select(columns[name]) for name in columns},
                        kernel, written=True)
 
 

@@ -33,12 +33,12 @@ from sim import arrow, engine
 from sim.errors import SniffError
 from sim.folders import TEMP_SUFFIX, write_atomic
 from sim.seating import team_count
-from sim.summary import Summary, summary_columns
+from sim.summary import Summary, game_point_sums, summary_columns
 from sim.tiles import TILE_NAMES
 
 FORMAT = "sniff-simulate/1"
 MANIFEST = "manifest.json"
-TABLES = ("games", "rounds")
+TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 METADATA_KEY = b"sniff"
 PARTIAL_DIR = ".partial"  # temporary parts, before their rename into games/ and rounds/
 COMPRESSION = "lz4"
@@ -81,10 +81,25 @@ def required_table(columns: dict[str, pa.Array]) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def tables_for(rounds: bool) -> tuple[str, ...]:
+    """The tables a run writes: both, or ``games`` alone for a ``--no-rounds`` run."""
+    return TABLES if rounds else ("games",)
+
+
+def tables_of(config: dict) -> tuple[str, ...]:
+    """The tables of a run by its recorded configuration (runs before the option: both)."""
+    return tables_for(config.get("rounds", True))
+
+
 def games_table(
-    result, players: int, labels: Sequence[str], run_id: str, seed: int, winner_side: np.ndarray
+    result, players: int, labels: Sequence[str], run_id: str, seed: int, winner_side: np.ndarray,
+    round_points: bool = False,
 ) -> pa.Table:
-    """One row per game of a ``sim.runner.BatchResult`` (docs/data-format.md: ``games``)."""
+    """One row per game of a ``sim.runner.BatchResult`` (docs/data-format.md: ``games``).
+
+    ``round_points`` adds each team's points summed over the game's rounds, and their
+    squares summed (what the summary needs of a run that keeps no rounds table).
+    """
     g = np.ascontiguousarray(result.games.T)  # one field per contiguous row
     n = result.games.shape[0]
     columns: dict[str, pa.Array] = {
@@ -108,6 +123,15 @@ def games_table(
     columns["placements"] = _int(g[engine.GAME_PLACEMENTS], pa.int16(), "placements")
     columns["draws"] = _int(g[engine.GAME_DRAWS], pa.int16(), "draws")
     columns["cap_hit"] = arrow.bools(g[engine.GAME_CAP_HIT] != 0)
+    if round_points:
+        _, _, rows = result.flat_rounds()
+        sums, squares = game_point_sums(
+            [rows[:, engine.ROUND_POINTS + t] for t in range(team_count(players))],
+            g[engine.GAME_ROUNDS])
+        for team in range(sums.shape[1]):
+            columns[f"team{team}_points"] = _int(sums[:, team], pa.int32(), f"team{team}_points")
+        for team in range(sums.shape[1]):
+            columns[f"team{team}_points_sq"] = arrow.numeric(squares[:, team], pa.int64())
     return required_table(columns)
 
 
@@ -208,24 +232,26 @@ def _write_parquet_temp(table: pa.Table, path: Path) -> Path:
 
 
 def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> None:
-    """Write a chunk's parts atomically: both appear, or neither does.
+    """Write a chunk's parts (``tables``: both, or games alone) atomically: all appear, or
+    none does.
 
     Each part goes to a temporary file first; the renames come last (rounds, then games),
     and a failure or interrupt in between takes the renamed part away again.
     """
     temporaries: dict[str, Path] = {}
     renamed: list[Path] = []
+    order = [name for name in ("rounds", "games") if name in tables]
     try:
-        for name in TABLES:
+        for name in order:
             temporaries[name] = _write_parquet_temp(tables[name], folder / name / part_name(chunk))
-        for name in ("rounds", "games"):
+        for name in order:
             final = folder / name / part_name(chunk)
             os.replace(temporaries.pop(name), final)
             renamed.append(final)
     except BaseException:
         for path in list(temporaries.values()):
             path.unlink(missing_ok=True)
-        if len(renamed) < len(TABLES):
+        if len(renamed) < len(order):
             for path in renamed:
                 path.unlink(missing_ok=True)
         raise
@@ -309,9 +335,10 @@ def clear_run(folder: Path) -> None:
 
 
 def finished_chunks(
-    folder: Path, chunk_games: Sequence[int], run_id: str
+    folder: Path, chunk_games: Sequence[int], run_id: str, tables: Sequence[str] = TABLES
 ) -> tuple[set[int], list[str]]:
-    """Chunks whose two parts exist, are readable, belong to this run and hold all games.
+    """Chunks whose parts (of ``tables``) exist, are readable, belong to this run and hold
+    all games.
 
     Returns the finished chunk indices and a note for every chunk with only one of its two
     parts (the run stopped between them): such a chunk is played again and its rewrite
@@ -322,32 +349,32 @@ def finished_chunks(
     finished: set[int] = set()
     notes: list[str] = []
     present = {
-        name: {p.name for p in (folder / name).glob("part-*.parquet")} for name in TABLES
+        name: {p.name for p in (folder / name).glob("part-*.parquet")} for name in tables
     }
     chunks = len(chunk_games)
-    named = sorted({int(p[5:11]) for table in TABLES for p in present[table]
+    named = sorted({int(p[5:11]) for table in tables for p in present[table]
                     if PART_PATTERN.fullmatch(p) and int(p[5:11]) < chunks})
     for chunk in named:
         name = part_name(chunk)
-        have = [table for table in TABLES if name in present[table]]
-        if len(have) < len(TABLES):
+        have = [table for table in tables if name in present[table]]
+        if len(have) < len(tables):
             notes.append(f"chunk {chunk}: only its {have[0]} part was written; played again")
             continue
         games_path = folder / "games" / name
         try:
             rows = pq.read_metadata(games_path).num_rows
-            ids = (part_metadata(games_path).get("run_id"),
-                   part_metadata(folder / "rounds" / name).get("run_id"))
+            ids = tuple(part_metadata(folder / table / name).get("run_id")
+                        for table in tables)
         except (OSError, ValueError, pa.ArrowException) as error:
             raise SniffError(f"cannot resume {folder}: {games_path.name} of chunk {chunk} "
                              f"cannot be read ({error}); nothing was changed") from None
-        if ids != (run_id, run_id) or rows != chunk_games[chunk]:
+        if set(ids) != {run_id} or rows != chunk_games[chunk]:
             raise SniffError(f"cannot resume {folder}: chunk {chunk}'s parts hold other games "
                              f"than this run's ({rows:,} rows, run {ids[0]}); nothing was "
                              "changed")
         finished.add(chunk)
     extra = sorted(
-        p for table in TABLES for p in present[table]
+        p for table in tables for p in present[table]
         if not PART_PATTERN.fullmatch(p) or int(p[5:11]) >= chunks
     )
     if extra:
@@ -367,15 +394,21 @@ def summarise_folder(folder: Path, manifest: dict) -> Summary:
     config = manifest["config"]
     summary = Summary(config["players"], config["labels"], config["deal_group"],
                       config["round_cap"])
-    columns = summary_columns(config["players"])
-    games = {p.name for p in part_files(folder, "games")}
-    for path in part_files(folder, "rounds"):
-        if path.name in games:
-            summary.add_tables(
-                pq.read_table(folder / "games" / path.name, columns=columns["games"]),
-                pq.read_table(path, columns=columns["rounds"]),
-            )
+    if "rounds" not in tables_of(config):
+        for path in part_files(folder, "games"):
+            summary.add_tables(pq.read_table(
+                path, columns=summary_columns(config["players"], rounds=False)["games"]))
+    else:
+        columns = summary_columns(config["players"])
+        games = {p.name for p in part_files(folder, "games")}
+        for path in part_files(folder, "rounds"):
+            if path.name in games:
+                summary.add_tables(
+                    pq.read_table(folder / "games" / path.name, columns=columns["games"]),
+                    pq.read_table(path, columns=columns["rounds"]),
+                )
     summary.folder = folder
+    summary.tables = tables_of(config)
     summary.stopped = manifest.get("stopped")
     return summary
 
@@ -409,6 +442,8 @@ class Run:
     def table(self, name: str) -> pa.Table:
         if name not in TABLES:
             raise SniffError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+        if name not in tables_of(self.config):
+            raise SniffError(f"this run was played with --no-rounds: it has no {name} table")
         if name not in self._tables:
             files = part_files(self.path, name)
             if files:

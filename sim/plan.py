@@ -38,6 +38,7 @@ DEFAULTS = {
     "duplicate": False,
     "chunk_size": 50_000,
     "precision": None,
+    "rounds": True,
 }
 FLAGS = {
     "players": "--players",
@@ -47,6 +48,7 @@ FLAGS = {
     "duplicate": "--duplicate",
     "chunk_size": "--chunk-size",
     "precision": "--precision",
+    "rounds": "--rounds",
 }
 MAX_SEED = 2**63 - 1
 # Sizes that cannot work are refused before anything starts: game ids beyond this would
@@ -90,11 +92,12 @@ class Plan:
     chunk_size: int
     round_cap: int
     precision: float | None = None  # --precision: stop early (see precision_stop)
+    rounds: bool = True  # write the rounds table (--no-rounds: the games table alone)
 
     @classmethod
     def build(
         cls, players: int, strategies, games: int, seed: int, duplicate: bool, chunk_size: int,
-        round_cap: int | None = None, precision: float | None = None,
+        round_cap: int | None = None, precision: float | None = None, rounds: bool = True,
     ) -> Plan:
         from sim.runner import ROUND_CAP, lineup_of
         from strategies import parse_lineup_text, parse_spec
@@ -132,6 +135,7 @@ class Plan:
             chunk_size=chunk_size,
             round_cap=ROUND_CAP if round_cap is None else round_cap,
             precision=precision,
+            rounds=bool(rounds),
         )
 
     @classmethod
@@ -145,7 +149,7 @@ class Plan:
         return cls.build(
             config["players"], ",".join(config["strategies"]), config["games"], config["seed"],
             config["duplicate"], config["chunk_size"], config["round_cap"],
-            config.get("precision"),
+            config.get("precision"), config.get("rounds", True),
         )
 
     @cached_property
@@ -203,13 +207,14 @@ class Plan:
             "chunk_size": self.chunk_size,
             "chunks": self.n_chunks,
             "round_cap": self.round_cap,
+            "rounds": self.rounds,
             **({"precision": self.precision, "precision_step": PRECISION_STEP}
                if self.precision is not None else {}),
         }
 
     def flag_text(self, name: str) -> str:
-        if name == "duplicate":
-            return "--duplicate" if self.duplicate else "--no-duplicate"
+        if name in ("duplicate", "rounds"):
+            return f"--{name}" if getattr(self, name) else f"--no-{name}"
         if name == "strategies":
             return f"--strategies {','.join(self.labels)}"
         if name == "precision" and self.precision is None:
@@ -237,6 +242,7 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
         "players": recorded.players, "strategies": list(recorded.strategies),
         "games": recorded.games, "seed": recorded.seed, "duplicate": recorded.duplicate,
         "chunk_size": recorded.chunk_size, "precision": recorded.precision,
+        "rounds": recorded.rounds,
     }
     values.update({k: v for k, v in options.items() if k in DEFAULTS and v is not None})
     asked = Plan.build(**values, round_cap=recorded.round_cap)
@@ -250,8 +256,8 @@ def refuse_resume(folder, recorded: Plan, differ: list[str], given: dict, asked=
     def asked_text(name: str) -> str:
         if asked is not None:
             return asked.flag_text(name)
-        if name == "duplicate":
-            return "--duplicate" if given[name] else "--no-duplicate"
+        if name in ("duplicate", "rounds"):
+            return f"--{name}" if given[name] else f"--no-{name}"
         return f"{FLAGS[name]} {given[name]}"
 
     was = ", ".join(recorded.flag_text(name) for name in differ)

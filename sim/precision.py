@@ -101,10 +101,8 @@ def truncate_chunk(tables: dict, end_game: int) -> dict:
     """A chunk's tables without the games from ``end_game`` on (a stop for precision)."""
     import pyarrow.compute as pc
 
-    games = tables["games"]
-    keep = pc.less(games["game_id"], end_game)
-    return {"games": games.filter(keep),
-            "rounds": tables["rounds"].filter(pc.less(tables["rounds"]["game_id"], end_game))}
+    return {name: table.filter(pc.less(table["game_id"], end_game))
+            for name, table in tables.items()}
 
 
 def stop_record(plan: Plan, reason: str, games: int, chunks: int, half_width: float) -> dict:

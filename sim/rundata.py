@@ -209,6 +209,9 @@ def open_runs(paths: Sequence) -> list[RunData]:
         config = run.manifest.get("config") or {}
         if "players" not in config or "labels" not in config:
             raise SniffError(f"{where}: its manifest has no run configuration")
+        if "rounds" not in io.tables_of(config):
+            raise SniffError(f"{where} was played with --no-rounds and a report needs its "
+                             "rounds table: play it again without --no-rounds")
         players = int(config["players"])
         columns = required_columns(players)
         games = read_table(run, "games", columns["games"])

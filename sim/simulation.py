@@ -151,7 +151,8 @@ def _new_manifest(plan: Plan, run_id: str, kernel: str, session: _Session) -> di
     return {
         "format": io.FORMAT, "run_id": run_id, "version": __version__, "kernel": kernel,
         "command": session.command, "config": plan.config(), "started_at": session.started_at,
-        "status": "running", "sessions": [], "tables": {name: f"{name}/" for name in io.TABLES},
+        "status": "running", "sessions": [],
+        "tables": {name: f"{name}/" for name in io.tables_for(plan.rounds)},
     }
 
 
@@ -164,12 +165,13 @@ def _prepare_folder(folder: Path, mode: str, manifest: dict, chunk_games: list[i
     try:
         if mode == "resume":
             io.remove_temporaries(folder)
-            done, notes = io.finished_chunks(folder, chunk_games, manifest["run_id"])
+            done, notes = io.finished_chunks(folder, chunk_games, manifest["run_id"],
+                                             io.tables_of(manifest["config"]))
             for note in notes:
                 notice(note)
         elif mode == "overwrite" and folder.exists():
             io.clear_run(folder)
-        for name in io.TABLES:
+        for name in io.tables_of(manifest["config"]):
             (folder / name).mkdir(parents=True, exist_ok=True)
         io.mark_running(manifest)
         io.write_json(folder / io.MANIFEST, manifest)
@@ -280,8 +282,9 @@ def execute(
             announce()
 
         summary = Summary(plan.players, plan.labels, plan.group, plan.round_cap)
-        memory: dict[str, list] = {name: [] for name in io.TABLES}
-        columns = summary_columns(plan.players)
+        tables_kept = io.tables_for(plan.rounds)
+        memory: dict[str, list] = {name: [] for name in tables_kept}
+        columns = summary_columns(plan.players, plan.rounds)
         metadata = {
             "format": io.FORMAT, "run_id": run_id, "version": manifest["version"],
             "kernel": kernel, "command": command, "config": plan.config(),
@@ -314,10 +317,9 @@ def execute(
                 for chunk in range(n_chunks):
                     if chunk in done:  # resumed: its parts are there, read them for the summary
                         name = io.part_name(chunk)
-                        summary.add_tables(
-                            pq.read_table(folder / "games" / name, columns=columns["games"]),
-                            pq.read_table(folder / "rounds" / name, columns=columns["rounds"]),
-                        )
+                        summary.add_tables(*(pq.read_table(folder / table / name,
+                                                           columns=columns[table])
+                                             for table in tables_kept))
                         continue
                     lo, hi = chunk_bounds(chunk)
                     started = time.perf_counter()
@@ -342,7 +344,7 @@ def execute(
                             tables = truncate_chunk(tables, hi)
                             stopped = stop_record(plan, "precision", hi, chunk + 1, stop_at[1])
                     if folder is None:
-                        for name in io.TABLES:
+                        for name in tables_kept:
                             memory[name].append(tables[name])
                     elif not result.written:
                         write_parts(folder, chunk, lo, hi, time.perf_counter() - started,
@@ -350,7 +352,7 @@ def execute(
                     session.played += hi - lo
                     session.seconds += time.perf_counter() - started
                     chunks_done += 1
-                    summary.add_tables(tables["games"], tables["rounds"])
+                    summary.add_tables(*(tables[name] for name in tables_kept))
                     if plan.precision is not None:
                         bar.set_postfix_str(f"widest half-width {widest_half_width(summary):.2%}"
                                             f" (target {plan.precision:.2%})")
@@ -383,6 +385,7 @@ def execute(
                                   "threads": session.threads,
                                   "workers": len((session.cluster or {}).get("workers", []))}
                 summary.folder = folder
+                summary.tables = tables_kept
                 manifest["finished_at"] = utc_now()
                 played = sum(s["games_played"] for s in manifest["sessions"])
                 seconds = sum(s["seconds"] for s in manifest["sessions"])
@@ -405,7 +408,7 @@ def execute(
             numba.set_num_threads(previous_threads)
 
     if folder is None:
-        tables = {name: pa.concat_tables(memory[name]) for name in io.TABLES}
+        tables = {name: pa.concat_tables(memory[name]) for name in tables_kept}
         return io.Run(None, manifest, tables, summary=summary)
     return io.Run(folder, manifest, summary=summary)
 
@@ -427,6 +430,7 @@ def simulate(
     max_games: int | None = None,
     scheduler: str | None = None,
     check_space: bool = True,
+    rounds: bool | None = None,
 ):
     """Play games and return a ``sim.io.Run`` (``.games``, ``.rounds`` DataFrames, ``.summary``).
 
@@ -436,10 +440,11 @@ def simulate(
     ``precision`` plays until every win rate's 95% half-width is at most that, up to
     ``max_games`` games (instead of a fixed ``games``). ``scheduler`` (``"tcp://HOST:PORT"``
     or ``"local:N"``) plays the chunks on a Dask cluster, with the same tables.
+    ``rounds=False`` keeps the games table only (``--no-rounds``).
     """
     options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
-               "max_games": max_games}
+               "max_games": max_games, "rounds": rounds}
     call = ", ".join(f"{k}={v!r}" for k, v in {**options, "out": out, "threads": threads,
                                                  "resume": resume, "overwrite": overwrite,
                                                  "scheduler": scheduler}.items()

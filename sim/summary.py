@@ -55,44 +55,43 @@ class Summary:
         self._pending: tuple[np.ndarray, np.ndarray] | None = None
         self.timing: dict | None = None  # played, seconds, threads of the last session
         self.folder: Path | None = None
+        self.tables: tuple[str, ...] = ("games", "rounds")  # the run folder's tables
         self.stopped: dict | None = None  # a --precision run: why and where it stopped
 
-    def add_tables(self, games, rounds) -> None:
-        """Add a chunk given as pyarrow tables (or anything with the same columns)."""
-        teams = team_count(self.players)
-        points = np.column_stack(
-            [to_numpy(rounds[f"team{t}_points"]) for t in range(teams)]
-        ) if len(rounds) else np.zeros((0, teams), dtype=np.int64)
-        self.add(
-            to_numpy(games["winner_side"]), to_numpy(games["deal_id"]),
-            to_numpy(games["rotation"]), to_numpy(games["rounds"]), points,
-        )
+    def add_tables(self, games, rounds=None) -> None:
+        """Add a chunk given as pyarrow tables (or anything with the same columns).
 
-    def add(self, winner_side, deal_ids, rotations, rounds_per_game, team_points) -> None:
+        ``rounds`` None: a ``--no-rounds`` run, whose games table carries each game's
+        point sums and sums of squares instead (``summary_columns``).
+        """
+        teams = team_count(self.players)
+        rounds_per_game = to_numpy(games["rounds"])
+        if rounds is None:
+            sums = np.column_stack([to_numpy(games[f"team{t}_points"]) for t in range(teams)])
+            squares = np.column_stack(
+                [to_numpy(games[f"team{t}_points_sq"]) for t in range(teams)])
+        else:
+            sums, squares = game_point_sums(
+                [to_numpy(rounds[f"team{t}_points"]) for t in range(teams)], rounds_per_game)
+        self.add(to_numpy(games["winner_side"]), to_numpy(games["deal_id"]),
+                 to_numpy(games["rotation"]), rounds_per_game, sums, squares)
+
+    def add(self, winner_side, deal_ids, rotations, rounds_per_game, point_sums,
+            point_squares) -> None:
+        """Add games: ``point_sums[g, t]`` (and of squares) over game g's rounds of the
+        points team t scored (``game_point_sums``)."""
         self.games += winner_side.size
         self.unfinished += int((winner_side < 0).sum())
         self.wins += np.bincount(winner_side[winner_side >= 0], minlength=self.n_sides)
         # Points of each side in each round: team t of a game with rotation r is side
-        # (t + r) % players (folded onto the two partnerships with 4 players). The sums are
-        # taken per game first (a game's rounds are consecutive rows), so the side of a team
-        # is worked out once per game, not once per round.
-        starts = np.zeros(rounds_per_game.size, dtype=np.int64)
-        np.cumsum(rounds_per_game[:-1], out=starts[1:])
-        played = rounds_per_game > 0
-        for team in range(team_points.shape[1]):
-            side = side_of_team(team, rotations, self.players)[played]
-            points = np.asarray(team_points[:, team], dtype=np.int64)
-            # Float sums of integers stay exact far beyond a chunk's (|points| < 2**12,
-            # rows < 2**28: squares sum below 2**53).
-            counts = np.bincount(side, weights=rounds_per_game[played], minlength=self.n_sides)
-            if points.size:
-                sums = np.bincount(side, weights=np.add.reduceat(points, starts[played]),
-                                   minlength=self.n_sides)
-                squares = np.bincount(side, weights=np.add.reduceat(points * points,
-                                                                    starts[played]),
-                                      minlength=self.n_sides)
-            else:
-                sums = squares = np.zeros(self.n_sides)
+        # (t + r) % players (folded onto the two partnerships with 4 players), worked out
+        # once per game from the game's sums. Float sums of integers stay exact far beyond
+        # a chunk's (|points| < 2**12, rows < 2**28: squares sum below 2**53).
+        for team in range(point_sums.shape[1]):
+            side = side_of_team(team, rotations, self.players)
+            counts = np.bincount(side, weights=rounds_per_game, minlength=self.n_sides)
+            sums = np.bincount(side, weights=point_sums[:, team], minlength=self.n_sides)
+            squares = np.bincount(side, weights=point_squares[:, team], minlength=self.n_sides)
             for k in range(self.n_sides):
                 self.points[k].add_sums(int(counts[k]), int(sums[k]), int(squares[k]))
         if not self.pairs or self.group == 1:
@@ -216,14 +215,41 @@ class Summary:
                        f"on {self.timing['threads']} thread(s)"
                        + (f" of {workers} Dask worker(s)" if workers else ""))
         if self.folder is not None:
-            out.append(f"  data: {self.folder}/ (games/, rounds/, manifest.json)")
+            tables = "".join(f"{name}/, " for name in self.tables)
+            out.append(f"  data: {self.folder}/ ({tables}manifest.json)")
         return out
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
 
 
-def summary_columns(players: int) -> dict[str, list[str]]:
+def game_point_sums(team_points: list, rounds_per_game: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Per game, the sum and the sum of squares of each team's round points.
+
+    ``team_points[t]`` holds team t's points of every round, a game's rounds consecutive
+    and ``rounds_per_game`` of them. Returns two ``(games, teams)`` int64 arrays: what
+    the summary needs of the rounds, and what a ``--no-rounds`` games table keeps.
+    """
+    ends = np.cumsum(rounds_per_game, dtype=np.int64)
+    sums = np.empty((rounds_per_game.size, len(team_points)), dtype=np.int64)
+    squares = np.empty_like(sums)
+    for team, points in enumerate(team_points):
+        points = np.asarray(points, dtype=np.int64)
+        for out, values in ((sums, points), (squares, points * points)):
+            running = np.zeros(values.size + 1, dtype=np.int64)
+            np.cumsum(values, out=running[1:])
+            taken = running[ends]
+            out[:, team] = taken - np.r_[0, taken[:-1]] if taken.size else taken
+    return sums, squares
+
+
+def summary_columns(players: int, rounds: bool = True) -> dict[str, list[str]]:
+    """The columns the summary reads: of both tables, or of the games table alone when
+    the run kept no rounds table (``--no-rounds``)."""
     teams = team_count(players)
-    return {"games": ["winner_side", "deal_id", "rotation", "rounds"],
-            "rounds": [f"team{t}_points" for t in range(teams)]}
+    games = ["winner_side", "deal_id", "rotation", "rounds"]
+    if not rounds:
+        return {"games": games + [f"team{t}_points{kind}" for t in range(teams)
+                                  for kind in ("", "_sq")]}
+    return {"games": games, "rounds": [f"team{t}_points" for t in range(teams)]}

@@ -30,8 +30,10 @@ def test_table_shows_every_measured_row():
         "strategies": [{"strategy": "random", "ns_per_decision": 250.0, "games": 10}],
         "compile": {"cold_s": 20.0, "warm_s": 2.0},
         "memory": {"games": 1000, "peak_rss_mib": 300.0, "seconds": 3.0},
-        "simulate": {"games_per_s": 1000.0, "ratio": 0.8},
+        "simulate": {"games_per_s": 1000.0, "ratio": 0.8, "no_rounds_games_per_s": 1100.0,
+                     "no_rounds_ratio": 0.9},
     }
     text = table(report)
     assert "| 3 | random | 1 |" in text and "123x" in text and "| random | 250 |" in text
     assert "cold (empty cache) 20.0 s, warm 2.0 s" in text and "0.80 of the engine-only" in text
+    assert "with --no-rounds 1,100 games/s, 0.90" in text

@@ -138,6 +138,12 @@ def test_in_memory_duplicate_and_precision_runs_match_local(cluster):
     assert 0 < len(here.games) < GAMES
     pd.testing.assert_frame_equal(here.games, there.games)
     assert here.summary.stopped == there.summary.stopped
+    # --no-rounds: the workers send back the games' point sums the summary reads.
+    options = {"games": 1200, "seed": 5, "chunk_size": 200, "rounds": False}
+    here = sim.simulate(**options)
+    there = sim.simulate(**options, scheduler=address)
+    pd.testing.assert_frame_equal(here.games, there.games)
+    assert here.summary.to_dict() == there.summary.to_dict()
 
 
 def test_interrupted_dask_run_resumes_to_the_same_tables(tmp_path, reference, cluster):

@@ -72,9 +72,10 @@ def base_run(tmp_path_factory) -> Path:
 
 
 def documented_columns(table: str, players: int) -> list[str]:
-    """Column names from docs/data-format.md's table for ``table``, seat/team patterns expanded."""
+    """Column names from docs/data-format.md's section ``## `table` ...`` (the ``games`` or
+    ``rounds`` table, or the ``--no-rounds`` columns), seat/team patterns expanded."""
     text = (ROOT / "docs" / "data-format.md").read_text()
-    section = text.split(f"\n## `{table}` table", 1)[1].split("\n## ", 1)[0]
+    section = text.split(f"\n## `{table}` ", 1)[1].split("\n## ", 1)[0]
     names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
     teams = 2 if players == 4 else players
     out = []
@@ -272,6 +273,42 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, base_run, capsys):
     assert manifest["summary"] == json.loads((base_run / "manifest.json").read_text())["summary"]
 
 
+def test_no_rounds_run_keeps_the_games_and_the_summary(tmp_path, base_run, capsys):
+    """``--no-rounds``: the same games and summary, each game's point sums instead of the
+    round rows; it resumes like any run and refuses what needs the rounds."""
+    folder = tmp_path / "games-only"
+
+    def stop_after_second(chunk):
+        if chunk == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(RunInterrupted):
+        execute(plan_of(rounds=False), folder, on_chunk=stop_after_second)
+    code, out, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
+    assert code == 0, err
+    assert f"data: {folder}/ (games/, manifest.json)" in out
+    assert sorted(p.name for p in folder.iterdir()) == ["games", "manifest.json"]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["config"]["rounds"] is False and list(manifest["tables"]) == ["games"]
+    assert manifest["summary"] == json.loads((base_run / "manifest.json").read_text())["summary"]
+    games, reference = sim.load(folder).games, sim.load(base_run)
+    extra = documented_columns("--no-rounds", 4)
+    assert list(games.columns) == list(reference.games.columns) + extra
+    pd.testing.assert_frame_equal(games[reference.games.columns], reference.games)
+    rounds = reference.rounds
+    for team in range(2):
+        points = rounds[f"team{team}_points"].astype(np.int64)
+        by_game = pd.DataFrame({"game_id": rounds["game_id"], "p": points, "q": points * points}
+                               ).groupby("game_id")[["p", "q"]].sum()
+        assert (games[f"team{team}_points"].to_numpy() == by_game["p"].to_numpy()).all()
+        assert (games[f"team{team}_points_sq"].to_numpy() == by_game["q"].to_numpy()).all()
+    with pytest.raises(SniffError, match="--no-rounds"):
+        sim.load(folder).table("rounds")
+    code, _, err = run_main(["report", str(folder), "-o", str(tmp_path / "report")], capsys)
+    _one_line_error(code, err)
+    assert "--no-rounds" in err and not (tmp_path / "report").exists()
+
+
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path, signum, status):
     """A real SIGINT (Ctrl-C) or SIGTERM (``timeout``, a scheduler) to ``sniff simulate``:
@@ -411,6 +448,7 @@ def test_existing_run_is_not_overwritten_without_overwrite(tmp_path, capsys):
     (["--strategies", "random,greedy"], "--strategies"),
     (["--duplicate"], "--duplicate"),
     (["--players", "2"], "--players"),
+    (["--no-rounds"], "--no-rounds"),
 ])
 def test_resume_with_different_settings_is_refused(tmp_path, capsys, change, flag):
     folder = tmp_path / "run"
