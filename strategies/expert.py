@@ -9,7 +9,10 @@ At each decision with a real choice:
    uniformly shuffled boneyard.
 3. On a deal, a candidate is placed and the round is played out to its end by the
    compiled engine's own turn loop (``sim.engine.make_game_player``) with a heuristic
-   ``policy`` in every seat. The end is valued by the probability that the deciding side
+   ``policy`` in every seat for the first ``plies`` placements, ``greedy`` after them:
+   the placements right after the candidate decide most of its value, and a policy that
+   answers the table as a real opponent does is worth its cost there, not for the whole
+   round. The end is valued by the probability that the deciding side
    wins the game from there: 1 or 0 if a side reached the target inside the round, else
    the win probability of the new score state with the next leader (the domino player,
    or a random seat after a block) from a model fitted to simulated games
@@ -24,9 +27,12 @@ At each decision with a real choice:
 Everything is drawn from the ``rng`` handed in, so a game is reproducible by its seed;
 the budget is counted in play-outs, not in time, for the same reason.
 
-Parameters: ``budget`` (default 384, 1..4096): play-outs per decision, in all;
-``policy`` (default ``greedy``; ``blocker``, ``partner``, ``weighted``, ``random``,
-``heavy``): who plays the rounds out; ``halving`` (default 1): 1 successive halving, 0 an
+Parameters: ``budget`` (default 256, 1..4096): play-outs per decision, in all;
+``policy`` (default ``auto``: ``blocker`` with 2 players, ``greedy`` with 3 and 4; or
+``greedy``, ``blocker``, ``partner``, ``weighted``, ``random``, ``heavy``): who plays the
+rounds out; ``plies`` (default 4, 0..64): placements after the candidate that ``policy``
+plays before ``greedy`` takes over, 0 for the whole round (``auto`` with 3 and 4 players
+plays greedy throughout); ``halving`` (default 1): 1 successive halving, 0 an
 equal share per move; ``value`` (default ``win``; ``points``): ``points`` values a round's
 end like ``rollout`` (own side's points minus the others', plus or minus 50 for a won
 game) instead of by the win probability; ``prior`` (default 0.02, 0..1): a bonus, in win
@@ -43,7 +49,7 @@ from numba import njit
 
 from sim import engine
 from sim import observation as view
-from sim.layout import move_points
+from sim.layout import move_points, popcount
 from sim.rng import next_random, stream_key
 from strategies import register
 from strategies.blocker import choose_blocker
@@ -53,13 +59,20 @@ from strategies.playout import (
     POLICIES,
     POLICY_PARAMS,
     give_streams,
+    limit_policy,
     play_round_from,
     playout_buffers,
 )
 from strategies.score_table import COEFFICIENTS, N_FEATURES
 
 VALUES = ("win", "points")
+# "auto": blocker for the first plies with 2 players, greedy for the whole round otherwise
+# (what the measurements in docs/expert.md chose).
+EXPERT_POLICIES = POLICIES + ("auto",)
+AUTO = len(POLICIES)
+BLOCKER = POLICIES.index("blocker")
 MAX_BUDGET = 4096
+MAX_PLIES = 64
 POINTS_WIN_BONUS = 50.0
 SALT_DEALS = np.uint64(0x6A09E667F3BCC909)
 
@@ -181,9 +194,11 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
 @register(
     "expert",
     "determinized search: heuristic play-outs valued by the chance to win the game",
-    params={"budget": 384, "policy": "greedy", "halving": 1.0, "value": "win", "prior": 0.02},
-    choices={"policy": POLICIES, "value": VALUES},
-    bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1), "prior": (0, 1)},
+    params={"budget": 256, "policy": "auto", "halving": 1.0, "value": "win", "prior": 0.02,
+            "plies": 4},
+    choices={"policy": EXPERT_POLICIES, "value": VALUES},
+    bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1), "prior": (0, 1),
+            "plies": (0, MAX_PLIES)},
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly (the
 # engine's turn loop that calls it is compiled without).
@@ -191,6 +206,7 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
 def choose_expert(observation, moves, n_moves, params, rng):
     budget = max(1, np.int64(params[0]))
     policy = np.int64(params[1])
+    plies = np.int64(params[5])
     halving = params[2] >= 0.5
     value_kind = np.int64(params[3])
     seat = observation[view.SEAT]
@@ -200,6 +216,11 @@ def choose_expert(observation, moves, n_moves, params, rng):
     for index in range(n_moves):
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
+    if policy == AUTO:
+        if players == 2:
+            policy = BLOCKER
+        else:
+            policy, plies = 0, 0  # greedy, the whole round
     prior = params[4]
     favourite = -1
     if prior > 0.0:
@@ -222,6 +243,7 @@ def choose_expert(observation, moves, n_moves, params, rng):
         give_streams(deals[index], deal_rng)
     (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
      play_rng) = playout_buffers(policy)
+    limit_policy(seat_functions, plies, popcount(observation[view.PLAYED]))
     features = np.zeros(N_FEATURES, dtype=np.float64)
     totals = np.zeros(n_moves, dtype=np.float64)
     alive = np.ones(n_moves, dtype=np.bool_)

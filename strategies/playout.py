@@ -13,6 +13,7 @@ from numba import njit
 
 from sim import engine
 from sim import observation as view
+from sim.layout import popcount
 from sim.rng import next_random
 from strategies import MAX_PARAMS
 from strategies.blocker import choose_blocker
@@ -24,6 +25,10 @@ from strategies.weighted import DEFAULTS as WEIGHTED_DEFAULTS
 from strategies.weighted import choose_weighted
 
 POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy")
+# A seat's play-out function code: the policy's index in POLICIES, plus, when the policy
+# should play only the first placements after the candidate, LIMIT_UNIT times the number
+# of tiles on the table up to which it plays (greedy plays the rest).
+LIMIT_UNIT = 16
 
 # Each policy plays out with its registered defaults (kept in step by a test).
 POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), dtype=np.float64)
@@ -33,8 +38,13 @@ POLICY_PARAMS[3, :8] = tuple(WEIGHTED_DEFAULTS.values())
 
 
 @njit(inline="always")
-def choose_policy(function, observation, moves, n_moves, params, rng):
-    """Dispatcher of the play-out policies, in ``POLICIES`` order."""
+def choose_policy(code, observation, moves, n_moves, params, rng):
+    """Dispatcher of the play-out policies, in ``POLICIES`` order (``code``: see
+    ``LIMIT_UNIT``; past its limit of tiles on the table a seat plays ``greedy``)."""
+    function = code % LIMIT_UNIT
+    limit = code // LIMIT_UNIT
+    if limit > 0 and popcount(observation[view.PLAYED]) > limit:
+        function = 0
     if function == 1:
         return choose_blocker(observation, moves, n_moves, params, rng)
     if function == 2:
@@ -67,6 +77,16 @@ def playout_buffers(policy: int):
         seat_params[seat, :] = POLICY_PARAMS[policy]
     rng = np.zeros(1, dtype=np.uint64)
     return state, moves, observation, round_row, events, seat_functions, seat_params, rng
+
+
+@njit
+def limit_policy(seat_functions, plies: int, played: int) -> None:
+    """Let the seats' policies play only the first ``plies`` placements after the
+    candidate (``played`` tiles on the table before it); greedy plays the rest."""
+    if plies > 0:
+        for seat in range(seat_functions.size):
+            seat_functions[seat] = seat_functions[seat] % LIMIT_UNIT + LIMIT_UNIT * (
+                played + plies)
 
 
 @njit

@@ -168,6 +168,36 @@ def test_play_out_policies_use_their_registered_defaults() -> None:
         assert list(playout.POLICY_PARAMS[index, : len(defaults)]) == defaults, name
 
 
+def test_a_limited_play_out_policy_hands_over_to_greedy() -> None:
+    """A seat's play-out code carries a limit of tiles on the table: up to it the policy
+    chooses, past it greedy does (``plies``: the policy plays the first placements)."""
+    blocker = playout.POLICIES.index("blocker")
+    params = playout.POLICY_PARAMS[blocker]
+    unit = playout.LIMIT_UNIT
+    checked = differ = 0
+    for game_id in range(3):
+        for state, seat, forced, move in decisions(2, "blocker,greedy", 3, game_id):
+            observation, moves, n_moves = view_of(state, seat, forced, move)
+            played = bin(int(observation[view.PLAYED])).count("1")
+            if played < 2 or n_moves < 2:
+                continue
+
+            own, within, plain, past = (
+                playout.choose_policy(code, observation, moves, n_moves, params,
+                                      np.zeros(1, dtype=np.uint64))
+                for code in (blocker, blocker + unit * played, 0,
+                             blocker + unit * (played - 1)))
+            assert within == own and past == plain  # the limit: up to it, then past it
+            checked += 1
+            differ += own != plain
+    assert checked > 20 and differ > 0  # the two policies do disagree here
+    codes = np.full(4, blocker, dtype=np.int64)
+    playout.limit_policy(codes, 0, 9)
+    assert (codes == blocker).all()  # plies 0: the whole round
+    playout.limit_policy(codes, 4, 9)
+    assert (codes == blocker + unit * 13).all()
+
+
 def test_halving_schedule_spends_about_the_budget() -> None:
     shares = np.zeros(8, dtype=np.int64)
     for n_moves in range(2, 20):
@@ -208,7 +238,10 @@ def test_expert_beats_random(players: int) -> None:
                             "4096, got 0"),
         ("expert:budget=5000", "must be between 1 and 4096, got 5000"),
         ("expert:policy=minimax", "'policy' of strategy 'expert' must be one of greedy, "
-                                  "blocker, partner, weighted, random, heavy, got 'minimax'"),
+                                  "blocker, partner, weighted, random, heavy, auto, got "
+                                  "'minimax'"),
+        ("expert:plies=65", "parameter 'plies' of strategy 'expert' must be between 0 and 64, "
+                            "got 65"),
         ("rollout:samples=0", "parameter 'samples' of strategy 'rollout' must be between 1 "
                               "and 100000, got 0"),
     ],
