@@ -389,24 +389,22 @@ def part_files(folder: Path, table: str) -> list[Path]:
     return sorted((Path(folder) / table).glob("part-*.parquet"))
 
 
+def summary_part(folder: Path, name: str, config: dict) -> list[pa.Table]:
+    """The columns the summary reads of one chunk's parts (``name``: the part's file name):
+    of the games part and, unless the run kept none, of the rounds part."""
+    tables = tables_of(config)
+    columns = summary_columns(config["players"], "rounds" in tables)
+    return [pq.read_table(folder / table / name, columns=columns[table]) for table in tables]
+
+
 def summarise_folder(folder: Path, manifest: dict) -> Summary:
     """Recompute a run's summary from its finished parts (streaming, chunk by chunk)."""
     config = manifest["config"]
     summary = Summary(config["players"], config["labels"], config["deal_group"],
                       config["round_cap"])
-    if "rounds" not in tables_of(config):
-        for path in part_files(folder, "games"):
-            summary.add_tables(pq.read_table(
-                path, columns=summary_columns(config["players"], rounds=False)["games"]))
-    else:
-        columns = summary_columns(config["players"])
-        games = {p.name for p in part_files(folder, "games")}
-        for path in part_files(folder, "rounds"):
-            if path.name in games:
-                summary.add_tables(
-                    pq.read_table(folder / "games" / path.name, columns=columns["games"]),
-                    pq.read_table(path, columns=columns["rounds"]),
-                )
+    for path in part_files(folder, "games"):
+        if all((folder / name / path.name).exists() for name in tables_of(config)):
+            summary.add_tables(*summary_part(folder, path.name, config))
     summary.folder = folder
     summary.tables = tables_of(config)
     summary.stopped = manifest.get("stopped")

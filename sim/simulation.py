@@ -37,7 +37,7 @@ from sim.precision import (
     truncate_chunk,
     widest_half_width,
 )
-from sim.summary import Summary, summary_columns
+from sim.summary import Summary
 
 IN_MEMORY_LIMIT = 1_000_000
 RESULTS_DIR = Path("results")
@@ -232,7 +232,6 @@ def execute(
     run whose estimated size exceeds the free disk space (``--ignore-disk-space`` skips it).
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
     from tqdm import tqdm
 
     from sim import io
@@ -284,7 +283,6 @@ def execute(
         summary = Summary(plan.players, plan.labels, plan.group, plan.round_cap)
         tables_kept = io.tables_for(plan.rounds)
         memory: dict[str, list] = {name: [] for name in tables_kept}
-        columns = summary_columns(plan.players, plan.rounds)
         metadata = {
             "format": io.FORMAT, "run_id": run_id, "version": manifest["version"],
             "kernel": kernel, "command": command, "config": plan.config(),
@@ -316,10 +314,8 @@ def execute(
                                        enough if plan.precision is not None else None)
                 for chunk in range(n_chunks):
                     if chunk in done:  # resumed: its parts are there, read them for the summary
-                        name = io.part_name(chunk)
-                        summary.add_tables(*(pq.read_table(folder / table / name,
-                                                           columns=columns[table])
-                                             for table in tables_kept))
+                        summary.add_tables(*io.summary_part(
+                            folder, io.part_name(chunk), manifest["config"]))
                         continue
                     lo, hi = chunk_bounds(chunk)
                     started = time.perf_counter()
