@@ -19,6 +19,7 @@ Full game state (``STATE_SIZE`` int64, private to the engine)::
     STREAMS + s      seat s's strategy random stream (uint64 bits; keyed by game and seat)
     BAD_CHOICE       1 + the first seat whose strategy returned an index out of range, else 0
     DECK + i         the round's shuffled tiles: hands dealt from the front, then boneyard
+    RECORD ...       the round's public record (sim.record), copied into every view
 
 Per-round statistics (``ROUND_FIELDS`` int64, one row per round in ``round_results``) and
 per-game results (``GAME_FIELDS``) are documented at their slot constants below; the
@@ -31,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from sim import observation as obs_slots
+from sim import record
 from sim.layout import (
     ARM_L,
     EMPTY_LAYOUT,
@@ -70,7 +72,8 @@ WINNER_TEAM = 20
 STREAMS = 21
 BAD_CHOICE = 25
 DECK = 26
-STATE_SIZE = DECK + N_TILES
+RECORD = DECK + N_TILES
+STATE_SIZE = RECORD + record.RECORD_SIZE
 
 # --- round results: one row per round
 ROUND_LEADER = 0  # seat that led
@@ -206,6 +209,7 @@ def deal_round(state, seed, deal_id, round_number, forced_lead, leader, rng):
     state[BONEYARD_POS] = players * hand_size
     state[LAYOUT] = EMPTY_LAYOUT
     state[PLAYED] = 0
+    record.clear(state, RECORD)
     state[ROUND] = round_number
     state[LEADER] = leader
     return leader
@@ -232,6 +236,7 @@ def fill_observation(state, seat, forced, observation):
     for other in range(MAX_PLAYERS):
         observation[obs_slots.HAND_SIZE + other] = popcount(state[HANDS + other])
         observation[obs_slots.LACKS + other] = state[LACKS + other]
+    record.copy(state, RECORD, observation, obs_slots.RECORD)
 
 
 @njit(inline="always")
@@ -359,8 +364,10 @@ def make_game_player(choose_move):
             layout = state[LAYOUT]
             hand = state[HANDS + seat]
             move = -1
+            kind = record.PLACE_CHOSEN
             if layout == EMPTY_LAYOUT and forced_lead >= 0:
                 move = forced_lead * 4 + ARM_L
+                kind = record.PLACE_FORCED
             else:
                 n_moves = legal_moves(layout, hand, moves)
                 if n_moves > 1:
@@ -379,6 +386,7 @@ def make_game_player(choose_move):
                         state[HANDS + seat] |= 1 << tile
                         round_row[ROUND_DRAWS] += 1
                         record_event(events, state, EVENT_DRAW, seat, tile, -1, 0, 0)
+                        record.append(state, RECORD, record.DRAW, seat, 0)
                         n_moves = tile_moves(layout, tile, moves)
                         if n_moves > 1:
                             round_row[ROUND_DECISIONS] += 1
@@ -388,8 +396,10 @@ def make_game_player(choose_move):
                                 state, seat, 1, moves, n_moves, seat_functions, seat_params,
                                 observation, rng,
                             )
+                            kind = record.PLACE_FORCED
                             break
             if move >= 0:
+                record.append(state, RECORD, kind, seat, move)
                 # Reading of the rules: a placement that reaches the target wins at once,
                 # also when it is the player's last tile (no domino, no settlement).
                 if apply_placement(state, seat, move, round_row, events):
@@ -408,6 +418,7 @@ def make_game_player(choose_move):
                 state[LACKS + seat] |= open_values_mask(layout)
                 round_row[ROUND_PASSES] += 1
                 record_event(events, state, EVENT_PASS, seat, -1, -1, 0, 0)
+                record.append(state, RECORD, record.PASS, seat, 0)
                 blocked = True
                 for other in range(players):
                     if can_play(layout, state[HANDS + other]):

@@ -123,7 +123,8 @@ def kernel_source(strategies: list[Strategy]) -> str:
 # The modules whose compiled functions a kernel can contain; editing any other module
 # (reports, the command line) leaves every cached kernel valid.
 COMPILED_MODULES = (
-    "tiles", "layout", "rng", "seating", "observation", "engine", "kernels", "human"
+    "tiles", "layout", "rng", "seating", "record", "observation", "engine", "kernels",
+    "human"
 )
 
 

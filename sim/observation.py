@@ -21,6 +21,8 @@ Slots of an observation (``OBSERVATION_SIZE`` int64)::
                     were open when it last drew (drawn tiles that could not be played show no
                     open value), plus those open whenever it passed since. Reset each round
                     and whenever the seat draws again (a drawn tile may bring any other value).
+    RECORD ...      the round's public record so far: every placement, draw and pass in
+                    order (``RECORD_SIZE`` slots, packed as ``sim.record`` documents)
 
 Public inferences a strategy may derive itself: unseen tiles are
 ``ALL_TILES & ~(HAND | PLAYED)``; the partner of seat s with 4 players is ``(s + 2) % 4``.
@@ -31,6 +33,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim import seating
+from sim.record import RECORD_SIZE
 
 SEAT = 0
 PLAYERS = 1
@@ -45,7 +48,8 @@ LEADER = 9
 SCORE = 12
 HAND_SIZE = 16
 LACKS = 20
-OBSERVATION_SIZE = 24
+RECORD = 24
+OBSERVATION_SIZE = RECORD + RECORD_SIZE
 
 
 # The seating rules live in sim.seating; these are their compiled forms for the engine and

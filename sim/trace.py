@@ -13,7 +13,7 @@ from typing import IO
 
 import numpy as np
 
-from sim import engine
+from sim import engine, record
 from sim.layout import ARM_L, ARM_NAMES, EMPTY_LAYOUT, arm_field, decode_ends, open_values_mask
 from sim.runner import ROUND_CAP, Lineup, lineup_of, trace_events
 from sim.seating import team_count
@@ -129,7 +129,9 @@ def placements_from_events(
     The full engine state is rebuilt from the events alone (deal, draws, plays, passes),
     the public lacks included, independently of the engine's own bookkeeping: what a
     benchmark needs to replay real decisions, and what a test compares the engine's view
-    with. ``forced``: the tile was just drawn (only its own placements were offered).
+    with. ``forced``: the tile was just drawn (only its own placements were offered). The
+    public record is rebuilt too; an opening tile a run imposed (``openings``) reads as
+    chosen there, since the events do not say it was imposed.
     """
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     previous = (0, -1)
@@ -152,12 +154,17 @@ def placements_from_events(
                 state[engine.LACKS + seat] = open_values_mask(int(state[engine.LAYOUT]))
             state[engine.HANDS + seat] |= 1 << tile
             state[engine.BONEYARD_POS] += 1
+            record.append(state, engine.RECORD, record.DRAW, seat, 0)
         elif kind == engine.EVENT_PASS:
             state[engine.LACKS + seat] |= open_values_mask(int(state[engine.LAYOUT]))
+            record.append(state, engine.RECORD, record.PASS, seat, 0)
         elif kind == engine.EVENT_PLAY:
             arm = int(row[engine.EVENT_ARM])
             forced = previous == (engine.EVENT_DRAW, seat)
-            yield state.copy(), seat, forced, tile * 4 + max(arm, ARM_L)
+            move = tile * 4 + max(arm, ARM_L)
+            yield state.copy(), seat, forced, move
+            chosen = record.PLACE_FORCED if forced else record.PLACE_CHOSEN
+            record.append(state, engine.RECORD, chosen, seat, move)
             state[engine.LAYOUT] = row[engine.EVENT_LAYOUT]
             state[engine.HANDS + seat] &= ~(1 << tile)
             state[engine.PLAYED] |= 1 << tile

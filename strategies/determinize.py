@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import engine
+from sim import engine, record
 from sim import observation as view
 from sim.layout import bit_index, popcount
 from sim.rng import random_below, random_unit
@@ -168,7 +168,7 @@ def pick_tiles(pool: int, count: int, rng) -> int:
 
 @njit
 def copy_public(observation, state) -> None:
-    """The engine state's public part (own hand, table, scores, lacks) from the view."""
+    """The engine state's public part (own hand, table, scores, lacks, record) from the view."""
     seat = observation[view.SEAT]
     players = observation[view.PLAYERS]
     state[:] = 0
@@ -184,6 +184,7 @@ def copy_public(observation, state) -> None:
     for other in range(players):
         state[engine.LACKS + other] = observation[view.LACKS + other]
     state[engine.HANDS + seat] = observation[view.HAND]
+    record.copy(observation, view.RECORD, state, engine.RECORD)
 
 
 @njit

@@ -154,7 +154,7 @@ def test_no_import_cycles():
 
 def test_the_compiled_core_imports_nothing_above_it():
     """The engine's layer (and what it stands on) imports only itself and strategies."""
-    core = {"sim.tiles", "sim.rng", "sim.seating", "sim.observation", "sim.layout",
+    core = {"sim.tiles", "sim.rng", "sim.seating", "sim.record", "sim.observation", "sim.layout",
             "sim.engine", "sim.kernels", "sim.shared_kernel", "sim.gather", "sim.runner",
             "sim.errors"}
     graph = import_graph()
