@@ -6,7 +6,11 @@ At each decision with a real choice:
 2. The hidden tiles are dealt many ways (deals shared by all candidates), each
    consistent deal exactly equally likely (``strategies.determinize``): other hands of
    their known sizes, no tile showing a value its seat is known to lack, the rest a
-   uniformly shuffled boneyard.
+   uniformly shuffled boneyard. Then each deal is kept with probability
+   ``(1 - infer) ** d``, d the number of the opponents' choices this round (the public
+   record) that a model player (``partner`` with 4 players, else ``blocker``) holding
+   that deal's hands would not have made (``strategies.inference``): the deals played
+   are those that explain what the opponents did.
 3. On a deal, a candidate is placed and the round is played out to its end by the
    compiled engine's own turn loop (``sim.engine.make_game_player``) with a heuristic
    ``policy`` in every seat for the first ``plies`` placements, ``greedy`` after them:
@@ -37,7 +41,11 @@ equal share per move; ``value`` (default ``win``; ``points``): ``points`` values
 end like ``rollout`` (own side's points minus the others', plus or minus 50 for a won
 game) instead of by the win probability; ``prior`` (default 0.02, 0..1): a bonus, in win
 probability, for the move the best one-ply heuristic would play (``partner`` with 4
-players, else ``blocker``), so that the search overrules it only by a margin.
+players, else ``blocker``), so that the search overrules it only by a margin; ``infer``
+(default 0.9, 0..1): how strongly an opponent's choice the model would not have made
+counts against a deal (0: deals stay uniform); ``tries`` (default 4, 1..64): at most
+``tries`` times as many deals are drawn as are played, after which the rest are kept
+unweighed (opponents the model does not describe would otherwise cost many draws).
 """
 
 from __future__ import annotations
@@ -53,7 +61,8 @@ from sim.layout import move_points, popcount
 from sim.rng import next_random, stream_key
 from strategies import register
 from strategies.blocker import choose_blocker
-from strategies.determinize import prepare, sample_deal
+from strategies.determinize import prepare
+from strategies.inference import MODEL_BLOCKER, MODEL_PARTNER, inferred_deals
 from strategies.partner import choose_partner
 from strategies.playout import (
     POLICIES,
@@ -73,6 +82,7 @@ AUTO = len(POLICIES)
 BLOCKER = POLICIES.index("blocker")
 MAX_BUDGET = 4096
 MAX_PLIES = 64
+MAX_TRIES = 64
 POINTS_WIN_BONUS = 50.0
 SALT_DEALS = np.uint64(0x6A09E667F3BCC909)
 
@@ -195,10 +205,10 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
     "expert",
     "determinized search: heuristic play-outs valued by the chance to win the game",
     params={"budget": 256, "policy": "auto", "halving": 1.0, "value": "win", "prior": 0.02,
-            "plies": 4},
+            "plies": 4, "infer": 0.9, "tries": 4},
     choices={"policy": EXPERT_POLICIES, "value": VALUES},
     bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1), "prior": (0, 1),
-            "plies": (0, MAX_PLIES)},
+            "plies": (0, MAX_PLIES), "infer": (0, 1), "tries": (1, MAX_TRIES)},
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly (the
 # engine's turn loop that calls it is compiled without).
@@ -234,12 +244,12 @@ def choose_expert(observation, moves, n_moves, params, rng):
     deals_needed = 0
     for stage in range(stages):
         deals_needed += shares[stage]
-    deals = np.zeros((deals_needed, engine.STATE_SIZE), dtype=np.int64)
-    base = next_random(rng)
     deal_rng = np.zeros(1, dtype=np.uint64)
+    deal_rng[0] = stream_key(next_random(rng), 0, 0, SALT_DEALS)
+    model = MODEL_PARTNER if players == 4 else MODEL_BLOCKER
+    deals = inferred_deals(observation, plan, counts, deals_needed, np.int64(params[7]),
+                           params[6], model, deal_rng)
     for index in range(deals_needed):
-        deal_rng[0] = stream_key(base, index, 0, SALT_DEALS)
-        sample_deal(observation, plan, counts, deals[index], deal_rng)
         give_streams(deals[index], deal_rng)
     (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
      play_rng) = playout_buffers(policy)

@@ -242,6 +242,10 @@ def test_expert_beats_random(players: int) -> None:
                                   "'minimax'"),
         ("expert:plies=65", "parameter 'plies' of strategy 'expert' must be between 0 and 64, "
                             "got 65"),
+        ("expert:infer=1.5", "parameter 'infer' of strategy 'expert' must be between 0 and 1, "
+                             "got 1.5"),
+        ("expert:tries=0", "parameter 'tries' of strategy 'expert' must be between 1 and 64, "
+                           "got 0"),
         ("rollout:samples=0", "parameter 'samples' of strategy 'rollout' must be between 1 "
                               "and 100000, got 0"),
     ],
@@ -262,6 +266,7 @@ def test_register_refuses_bounds_that_exclude_the_default() -> None:
     [
         ("expert:budget=0,blocker", "must be between 1 and 4096, got 0"),
         ("expert:policy=minimax,blocker", "'policy' of strategy 'expert' must be one of"),
+        ("expert:infer=-1,blocker", "parameter 'infer' of strategy 'expert' must be between"),
     ],
 )
 def test_bad_expert_parameters_are_one_line_from_the_command_line(

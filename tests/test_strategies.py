@@ -286,7 +286,8 @@ def test_choices_depend_only_on_the_public_view(players: int, text: str) -> None
         name: np.array(list(strategies.get(name).params.values()) or [0.0]) for name in BUILTINS
     }
     params["rollout"] = np.array([8.0, 0.0, 50.0])  # few samples: the choice, not strength
-    params["expert"] = np.array([24.0, 1.0, 1.0, 0.0, 0.02])  # blocker play-outs, prior
+    # Blocker play-outs, the prior, and the inference from the record (a strong one).
+    params["expert"] = np.array([24.0, 1.0, 1.0, 0.0, 0.02, 4.0, 0.9, 8.0])
     redeal_rng = np.array([12345], dtype=np.uint64)
     checked = changed = 0
     for game_id in range(2):
