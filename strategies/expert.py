@@ -6,7 +6,8 @@ At each decision with a real choice:
 2. The hidden tiles are dealt many ways (deals shared by all candidates), each
    consistent deal exactly equally likely (``strategies.determinize``): other hands of
    their known sizes, no tile showing a value its seat is known to lack, the rest a
-   uniformly shuffled boneyard. Then each deal is kept with probability
+   uniformly shuffled boneyard. A deal the others' draw history rules out is dropped
+   (``strategies.draw_history``), and any other is kept with probability
    ``(1 - infer) ** d``, d the number of the opponents' choices this round (the public
    record) that a model player (``partner`` with 4 players, else ``blocker``) holding
    that deal's hands would not have made (``strategies.inference``): the deals played
@@ -60,13 +61,10 @@ from sim import observation as view
 from sim.layout import move_points, popcount
 from sim.rng import next_random, stream_key
 from strategies import register
-from strategies.blocker import choose_blocker
 from strategies.determinize import prepare
-from strategies.inference import MODEL_BLOCKER, MODEL_PARTNER, inferred_deals
-from strategies.partner import choose_partner
+from strategies.inference import inferred_deals, model_choice, model_of
 from strategies.playout import (
     POLICIES,
-    POLICY_PARAMS,
     give_streams,
     limit_policy,
     play_round_from,
@@ -232,12 +230,10 @@ def choose_expert(observation, moves, n_moves, params, rng):
         else:
             policy, plies = 0, 0  # greedy, the whole round
     prior = params[4]
+    model = model_of(players)
     favourite = -1
     if prior > 0.0:
-        if players == 4:
-            favourite = choose_partner(observation, moves, n_moves, POLICY_PARAMS[2], rng)
-        else:
-            favourite = choose_blocker(observation, moves, n_moves, POLICY_PARAMS[1], rng)
+        favourite = model_choice(model, observation, moves, n_moves, rng)
     plan, counts = prepare(observation)
     shares = np.zeros(8, dtype=np.int64)
     stages = schedule(n_moves, budget, halving, shares)
@@ -246,7 +242,6 @@ def choose_expert(observation, moves, n_moves, params, rng):
         deals_needed += shares[stage]
     deal_rng = np.zeros(1, dtype=np.uint64)
     deal_rng[0] = stream_key(next_random(rng), 0, 0, SALT_DEALS)
-    model = MODEL_PARTNER if players == 4 else MODEL_BLOCKER
     deals = inferred_deals(observation, plan, counts, deals_needed, np.int64(params[7]),
                            params[6], model, deal_rng)
     for index in range(deals_needed):

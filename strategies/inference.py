@@ -137,6 +137,21 @@ def past_decisions(observation):
     return views, moves, placed_since, count
 
 
+@njit(inline="always")
+def model_of(players: int) -> int:
+    """The model player: the strongest one-ply heuristic at this player count (the ladder
+    in docs/expert.md), ``partner`` with 4 players, else ``blocker``."""
+    return MODEL_PARTNER if players == 4 else MODEL_BLOCKER
+
+
+@njit
+def model_choice(model: int, observation, moves, n_moves: int, rng) -> int:
+    """The index of the move the model player picks (both models are deterministic)."""
+    if model == MODEL_PARTNER:
+        return choose_partner(observation, moves, n_moves, POLICY_PARAMS[MODEL_PARTNER], rng)
+    return choose_blocker(observation, moves, n_moves, POLICY_PARAMS[MODEL_BLOCKER], rng)
+
+
 @njit
 def model_agrees(row, hand: int, move: int, model: int, moves, rng) -> bool:
     """Would the model player, holding ``hand`` in the view ``row``, have chosen ``move``?
@@ -148,11 +163,7 @@ def model_agrees(row, hand: int, move: int, model: int, moves, rng) -> bool:
     if n_moves <= 1:
         moves[0] = engine.NO_MOVE
         return True
-    if model == MODEL_PARTNER:
-        index = choose_partner(row, moves, n_moves, POLICY_PARAMS[MODEL_PARTNER], rng)
-    else:
-        index = choose_blocker(row, moves, n_moves, POLICY_PARAMS[MODEL_BLOCKER], rng)
-    agrees = moves[index] == move
+    agrees = moves[model_choice(model, row, moves, n_moves, rng)] == move
     for slot in range(n_moves):
         moves[slot] = engine.NO_MOVE
     return agrees
