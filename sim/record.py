@@ -76,3 +76,12 @@ def event(array, base: int, index: int) -> tuple[int, int, int]:
     word = array[base + 1 + index // EVENTS_PER_WORD]
     bits = (word >> (EVENT_BITS * (index % EVENTS_PER_WORD))) & ((1 << EVENT_BITS) - 1)
     return bits >> 9, (bits >> 7) & 3, bits & 127
+
+
+@njit(inline="always")
+def draw_kept(array, base: int, index: int) -> bool:
+    """Did draw event ``index`` add a hidden tile to the hand? A drawn tile that fits is
+    placed at once (the next event, ``PLACE_FORCED``); any other stays in the hand."""
+    if index + 1 >= array[base]:
+        return True
+    return event(array, base, index + 1)[0] != PLACE_FORCED

@@ -54,13 +54,12 @@ def draw_periods(observation):
             # Every tile held at a draw lacks the open values, whichever period it came in.
             for period in range(run + 1):
                 values[seat, period] |= open_values_mask(layout)
-            kept[seat, run] += 1
+            if record.draw_kept(observation, view.RECORD, index):
+                kept[seat, run] += 1
         elif kind == record.PASS:
             for period in range(runs[seat] + 1):
                 values[seat, period] |= open_values_mask(layout)
         else:
-            if kind == record.PLACE_FORCED and previous_kind == record.DRAW:
-                kept[seat, runs[seat]] -= 1  # the drawn tile that fitted, placed at once
             layout = place_tile(layout, move >> 2, move & 3)
         previous_kind, previous_seat = kind, seat
     forbidden = np.zeros((engine.MAX_PLAYERS, MAX_PERIODS), dtype=np.int64)

@@ -69,12 +69,7 @@ def past_decisions(observation):
     for index in range(n_events):
         kind, seat, move = record.event(observation, view.RECORD, index)
         if kind == record.DRAW:
-            # Kept (hidden) unless the seat's next event places it: a drawn tile that fits
-            # is placed at once.
-            kept = True
-            if index + 1 < n_events:
-                kept = record.event(observation, view.RECORD, index + 1)[0] != record.PLACE_FORCED
-            if kept:
+            if record.draw_kept(observation, view.RECORD, index):
                 last_kept[seat] = index
         elif kind != record.PASS:
             layout = place_tile(layout, move >> 2, move & 3)
