@@ -85,3 +85,14 @@ def draw_kept(array, base: int, index: int) -> bool:
     if index + 1 >= array[base]:
         return True
     return event(array, base, index + 1)[0] != PLACE_FORCED
+
+
+@njit
+def starts_draw_run(array, base: int, index: int) -> bool:
+    """Is draw event ``index`` the first of a run, i.e. not right after a draw by the same
+    seat? A seat that cannot place draws until a tile fits: the draws of one such turn
+    are one run, with the same open values at each."""
+    if index == 0:
+        return True
+    kind, seat, _ = event(array, base, index - 1)
+    return kind != DRAW or seat != event(array, base, index)[1]

@@ -16,6 +16,15 @@ from strategies import register
 from strategies.features import choose_by_features
 
 
+@njit
+def blocker_choice(observation, moves, n_moves, params, levels=None):
+    """``blocker``'s pick; ``levels`` as in ``strategies.features.move_value``."""
+    return choose_by_features(
+        observation, moves, n_moves, points=1.0, block=params[0], reply=-params[1],
+        shed=params[2], levels=levels,
+    )
+
+
 @register(
     "blocker",
     "points now, plus the chance each opponent cannot place, minus its expected reply",
@@ -23,7 +32,4 @@ from strategies.features import choose_by_features
 )
 @njit
 def choose_blocker(observation, moves, n_moves, params, rng):
-    return choose_by_features(
-        observation, moves, n_moves, points=1.0, block=params[0], reply=-params[1],
-        shed=params[2],
-    )
+    return blocker_choice(observation, moves, n_moves, params)

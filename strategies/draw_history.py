@@ -44,11 +44,10 @@ def draw_periods(observation):
     values = np.zeros((engine.MAX_PLAYERS, MAX_PERIODS), dtype=np.int64)
     kept = np.zeros((engine.MAX_PLAYERS, MAX_PERIODS), dtype=np.int64)
     layout = EMPTY_LAYOUT
-    previous_kind, previous_seat = -1, -1
     for index in range(observation[view.RECORD]):
         kind, seat, move = record.event(observation, view.RECORD, index)
         if kind == record.DRAW:
-            if previous_kind != record.DRAW or previous_seat != seat:
+            if record.starts_draw_run(observation, view.RECORD, index):
                 runs[seat] += 1
             run = runs[seat]
             # Every tile held at a draw lacks the open values, whichever period it came in.
@@ -61,7 +60,6 @@ def draw_periods(observation):
                 values[seat, period] |= open_values_mask(layout)
         else:
             layout = place_tile(layout, move >> 2, move & 3)
-        previous_kind, previous_seat = kind, seat
     forbidden = np.zeros((engine.MAX_PLAYERS, MAX_PERIODS), dtype=np.int64)
     for seat in range(engine.MAX_PLAYERS):
         for period in range(runs[seat] + 1):

@@ -145,12 +145,34 @@ def none_held(pool: int, marked: int, hand_size: int) -> float:
     return probability
 
 
+@njit(inline="always")
+def tile_level(layout: int, tile: int) -> int:
+    """Best points of ``tile`` on ``layout``, in fives (at most ``MAX_LEVEL``)."""
+    return min(tile_best_points(layout, tile) // 5, MAX_LEVEL)
+
+
 @njit
-def expected_best_reply(layout: int, candidates: int, hand_size: int) -> float:
+def fill_levels(layout: int, tiles: int, row) -> None:
+    """``row[t] = tile_level(layout, t)`` for the tiles of ``tiles`` that fit ``layout``.
+
+    A table to hand :func:`expected_best_reply`: the reading of choices asks about many
+    candidate sets on the same few tables, and the levels are most of the work.
+    """
+    rest = playable_tiles(layout, tiles)
+    while rest:
+        low_bit = rest & -rest
+        tile = bit_index(low_bit)
+        row[tile] = tile_level(layout, tile)
+        rest ^= low_bit
+
+
+@njit
+def expected_best_reply(layout: int, candidates: int, hand_size: int, levels=None) -> float:
     """Expected best points of a seat whose hand is ``hand_size`` tiles of ``candidates``.
 
     ``E[max] = 5 * sum_j P(max >= 5j)`` and ``P(max >= 5j) = 1 - P(no tile scoring >= 5j)``,
     the latter hypergeometric. Exact for a hand drawn uniformly from ``candidates``.
+    ``levels``, when given, is :func:`fill_levels`'s table of ``layout`` (same result).
     """
     pool = popcount(candidates)
     hand_size = min(hand_size, pool)
@@ -161,7 +183,11 @@ def expected_best_reply(layout: int, candidates: int, hand_size: int) -> float:
     rest = playable_tiles(layout, candidates)
     while rest:
         low_bit = rest & -rest
-        level = min(tile_best_points(layout, bit_index(low_bit)) // 5, MAX_LEVEL)
+        tile = bit_index(low_bit)
+        if levels is None:
+            level = tile_level(layout, tile)
+        else:
+            level = np.int64(levels[tile])
         if level > 0:
             tally += 1 << (6 * level)
             top = max(top, level)
@@ -194,9 +220,11 @@ def held_values(hand: int) -> int:
 @njit
 def move_value(
     observation, move, points, shed, reply, follow, doubles, suits, block, partner,
-    partner_stuck,
+    partner_stuck, levels=None,
 ) -> float:
-    """Weighted sum of the features of ``move`` (the arguments after ``move`` are weights).
+    """Weighted sum of the features of ``move`` (the arguments after ``move`` to
+    ``partner_stuck`` are weights; ``levels``, optional, holds :func:`fill_levels`'s table
+    of the layout after each move, indexed by move).
 
     A feature whose weight is 0 is not computed, so a strategy pays only for what it uses.
     """
@@ -205,12 +233,16 @@ def move_value(
     tile = move >> 2
     layout = place_tile(observation[view.LAYOUT], tile, move & 3)
     hand = observation[view.HAND] & ~(1 << tile)
+    if levels is None:
+        table = None
+    else:
+        table = levels[move]
     value = points * points_for_count(count_ends(layout)) + shed * TILE_PIPS[tile]
     if reply != 0.0:
         opponent = (seat + 1) % players  # the next seat always plays against us
         value += reply * expected_best_reply(
             layout, possible_tiles(observation, opponent),
-            observation[view.HAND_SIZE + opponent],
+            observation[view.HAND_SIZE + opponent], table,
         )
     if follow != 0.0:
         value += follow * best_points(layout, hand)
@@ -230,7 +262,7 @@ def move_value(
         candidates = possible_tiles(observation, mate)
         size = observation[view.HAND_SIZE + mate]
         if partner != 0.0:
-            value += partner * expected_best_reply(layout, candidates, size)
+            value += partner * expected_best_reply(layout, candidates, size, table)
         if partner_stuck != 0.0:
             # Only what the partner's known lacks add: a table few unseen tiles fit blocks
             # every seat alike, which is the opponents' problem as much as the partner's.
@@ -244,9 +276,10 @@ def move_value(
 @njit
 def choose_by_features(
     observation, moves, n_moves, points=0.0, shed=0.0, reply=0.0, follow=0.0, doubles=0.0,
-    suits=0.0, block=0.0, partner=0.0, partner_stuck=0.0,
+    suits=0.0, block=0.0, partner=0.0, partner_stuck=0.0, levels=None,
 ) -> int:
-    """Index of the move with the highest weighted feature sum (weights by keyword).
+    """Index of the move with the highest weighted feature sum (weights by keyword;
+    ``levels`` as in :func:`move_value`).
 
     A move that reaches the target wins on the spot and beats everything; ties go to the
     heavier tile (less to pay at settlement), then to the first move.
@@ -260,7 +293,7 @@ def choose_by_features(
         move = moves[index]
         value = move_value(
             observation, move, points, shed, reply, follow, doubles, suits, block, partner,
-            partner_stuck,
+            partner_stuck, levels,
         )
         if move_points(observation[view.LAYOUT], move) >= needed:
             value += WIN_NOW

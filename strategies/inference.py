@@ -40,10 +40,12 @@ from sim.layout import (
     points_for_count,
 )
 from sim.rng import random_unit
-from strategies.blocker import choose_blocker
+from sim.tiles import ALL_TILES, N_TILES
+from strategies.blocker import blocker_choice
 from strategies.determinize import sample_deal
 from strategies.draw_history import draw_periods, hand_fits_draws
-from strategies.partner import choose_partner
+from strategies.features import fill_levels
+from strategies.partner import partner_choice
 from strategies.playout import POLICY_PARAMS
 
 # Model players, by their index in strategies.playout.POLICIES.
@@ -89,11 +91,10 @@ def past_decisions(observation):
     boneyard = engine.N_TILES - players * engine.HAND_SIZE_FOR_PLAYERS[players]
     layout = EMPTY_LAYOUT
     played = 0
-    previous_kind, previous_seat = -1, -1
     for index in range(n_events):
         kind, seat, move = record.event(observation, view.RECORD, index)
         if kind == record.DRAW:
-            if previous_kind != record.DRAW or previous_seat != seat:
+            if record.starts_draw_run(observation, view.RECORD, index):
                 lacks[seat] = open_values_mask(layout)
             sizes[seat] += 1
             boneyard -= 1
@@ -128,7 +129,6 @@ def past_decisions(observation):
             played |= 1 << (move >> 2)
             sizes[seat] -= 1
             scores[view.team_of(seat, players)] += points_for_count(count_ends(layout))
-        previous_kind, previous_seat = kind, seat
     return views, moves, placed_since, count
 
 
@@ -140,25 +140,50 @@ def model_of(players: int) -> int:
 
 
 @njit
-def model_choice(model: int, observation, moves, n_moves: int, rng) -> int:
-    """The index of the move the model player picks (both models are deterministic)."""
+def model_choice(model: int, observation, moves, n_moves: int, levels=None) -> int:
+    """The index of the move the model player picks (both models are deterministic;
+    ``levels`` as in ``strategies.features.move_value``, the same pick faster)."""
     if model == MODEL_PARTNER:
-        return choose_partner(observation, moves, n_moves, POLICY_PARAMS[MODEL_PARTNER], rng)
-    return choose_blocker(observation, moves, n_moves, POLICY_PARAMS[MODEL_BLOCKER], rng)
+        return partner_choice(observation, moves, n_moves, POLICY_PARAMS[MODEL_PARTNER], levels)
+    return blocker_choice(observation, moves, n_moves, POLICY_PARAMS[MODEL_BLOCKER], levels)
+
+
+@njit(_nrt=True)
+def level_tables(views, count: int):
+    """For each decision ``d < count``, ``strategies.features.fill_levels``' table of the
+    layout after every move that some hand could make then (``[d, move, tile]``).
+
+    The model is asked about the same few tables for every deal drawn, and the best
+    points of each tile on them are most of its work, so they are worked out once here.
+    """
+    tables = np.zeros((count, 4 * N_TILES, N_TILES), dtype=np.int8)
+    buffer = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
+    for decision in range(count):
+        layout = views[decision, view.LAYOUT]
+        unplayed = ALL_TILES & ~views[decision, view.PLAYED]
+        n_moves = legal_moves(layout, unplayed, buffer)
+        for index in range(n_moves):
+            move = buffer[index]
+            tile = move >> 2
+            fill_levels(place_tile(layout, tile, move & 3), unplayed & ~(1 << tile),
+                        tables[decision, move])
+            buffer[index] = engine.NO_MOVE
+    return tables
 
 
 @njit
-def model_agrees(row, hand: int, move: int, model: int, moves, rng) -> bool:
+def model_agrees(row, hand: int, move: int, model: int, moves, levels=None) -> bool:
     """Would the model player, holding ``hand`` in the view ``row``, have chosen ``move``?
 
-    ``moves`` is a scratch buffer of ``NO_MOVE`` (left so), as the engine hands one.
+    ``moves`` is a scratch buffer of ``NO_MOVE`` (left so), as the engine hands one;
+    ``levels``, optional, the decision's table from :func:`level_tables` (same answer).
     """
     row[view.HAND] = hand
     n_moves = legal_moves(row[view.LAYOUT], hand, moves)
     if n_moves <= 1:
         moves[0] = engine.NO_MOVE
         return True
-    agrees = moves[model_choice(model, row, moves, n_moves, rng)] == move
+    agrees = moves[model_choice(model, row, moves, n_moves, levels)] == move
     for slot in range(n_moves):
         moves[slot] = engine.NO_MOVE
     return agrees
@@ -166,7 +191,7 @@ def model_agrees(row, hand: int, move: int, model: int, moves, rng) -> bool:
 
 @njit
 def explains_choices(deal, views, moves, placed_since, count: int, model: int,
-                     strength: float, buffer, rng) -> bool:
+                     strength: float, buffer, tables, rng) -> bool:
     """Accept ``deal`` with probability ``(1 - strength) ** disagreements``.
 
     Each observed choice the model, holding that deal's hand, would not have made rejects
@@ -176,7 +201,8 @@ def explains_choices(deal, views, moves, placed_since, count: int, model: int,
     for decision in range(count):
         seat = views[decision, view.SEAT]
         hand = deal[engine.HANDS + seat] | placed_since[decision]
-        if not model_agrees(views[decision], hand, moves[decision], model, buffer, rng):
+        if not model_agrees(views[decision], hand, moves[decision], model, buffer,
+                            tables[decision]):
             if random_unit(rng) < strength:
                 return False
     return True
@@ -209,9 +235,11 @@ def inferred_deals(observation, plan, counts, n_deals: int, tries: int, strength
     without play-out streams.
     """
     deals = np.zeros((n_deals, engine.STATE_SIZE), dtype=np.int64)
-    views, moves, placed_since, count = past_decisions(observation)
-    runs, forbidden, kept = draw_periods(observation)
     inferring = strength > 0.0
+    if inferring:
+        views, moves, placed_since, count = past_decisions(observation)
+        tables = level_tables(views, count)
+        runs, forbidden, kept = draw_periods(observation)
     buffer = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
     limit = tries * n_deals
     drawn = 0
@@ -222,6 +250,6 @@ def inferred_deals(observation, plan, counts, n_deals: int, tries: int, strength
         if not inferring or drawn > limit or (
                 fits_draw_history(deals[picked], observation, runs, forbidden, kept)
                 and explains_choices(deals[picked], views, moves, placed_since, count, model,
-                                     strength, buffer, rng)):
+                                     strength, buffer, tables, rng)):
             picked += 1
     return deals

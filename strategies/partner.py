@@ -20,6 +20,15 @@ from strategies import register
 from strategies.features import choose_by_features
 
 
+@njit
+def partner_choice(observation, moves, n_moves, params, levels=None):
+    """``partner``'s pick; ``levels`` as in ``strategies.features.move_value``."""
+    return choose_by_features(
+        observation, moves, n_moves, points=1.0, reply=-params[0], block=params[1],
+        partner=params[2], partner_stuck=-params[3], shed=params[4], levels=levels,
+    )
+
+
 @register(
     "partner",
     "greedy with partnership sense: keep opponents off fives, feed and spare the partner",
@@ -27,7 +36,4 @@ from strategies.features import choose_by_features
 )
 @njit
 def choose_partner(observation, moves, n_moves, params, rng):
-    return choose_by_features(
-        observation, moves, n_moves, points=1.0, reply=-params[0], block=params[1],
-        partner=params[2], partner_stuck=-params[3], shed=params[4],
-    )
+    return partner_choice(observation, moves, n_moves, params)

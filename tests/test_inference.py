@@ -18,6 +18,7 @@ from test_strategies import decisions, view_of
 
 from sim import engine, record
 from sim import observation as view
+from sim.layout import legal_moves
 from sim.tiles import ALL_TILES, parse_tile
 from strategies import determinize as det
 from strategies import draw_history, inference
@@ -100,10 +101,45 @@ def test_the_true_deal_explains_every_choice_of_the_model(players: int, model: s
         for placements in round_views(players, f"{model},{model}", 8, game_id):
             for observation, state, _, _, _ in placements:
                 views, moves, placed_since, count = inference.past_decisions(observation)
+                tables = inference.level_tables(views, count)
                 assert inference.explains_choices(state, views, moves, placed_since, count,
-                                                  MODEL[model], 1.0, buffer, rng)
+                                                  MODEL[model], 1.0, buffer, tables, rng)
                 checked += count
     assert checked > 100
+
+
+@pytest.mark.parametrize(("players", "text"), [(2, "blocker,greedy"), (4, "partner,random")])
+def test_the_level_tables_give_the_models_own_choices(players: int, text: str) -> None:
+    """The model asked with the precomputed level tables picks exactly what it picks
+    without them, on every usable earlier decision, for hands drawn at random."""
+    buffer = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
+    rng = np.array([3], dtype=np.uint64)
+    compared = differing_picks = 0
+    for game_id in range(2):
+        for placements in round_views(players, text, 13, game_id):
+            for observation, *_ in placements[::3]:
+                views, moves, placed_since, count = inference.past_decisions(observation)
+                tables = inference.level_tables(views, count)
+                plan, counts = det.prepare(observation)
+                deal = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+                for _ in range(5):
+                    det.sample_deal(observation, plan, counts, deal, rng)
+                    for d in range(count):
+                        row = views[d].copy()
+                        row[view.HAND] = deal[engine.HANDS + row[view.SEAT]] | placed_since[d]
+                        n_moves = legal_moves(int(row[view.LAYOUT]), int(row[view.HAND]),
+                                              buffer)
+                        if n_moves < 2:
+                            continue
+                        for model in MODEL.values():
+                            plain = inference.model_choice(model, row, buffer, n_moves)
+                            assert plain == inference.model_choice(model, row, buffer, n_moves,
+                                                                   tables[d])
+                            differing_picks += plain != inference.model_choice(
+                                3 - model, row, buffer, n_moves)
+                        compared += 1
+                        buffer[:] = engine.NO_MOVE
+    assert compared > 200 and differing_picks > 0
 
 
 def test_other_players_choices_are_not_all_explained() -> None:
@@ -116,7 +152,7 @@ def test_other_players_choices_are_not_all_explained() -> None:
             views, moves, placed_since, count = inference.past_decisions(observation)
             rejected += not inference.explains_choices(
                 state, views, moves, placed_since, count, inference.MODEL_BLOCKER, 1.0,
-                buffer, rng)
+                buffer, inference.level_tables(views, count), rng)
     assert rejected > 3
 
 
@@ -132,15 +168,15 @@ def opponent_hands(observation: np.ndarray) -> list[int]:
 
 
 def likelihoods(observation: np.ndarray, hands: list[int], strength: float) -> list[float]:
-    """``(1 - strength) ** disagreements`` of each hand, by asking the model directly."""
+    """``(1 - strength) ** disagreements`` of each hand, by asking the model directly
+    (without the level tables the sampler uses)."""
     views, moves, placed_since, count = inference.past_decisions(observation)
     buffer = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
-    rng = np.array([1], dtype=np.uint64)
     weights = []
     for hand in hands:
         misses = sum(not inference.model_agrees(views[d], hand | int(placed_since[d]),
                                                 int(moves[d]), inference.MODEL_BLOCKER,
-                                                buffer, rng) for d in range(count))
+                                                buffer) for d in range(count))
         weights.append((1.0 - strength) ** misses)
     return weights
 

@@ -219,6 +219,11 @@ def test_expected_best_reply_and_stuck_probability_match_enumeration() -> None:
         assert feat.expected_best_reply(layout, candidates, hand_size) == pytest.approx(
             np.mean(best)
         )
+        # With the level table of the layout (all unplayed tiles): exactly the same.
+        levels = np.zeros(28, dtype=np.int8)
+        feat.fill_levels(layout, ALL_TILES, levels)
+        assert feat.expected_best_reply(layout, candidates, hand_size, levels) == (
+            feat.expected_best_reply(layout, candidates, hand_size))
         assert feat.stuck_probability(layout, candidates, hand_size) == pytest.approx(
             np.mean(stuck)
         )
