@@ -170,7 +170,8 @@ def chart(rows: list[dict], path: Path, machine: str) -> None:
                 axes.annotate(name, (r["ms_per_decision"], 100 * r["rate"]), fontsize=7,
                               xytext=(4, -10), textcoords="offset points")
     for players, colour in ((2, "tab:blue"), (4, "tab:orange")):
-        axes.axhline(100 * TARGET[players], color=colour, linewidth=0.8, linestyle="--")
+        if any(r["players"] == players for r in rows):  # the target, dashed
+            axes.axhline(100 * TARGET[players], color=colour, linewidth=0.8, linestyle="--")
     axes.set_xscale("log")
     axes.axvline(1.0, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xlabel("ms per decision (one thread)")

@@ -33,11 +33,11 @@ Everything is drawn from the ``rng`` handed in, so a game is reproducible by its
 the budget is counted in play-outs, not in time, for the same reason.
 
 Parameters: ``budget`` (default 256, 1..4096): play-outs per decision, in all;
-``policy`` (default ``auto``: ``blocker`` with 2 players, ``greedy`` with 3 and 4; or
-``greedy``, ``blocker``, ``partner``, ``weighted``, ``random``, ``heavy``): who plays the
-rounds out; ``plies`` (default 4, 0..64): placements after the candidate that ``policy``
-plays before ``greedy`` takes over, 0 for the whole round (``auto`` with 3 and 4 players
-plays greedy throughout); ``halving`` (default 1): 1 successive halving, 0 an
+``policy`` (default ``auto``: ``blocker`` for ``plies`` placements with 2 players, for 2
+placements with 4, ``greedy`` throughout with 3; or ``greedy``, ``blocker``, ``partner``,
+``weighted``, ``random``, ``heavy``): who plays the rounds out; ``plies`` (default 4,
+0..64): placements after the candidate that ``policy`` plays before ``greedy`` takes
+over, 0 for the whole round; ``halving`` (default 1): 1 successive halving, 0 an
 equal share per move; ``value`` (default ``win``; ``points``): ``points`` values a round's
 end like ``rollout`` (own side's points minus the others', plus or minus 50 for a won
 game) instead of by the win probability; ``prior`` (default 0.02, 0..1): a bonus, in win
@@ -73,10 +73,12 @@ from strategies.playout import (
 from strategies.score_table import COEFFICIENTS, N_FEATURES
 
 VALUES = ("win", "points")
-# "auto": blocker for the first plies with 2 players, greedy for the whole round otherwise
-# (what the measurements in docs/expert.md chose).
+# "auto": blocker for the first plies with 2 players, for the first 2 with 4 (where 4 cost
+# a quarter more time for no clear gain), greedy for the whole round with 3 (not
+# measured): what the measurements in docs/expert.md chose.
 EXPERT_POLICIES = POLICIES + ("auto",)
 AUTO = len(POLICIES)
+AUTO_PLIES_4 = 2
 BLOCKER = POLICIES.index("blocker")
 MAX_BUDGET = 4096
 MAX_PLIES = 64
@@ -227,13 +229,15 @@ def choose_expert(observation, moves, n_moves, params, rng):
     if policy == AUTO:
         if players == 2:
             policy = BLOCKER
+        elif players == 4:
+            policy, plies = BLOCKER, AUTO_PLIES_4
         else:
             policy, plies = 0, 0  # greedy, the whole round
     prior = params[4]
     model = model_of(players)
     favourite = -1
     if prior > 0.0:
-        favourite = model_choice(model, observation, moves, n_moves, rng)
+        favourite = model_choice(model, observation, moves, n_moves)
     plan, counts = prepare(observation)
     shares = np.zeros(8, dtype=np.int64)
     stages = schedule(n_moves, budget, halving, shares)

@@ -225,6 +225,30 @@ def test_same_seed_same_games_other_seed_other_games() -> None:
     assert not np.array_equal(first, play(5))
 
 
+@pytest.mark.parametrize(("players", "same", "other"), [
+    (2, "policy=blocker,plies=4", "policy=blocker,plies=2"),
+    (3, "policy=greedy,plies=0", "policy=blocker,plies=2"),
+    (4, "policy=blocker,plies=2", "policy=greedy,plies=0"),
+])
+def test_auto_play_outs_are_the_setting_chosen_for_each_player_count(
+        players: int, same: str, other: str) -> None:
+    """``policy=auto`` plays exactly the explicit setting docs/expert.md chose for the
+    player count (same games), and not another one."""
+    game_ids = np.arange(3, dtype=np.int64)
+    others = ",blocker,greedy" if players == 3 else ",blocker"
+
+    def play(settings: str) -> np.ndarray:
+        lineup = lineup_of(players, strategies.parse_lineup_text(
+            f"expert:budget=12,{settings}{others}"))
+        result = play_batch(lineup, 6, game_ids, rotations=game_ids % players,
+                            kernel_strategies=KERNEL)
+        return np.concatenate([result.games.ravel(), result.round_rows.ravel()])
+
+    auto = play("policy=auto")
+    np.testing.assert_array_equal(auto, play(same))
+    assert not np.array_equal(auto, play(other))
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_expert_beats_random(players: int) -> None:
     low, high, wins = win_rate(players, "expert:budget=8,random", 100, seed=2024)
