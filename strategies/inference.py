@@ -67,6 +67,7 @@ def past_decisions(observation):
     n_events = observation[view.RECORD]
     last_kept = np.full(engine.MAX_PLAYERS, -1, dtype=np.int64)
     points_in_round = np.zeros(engine.MAX_PLAYERS, dtype=np.int64)
+    chosen_later = np.zeros(engine.MAX_PLAYERS, dtype=np.int64)  # from the replay point on
     layout = EMPTY_LAYOUT
     for index in range(n_events):
         kind, seat, move = record.event(observation, view.RECORD, index)
@@ -76,6 +77,8 @@ def past_decisions(observation):
         elif kind != record.PASS:
             layout = place_tile(layout, move >> 2, move & 3)
             points_in_round[view.team_of(seat, players)] += points_for_count(count_ends(layout))
+            if kind == record.PLACE_CHOSEN:
+                chosen_later[seat] |= 1 << (move >> 2)
     views = np.zeros((n_events, view.OBSERVATION_SIZE), dtype=np.int64)
     moves = np.zeros(n_events, dtype=np.int64)
     placed_since = np.zeros(n_events, dtype=np.int64)
@@ -119,12 +122,10 @@ def past_decisions(observation):
                 record.copy(observation, view.RECORD, row, view.RECORD)
                 row[view.RECORD] = index
                 moves[count] = move
-                for later in range(index, n_events):
-                    later_kind, later_seat, later_move = record.event(
-                        observation, view.RECORD, later)
-                    if later_seat == seat and later_kind == record.PLACE_CHOSEN:
-                        placed_since[count] |= 1 << (later_move >> 2)
+                placed_since[count] = chosen_later[seat]
                 count += 1
+            if kind == record.PLACE_CHOSEN:
+                chosen_later[seat] &= ~(1 << (move >> 2))
             layout = place_tile(layout, move >> 2, move & 3)
             played |= 1 << (move >> 2)
             sizes[seat] -= 1
