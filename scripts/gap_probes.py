@@ -1,0 +1,160 @@
+"""Probes of where `expert`'s gap to its targets is: docs/expert.md, "Where the gap is".
+
+Usage::
+
+    python scripts/gap_probes.py win-rate --players 4 --opponent partner --games 1000 \\
+        --seed 1 expert expert:tries=64
+    python scripts/gap_probes.py agreement --players 4 --games 150 --seed 5
+    python scripts/gap_probes.py acceptance --games 30 --seed 3
+    python scripts/gap_probes.py read-share --players 2 --games 20 --seed 3
+
+``win-rate`` plays each spec against the opponent on duplicate deals (as
+``scripts/expert_curve.py``); with a patch of ``scripts/experiments`` applied it measures
+that throw-away change. ``agreement``: how often `expert` picks the move of its one-ply
+model player, at every decision with a choice of games of that model against itself.
+``acceptance``: at each decision of `expert` (4 players, against `partner`), the share of
+uniformly drawn deals that pass the reading of the opponents' choices (a share under
+1/``tries`` means the cap binds). ``read-share``: the share of the opponents' choices in
+`expert`'s views that the reading uses (the rest came before a draw that kept a tile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from expert_curve import duplicate_win_rate, kernel, positions  # noqa: E402
+
+import strategies  # noqa: E402
+from sim import engine, record  # noqa: E402
+from sim import observation as view  # noqa: E402
+from sim.layout import legal_moves  # noqa: E402
+from sim.runner import lineup_of, trace_events  # noqa: E402
+from sim.trace import placements_from_events  # noqa: E402
+from strategies import inference  # noqa: E402
+from strategies.determinize import prepare, sample_deal  # noqa: E402
+from strategies.expert import choose_expert  # noqa: E402
+
+
+def expert_views(players: int, opponent: str, games: int, seed: int):
+    """The view of every decision with a choice of `expert` (seats 0, 2) in traced games."""
+    lineup = lineup_of(players, strategies.parse_lineup_text(f"expert,{opponent}"))
+    moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
+    for game_id in range(games):
+        rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=kernel())
+        for state, seat, forced, _ in placements_from_events(rows, players):
+            if forced or seat % 2:
+                continue
+            if legal_moves(int(state[engine.LAYOUT]), int(state[engine.HANDS + seat]),
+                           moves) > 1:
+                observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
+                engine.fill_observation(state, seat, 0, observation)
+                yield observation
+            moves[:] = engine.NO_MOVE
+
+
+def agreement(players: int, games: int, seed: int) -> None:
+    observations, moves, counts = positions(players, games, seed)
+    spec = strategies.parse_spec("expert")
+    params = np.zeros(strategies.MAX_PARAMS)
+    params[: len(spec.values)] = spec.values
+    model = inference.model_of(players)
+    rng = np.zeros(1, dtype=np.uint64)
+    same, asked = Counter(), Counter()
+    for index in range(len(observations)):
+        rng[0] = np.uint64(1000 + index)
+        pick = choose_expert(observations[index], moves[index], counts[index], params, rng)
+        width = min(int(counts[index]), 6)
+        asked[width] += 1
+        same[width] += pick == inference.model_choice(model, observations[index],
+                                                       moves[index], counts[index])
+    print(f"{players} players: expert picks its model's move at "
+          f"{sum(same.values()) / sum(asked.values()):.1%} of {sum(asked.values())} decisions")
+    for width in sorted(asked):
+        label = f"{width}+" if width == 6 else str(width)
+        print(f"  {label} moves: {same[width] / asked[width]:.1%} of {asked[width]}")
+
+
+def acceptance(games: int, seed: int, draws: int = 200) -> None:
+    rng = np.array([12345], dtype=np.uint64)
+    buffer = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
+    deal = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    shares = []
+    for observation in expert_views(4, "partner", games, seed):
+        views, moves, placed_since, count = inference.past_decisions(observation)
+        tables = inference.level_tables(views, count)
+        runs, forbidden, kept = inference.draw_periods(observation)
+        plan, counts = prepare(observation)
+        passed = 0
+        for _ in range(draws):
+            sample_deal(observation, plan, counts, deal, rng)
+            passed += (inference.fits_draw_history(deal, observation, runs, forbidden, kept)
+                       and inference.explains_choices(deal, views, moves, placed_since, count,
+                                                      inference.MODEL_PARTNER, 0.9, buffer,
+                                                      tables, rng))
+        shares.append(passed / draws)
+    share = np.array(shares)
+    print(f"{share.size} decisions: mean share of deals passing {share.mean():.3f}; "
+          f"under 1/4 at {(share < 0.25).mean():.0%}, under 1/10 at {(share < 0.1).mean():.0%}")
+
+
+def read_share(players: int, games: int, seed: int) -> None:
+    opponent = "blocker" if players == 2 else "partner"
+    read = total = 0
+    for observation in expert_views(players, opponent, games, seed):
+        read += inference.past_decisions(observation)[3]
+        for index in range(observation[view.RECORD]):
+            kind, seat, _ = record.event(observation, view.RECORD, index)
+            total += kind == record.PLACE_CHOSEN and seat % 2 != observation[view.SEAT] % 2
+    print(f"{players} players: the reading uses {read} of the opponents' {total} choices in "
+          f"the views ({read / total:.0%})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    win = commands.add_parser("win-rate", help="specs against an opponent, duplicate deals")
+    win.add_argument("specs", nargs="+")
+    win.add_argument("--opponent", default="partner")
+    agree = commands.add_parser("agreement", help="how often expert picks its model's move")
+    accept = commands.add_parser("acceptance", help="share of deals passing the reading")
+    share = commands.add_parser("read-share", help="share of the opponents' choices read")
+    for command in (win, agree, share):
+        command.add_argument("--players", type=int, choices=(2, 4), default=4)
+    for command in (win, agree, accept, share):
+        command.add_argument("--games", type=int, default=30)
+        command.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if args.command == "win-rate":
+        for spec in [*args.specs, args.opponent]:
+            try:
+                strategies.parse_spec(spec)
+            except strategies.StrategyError as error:
+                parser.error(str(error))
+    if args.command == "win-rate":
+        for spec in args.specs:
+            started = time.perf_counter()
+            row = duplicate_win_rate(args.players, spec, args.opponent, args.games, args.seed)
+            print(f"{args.players} players, {spec} against {args.opponent}, seed {args.seed}: "
+                  f"{row['wins']}/{row['games']} = {row['rate']:.1%} "
+                  f"[{row['paired_low']:.1%}, {row['paired_high']:.1%}] "
+                  f"({time.perf_counter() - started:.0f} s)", flush=True)
+    elif args.command == "agreement":
+        agreement(args.players, args.games, args.seed)
+    elif args.command == "acceptance":
+        acceptance(args.games, args.seed)
+    else:
+        read_share(args.players, args.games, args.seed)
+
+
+if __name__ == "__main__":
+    main()
