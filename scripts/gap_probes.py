@@ -5,13 +5,16 @@ Usage::
     python scripts/gap_probes.py win-rate --players 4 --opponent partner --games 1000 \\
         --seed 1 expert expert:tries=64
     python scripts/gap_probes.py agreement --players 4 --games 150 --seed 5
+    python scripts/gap_probes.py agreement --players 4 --games 15 --seed 5 \
+        --strategy rollout:samples=512
     python scripts/gap_probes.py acceptance --games 30 --seed 3
     python scripts/gap_probes.py read-share --players 2 --games 20 --seed 3
 
 ``win-rate`` plays each spec against the opponent on duplicate deals (as
 ``scripts/expert_curve.py``); with a patch of ``scripts/experiments`` applied it measures
-that throw-away change. ``agreement``: how often `expert` picks the move of its one-ply
-model player, at every decision with a choice of games of that model against itself.
+that throw-away change. ``agreement``: how often a strategy (``--strategy``, default `expert`) picks
+the move of `expert`'s one-ply model player, and of each one-ply heuristic, at every
+decision with a choice of games of that model against itself.
 ``acceptance``: at each decision of `expert` (4 players, against `partner`), the share of
 uniformly drawn deals that pass the reading of the opponents' choices (a share under
 1/``tries`` means the cap binds). ``read-share``: the share of the opponents' choices in
@@ -40,7 +43,10 @@ from sim.runner import lineup_of, trace_events  # noqa: E402
 from sim.trace import placements_from_events  # noqa: E402
 from strategies import inference  # noqa: E402
 from strategies.determinize import prepare, sample_deal  # noqa: E402
-from strategies.expert import choose_expert  # noqa: E402
+from strategies.playout import POLICIES, POLICY_PARAMS, choose_policy  # noqa: E402
+
+# The deterministic one-ply heuristics among the play-out policies.
+HEURISTICS = tuple(POLICIES.index(name) for name in ("greedy", "blocker", "partner", "weighted"))
 
 
 def expert_views(players: int, opponent: str, games: int, seed: int):
@@ -60,26 +66,33 @@ def expert_views(players: int, opponent: str, games: int, seed: int):
             moves[:] = engine.NO_MOVE
 
 
-def agreement(players: int, games: int, seed: int) -> None:
+def agreement(players: int, games: int, seed: int, strategy_text: str) -> None:
     observations, moves, counts = positions(players, games, seed)
-    spec = strategies.parse_spec("expert")
+    spec = strategies.parse_spec(strategy_text)
+    choose = getattr(sys.modules[spec.strategy.module], spec.strategy.attribute)
     params = np.zeros(strategies.MAX_PARAMS)
     params[: len(spec.values)] = spec.values
     model = inference.model_of(players)
     rng = np.zeros(1, dtype=np.uint64)
-    same, asked = Counter(), Counter()
+    same, asked, by_policy = Counter(), Counter(), Counter()
     for index in range(len(observations)):
         rng[0] = np.uint64(1000 + index)
-        pick = choose_expert(observations[index], moves[index], counts[index], params, rng)
+        pick = choose(observations[index], moves[index], counts[index], params, rng)
         width = min(int(counts[index]), 6)
         asked[width] += 1
         same[width] += pick == inference.model_choice(model, observations[index],
                                                        moves[index], counts[index])
-    print(f"{players} players: expert picks its model's move at "
-          f"{sum(same.values()) / sum(asked.values()):.1%} of {sum(asked.values())} decisions")
+        for code in HEURISTICS:
+            by_policy[code] += pick == choose_policy(code, observations[index], moves[index],
+                                                     counts[index], POLICY_PARAMS[code], rng)
+    total = sum(asked.values())
+    print(f"{players} players: {strategy_text} picks its model's move at "
+          f"{sum(same.values()) / total:.1%} of {total} decisions")
     for width in sorted(asked):
         label = f"{width}+" if width == 6 else str(width)
         print(f"  {label} moves: {same[width] / asked[width]:.1%} of {asked[width]}")
+    print("  the move of " + ", ".join(f"{POLICIES[code]} {by_policy[code] / total:.1%}"
+                                       for code in HEURISTICS))
 
 
 def acceptance(games: int, seed: int, draws: int = 200) -> None:
@@ -123,9 +136,10 @@ def main() -> None:
     win = commands.add_parser("win-rate", help="specs against an opponent, duplicate deals")
     win.add_argument("specs", nargs="+")
     win.add_argument("--opponent", default="partner")
-    agree = commands.add_parser("agreement", help="how often expert picks its model's move")
+    agree = commands.add_parser("agreement", help="how often a strategy picks heuristics' moves")
     accept = commands.add_parser("acceptance", help="share of deals passing the reading")
     share = commands.add_parser("read-share", help="share of the opponents' choices read")
+    agree.add_argument("--strategy", default="expert")
     for command in (win, agree, share):
         command.add_argument("--players", type=int, choices=(2, 4), default=4)
     for command in (win, agree, accept, share):
@@ -135,11 +149,16 @@ def main() -> None:
     if args.games < 1:
         parser.error("--games must be at least 1")
     if args.command == "win-rate":
-        for spec in [*args.specs, args.opponent]:
-            try:
-                strategies.parse_spec(spec)
-            except strategies.StrategyError as error:
-                parser.error(str(error))
+        asked = [*args.specs, args.opponent]
+    elif args.command == "agreement":
+        asked = [args.strategy]
+    else:
+        asked = []
+    for spec in asked:
+        try:
+            strategies.parse_spec(spec)
+        except strategies.StrategyError as error:
+            parser.error(str(error))
     if args.command == "win-rate":
         for spec in args.specs:
             started = time.perf_counter()
@@ -149,7 +168,7 @@ def main() -> None:
                   f"[{row['paired_low']:.1%}, {row['paired_high']:.1%}] "
                   f"({time.perf_counter() - started:.0f} s)", flush=True)
     elif args.command == "agreement":
-        agreement(args.players, args.games, args.seed)
+        agreement(args.players, args.games, args.seed, args.strategy)
     elif args.command == "acceptance":
         acceptance(args.games, args.seed)
     else:
