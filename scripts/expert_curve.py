@@ -75,18 +75,25 @@ def duplicate_win_rate(players: int, first: str, second: str, games: int, seed: 
             "paired_high": float(won.mean() + half)}
 
 
-def positions(players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def positions(
+    players: int, games: int, seed: int, text: str | None = None,
+    seats: tuple[int, ...] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observations, moves and move counts of every asked decision in traced games.
 
-    The engine state is rebuilt from each game's trace (``sim.trace.placements_from_events``)
-    and the seat's view is copied out as the engine does.
+    The games are the opponent heuristic against itself unless ``text`` gives the lineup;
+    ``seats``, when given, keeps the decisions of those seats only. The engine state is
+    rebuilt from each game's trace (``sim.trace.placements_from_events``) and the seat's
+    view is copied out as the engine does.
     """
-    text = f"{OPPONENT[players]},{OPPONENT[players]}"
+    text = text or f"{OPPONENT[players]},{OPPONENT[players]}"
     lineup = lineup_of(players, strategies.parse_lineup_text(text))
     observations, move_rows, counts = [], [], []
     for game_id in range(games):
         rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=kernel())
         for state, seat, forced, move in placements_from_events(rows, players):
+            if seats is not None and seat not in seats:
+                continue
             moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
             layout = int(state[engine.LAYOUT])
             n_moves = (tile_moves(layout, move >> 2, moves) if forced

@@ -33,14 +33,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from expert_curve import duplicate_win_rate, kernel, positions  # noqa: E402
+from expert_curve import duplicate_win_rate, positions  # noqa: E402
 
 import strategies  # noqa: E402
 from sim import engine, record  # noqa: E402
 from sim import observation as view  # noqa: E402
-from sim.layout import legal_moves  # noqa: E402
-from sim.runner import lineup_of, trace_events  # noqa: E402
-from sim.trace import placements_from_events  # noqa: E402
 from strategies import inference  # noqa: E402
 from strategies.determinize import prepare, sample_deal  # noqa: E402
 from strategies.playout import POLICIES, POLICY_PARAMS, choose_policy  # noqa: E402
@@ -49,21 +46,11 @@ from strategies.playout import POLICIES, POLICY_PARAMS, choose_policy  # noqa: E
 HEURISTICS = tuple(POLICIES.index(name) for name in ("greedy", "blocker", "partner", "weighted"))
 
 
-def expert_views(players: int, opponent: str, games: int, seed: int):
-    """The view of every decision with a choice of `expert` (seats 0, 2) in traced games."""
-    lineup = lineup_of(players, strategies.parse_lineup_text(f"expert,{opponent}"))
-    moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
-    for game_id in range(games):
-        rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=kernel())
-        for state, seat, forced, _ in placements_from_events(rows, players):
-            if forced or seat % 2:
-                continue
-            if legal_moves(int(state[engine.LAYOUT]), int(state[engine.HANDS + seat]),
-                           moves) > 1:
-                observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
-                engine.fill_observation(state, seat, 0, observation)
-                yield observation
-            moves[:] = engine.NO_MOVE
+def expert_views(players: int, opponent: str, games: int, seed: int) -> np.ndarray:
+    """The view of every decision of `expert` (seats 0 and 2) with a choice of tile in
+    traced games against ``opponent`` (not the placements of a tile just drawn)."""
+    observations = positions(players, games, seed, f"expert,{opponent}", (0, 2))[0]
+    return observations[observations[:, view.FORCED] == 0]
 
 
 def agreement(players: int, games: int, seed: int, strategy_text: str) -> None:
