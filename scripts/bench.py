@@ -1,6 +1,9 @@
-"""Benchmark: the same as ``sniff bench`` (see ``sim/bench.py``); prints Markdown tables."""
+"""Benchmark: the same as ``sniff bench`` (see ``sim/run/bench.py``); prints Markdown tables.
 
-from sim.cli import main
+Its figures feed docs/speed.md.
+"""
+
+from sim.cli.main import main
 
 if __name__ == "__main__":
     import sys

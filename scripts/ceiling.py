@@ -1,16 +1,19 @@
 """The ceiling, measured: how much faster can 4-player greedy games be played than the engine?
 
+Its figures feed docs/speed.md (the ceiling).
+
 Prototypes of the full rules (deal, lead, count and scoring, drawing, passing, domino and
 blocked rounds, settlement, the target, the round cap) with greedy on every seat, written for
-raw speed, played on the same deals as the engine (the same ``sim.rng`` streams, the same
+raw speed, played on the same deals as the engine (the same ``sim.core.rng`` streams, the same
 shuffle) and checked to give the SAME games: every game's first leader, winner, rounds,
-placements, draws, decisions and final scores must equal ``sim.runner.play_batch``'s.
+placements, draws, decisions and final scores must equal ``sim.kernels.runner.play_batch``'s.
 Greedy draws no random numbers, so equality is exact, not statistical.
 
 Contenders, on one numba thread, timed interleaved in rotating order, medians of the
 per-repetition ratios to the engine (process CPU time and wall time):
 
-- ``engine``: ``sim.runner.play_batch`` in the batches ``simulate`` uses (as ``sniff bench``).
+- ``engine``: ``sim.kernels.runner.play_batch`` in the batches ``simulate`` uses (as ``sniff
+bench``).
 - ``kernel``: the engine's compiled batch alone, one call (no Python side, no round gather).
 - ``proto-engine-like``: one loop behind the engine's strategy interface: legal moves written
   to a buffer, an observation filled per decision, the seat's strategy picked by id (greedy
@@ -41,17 +44,17 @@ import numba
 import numpy as np
 from ceiling_loops import CHECKED, _deal_only, lockstep, make_player
 
-from sim import engine
-from sim.rng import seed_word
-from sim.runner import BLOCK_SIZE, compile_lineup, lineup_of, play_batch
-from sim.tiles import N_TILES
+from sim.core import engine
+from sim.core.rng import seed_word
+from sim.core.tiles import N_TILES
+from sim.kernels.runner import BLOCK_SIZE, compile_lineup, lineup_of, play_batch
 from strategies import parse_spec
 
 # --- the engine, as the bench measures it
 
 
 def engine_runner():
-    from sim.chunks import batch_games
+    from sim.run.chunks import batch_games
 
     lineup = lineup_of(4, [parse_spec("greedy")] * 4)
     batch = batch_games(1)

@@ -1,7 +1,9 @@
 """The compiled contenders of ``scripts/ceiling.py``: 4-player greedy games on the full rules,
+
+Its figures feed docs/speed.md (the ceiling; run through scripts/ceiling.py).
 written for raw speed (one loop per design), and the deal-only baseline.
 
-Each plays the same deals as the engine (the same ``sim.rng`` streams and shuffle);
+Each plays the same deals as the engine (the same ``sim.core.rng`` streams and shuffle);
 ``scripts/ceiling.py`` checks that they give the same games and times them.
 """
 from __future__ import annotations
@@ -9,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import engine
-from sim import observation as view
-from sim.layout import (
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.layout import (
     ARM_BITS,
     ARM_COUNT,
     ARM_FITS,
@@ -28,8 +30,8 @@ from sim.layout import (
     place_tile,
     popcount,
 )
-from sim.rng import GOLDEN, SALT_DEAL, mix64, seed_word, stream_key
-from sim.tiles import N_TILES, TILE_HIGH, TILE_LOW, TILE_PIPS
+from sim.core.rng import GOLDEN, SALT_DEAL, mix64, seed_word, stream_key
+from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, TILE_PIPS
 from strategies.greedy import choose_greedy
 from strategies.random import choose_random
 

@@ -1,5 +1,7 @@
 """The strength-cost curve of ``expert``: win rate against the best heuristic, time per move.
 
+Its figures feed docs/expert.md (the strength-cost curves).
+
 Usage::
 
     python scripts/expert_curve.py [--budgets 32,128,384] [--games 4000] [--append]
@@ -38,12 +40,12 @@ import numpy as np
 from numba import njit
 
 import strategies
-from sim import engine
-from sim import observation as view
-from sim.layout import legal_moves, tile_moves
-from sim.runner import lineup_of, play_batch, trace_events, winning_side
-from sim.stats import Z95, wilson_interval
-from sim.trace import placements_from_events
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.layout import legal_moves, tile_moves
+from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
+from sim.kernels.trace import placements_from_events
+from sim.stats.intervals import Z95, wilson_interval
 
 OPPONENT = {2: "blocker", 4: "partner"}
 TARGET = {2: 0.80, 4: 0.68}  # issue 15's targets, drawn as dashed lines
@@ -83,7 +85,7 @@ def positions(
 
     The games are the opponent heuristic against itself unless ``text`` gives the lineup;
     ``seats``, when given, keeps the decisions of those seats only. The engine state is
-    rebuilt from each game's trace (``sim.trace.placements_from_events``) and the seat's
+    rebuilt from each game's trace (``sim.kernels.trace.placements_from_events``) and the seat's
     view is copied out as the engine does.
     """
     text = text or f"{OPPONENT[players]},{OPPONENT[players]}"

@@ -11,9 +11,10 @@ Usage::
     python scripts/gap_probes.py read-share --players 2 --games 20 --seed 3
 
 ``win-rate`` plays each spec against the opponent on duplicate deals (as
-``scripts/expert_curve.py``); with a patch of ``scripts/experiments`` applied it measures
-that throw-away change. ``agreement``: how often a strategy (``--strategy``, default `expert`) picks
-the move of `expert`'s one-ply model player, and of each one-ply heuristic, at every
+``scripts/expert_curve.py``); with one of the throw-away patches of commit 2c7a0dc
+applied (``git show 2c7a0dc:scripts/experiments/README.md``) it measures that change.
+``agreement``: how often a strategy (``--strategy``, default `expert`) picks the move of
+`expert`'s one-ply model player, and of each one-ply heuristic, at every
 decision with a choice of games of that model against itself.
 ``acceptance``: at each decision of `expert` (4 players, against `partner`), the share of
 uniformly drawn deals that pass the reading of the opponents' choices (a share under
@@ -36,8 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from expert_curve import duplicate_win_rate, positions  # noqa: E402
 
 import strategies  # noqa: E402
-from sim import engine, record  # noqa: E402
-from sim import observation as view  # noqa: E402
+from sim.core import (
+    engine,  # noqa: E402
+    record,
+)
+from sim.core import observation as view  # noqa: E402
 from strategies import inference  # noqa: E402
 from strategies.determinize import prepare, sample_deal  # noqa: E402
 from strategies.playout import POLICIES, POLICY_PARAMS, choose_policy  # noqa: E402

@@ -22,9 +22,9 @@ import time
 import numpy as np
 
 import strategies
-from sim.plan import rotation_for
-from sim.runner import lineup_of, play_batch, winning_side
-from sim.stats import Z99, wilson_interval
+from sim.kernels.runner import lineup_of, play_batch, winning_side
+from sim.run.plan import rotation_for
+from sim.stats.intervals import Z99, wilson_interval
 
 HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "rollout")
 DEFAULT_PAIRS = (

@@ -3,9 +3,9 @@
     python scripts/parquet_encoding.py [--games 50000] [--repeats 15]
 
 Plays ``--games`` 4-player greedy games, builds their rounds table as ``simulate`` does
-(``sim.io.rounds_table``) and writes it to memory under each setting, interleaved, CPU time
+(``sim.store.io.rounds_table``) and writes it to memory under each setting, interleaved, CPU time
 of this process; prints the median and best ns per round row and the bytes per row. The
-settings: the project's (``sim.io.parquet_options``: byte-stream-split integers, LZ4),
+settings: the project's (``sim.store.io.parquet_options``: byte-stream-split integers, LZ4),
 snappy, zstd level 1, version-1 data pages and 4 MB pages. docs/speed.md quotes it.
 """
 
@@ -19,9 +19,9 @@ import time
 import numpy as np
 import pyarrow.parquet as pq
 
-from sim import io as sim_io
-from sim.plan import rotation_for
-from sim.runner import lineup_of, play_batch
+from sim.kernels.runner import lineup_of, play_batch
+from sim.run.plan import rotation_for
+from sim.store import io as sim_io
 from strategies import parse_spec
 
 

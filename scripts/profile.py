@@ -1,5 +1,7 @@
 """Where the compiled engine spends its time: instruction-pointer samples of a running kernel.
 
+Its figures feed docs/speed.md (where the time goes).
+
 ``perf`` needs hardware counters that sandboxes and many VMs lack, so this samples the old
 way: a tiny C program stops every thread of the process with ``ptrace`` a few hundred times
 a second and records its instruction pointer; gdb then names each address (numba registers
@@ -63,7 +65,7 @@ int main(int argc, char **argv) {
 
 TARGET = """
 import sys, time, numpy as np, numba
-from sim.runner import lineup_of, play_batch
+from sim.kernels.runner import lineup_of, play_batch
 from strategies import parse_spec
 numba.set_num_threads(1)
 lineup = lineup_of({players}, [parse_spec({strategy!r})] * {players})

@@ -1,5 +1,7 @@
 """Fit the win-probability model ``expert`` values a round's end with, and write it.
 
+Its figures feed docs/expert.md (the round-end value) and writes strategies/score_table.py.
+
 Usage::
 
     python scripts/score_table.py [--games 20000] [--seed 5] [--out strategies/score_table.py]

@@ -1,5 +1,7 @@
 """Time to answer the three main jobs, end to end, cold (empty kernel cache) and warm.
 
+Its figures feed docs/speed.md (time to answer).
+
     python scripts/time_to_answer.py [--strategies LIST] [--precision 0.01] [--deals 10000]
         [--jobs rank,openings] [--caches cold,warm] [-o results/time-to-answer]
 

@@ -2,7 +2,7 @@
 
 Why this shape:
 
-- **Pairings are ordinary simulate runs.** Each pairing is played by ``sim.simulation``
+- **Pairings are ordinary simulate runs.** Each pairing is played by ``sim.run.simulation``
   into ``OUT/pairs/NN-A-vs-B/`` (manifest, ``games/``, ``rounds/``), so everything that
   holds for a run holds for a pairing (seat rotation, ``--duplicate``, ``--precision``,
   Ctrl-C and resume, ``sim.load``), and ``sniff report`` reads a pairing, or the whole
@@ -31,15 +31,15 @@ from datetime import datetime
 from itertools import combinations
 from pathlib import Path
 
+from sim.core.seating import check_players
+from sim.display.formatting import slug
 from sim.errors import SniffError, Stopped
-from sim.formatting import slug
-from sim.rundata import (
+from sim.store.rundata import (
     TOURNAMENT_FORMAT,
     TOURNAMENT_MANIFEST,
     pairing_folders,
     read_tournament_manifest,
 )
-from sim.seating import check_players
 
 PAIRS_DIR = "pairs"
 DEFAULT_GAMES_PER_PAIR = 10_000
@@ -72,7 +72,7 @@ def pairing_name(index: int, lineup: tuple[str, ...]) -> str:
 
 
 def default_folder(base: Path = Path("results")) -> Path:
-    from sim.folders import new_folder
+    from sim.store.folders import new_folder
 
     return new_folder("tournament", base)
 
@@ -83,11 +83,11 @@ class Tournament:
 
     folder: Path
     manifest: dict
-    runs: list  # sim.io.Run per pairing, in order
-    matrix: object  # pandas DataFrame (long form, see sim.report_tables.pairwise_matrix)
-    ratings: object  # sim.ratings.Ratings
+    runs: list  # sim.store.io.Run per pairing, in order
+    matrix: object  # pandas DataFrame (long form, see sim.report.tables.pairwise_matrix)
+    ratings: object  # sim.stats.ratings.Ratings
     files: dict
-    ranking: object = None  # sim.ranking.Ranking: rank ranges, tie groups, goodness of fit
+    ranking: object = None  # sim.stats.ranking.Ranking: rank ranges, tie groups, goodness of fit
 
     @property
     def games(self):
@@ -118,7 +118,7 @@ class Tournament:
         table = self.ratings.table
         width = max(len(s) for s in table["strategy"])
         if self.ranking is not None:
-            from sim.ranking import ranking_lines
+            from sim.stats.ranking import ranking_lines
 
             out += ranking_lines(self.ranking)
             out += [f"  note: {note}" for note in self.ratings.notes]
@@ -159,7 +159,7 @@ def _config(players, labels, games, seed, duplicate, chunk_size, precision) -> d
 
 
 def _write_manifest(folder: Path, manifest: dict) -> None:
-    from sim import io
+    from sim.store import io
 
     io.write_json(folder / TOURNAMENT_MANIFEST, manifest)
 
@@ -191,11 +191,11 @@ def run_tournament(
     tournament in ``out`` (options left as None are the recorded ones; others must match);
     ``echo`` gets one line per pairing.
     """
-    from sim import io
-    from sim.chunks import RunInterrupted
-    from sim.plan import Plan
-    from sim.precision import DEFAULT_MAX_GAMES, check_precision
-    from sim.simulation import check_threads, execute
+    from sim.run.chunks import RunInterrupted
+    from sim.run.plan import Plan
+    from sim.run.precision import DEFAULT_MAX_GAMES, check_precision
+    from sim.run.simulation import check_threads, execute
+    from sim.store import io
     from strategies import parse_lineup_text
 
     say = echo or (lambda line: None)
@@ -348,11 +348,11 @@ class TournamentInterrupted(Stopped):
 
 def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tournament:
     """Matrix and ratings from the pairing runs' tables; charts and CSVs beside them."""
-    from sim import charts
-    from sim.ranking import csv_table, rank
-    from sim.ratings import fit_ratings
-    from sim.report_tables import contests, pairwise_matrix
-    from sim.rundata import open_runs
+    from sim.display import charts
+    from sim.report.tables import contests, pairwise_matrix
+    from sim.stats.ranking import csv_table, rank
+    from sim.stats.ratings import fit_ratings
+    from sim.store.rundata import open_runs
 
     data = open_runs(runs)
     for run_data, pairing in zip(data, manifest["pairings"]):
@@ -378,7 +378,7 @@ def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tou
 
 def load(folder: str | Path) -> Tournament:
     """Open a tournament folder: its pairing runs, matrix and ratings (recomputed)."""
-    from sim import io
+    from sim.store import io
 
     folder = Path(folder)
     manifest = read_tournament_manifest(folder)

@@ -4,16 +4,16 @@ A strategy module defines ``choose(observation, moves, n_moves, params, rng) -> 
 numba ``@njit`` function and registers it with :func:`register`:
 
 - ``observation``: int64 array, the deciding player's public view (slots in
-  ``sim.observation``); never another hand or the boneyard order.
-- ``moves[:n_moves]``: the legal moves, each ``tile * 4 + arm`` (``sim.layout``).
+  ``sim.core.observation``); never another hand or the boneyard order.
+- ``moves[:n_moves]``: the legal moves, each ``tile * 4 + arm`` (``sim.core.layout``).
 - ``params``: float64 array, the strategy's parameters in the order they were registered.
 - ``rng``: one-element uint64 array, the deciding seat's own random stream in this game
-  (``sim.rng``; every seat has its own, so one seat's draws never shift another's).
+  (``sim.core.rng``; every seat has its own, so one seat's draws never shift another's).
 - returns the index in ``moves`` of the chosen move; an index out of range stops the run
-  with an error naming the strategy (``sim.runner.refuse_bad_choices``).
+  with an error naming the strategy (``sim.kernels.runner.refuse_bad_choices``).
 
 It must be a plain ``@njit`` function (not ``cache=True``: only the generated kernels are
-cached, see ``sim.kernels``) and must not keep state between calls: the kernel runs games
+cached, see ``sim.kernels.generate``) and must not keep state between calls: the kernel runs games
 on several threads at once. The engine's turn loop is compiled without reference counting
 (``_nrt=False``) and callees inherit that unless they say otherwise, so a strategy that
 allocates arrays must be ``@njit(_nrt=True)`` (as ``strategies.rollout``); the others
@@ -25,7 +25,7 @@ Strategies outside this package are loaded with :func:`load_plugin` (the CLI's
 generated kernel imports each strategy by module name, so a plugin module must be
 importable (installed, or its folder on ``PYTHONPATH``).
 
-The engine never imports this package: ``sim.kernels`` generates, per set of strategies,
+The engine never imports this package: ``sim.kernels.generate`` generates, per set of strategies,
 a small module whose dispatcher calls these functions, so a strategy defined anywhere
 importable runs inside the compiled loop without an edit to ``sim/``.
 """

@@ -1,6 +1,6 @@
 """Exactly uniform determinizations: the hidden tiles dealt every consistent way, equally likely.
 
-What is public about the hidden tiles (``sim.observation``): each other seat's hand size,
+What is public about the hidden tiles (``sim.core.observation``): each other seat's hand size,
 the pip values each seat is known to lack, and the boneyard's size. A *consistent deal*
 gives every other seat a hand of its size with no tile showing a value it lacks, puts the
 rest in the boneyard, and orders the boneyard. Sampling one uniformly is what a
@@ -28,11 +28,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import engine, record
-from sim import observation as view
-from sim.layout import bit_index, popcount
-from sim.rng import random_below, random_unit
-from sim.tiles import N_TILES
+from sim.core import engine, record
+from sim.core import observation as view
+from sim.core.layout import bit_index, popcount
+from sim.core.rng import random_below, random_unit
+from sim.core.tiles import N_TILES
 from strategies.features import tiles_with_values, unseen_tiles
 
 MAX_OTHERS = 3

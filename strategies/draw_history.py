@@ -23,10 +23,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import engine, record
-from sim import observation as view
-from sim.layout import EMPTY_LAYOUT, open_values_mask, place_tile
-from sim.tiles import N_TILES
+from sim.core import engine, record
+from sim.core import observation as view
+from sim.core.layout import EMPTY_LAYOUT, open_values_mask, place_tile
+from sim.core.tiles import N_TILES
 from strategies.features import tiles_with_values
 
 MAX_PERIODS = N_TILES // 2 + 1  # at most 14 draws in a round, so at most 14 runs

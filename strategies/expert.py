@@ -13,7 +13,7 @@ At each decision with a real choice:
    that deal's hands would not have made (``strategies.inference``): the deals played
    are those that explain what the opponents did.
 3. On a deal, a candidate is placed and the round is played out to its end by the
-   compiled engine's own turn loop (``sim.engine.make_game_player``) with a heuristic
+   compiled engine's own turn loop (``sim.core.engine.make_game_player``) with a heuristic
    ``policy`` in every seat for the first ``plies`` placements, ``greedy`` after them:
    the placements right after the candidate decide most of its value, and a policy that
    answers the table as a real opponent does is worth its cost there, not for the whole
@@ -56,10 +56,10 @@ import math
 import numpy as np
 from numba import njit
 
-from sim import engine
-from sim import observation as view
-from sim.layout import move_points, popcount
-from sim.rng import next_random, stream_key
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.layout import move_points, popcount
+from sim.core.rng import next_random, stream_key
 from strategies import register
 from strategies.determinize import prepare
 from strategies.inference import inferred_deals, model_choice, model_of

@@ -1,6 +1,6 @@
 """Public inferences and move features shared by the heuristic strategies.
 
-Everything here reads only the observation (``sim.observation``): the own hand, the table,
+Everything here reads only the observation (``sim.core.observation``): the own hand, the table,
 the hand sizes and what each seat is publicly known to lack. The inferences good players
 use are computed once, here:
 
@@ -40,8 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import observation as view
-from sim.layout import (
+from sim.core import observation as view
+from sim.core.layout import (
     ARM_OPEN,
     ARM_VALUE,
     EMPTY_LAYOUT,
@@ -54,7 +54,7 @@ from sim.layout import (
     points_for_count,
     popcount,
 )
-from sim.tiles import ALL_TILES, DOUBLES_MASK, N_PIPS, PIP_MASK, TILE_PIPS
+from sim.core.tiles import ALL_TILES, DOUBLES_MASK, N_PIPS, PIP_MASK, TILE_PIPS
 
 FEATURE_NAMES = (
     "points", "shed", "reply", "follow", "doubles", "suits", "block", "partner", "partner_stuck",

@@ -6,9 +6,9 @@ penalty if the round is lost.
 
 from numba import njit
 
-from sim import observation as view
-from sim.layout import move_points
-from sim.tiles import TILE_PIPS
+from sim.core import observation as view
+from sim.core.layout import move_points
+from sim.core.tiles import TILE_PIPS
 from strategies import register
 
 

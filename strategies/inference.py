@@ -1,7 +1,7 @@
 """Reading the others' hands from their choices: how likely a deal makes what they did.
 
 A player who held the 6-4 on a table counting 5 and played something else probably did not
-hold it. The public record (``sim.record``) says what every other seat placed this round
+hold it. The public record (``sim.core.record``) says what every other seat placed this round
 and in which public situation, so a search player can weigh each determinized deal by how
 well a model player, given that deal's hand, reproduces those choices: a deal on which the
 model makes every observed choice keeps weight 1, each disagreement multiplies it by
@@ -29,9 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import engine, record
-from sim import observation as view
-from sim.layout import (
+from sim.core import engine, record
+from sim.core import observation as view
+from sim.core.layout import (
     EMPTY_LAYOUT,
     count_ends,
     legal_moves,
@@ -39,8 +39,8 @@ from sim.layout import (
     place_tile,
     points_for_count,
 )
-from sim.rng import random_unit
-from sim.tiles import ALL_TILES, N_TILES
+from sim.core.rng import random_unit
+from sim.core.tiles import ALL_TILES, N_TILES
 from strategies.blocker import blocker_choice
 from strategies.determinize import sample_deal
 from strategies.draw_history import draw_periods, hand_fits_draws

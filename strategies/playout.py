@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import engine
-from sim import observation as view
-from sim.layout import popcount
-from sim.rng import next_random
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.layout import popcount
+from sim.core.rng import next_random
 from strategies import MAX_PARAMS
 from strategies.blocker import choose_blocker
 from strategies.greedy import choose_greedy

@@ -2,7 +2,7 @@
 
 from numba import njit
 
-from sim.rng import random_below
+from sim.core.rng import random_below
 from strategies import register
 
 

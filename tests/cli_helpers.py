@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sim.cli import main
+from sim.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIFF = [sys.executable, "-m", "sim.cli"]
@@ -20,7 +20,7 @@ COMPILE_NOTICE = "sniff: compiling the engine"
 
 
 def run_main(args: list[str], capsys) -> tuple[int, str, str]:
-    """``sniff ARGS`` in this process (``sim.cli.main``): exit code, stdout, stderr."""
+    """``sniff ARGS`` in this process (``sim.cli.main.main``): exit code, stdout, stderr."""
     capsys.readouterr()
     old = sys.argv
     sys.argv = ["sniff", *args]

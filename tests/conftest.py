@@ -4,10 +4,10 @@ import os
 
 import pytest
 
-from sim.precompile import compile_shared
-from sim.shared_kernel import builtin_strategies
+from sim.kernels.precompile import compile_shared
+from sim.kernels.shared import builtin_strategies
 
-# The background compile of the shared kernel (sim.shared_kernel) would compete with the
+# The background compile of the shared kernel (sim.kernels.shared) would compete with the
 # tests for the cores; tests that exercise it turn it back on for themselves.
 os.environ["SNIFF_PRECOMPILE"] = "0"
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim import engine
-from sim.layout import ARM_NAMES, EMPTY_LAYOUT, decode_ends, place_tile
-from sim.observation import OBSERVATION_SIZE
-from sim.runner import compile_lineup, lineup_of
-from sim.tiles import parse_tile, tile_name
+from sim.core import engine
+from sim.core.layout import ARM_NAMES, EMPTY_LAYOUT, decode_ends, place_tile
+from sim.core.observation import OBSERVATION_SIZE
+from sim.core.tiles import parse_tile, tile_name
+from sim.kernels.runner import compile_lineup, lineup_of
 from strategies import MAX_PARAMS, parse_spec
 
 

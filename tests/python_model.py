@@ -32,7 +32,7 @@ def mix64(z: int) -> int:
 
 
 class Stream:
-    """A counter-based stream as sim/rng.py documents it."""
+    """A counter-based stream as sim/core/rng.py documents it."""
 
     def __init__(self, seed: int, a: int, b: int, salt: int) -> None:
         z = mix64((seed & MASK) ^ salt)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.bench import engine_rate, python_model_rate, table
+from sim.run.bench import engine_rate, python_model_rate, table
 
 
 def test_engine_rate_counts_what_it_played():

@@ -22,12 +22,12 @@ from cli_helpers import default_sigint, run_main
 from distributed import Client, LocalCluster
 
 import sim
-from sim import cluster as dask_cluster
-from sim import io as run_io
-from sim.chunks import RunInterrupted
 from sim.errors import SniffError
-from sim.plan import resolve_plan
-from sim.simulation import execute
+from sim.run import cluster as dask_cluster
+from sim.run.chunks import RunInterrupted
+from sim.run.plan import resolve_plan
+from sim.run.simulation import execute
+from sim.store import io as run_io
 
 GAMES = 3000
 CHUNK = 250
@@ -215,7 +215,7 @@ def test_without_dask_scheduler_says_how_to_install_it(tmp_path, monkeypatch, ca
 
 
 def test_sim_imports_dask_only_for_a_scheduler():
-    code = ("import sys, sim.cli, sim.simulation, sim.cluster; "
+    code = ("import sys, sim.cli.main, sim.run.simulation, sim.run.cluster; "
             "assert 'distributed' not in sys.modules and 'dask' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -252,7 +252,7 @@ def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_resume_completes(tmp_path,
     """A terminal's Ctrl-C (SIGINT to the whole process group, workers included)."""
     folder = tmp_path / "sigint"
     games, chunk = 200_000, 2_000  # seconds of play left after two parts: time to stop it
-    command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
+    command = [sys.executable, "-c", "from sim.cli.main import main; main()", "simulate",
                "--games", str(games), "--chunk-size", str(chunk), "--seed", str(SEED),
                "--out", str(folder), "--scheduler", "local:2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

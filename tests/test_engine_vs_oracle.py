@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 from oracle import check_trace, split_games
 
-from sim.trace import trace_games
+from sim.kernels.trace import trace_games
 
 PLAYERS = (2, 3, 4)
 MIXES = ("random", "greedy", "mixed")

@@ -18,10 +18,10 @@ from cli_helpers import run_main
 from test_strategies import KERNEL, decisions, view_of, win_rate
 
 import strategies
-from sim import engine
-from sim import observation as view
-from sim.runner import lineup_of, play_batch
-from sim.tiles import ALL_TILES, parse_tile
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.tiles import ALL_TILES, parse_tile
+from sim.kernels.runner import lineup_of, play_batch
 from strategies import StrategyError, expert, parse_spec, playout
 from strategies import determinize as det
 from strategies.features import tiles_with_values

@@ -13,11 +13,12 @@ from cli_helpers import error_lines, run_main, sniff
 
 import sim
 import strategies
-from sim import folders, kernels
-from sim import io as run_io
-from sim.chunks import ChunkSizes, MissingChunks
-from sim.plan import resolve_plan
-from sim.simulation import execute
+from sim.kernels import generate as kernels
+from sim.run.chunks import ChunkSizes, MissingChunks
+from sim.run.plan import resolve_plan
+from sim.run.simulation import execute
+from sim.store import folders
+from sim.store import io as run_io
 
 BAD_NAME = os.fsdecode(b"bad\xff\xfename")
 

@@ -21,20 +21,20 @@ import pytest
 from cli_helpers import error_lines, run_main, sniff
 
 import strategies
-from sim import engine
-from sim import observation as view
-from sim.hint import analyse
-from sim.layout import ARM_NAMES
-from sim.position import (
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.layout import ARM_NAMES
+from sim.core.seating import team_of
+from sim.core.tiles import N_TILES, PIP_MASK, TILE_PIPS
+from sim.hint.estimate import analyse
+from sim.hint.position import (
     decisions,
     format_position,
     parse_position,
     position_from_trace,
 )
-from sim.runner import lineup_of, trace_events
-from sim.seating import team_of
-from sim.tiles import N_TILES, PIP_MASK, TILE_PIPS
-from sim.trace import EventDecoder, start_event, trace_games
+from sim.kernels.runner import lineup_of, trace_events
+from sim.kernels.trace import EventDecoder, start_event, trace_games
 from strategies import parse_lineup_text
 
 PLUGINS = Path(__file__).parent / "plugins"
@@ -142,7 +142,7 @@ def direct_values(position, moves, deals: int, seed: int) -> np.ndarray:
     and the round played out in plain Python by the rules oracle's layout and the
     plain-Python greedy player (``tests/python_model.py``, which ends every game exactly as
     the engine does), the end valued by expert's win model run as plain Python."""
-    from sim import seating
+    from sim.core import seating
     from strategies import expert
 
     patch = pytest.MonkeyPatch()

@@ -3,7 +3,8 @@
 The graph is read from the source with ``ast``, so it holds every import, including those
 inside functions (a lazy import is still a dependency). Imports under ``if TYPE_CHECKING:``
 are left out: they never run. An edge goes to the module an import names: ``from sim import
-io`` is an edge to ``sim.io``; ``from sim.layout import ARM_L`` an edge to ``sim.layout``.
+io`` is an edge to ``sim.store.io``; ``from sim.core.layout import ARM_L`` an edge to
+``sim.core.layout``.
 The import of a package's ``__init__`` that Python makes before any of its submodules is
 not an edge (every module would depend on it); an explicit ``from sim import name`` is.
 """
@@ -139,8 +140,8 @@ def a_cycle(graph: dict[str, set[str]], group: set[str]) -> list[str]:
 
 def test_the_graph_is_read():
     graph = import_graph()
-    assert "sim.engine" in graph["sim.kernels"] or "sim.engine" in graph["sim.runner"]
-    assert "sim.observation" in graph["strategies.features"]
+    assert "sim.core.engine" in graph["sim.kernels.runner"]
+    assert "sim.core.observation" in graph["strategies.features"]
     assert "strategies" in graph["strategies.greedy"]
 
 
@@ -152,16 +153,58 @@ def test_no_import_cycles():
     assert not cycles, "import cycles:\n" + "\n".join(described)
 
 
+# The map of docs/design.md, bottom first: a room imports only itself and the rooms below
+# it. ``sim`` is the package's own ``__init__`` (``sim.simulate``, ``sim.load``).
+LAYERS = [
+    ("sim.errors", "sim.version"), ("sim.core",), ("sim.stats",), ("sim.display",),
+    ("strategies",), ("sim.kernels",), ("sim.store",), ("sim.run",), ("sim.hint",),
+    ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.tune",), ("sim.tournament",),
+    ("sim.cli",), ("sim",),
+]
+
+
+def room_of(module: str) -> str:
+    """The room a module belongs to: the longest room name that is a prefix of it."""
+    rooms = [room for layer in LAYERS for room in layer]
+    return max((room for room in rooms if module == room or module.startswith(room + ".")),
+               key=len)
+
+
+def package_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        room = room_of(module)
+        graph.setdefault(room, set()).update(room_of(t) for t in targets if room_of(t) != room)
+    return graph
+
+
+def test_every_module_is_in_a_room_of_the_map():
+    rooms = {room for layer in LAYERS for room in layer}
+    assert set(package_graph()) == rooms
+    direct = [path.name for path in (ROOT / "sim").glob("*.py")]
+    assert len(direct) <= 8, f"sim/ holds {len(direct)} modules directly: {sorted(direct)}"
+
+
+def test_rooms_import_only_rooms_below_them():
+    level = {room: i for i, layer in enumerate(LAYERS) for room in layer}
+    upward = [f"{room} -> {target}" for room, targets in sorted(package_graph().items())
+              for target in sorted(targets) if level[target] >= level[room]]
+    assert not upward, "imports that do not go down the map:\n" + "\n".join(upward)
+
+
 def test_the_compiled_core_imports_nothing_above_it():
-    """The engine's layer (and what it stands on) imports only itself and strategies."""
-    core = {"sim.tiles", "sim.rng", "sim.seating", "sim.record", "sim.observation", "sim.layout",
-            "sim.engine", "sim.kernels", "sim.shared_kernel", "sim.gather", "sim.runner",
-            "sim.errors"}
-    graph = import_graph()
-    for module in sorted(core):
-        above = {target for target in graph[module]
-                 if target not in core and not target.startswith("strategies")}
-        assert not above, f"{module} imports {sorted(above)} from above the compiled core"
+    """The game imports only itself; the kernels only the game and the strategies."""
+    graph = package_graph()
+    assert graph["sim.core"] <= {"sim.errors"}
+    assert graph["strategies"] <= {"sim.errors", "sim.core"}
+    assert graph["sim.kernels"] <= {"sim.errors", "sim.core", "strategies"}
+
+
+def test_a_room_below_is_refused():
+    """The check is not vacuous: an upward import is reported."""
+    level = {room: i for i, layer in enumerate(LAYERS) for room in layer}
+    assert level[room_of("sim.core.engine")] < level[room_of("sim.run.plan")]
+    assert room_of("sim.tournament") == "sim.tournament" and room_of("sim") == "sim"
 
 
 def test_a_cycle_is_found_and_named():

@@ -1,4 +1,5 @@
-"""The public record and what ``expert`` infers from it (``sim.record``, ``strategies.inference``).
+"""The public record and what ``expert`` infers from it (``sim.core.record``,
+``strategies.inference``).
 
 The record in every view must be what a player saw (rebuilt from traces independently of
 the engine's bookkeeping), the earlier views rebuilt from it must be the views the engine
@@ -16,10 +17,10 @@ import pytest
 from test_expert import chi_square_z
 from test_strategies import decisions, view_of
 
-from sim import engine, record
-from sim import observation as view
-from sim.layout import legal_moves
-from sim.tiles import ALL_TILES, parse_tile
+from sim.core import engine, record
+from sim.core import observation as view
+from sim.core.layout import legal_moves
+from sim.core.tiles import ALL_TILES, parse_tile
 from strategies import determinize as det
 from strategies import draw_history, inference
 from strategies.features import tiles_with_values

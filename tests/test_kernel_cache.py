@@ -1,5 +1,5 @@
 """Two kernels compiled in different processes, loaded from the cache into one process,
-must each run their own strategies (numba names closures per process; see sim/engine.py)."""
+must each run their own strategies (numba names closures per process; see sim/core/engine.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ PLUGINS = Path(__file__).parent / "plugins"
 PLAY = """
 import sys
 import numpy as np
-from sim import engine
-from sim.runner import lineup_of, play_batch
+from sim.core import engine
+from sim.kernels.runner import lineup_of, play_batch
 from strategies import load_plugin, parse_spec
 
 def checksum(names):

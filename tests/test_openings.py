@@ -19,9 +19,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from sim.cli import main
+from sim.cli.main import main
+from sim.core.tiles import tile_name
 from sim.errors import SniffError
-from sim.openings import (
+from sim.openings.study import (
     N_TILES,
     SLOTS_PER_DEAL,
     load_openings,
@@ -32,8 +33,7 @@ from sim.openings import (
     summarise_openings,
     trace_opening_game,
 )
-from sim.stats import Z95
-from sim.tiles import tile_name
+from sim.stats.intervals import Z95
 
 ROOT = Path(__file__).resolve().parent.parent
 DEALS = 40
@@ -43,7 +43,7 @@ TILES = [tile_name(t) for t in range(N_TILES)]
 
 
 def cli(args: list[str]) -> tuple[int, str]:
-    """``sniff ARGS`` in this process through ``sim.cli.main``: (exit code, stdout)."""
+    """``sniff ARGS`` in this process through ``sim.cli.main.main``: (exit code, stdout)."""
     old = sys.argv
     sys.argv = ["sniff", *args]
     out = StringIO()
@@ -315,8 +315,8 @@ def test_report_section(run):
 
 
 def test_report_blocks_render_in_the_report_style(run):
-    from sim import blocks
-    from sim.openings import openings_blocks
+    from sim.display import blocks
+    from sim.openings.study import openings_blocks
 
     items = openings_blocks(run["folder"])
     html = blocks.to_html(items)

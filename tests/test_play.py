@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import error_lines, sniff
 
-from sim.play import person_lineup
+from sim.table.play import person_lineup
 from strategies import parse_spec
 
 try:

@@ -18,9 +18,9 @@ import pytest
 from cli_helpers import error_lines, run_main
 
 import strategies
+from sim.core.rng import GOLDEN, SALT_STRATEGY, stream_key
 from sim.errors import SniffError
-from sim.rng import GOLDEN, SALT_STRATEGY, stream_key
-from sim.runner import ROUND_CAP, lineup_of, play_batch
+from sim.kernels.runner import ROUND_CAP, lineup_of, play_batch
 from strategies import StrategyError, parse_lineup_text
 
 PLUGINS = Path(__file__).parent / "plugins"

@@ -15,12 +15,12 @@ import pytest
 from cli_helpers import run_main
 
 import sim
-from sim.chunks import RunInterrupted
 from sim.errors import SniffError
-from sim.plan import resolve_plan
-from sim.precision import PRECISION_STEP, precision_stop
-from sim.simulation import execute
-from sim.stats import (
+from sim.run.chunks import RunInterrupted
+from sim.run.plan import resolve_plan
+from sim.run.precision import PRECISION_STEP, precision_stop
+from sim.run.simulation import execute
+from sim.stats.intervals import (
     Z95,
     Z99,
     normal_cdf,
@@ -87,18 +87,18 @@ def test_a_precise_chunk_stops_playing_at_the_batch_that_holds_the_stop(stopped,
     """One 5,000-game chunk: the stop at 1,200 games is found between batches, so the engine
     plays the first batches only (a slow pairing would otherwise play the whole chunk).
     Batches of a slow pairing (here: every pairing) are one check step long."""
-    import sim.chunks
-    import sim.runner
+    import sim.kernels.runner
+    import sim.run.chunks
 
     played: list[int] = []
-    real = sim.runner.play_batch
+    real = sim.kernels.runner.play_batch
 
     def counting(lineup, seed, ids, *args, **kwargs):
         played.append(int(ids.size))
         return real(lineup, seed, ids, *args, **kwargs)
 
-    monkeypatch.setattr(sim.runner, "play_batch", counting)
-    monkeypatch.setattr(sim.chunks, "PRECISION_BATCH_SECONDS", 0.0)
+    monkeypatch.setattr(sim.kernels.runner, "play_batch", counting)
+    monkeypatch.setattr(sim.run.chunks, "PRECISION_BATCH_SECONDS", 0.0)
     run = sim.simulate(**OPTIONS, chunk_size=5000)
     assert len(run.games) == 1200
     batches = [n for n in played if n > 1]  # the warm-up's one game aside

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from python_model import play_game
 
-from sim import engine
-from sim.runner import lineup_of, play_batch
+from sim.core import engine
+from sim.kernels.runner import lineup_of, play_batch
 from strategies import parse_spec
 
 GAMES = 120

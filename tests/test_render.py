@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from sim.render import (
+from sim.table.render import (
     SniffSpot,
     advance,
     render_event,

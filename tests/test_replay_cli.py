@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import error_lines, sniff
 
-from sim.tally import tally
+from sim.table.tally import tally
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,8 +22,8 @@ import pytest
 from cli_helpers import run_main
 
 import sim
-from sim import report as report_module
-from sim.stats import Z95, wilson_interval
+from sim.report import build as report_module
+from sim.stats.intervals import Z95, wilson_interval
 
 SEED = 5
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -377,7 +377,7 @@ def test_effects_match_pandas_and_are_in_the_pages(written, runs):
 
 def test_differences_read_stronger_minus_weaker_and_the_axis_stays_within_100_points(
         written, runs):
-    from sim import charts
+    from sim.display import charts
 
     report, out, _ = written
     assert (report.differences["estimate"] >= 0).all()
@@ -390,7 +390,7 @@ def test_differences_read_stronger_minus_weaker_and_the_axis_stays_within_100_po
         header = next(line for line in markdown.splitlines() if line.startswith("| run | diff"))
         assert "|  |" not in header and header.count("|") - 1 == 10
     single = report_module.build([runs["two"]], placement_sample=0)
-    from sim.report_html import _difference_table
+    from sim.report.html import _difference_table
 
     table = _difference_table(single.differences)
     assert all(column.strip() for column in table.columns)
@@ -401,8 +401,8 @@ def test_across_runs_lists_each_comparison_once(runs):
     import copy
     import dataclasses
 
-    from sim.report_tables import comparison_rows
-    from sim.rundata import open_runs
+    from sim.report.tables import comparison_rows
+    from sim.store.rundata import open_runs
 
     three = open_runs([runs["three"]])[0]  # greedy, random, random
     manifest = copy.deepcopy(three.manifest)

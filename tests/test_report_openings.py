@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import sim
-from sim.openings import run_openings
+from sim.openings.study import run_openings
 
 
 def test_report_includes_the_openings_section(tmp_path: Path):
@@ -49,8 +49,8 @@ def test_report_of_an_openings_folder_alone_and_its_corrections(tmp_path: Path):
     from matplotlib.patches import Rectangle
     from statsmodels.stats.multitest import multipletests
 
-    from sim.openings_output import heatmap_figure, is_openings_folder, load_openings, significant
-    from sim.tiles import N_TILES
+    from sim.core.tiles import N_TILES
+    from sim.openings.output import heatmap_figure, is_openings_folder, load_openings, significant
 
     folder = tmp_path / "openings"
     run_openings(players=2, strategies="greedy", deals=60, seed=3, out=folder)

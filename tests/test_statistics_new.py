@@ -12,10 +12,10 @@ import pytest
 from scipy.stats import norm
 from statsmodels.stats.multitest import multipletests
 
-from sim import effects, multiple, planning, ranking, score_states
 from sim.errors import SniffError
-from sim.ratings import Contest, fit_ratings
-from sim.stats import wilson_interval
+from sim.stats import effects, multiple, planning, ranking, score_states
+from sim.stats.intervals import wilson_interval
+from sim.stats.ratings import Contest, fit_ratings
 
 # --- multiple comparisons
 

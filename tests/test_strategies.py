@@ -18,14 +18,14 @@ from cli_helpers import sniff
 from click.testing import CliRunner
 
 import strategies
-from sim import engine
-from sim import observation as view
-from sim.layout import ARM_L, ARM_R, legal_moves, place_tile, tile_moves
-from sim.plan import rotation_for
-from sim.runner import lineup_of, play_batch, trace_events, winning_side
-from sim.stats import Z99, wilson_interval
-from sim.tiles import ALL_TILES, PIP_MASK, parse_tile
-from sim.trace import placements_from_events
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.layout import ARM_L, ARM_R, legal_moves, place_tile, tile_moves
+from sim.core.tiles import ALL_TILES, PIP_MASK, parse_tile
+from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
+from sim.kernels.trace import placements_from_events
+from sim.run.plan import rotation_for
+from sim.stats.intervals import Z99, wilson_interval
 from strategies import StrategyError, parse_lineup_text, parse_spec
 from strategies import features as feat
 from strategies.rollout import deal_hidden
@@ -118,7 +118,7 @@ def test_bad_parameter_is_one_line_from_the_command_line() -> None:
 
 
 def test_sniff_strategies_lists_names_ideas_and_parameters() -> None:
-    from sim.cli import cli
+    from sim.cli.main import cli
 
     result = CliRunner().invoke(cli, ["strategies"])
     assert result.exit_code == 0, result.output
@@ -250,7 +250,7 @@ def decisions(
     players: int, text: str, seed: int, game_id: int
 ) -> Iterator[tuple[np.ndarray, int, bool, int]]:
     """Every placement of a traced game as ``(state before it, seat, forced, move)``,
-    the state rebuilt from the trace alone (``sim.trace.placements_from_events``)."""
+    the state rebuilt from the trace alone (``sim.kernels.trace.placements_from_events``)."""
     lineup = lineup_of(players, parse_lineup_text(text))
     rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=KERNEL)
     yield from placements_from_events(rows, players)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from sim.tally import tally, tally_inline, tally_strokes
+from sim.table.tally import tally, tally_inline, tally_strokes
 
 # Stroke weight of each glyph of the one-line form: a full symbol is 10 strokes, an X or a
 # complete small x is 2, a lone diagonal is 1.

@@ -19,8 +19,8 @@ from cli_helpers import run_main
 
 import sim
 from sim.errors import SniffError
-from sim.ratings import ELO_SCALE, Contest, fit_ratings
-from sim.report import open_runs
+from sim.report.build import open_runs
+from sim.stats.ratings import ELO_SCALE, Contest, fit_ratings
 from sim.tournament import load as load_tournament
 from sim.tournament import pairings, run_tournament
 

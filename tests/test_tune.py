@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 from cli_helpers import default_sigint, run_main
 
-from sim import tune_run
 from sim.errors import SniffError
-from sim.tune import TuneConfig, TuneInterrupted, tune
+from sim.tune import generations as tune_run
+from sim.tune.study import TuneConfig, TuneInterrupted, tune
 from strategies import parse_lineup_text, parse_spec
 
 pytest.importorskip("cma")

@@ -6,9 +6,9 @@ with nothing to score, get rid of doubles (they fit one value only), then the he
 
 from numba import njit
 
-from sim import observation as view
-from sim.layout import move_points
-from sim.tiles import DOUBLES_MASK, TILE_PIPS
+from sim.core import observation as view
+from sim.core.layout import move_points
+from sim.core.tiles import DOUBLES_MASK, TILE_PIPS
 from strategies import register
 
 

@@ -1,16 +1,16 @@
 """Test plugin for ``tests/test_hint.py``: records the whole view the engine hands it.
 
 Each decision appends ``(observation slots, legal moves)`` to :data:`SEEN`, so the test can
-check that ``sim.position`` rebuilds, from a trace alone, exactly the view the engine gave.
+check that ``sim.hint.position`` rebuilds, from a trace alone, exactly the view the engine gave.
 Only scalars cross into object mode (the engine's turn loop runs without reference
-counting, see ``sim.human``). It plays the first legal move.
+counting, see ``sim.table.human``). It plays the first legal move.
 """
 
 from __future__ import annotations
 
 from numba import njit, objmode
 
-from sim import observation as view
+from sim.core import observation as view
 from strategies import register
 
 SEEN: list[tuple[tuple[int, ...], tuple[int, ...]]] = []

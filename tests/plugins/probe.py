@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from numba import njit, objmode
 
-from sim import observation as view
-from sim.rng import random_below
+from sim.core import observation as view
+from sim.core.rng import random_below
 from strategies import register
 
 SEEN: list[tuple[int, ...]] = []

@@ -1,0 +1,226 @@
+"""What the ``sniff`` commands do around the library calls: progress, notices, hints.
+
+``sim.cli.main`` declares the options; each function here runs one command with them: it calls
+the feature's plain function (the one a notebook calls), shows progress and notices on
+stderr, prints the result, and on a stop prints how to resume.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+
+def simulate_command(
+    options: dict, out: Path | None, *, resume: bool, overwrite: bool, threads: int | None,
+    quiet: bool, argv: list[str], scheduler: str | None = None, check_space: bool = True,
+) -> None:
+    """``sniff simulate``: options not given on the command line are None."""
+    from sim.kernels import generate as kernels
+    from sim.run.chunks import RunInterrupted
+    from sim.run.simulation import (
+        check_scheduler_and_threads,
+        check_target,
+        default_folder,
+        execute,
+        plan_and_mode,
+        stderr_notice,
+    )
+
+    if quiet:
+        kernels.set_notice(None)
+
+    folder = Path(out) if out is not None else None
+    plan, mode = plan_and_mode(options, folder, resume, overwrite)
+    check_scheduler_and_threads(scheduler, threads)
+    if folder is None:
+        folder = default_folder()
+    check_target(plan, folder, mode)
+
+    def announce() -> None:
+        if not quiet:
+            action = {"new": "writing", "overwrite": "replacing", "resume": "completing"}[mode]
+            what = f"{plan.games:,} games in {plan.n_chunks:,} chunk(s) of {plan.chunk_size:,}"
+            if plan.precision is not None:  # --precision
+                what = (f"until every win rate is within +-{plan.precision:.2%} (at most "
+                        f"{plan.games:,} games), in chunks of {plan.chunk_size:,}")
+            click.echo(f"sniff: {action} {folder}: {what}", err=True)
+
+    try:
+        run = execute(plan, folder, mode=mode, threads=threads,
+                      progress=not quiet and sys.stderr.isatty(),
+                      command=shlex.join(["sniff", *argv]), announce=announce,
+                      notice=(lambda message: None) if quiet else stderr_notice,
+                      scheduler=scheduler, check_space=check_space)
+    except RunInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint()}", err=True)
+        raise
+    click.echo(str(run.summary))
+
+
+def openings_command(players: int, strategies: str, deals: int, seed: int, out: Path | None,
+                     overwrite: bool, quiet: bool, argv: Sequence[str] = ()) -> None:
+    """``sniff openings``: play, write the folder, print the ranked table."""
+    from sim.openings.output import ranking_text, write_outputs
+    from sim.openings.play import make_config, play_openings, summarise_openings
+    from sim.openings.study import check_folder
+    from sim.openings.study import default_folder as openings_folder
+
+    config = make_config(players, strategies, deals, seed)
+    folder = out if out is not None else openings_folder()
+    check_folder(folder, overwrite)
+    command = " ".join(["sniff", *argv])
+    bar = None
+    if not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=config.deals, unit="deal", desc="sniff openings", file=sys.stderr,
+                   leave=False)
+
+    def progress(done: int) -> None:
+        if bar is not None:
+            bar.update(done - bar.n)
+
+    try:
+        games = play_openings(config, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    table, summary = summarise_openings(games, config)
+    write_outputs(folder, config, games, table, summary, command)
+    sys.stdout.write(ranking_text(table, summary))
+    sys.stdout.write(
+        f"\n{len(games):,} games; wrote openings.parquet, games.parquet, heatmap.png, "
+        f"tile-pairs.csv, "
+        f"ranking.md and summary.json to {folder}\n"
+    )
+
+
+def report_command(paths: Sequence, out: Path | None, *, placement_sample: int | None,
+                   title: str | None, openings: Sequence = (),
+                   pairings: bool = False) -> dict[str, Path]:
+    """``sniff report``: build, write, and print where the files went."""
+    from sim.report.build import build
+    from sim.report.build import default_folder as report_folder
+    from sim.store.folders import check_writable_folder
+
+    folder = Path(out) if out is not None else report_folder()
+    check_writable_folder(folder)  # before the minutes of tracing that build may take
+    report = build(paths, placement_sample=placement_sample, title=title,
+                   notice=lambda text: click.echo(f"sniff: {text}", err=True),
+                   openings=openings, pairings=pairings)
+    files = report.write(folder)
+    charts = sorted(name for name in files if name.endswith(".png"))
+    what = f"{len(report.runs)} run(s)" if report.runs else "openings"
+    click.echo(f"report of {what}: {folder / 'report.html'} "
+               f"(self-contained), report.md, report.json and {len(charts)} charts in {folder}/")
+    for run in report.runs:
+        for note in run.notes:
+            click.echo(f"sniff: note: {run.name}: {note}", err=True)
+    return files
+
+
+def tournament_command(options: dict, *, threads: int | None, quiet: bool, resume: bool,
+                       overwrite: bool, argv: list[str]) -> None:
+    """``sniff tournament``: print the ranking and the matrix; notices on stderr."""
+    from sim.tournament import TournamentInterrupted, run_tournament
+
+    def say(line: str) -> None:
+        if not quiet:
+            click.echo(f"sniff: {line}", err=True)
+
+    try:
+        result = run_tournament(**options, threads=threads, resume=resume, overwrite=overwrite,
+                                progress=not quiet and sys.stderr.isatty(),
+                                command=shlex.join(["sniff", *argv]), echo=say)
+    except TournamentInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint()}", err=True)
+        raise
+    click.echo(str(result))
+
+
+def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
+                argv: list[str]) -> None:
+    """``sniff tune``: options not given on the command line are None."""
+    from sim.tune.study import TuneInterrupted, tune
+
+    given = {key: value for key, value in options.items() if value is not None}
+    command = shlex.join(["sniff", *argv])
+    notice = (lambda m: None) if quiet else (lambda m: click.echo(f"sniff: {m}", err=True))
+    try:
+        result = tune(out=out, resume=resume, progress=not quiet and sys.stderr.isatty(),
+                      notice=notice, command=command, **given)
+    except TuneInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint()}", err=True)
+        raise
+    click.echo(str(result))
+
+
+def hint_command(position_file: Path | None, trace_file: Path | None, *, game: int,
+                 round_number: int | None, turn: int | None, budget: int, policy: str,
+                 seed: int, output: str, print_position: bool) -> None:
+    """``sniff hint``: read the position (a file, stdin or a trace), analyse it, print it."""
+    from sim.errors import SniffError, read_user_text
+    from sim.hint.estimate import analyse, check_budget, check_policy, hint_json, hint_text
+    from sim.hint.position import format_position, parse_position, position_from_trace
+
+    check_budget(budget)
+    check_policy(policy)
+    if position_file is not None and trace_file is not None:
+        raise SniffError("give a POSITION file or --trace, not both")
+    if position_file is None and trace_file is None:
+        raise SniffError("give a POSITION file (- reads standard input), or --trace with "
+                         "--round and --turn (docs/hint.md)")
+    if trace_file is not None:
+        if round_number is None or turn is None:
+            raise SniffError("--trace needs --round and --turn (the placement's number in "
+                             "its round, from 1)")
+        from sim.table.replay import read_trace
+
+        position = position_from_trace(read_trace(trace_file), game, round_number,
+                                       turn).position
+    else:
+        if round_number is not None or turn is not None:
+            raise SniffError("--round and --turn choose a position of a --trace")
+        if str(position_file) == "-":
+            text, source = sys.stdin.read(), "standard input"
+        else:
+            text = read_user_text(position_file, "position", "position")
+            source = str(position_file)
+        position = parse_position(text, source)
+    if print_position:
+        click.echo(format_position(position), nl=False)
+        return
+    hint = analyse(position, budget, policy, seed)
+    click.echo(hint_json(hint) if output == "json" else hint_text(hint), nl=False)
+
+
+def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: int,
+                    policy: str, seed: int) -> None:
+    """``sniff replay --analyze``: the decisions of a traced game, the costly ones marked."""
+    from sim.hint.analyze import analysis_text, analyze_game
+    from sim.table.replay import read_trace
+
+    events = read_trace(trace_file)
+    bar = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(unit="decision", desc="sniff replay --analyze", file=sys.stderr,
+                   leave=False)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+    try:
+        annotated = analyze_game(events, game, seat, budget, policy, seed, progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    click.echo(analysis_text(annotated, budget, policy, seed), nl=False)

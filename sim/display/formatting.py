@@ -1,0 +1,48 @@
+"""How numbers and names are written in reports, charts and folder names.
+
+Shared by ``sim.report.html``, ``sim.display.charts``, ``sim.openings.output`` and
+``sim.tournament``, so a rate, an interval or a p-value reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+
+def pct(value: float, digits: int = 1) -> str:
+    """A rate as a percentage (``42.5%``); ``n/a`` for a missing one."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{100 * value:.{digits}f}%"
+
+
+def ci(low: float, high: float, digits: int = 1) -> str:
+    """An interval of rates: ``40.1%–44.9%``."""
+    return f"{pct(low, digits)}–{pct(high, digits)}"
+
+
+def pp(value: float) -> str:
+    """Percentage points, signed."""
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{100 * value:+.2f} pp"
+
+
+def p_value_text(p: float) -> str:
+    """A p-value as people read it: ``< 0.0001`` rather than ``1.2e-19``."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    if p < 1e-4:
+        return "< 0.0001"
+    return f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+
+
+def signed(value: float, digits: int = 2) -> str:
+    """``+1.25``, ``-0.50``; ``nan`` for a value that is not finite."""
+    return "nan" if not math.isfinite(value) else f"{value:+.{digits}f}"
+
+
+def slug(text: str) -> str:
+    """A name safe in a file name: runs of other characters become one ``-``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"

@@ -1,0 +1,6 @@
+"""One position analysed: the position as its player sees it, the compiled search of every
+legal move on determinized deals and its cached module, ``sniff hint`` and ``sniff replay
+--analyze``.
+
+May import: the packages below it (``sim.core`` … ``sim.run``).
+"""

@@ -1,0 +1,501 @@
+"""One position as its player sees it: the text form of ``sniff hint`` (docs/hint.md).
+
+A position holds only what the seat to move may know: its own hand, the table (the
+placements in order), the scores, every hand's size, the boneyard's size, the values each
+seat is publicly known to lack, the round, its leader, and whether the seat must place a
+tile it has just drawn. That is exactly the engine's observation (``sim.core.observation``),
+so :meth:`Position.observation` gives the search the view the engine would give a
+strategy, and nothing hidden can leak into a hint.
+
+Positions come from a text file (:func:`parse_position`, written back by
+:func:`format_position`), from a trace (:func:`position_from_trace`, the position before
+a given placement), or from the events of a game being played (:class:`PublicTracker`,
+for ``sniff play --hint``). Every position is checked (:meth:`Position.check`): a tile
+twice, counts that do not add up to 28, an impossible hand size or an illegal placement on
+the table is one ``SniffError`` line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.layout import ARM_NAMES, ARM_VALUE, EMPTY_LAYOUT
+from sim.core.seating import check_players, team_count
+from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, parse_tile, tile_name
+from sim.errors import SniffError
+
+KEYS = ("players", "seat", "round", "leader", "target", "scores", "hand", "table", "sizes",
+        "boneyard", "lacks", "drawn")
+REQUIRED = ("players", "seat", "scores", "hand", "table", "sizes", "boneyard")
+OPENING = -1  # the arm of the opening placement in ``Position.table``
+
+
+def _kernel():
+    from sim.hint import kernel as hint_kernel
+
+    return hint_kernel.load()
+
+
+@dataclass(frozen=True)
+class Position:
+    """The public view of ``seat``, about to place a tile.
+
+    ``table`` is the placements in order as ``(tile id, arm)``, the opening with arm
+    :data:`OPENING`; ``lacks`` one 7-bit mask of pip values per seat; ``drawn`` the tile the
+    seat has just drawn and must place at once (-1: none, any tile of the hand may go).
+    """
+
+    players: int
+    seat: int
+    hand: tuple[int, ...]
+    table: tuple[tuple[int, int], ...]
+    scores: tuple[int, ...]
+    sizes: tuple[int, ...]
+    boneyard: int
+    lacks: tuple[int, ...] = ()
+    round: int = 1
+    leader: int = -1
+    target: int = 0
+    drawn: int = -1
+    # The layout words, worked out once (not an init field: ``dataclasses.replace`` of
+    # another table must not inherit them).
+    _layouts: list[int] = field(default_factory=list, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.lacks:
+            object.__setattr__(self, "lacks", (0,) * self.players)
+        if self.leader < 0:
+            object.__setattr__(self, "leader", self.seat)
+        if self.target <= 0 and self.players in (2, 3, 4):
+            object.__setattr__(self, "target", int(engine.TARGET_FOR_PLAYERS[self.players]))
+
+    # ------------------------------------------------------------ derived views
+
+    def layouts(self) -> list[int]:
+        """The layout word before each placement of the table, and after the last."""
+        if not self._layouts:
+            kernel = _kernel()
+            layout = EMPTY_LAYOUT
+            words = [layout]
+            for tile, arm in self.table:
+                layout = int(kernel.place(layout, tile, max(arm, 0)))
+                words.append(layout)
+            self._layouts.extend(words)
+        return self._layouts
+
+    @property
+    def layout(self) -> int:
+        return self.layouts()[-1]
+
+    def hand_mask(self) -> int:
+        return sum(1 << tile for tile in self.hand)
+
+    def played_mask(self) -> int:
+        return sum(1 << tile for tile, _ in self.table)
+
+    def legal_moves(self) -> list[int]:
+        """The moves (``tile * 4 + arm``) the engine would offer here, in its order."""
+        moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
+        n_moves = _kernel().moves_of(self.layout, self.hand_mask(), self.drawn, moves)
+        return [int(move) for move in moves[:n_moves]]
+
+    def observation(self) -> np.ndarray:
+        """The engine's view of ``seat`` here (``sim.core.observation`` slots)."""
+        obs = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
+        obs[view.SEAT] = self.seat
+        obs[view.PLAYERS] = self.players
+        obs[view.HAND] = self.hand_mask()
+        obs[view.LAYOUT] = self.layout
+        obs[view.BONEYARD_SIZE] = self.boneyard
+        obs[view.PLAYED] = self.played_mask()
+        obs[view.TARGET] = self.target
+        obs[view.ROUND] = self.round
+        obs[view.FORCED] = 1 if self.drawn >= 0 else 0
+        obs[view.LEADER] = self.leader
+        for team, score in enumerate(self.scores):
+            obs[view.SCORE + team] = score
+        for seat in range(self.players):
+            obs[view.HAND_SIZE + seat] = self.sizes[seat]
+            obs[view.LACKS + seat] = self.lacks[seat]
+        return obs
+
+    def move_name(self, move: int) -> str:
+        """``4-6 on L`` (matching half first), ``open with 4-4``."""
+        return move_name(self.layout, move)
+
+    def team(self) -> int:
+        return self.seat % 2 if self.players == 4 else self.seat
+
+    # ------------------------------------------------------------ checks
+
+    def check(self) -> Position:
+        """Self, or one ``SniffError`` line saying what makes the position impossible."""
+        players = check_players(self.players, "players")
+        if not 0 <= self.seat < players:
+            raise SniffError(f"position: seat must be 0..{players - 1}, got {self.seat}")
+        if not 0 <= self.leader < players:
+            raise SniffError(f"position: leader must be 0..{players - 1}, got {self.leader}")
+        if self.round < 1:
+            raise SniffError(f"position: round must be 1 or more, got {self.round}")
+        if self.target <= 0:
+            raise SniffError(f"position: target must be positive, got {self.target}")
+        teams = team_count(players)
+        if len(self.scores) != teams:
+            raise SniffError(f"position: scores needs {teams} numbers (one per side), "
+                             f"got {len(self.scores)}")
+        for team, score in enumerate(self.scores):
+            if score >= self.target:
+                raise SniffError(f"position: side {team} has {score}, at or past the target "
+                                 f"{self.target}: the game is over")
+        if len(self.sizes) != players:
+            raise SniffError(f"position: sizes needs {players} numbers (every seat's hand "
+                             f"size, yours included), got {len(self.sizes)}")
+        if len(self.lacks) != players or any(not 0 <= m < 128 for m in self.lacks):
+            raise SniffError("position: lacks must give pip values 0..6 for seats "
+                             f"0..{players - 1}")
+        seen: dict[int, str] = {}
+        for tile in self.hand:
+            if tile in seen:
+                raise SniffError(f"position: tile {tile_name(tile)} is twice in the hand")
+            seen[tile] = "hand"
+        for tile, _ in self.table:
+            if tile in seen:
+                raise SniffError(f"position: tile {tile_name(tile)} is both in the {seen[tile]} "
+                                 "and on the table")
+            seen[tile] = "table"
+        if not self.hand:
+            raise SniffError("position: the hand is empty: the round is over")
+        for tile in self.hand:
+            if tile == self.drawn:
+                continue  # drawn to fit what was open when the seat began to draw
+            shown = {int(TILE_LOW[tile]), int(TILE_HIGH[tile])}
+            lacked = [v for v in sorted(shown) if self.lacks[self.seat] >> v & 1]
+            if lacked:
+                raise SniffError(f"position: seat {self.seat} (yours) is said to lack "
+                                 f"{lacked[0]} but holds {tile_name(tile)}")
+        if self.sizes[self.seat] != len(self.hand):
+            raise SniffError(f"position: sizes gives seat {self.seat} (yours) "
+                             f"{self.sizes[self.seat]} tiles, the hand holds {len(self.hand)}")
+        dealt = int(engine.HAND_SIZE_FOR_PLAYERS[players])
+        stock = N_TILES - players * dealt
+        if not 0 <= self.boneyard <= stock:
+            raise SniffError(f"position: boneyard must be 0..{stock} tiles with {players} "
+                             f"players, got {self.boneyard}")
+        for seat, size in enumerate(self.sizes):
+            if size < 1:
+                raise SniffError(f"position: seat {seat} holds {size} tiles: a seat with no "
+                                 "tile has ended the round")
+            if size > dealt + stock - self.boneyard:
+                raise SniffError(
+                    f"position: seat {seat} cannot hold {size} tiles: {dealt} dealt plus "
+                    f"{stock - self.boneyard} drawn from the boneyard at most"
+                )
+        total = sum(self.sizes) + self.boneyard + len(self.table)
+        if total != N_TILES:
+            raise SniffError(
+                f"position: hands ({' + '.join(map(str, self.sizes))}) + boneyard "
+                f"({self.boneyard}) + table ({len(self.table)}) = {total} tiles, not {N_TILES}"
+            )
+        self._check_table()
+        if self.drawn >= 0 and self.drawn not in self.hand:
+            raise SniffError(f"position: the drawn tile {tile_name(self.drawn)} is not in the "
+                             "hand")
+        if not self.legal_moves():
+            what = (f"the drawn tile {tile_name(self.drawn)} fits no open end"
+                    if self.drawn >= 0 else f"seat {self.seat} has no legal placement")
+            raise SniffError(f"position: {what}: there is no decision to analyse")
+        return self
+
+    def _check_table(self) -> None:
+        kernel = _kernel()
+        layout = EMPTY_LAYOUT
+        moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
+        for number, (tile, arm) in enumerate(self.table, start=1):
+            if number == 1:
+                if arm != OPENING:
+                    raise SniffError("position: the table's first placement is the opening "
+                                     f"and has no end: write {tile_name(tile)}, not "
+                                     f"{tile_name(tile)} {ARM_NAMES[arm]}")
+            else:
+                if arm == OPENING:
+                    raise SniffError(f"position: table placement {number} "
+                                     f"({tile_name(tile)}) needs an end (L, R, U or D)")
+                n_moves = kernel.moves_of(layout, 1 << tile, tile, moves)
+                if tile * 4 + arm not in moves[:n_moves]:
+                    raise SniffError(
+                        f"position: table placement {number}, {tile_name(tile)} on "
+                        f"{ARM_NAMES[arm]}, is not legal there (open ends "
+                        f"{_ends_text(layout)})"
+                    )
+            layout = int(kernel.place(layout, tile, max(arm, 0)))
+
+
+def _ends_text(layout: int) -> str:
+    from sim.core.layout import decode_ends
+
+    ends = decode_ends(layout)
+    return " ".join(f"{arm}={value}" for arm, value in ends.items() if value is not None) or "-"
+
+
+def move_name(layout: int, move: int) -> str:
+    """A move as a person reads it: ``4-6 on L`` (matching half first), ``open with 4-4``."""
+    tile, arm = move >> 2, move & 3
+    if layout == EMPTY_LAYOUT:
+        return f"open with {tile_name(tile)}"
+    value = (layout >> (8 * arm)) & ARM_VALUE
+    return f"{tile_name(tile, value)} on {ARM_NAMES[arm]}"
+
+
+# ------------------------------------------------------------ the text form
+
+
+def format_position(position: Position) -> str:
+    """The text form of docs/hint.md; :func:`parse_position` reads it back."""
+    table = []
+    for (tile, arm), before in zip(position.table, position.layouts()):
+        if arm == OPENING:
+            table.append(tile_name(tile))
+        else:
+            table.append(f"{tile_name(tile, (before >> (8 * arm)) & ARM_VALUE)} {ARM_NAMES[arm]}")
+    lacks = [
+        f"{seat}=" + ",".join(str(v) for v in range(7) if mask >> v & 1)
+        for seat, mask in enumerate(position.lacks) if mask
+    ]
+    lines = [
+        "# sniff position (docs/hint.md)",
+        f"players: {position.players}",
+        f"seat: {position.seat}",
+        f"round: {position.round}",
+        f"leader: {position.leader}",
+        f"target: {position.target}",
+        f"scores: {' '.join(map(str, position.scores))}",
+        f"hand: {' '.join(tile_name(t) for t in sorted(position.hand))}",
+        f"table: {', '.join(table) if table else '-'}",
+        f"sizes: {' '.join(map(str, position.sizes))}",
+        f"boneyard: {position.boneyard}",
+        f"lacks: {' '.join(lacks) if lacks else '-'}",
+    ]
+    if position.drawn >= 0:
+        lines.append(f"drawn: {tile_name(position.drawn)}")
+    return "\n".join(lines) + "\n"
+
+
+def _int(key: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise SniffError(f"position: {key} must be a whole number, got {text!r}") from None
+
+
+def _ints(key: str, text: str) -> tuple[int, ...]:
+    return tuple(_int(key, item) for item in text.replace(",", " ").split())
+
+
+def _tile(key: str, text: str) -> int:
+    try:
+        return parse_tile(text)
+    except ValueError as error:
+        raise SniffError(f"position: {key}: {error}") from None
+
+
+def _table(text: str) -> tuple[tuple[int, int], ...]:
+    if text.strip() in ("", "-"):
+        return ()
+    placements = []
+    for item in text.split(","):
+        parts = item.split()
+        if len(parts) == 1:
+            placements.append((_tile("table", parts[0]), OPENING))
+        elif len(parts) == 2 and parts[1].upper() in ARM_NAMES:
+            placements.append((_tile("table", parts[0]), ARM_NAMES.index(parts[1].upper())))
+        else:
+            raise SniffError(f"position: table placement {item.strip()!r} is not 'a-b' "
+                             "(the opening) or 'a-b END' with END one of L, R, U, D")
+    return tuple(placements)
+
+
+def _lacks(text: str, players: int) -> tuple[int, ...]:
+    masks = [0] * players
+    if text.strip() in ("", "-"):
+        return tuple(masks)
+    for item in text.split():
+        seat_text, equals, values = item.partition("=")
+        seat = _int("lacks seat", seat_text) if equals else -1
+        if not 0 <= seat < players:
+            raise SniffError(f"position: lacks entry {item!r} is not SEAT=V,V,... with a "
+                             f"seat 0..{players - 1}")
+        for value in values.split(","):
+            if value.strip():
+                pip = _int("lacks value", value)
+                if not 0 <= pip <= 6:
+                    raise SniffError(f"position: lacks values are pips 0..6, got {pip}")
+                masks[seat] |= 1 << pip
+    return tuple(masks)
+
+
+def parse_position(text: str, source: str = "position") -> Position:
+    """A position from its text form; anything wrong is one ``SniffError`` line."""
+    values: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, colon, value = line.partition(":")
+        key = key.strip().lower()
+        if not colon or key not in KEYS:
+            raise SniffError(f"{source} line {number} is not a position line ('key: value' with "
+                             f"key one of {', '.join(KEYS)}): {raw.strip()!r}")
+        if key in values:
+            raise SniffError(f"{source} line {number}: {key} is given twice")
+        values[key] = value.strip()
+    missing = [key for key in REQUIRED if key not in values]
+    if missing:
+        raise SniffError(f"{source} is not a sniff position: missing {', '.join(missing)} "
+                         "(docs/hint.md)")
+    players = check_players(_int("players", values["players"]), "position: players")
+    hand = tuple(_tile("hand", item) for item in values["hand"].replace(",", " ").split())
+    drawn = values.get("drawn", "-")
+    position = Position(
+        players=players,
+        seat=_int("seat", values["seat"]),
+        hand=hand,
+        table=_table(values["table"]),
+        scores=_ints("scores", values["scores"]),
+        sizes=_ints("sizes", values["sizes"]),
+        boneyard=_int("boneyard", values["boneyard"]),
+        lacks=_lacks(values.get("lacks", "-"), players),
+        round=_int("round", values.get("round", "1")),
+        leader=_int("leader", values["leader"]) if "leader" in values else -1,
+        target=_int("target", values["target"]) if "target" in values else 0,
+        drawn=-1 if drawn in ("", "-") else _tile("drawn", drawn),
+    )
+    return position.check()
+
+
+# ------------------------------------------------------------ positions from trace events
+
+
+class PublicTracker:
+    """Follows one game's trace events and gives the position of any seat at any point.
+
+    Only the mover's own hand is read from the dealt hands; the others enter as sizes, and
+    lacks follow the engine's rule (``sim.core.observation``): a seat that draws lacks the values
+    open then (reset at each new draw), a pass adds the values open then.
+    """
+
+    def __init__(self, players: int, target: int) -> None:
+        self.players, self.target = players, target
+        self.scores = [0] * team_count(players)
+        self.hands: list[set[int]] = [set() for _ in range(players)]
+        self.table: list[tuple[int, int]] = []
+        self.layout = EMPTY_LAYOUT
+        self.boneyard = 0
+        self.lacks = [0] * players
+        self.round = 0
+        self.leader = 0
+        self.turn = 0  # placements so far in this round
+        self.last: dict | None = None
+        self._kernel = _kernel()
+
+    def apply(self, event: dict) -> None:
+        kind = event["event"]
+        if kind == "round_start":
+            self.round, self.leader = int(event["round"]), int(event["leader"])
+            self.hands = [{parse_tile(t) for t in hand} for hand in event["hands"]]
+            self.boneyard = len(event["boneyard"])
+            self.table, self.layout, self.turn = [], EMPTY_LAYOUT, 0
+            self.lacks = [0] * self.players
+        elif kind == "play":
+            seat, tile = int(event["seat"]), parse_tile(event["tile"])
+            arm = OPENING if event["end"] is None else ARM_NAMES.index(event["end"])
+            self.table.append((tile, arm))
+            self.layout = int(self._kernel.place(self.layout, tile, max(arm, 0)))
+            self.hands[seat].discard(tile)
+            self.turn += 1
+        elif kind == "draw":
+            seat = int(event["seat"])
+            self.hands[seat].add(parse_tile(event["tile"]))
+            self.boneyard -= 1
+            self.lacks[seat] = int(self._kernel.open_values(self.layout))
+        elif kind == "pass":
+            self.lacks[int(event["seat"])] |= int(self._kernel.open_values(self.layout))
+        if "scores" in event:
+            self.scores = [int(s) for s in event["scores"]]
+        self.last = event
+
+    def drawn_by(self, seat: int) -> int:
+        """The tile ``seat`` has just drawn and must place, or -1."""
+        last = self.last
+        if last is not None and last["event"] == "draw" and int(last["seat"]) == seat:
+            return parse_tile(last["tile"])
+        return -1
+
+    def position(self, seat: int) -> Position:
+        """The position of ``seat`` now, as if it were to place a tile."""
+        return Position(
+            players=self.players, seat=seat, hand=tuple(sorted(self.hands[seat])),
+            table=tuple(self.table), scores=tuple(self.scores),
+            sizes=tuple(len(hand) for hand in self.hands), boneyard=self.boneyard,
+            lacks=tuple(self.lacks), round=self.round, leader=self.leader,
+            target=self.target, drawn=self.drawn_by(seat),
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A placement of a traced game and the position just before it."""
+
+    round: int
+    turn: int  # the placement's number in its round, from 1
+    seat: int
+    move: int  # the move played, ``tile * 4 + arm``
+    position: Position
+
+
+def game_slice(events: list[dict], game: int) -> list[dict]:
+    """The events of game ``game`` (0-based position in the trace), ``game_start`` first."""
+    starts = [i for i, event in enumerate(events) if event.get("event") == "game_start"]
+    if not starts:
+        raise SniffError("the trace holds no game (no game_start event)")
+    if not 0 <= game < len(starts):
+        raise SniffError(f"--game {game} is out of range: the trace holds {len(starts)} "
+                         f"game{'s' * (len(starts) != 1)} (0..{len(starts) - 1})")
+    end = starts[game + 1] if game + 1 < len(starts) else len(events)
+    return events[starts[game]:end]
+
+
+def decisions(events: list[dict], game: int = 0) -> Iterator[Decision]:
+    """Every placement of a game with the position before it, in order (a generator)."""
+    chosen = game_slice(events, game)
+    start = chosen[0]
+    players = int(start["players"])
+    target = int(start.get("target", engine.TARGET_FOR_PLAYERS[players]))
+    tracker = PublicTracker(players, target)
+    for event in chosen[1:]:
+        if event["event"] == "play":
+            seat, tile = int(event["seat"]), parse_tile(event["tile"])
+            arm = 0 if event["end"] is None else ARM_NAMES.index(event["end"])
+            position = tracker.position(seat)
+            yield Decision(tracker.round, tracker.turn + 1, seat, tile * 4 + arm, position)
+        tracker.apply(event)
+
+
+def position_from_trace(events: list[dict], game: int, round_number: int,
+                        turn: int) -> Decision:
+    """The decision before placement ``turn`` (from 1) of round ``round_number`` of a game."""
+    turns: dict[int, int] = {}
+    for decision in decisions(events, game):
+        turns[decision.round] = decision.turn
+        if decision.round == round_number and decision.turn == turn:
+            return replace(decision, position=decision.position.check())
+    if round_number not in turns:
+        rounds = f"1..{max(turns)}" if turns else "none"
+        raise SniffError(f"--round {round_number} is not in game {game} of the trace "
+                         f"(its rounds: {rounds})")
+    raise SniffError(f"--turn {turn} is not in round {round_number} of game {game}: it has "
+                     f"placements 1..{turns[round_number]}")

@@ -1,0 +1,299 @@
+"""Run batches of games in the compiled kernel and hand back plain arrays.
+
+A batch is defined by game ids alone: each game's deal stream comes from its deal id and
+its seat assignment from its rotation, both functions of the game id, so a run can be cut
+into chunks anywhere, played on any number of threads, and give the same rows.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from sim.core import engine
+from sim.core.rng import seed_word
+from sim.core.seating import check_players, side_of_team
+from sim.errors import SniffError
+from sim.kernels.gather import gather_rounds
+from sim.kernels.generate import code_digest, load_kernel
+from sim.kernels.shared import kernel_set
+from strategies import MAX_PARAMS, Strategy, StrategySpec
+from strategies import get as get_strategy
+
+ROUND_CAP = 200
+PILOT_GAMES = 256
+BLOCK_SIZE = 64
+ALWAYS_COMPILED = ("greedy", "random")
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays which seat before rotation: one spec per seat."""
+
+    players: int
+    seats: tuple[StrategySpec, ...]
+
+    def __post_init__(self) -> None:
+        check_players(self.players)
+        if len(self.seats) != self.players:
+            raise SniffError(f"{self.players} players need {self.players} seat strategies")
+
+    @property
+    def specs(self) -> list[StrategySpec]:
+        """Distinct specs in first-seat order: the index used in ``seat_specs``."""
+        distinct: list[StrategySpec] = []
+        for spec in self.seats:
+            if spec not in distinct:
+                distinct.append(spec)
+        return distinct
+
+
+@dataclass
+class BatchResult:
+    game_ids: np.ndarray  # (n,) int64
+    deal_ids: np.ndarray  # (n,) int64
+    rotations: np.ndarray  # (n,) int64: seat s played lineup seat (s + rotation) % players
+    seat_specs: np.ndarray  # (n, 4) int64: index into Lineup.specs for each seat
+    games: np.ndarray  # (n, engine.GAME_FIELDS) int64
+    round_game: np.ndarray  # (R,) int64: index in the batch of each round's game
+    round_number: np.ndarray  # (R,) int64: from 1
+    round_rows: np.ndarray  # (R, engine.ROUND_FIELDS) int32: ordered by game, then round
+    # (a transposed view: each field is contiguous, as the Parquet columns want it)
+
+    def flat_rounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every round of every game: ``(game index in batch, round number from 1, rows)``."""
+        return self.round_game, self.round_number, self.round_rows
+
+    def first_rounds(self) -> np.ndarray:
+        """Round 1 of every game, in game order (every game has one)."""
+        return self.round_rows[self.round_number == 1]
+
+
+_scratch = threading.local()
+_slot_estimates: dict = {}
+
+
+def _slots_for(lengths: np.ndarray, round_cap: int) -> int:
+    return int(min(round_cap, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
+
+
+def _slot_buffer(count: int, slots: int) -> np.ndarray:
+    """Per-thread reused round slots: fresh pages would each cost a fault and a clear, and
+    the engine writes every slot that is read back, so old contents never show."""
+    size = count * slots * engine.ROUND_FIELDS
+    buffer = getattr(_scratch, "rounds", None)
+    if buffer is None or buffer.size < size:
+        buffer = np.empty(max(size, 1), dtype=np.int32)
+        _scratch.rounds = buffer
+    return buffer[:size].reshape(count, slots, engine.ROUND_FIELDS)
+
+
+def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
+    """Seats from the names given: one per seat, or one per partnership with 4 players."""
+    check_players(players)
+    if players == 4 and len(specs) == 2:
+        specs = [specs[0], specs[1], specs[0], specs[1]]
+    if len(specs) != players:
+        allowed = "4 (one per seat) or 2 (one per partnership)" if players == 4 else players
+        raise SniffError(
+            f"{players} players need {allowed} strategy names, got {len(specs)}"
+            + (" (3 players play alone: name one strategy per seat)" if players == 3 else "")
+        )
+    return Lineup(players, tuple(specs))
+
+
+def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
+    """The kernel for a lineup's strategies and the arrays that tell it who plays what.
+
+    ``greedy`` and ``random`` are always in the kernel, so every lineup of the two (the
+    default run, traces, most tests) shares one compiled kernel; ``kernel_strategies`` adds
+    more, so that many lineups (a tournament, a test suite) share one kernel; lineups of
+    built-in strategies move to the kernel of every built-in once it is compiled
+    (``sim.kernels.shared``). Returns
+    ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and parameter row
+    of each distinct spec, and each seat's spec before rotation.
+    """
+    by_name = {name: get_strategy(name) for name in ALWAYS_COMPILED}
+    by_name.update({strategy.name: strategy for strategy in kernel_strategies})
+    by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
+    strategies = kernel_set([by_name[name] for name in sorted(by_name)])
+    names = [strategy.name for strategy in strategies]
+    kernel = load_kernel(strategies)
+    specs = lineup.specs
+    spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
+    spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
+    for index, spec in enumerate(specs):
+        spec_params[index, : len(spec.values)] = spec.values
+    seat_index = np.array([specs.index(spec) for spec in lineup.seats], dtype=np.int64)
+    return kernel, spec_functions, spec_params, seat_index
+
+
+def lineup_strategies(lineup: Lineup) -> list[Strategy]:
+    """The strategies that play in a lineup, each once, by name."""
+    by_name = {spec.strategy.name: spec.strategy for spec in lineup.seats}
+    return [by_name[name] for name in sorted(by_name)]
+
+
+def lineup_code(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()) -> str:
+    """Load (the first time: compile) the lineup's kernel; the digest of the code its games
+    run (:func:`sim.kernels.generate.code_digest`), which a run records to resume safely."""
+    compile_lineup(lineup, kernel_strategies)
+    return code_digest(lineup_strategies(lineup))
+
+
+def play_batch(
+    lineup: Lineup,
+    seed: int,
+    game_ids: np.ndarray,
+    deal_ids: np.ndarray | None = None,
+    rotations: np.ndarray | None = None,
+    forced_leads: np.ndarray | None = None,
+    round_cap: int = ROUND_CAP,
+    round_slots: int | None = None,
+    kernel_strategies: Sequence[Strategy] = (),
+) -> BatchResult:
+    """Play the given games; ``rotations[i]`` shifts the lineup round the table for game i.
+
+    Seat ``s`` of a game with rotation ``r`` is played by ``lineup.seats[(s + r) % players]``.
+    Each game's rounds go into ``round_slots`` slots (sized by a pilot when None); games
+    longer than that are replayed (same streams, same result) with room for every round, so
+    no round is dropped. The result holds every round as flat rows.
+    """
+    game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
+    n_games = game_ids.shape[0]
+    deal_ids = game_ids if deal_ids is None else np.ascontiguousarray(deal_ids, dtype=np.int64)
+    rotations = (
+        np.zeros(n_games, dtype=np.int64)
+        if rotations is None
+        else np.ascontiguousarray(rotations, dtype=np.int64)
+    )
+    if forced_leads is None:
+        forced_leads = np.full(n_games, -1, dtype=np.int64)
+    forced_leads = np.ascontiguousarray(forced_leads, dtype=np.int64)
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
+    players = lineup.players
+    seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
+    for seat in range(players):
+        seat_specs[:, seat] = seat_index[(seat + rotations) % players]
+    no_events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
+
+    def play(select: np.ndarray | slice, slots: int):
+        count = game_ids[select].shape[0]
+        games = np.zeros((count, engine.GAME_FIELDS), dtype=np.int64)
+        rounds = _slot_buffer(count, slots)
+        # Blocks handed out one at a time: blocks of long games, or a thread that the
+        # operating system pauses (a Parquet writer on the same cores), then hold nobody up.
+        with numba.parallel_chunksize(1):
+            kernel.play_batch(
+                seed_word(seed), deal_ids[select], game_ids[select], seat_specs[select],
+                spec_functions, spec_params, players, round_cap, forced_leads[select], games,
+                rounds, no_events, BLOCK_SIZE,
+            )
+        return games, rounds
+
+    estimate_key = (
+        lineup.players, tuple((s.strategy.name, s.values) for s in lineup.seats), round_cap
+    )
+    if round_slots is None:
+        round_slots = _slot_estimates.get(estimate_key)
+    if round_slots is None:
+        # A pilot sizes the per-game round slots: greedy games last ~6 rounds, random ones
+        # ~26, and slots sized for the longest would mostly be memory touched for nothing.
+        pilot_games, _ = play(slice(0, min(n_games, PILOT_GAMES)), 0)
+        round_slots = _slots_for(pilot_games[:, engine.GAME_ROUNDS], round_cap)
+    games, rounds = play(slice(None), round_slots)
+    refuse_bad_choices(games, game_ids, seat_specs, lineup.specs)
+    counts = games[:, engine.GAME_ROUNDS]
+    # Later batches of the same lineup size their slots from this one (no pilot). Slots
+    # only decide buffering, never results.
+    _slot_estimates[estimate_key] = _slots_for(counts, round_cap)
+    # Rounds go straight to their final rows (game order, then round): a game's rows start
+    # where the previous game's end. Games longer than their slots are replayed with room
+    # for every round: same streams, so the same games.
+    offsets = np.zeros(n_games, dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    columns = np.empty((engine.ROUND_FIELDS, int(counts.sum())), dtype=np.int32)
+    long_games = np.flatnonzero(counts > round_slots)
+    gather_rounds(rounds, np.where(counts > round_slots, 0, counts), offsets, columns)
+    if long_games.size:
+        _, long_rounds = play(long_games, int(counts[long_games].max()))
+        gather_rounds(long_rounds, counts[long_games], offsets[long_games], columns)
+    round_rows = columns.T  # rows of rounds, stored field by field
+    round_game = np.repeat(np.arange(n_games, dtype=np.int64), counts)
+    round_number = np.arange(round_rows.shape[0], dtype=np.int64) - offsets[round_game] + 1
+    return BatchResult(
+        game_ids, deal_ids, rotations, seat_specs, games, round_game, round_number, round_rows
+    )
+
+
+def trace_events(
+    lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP,
+    forced_lead: int = -1, kernel_strategies: Sequence[Strategy] = (), *,
+    deal_id: int | None = None, rotation: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Event rows and game row of one game, played by the same compiled engine as a batch.
+
+    The game is the one ``play_batch`` plays for the same ids: its deal id (default: its game
+    id), its rotation and its forced lead. The event buffer grows until the game fits.
+    """
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
+    players = lineup.players
+    seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
+    seat_specs[0, :players] = seat_index[(np.arange(players) + rotation) % players]
+    ids = np.array([game_id], dtype=np.int64)
+    deals = ids if deal_id is None else np.array([deal_id], dtype=np.int64)
+    capacity = 4096
+    while True:
+        events = np.zeros((capacity, engine.EVENT_WIDTH), dtype=np.int64)
+        games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
+        rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32)
+        kernel.trace_game(
+            seed_word(seed), deals, ids, seat_specs, spec_functions, spec_params,
+            lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games, rounds,
+            events,
+        )
+        refuse_bad_choices(games, ids, seat_specs, lineup.specs)
+        written = _events_written(events)
+        if written < capacity:
+            return events[:written], games[0]
+        capacity *= 4
+
+
+def refuse_bad_choices(
+    games: np.ndarray, game_ids: np.ndarray, seat_specs: np.ndarray, specs: list[StrategySpec]
+) -> None:
+    """Stop the run when a strategy chose a move index out of range (``GAME_BAD_CHOICE``).
+
+    The engine plays the first move instead so the game ends normally, but such a game is
+    not the strategy's play: silently replacing the choice would hide the bug in every table.
+    """
+    bad = np.flatnonzero(games[:, engine.GAME_BAD_CHOICE])
+    if bad.size:
+        game = int(bad[0])
+        seat = int(games[game, engine.GAME_BAD_CHOICE]) - 1
+        spec = specs[int(seat_specs[game, seat])]
+        raise SniffError(
+            f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a move "
+            f"index out of range in game {int(game_ids[game])}, seat {seat}: choose must "
+            "return an index in 0..n_moves-1"
+        )
+
+
+def _events_written(events: np.ndarray) -> int:
+    kinds = events[:, engine.EVENT_KIND]
+    empty = np.flatnonzero(kinds == 0)
+    return int(empty[0]) if empty.size else events.shape[0]
+
+
+def winning_side(result: BatchResult, players: int) -> np.ndarray:
+    """Lineup side of each game's winner (-1 for unfinished games).
+
+    A side is a lineup position (``sim.core.seating``): rotation is undone, so wins count for
+    the strategy whichever seat it sat in.
+    """
+    team = result.games[:, engine.GAME_WINNER_TEAM]
+    return np.where(team >= 0, side_of_team(team, result.rotations, players), -1)

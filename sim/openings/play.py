@@ -1,0 +1,442 @@
+"""The openings measurement: every opening tile led on the same deals (common random numbers).
+
+For each of the 28 tiles, deal hands in which the leader holds that tile, make the leader
+open with it, and play the rest of the game from 0-0. Round 1 (the forced-lead round) gives
+the round figures; the game's winner gives the game figure.
+
+Why this design (docs/openings.md has the user-facing account):
+
+- **Common random numbers.** The engine's deal stream is keyed by (seed, deal id, round),
+  and ``forced_lead`` moves the tile into the leader's hand with one swap against the
+  leader's first dealt tile. All 28 forced games of deal ``d`` (and one unforced game, the
+  strategy's own choice) use deal id ``d``: the same leader, the same other hands and the
+  same boneyard order, except for that one swap. Differences between tiles are then not
+  swamped by deal luck, and the per-deal differences (a tile minus the deal's mean over all
+  28 tiles) give paired intervals much narrower than independent deals would.
+- **The swap gives exactly the right deals.** Averaged over the shuffle, one swap with the
+  leader's first slot leaves the leader's other tiles, the other hands and the boneyard
+  order uniformly distributed given that the leader holds the tile (every hand containing it
+  is reached with equal weight), so each tile's figures are expectations over the deals in
+  which the leader holds it.
+- **Game ids.** A game id keys only the strategies' random stream. Deal ``d`` owns the 29
+  ids ``d * 29 + slot`` (slot = tile id 0..27 for the forced games, 28 for the unforced one):
+  every game has its own id, so it can be traced again on its own, and the ids do not depend
+  on the number of deals, so a larger run repeats a smaller one's games exactly.
+- **The leader's side plays the first strategy.** The seat rotation of each deal puts the
+  first ``--strategies`` name in the leader's seat (rotation ``-leader mod players``), so
+  "leading tile t" is always measured for that strategy against the others.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from sim.core import engine
+from sim.core.layout import ARM_L, EMPTY_LAYOUT, move_points
+from sim.core.rng import seed_word
+from sim.core.seating import check_players, team_count, team_of
+from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, TILE_NAMES
+from sim.errors import SniffError
+from sim.kernels.runner import ROUND_CAP, Lineup, play_batch
+from sim.stats.intervals import mean_interval, wilson_interval
+from sim.stats.multiple import adjust, p_from_interval
+
+FORMAT = "sniff-openings/1"
+SLOTS_PER_DEAL = N_TILES + 1  # 28 forced games, then the unforced one
+UNFORCED_SLOT = N_TILES
+DEFAULT_DEALS = 10_000
+DEFAULT_STRATEGIES = "greedy"
+CHUNK_DEALS = 1_000  # deals per play_batch call: bounds the round buffer (~100 MB at most)
+METRICS = ("side_points", "differential", "p_out", "p_win")
+METRIC_TITLES = {
+    "side_points": "points the leader's side scores in round 1",
+    "differential": "round 1 differential, leader's side minus the others (settlement included)",
+    "p_out": "probability that the leader's side goes out in round 1",
+    "p_win": "probability that the leader's side wins the game",
+}
+GAME_COLUMNS = {  # games.parquet column -> its metric (the per-game value averaged per tile)
+    "side_points": "side_points",
+    "differential": "differential",
+    "p_out": "side_out",
+    "p_win": "side_won",
+}
+
+
+# --- configuration
+
+
+@dataclass(frozen=True)
+class OpeningsConfig:
+    """What decides an openings run: the games depend on nothing else."""
+
+    players: int
+    lineup: Lineup  # seat k of the lineup sits k seats after the leader
+    deals: int
+    seed: int
+    round_cap: int = ROUND_CAP
+
+    @property
+    def labels(self) -> list[str]:
+        return [spec.label for spec in self.lineup.seats]
+
+    def to_dict(self) -> dict:
+        return {
+            "players": self.players,
+            "strategies_from_leader": self.labels,
+            "deals": self.deals,
+            "seed": self.seed,
+            "round_cap": self.round_cap,
+            "deal_id": "deal number d = 0..deals-1, shared by the 29 games of the deal",
+            "game_id": "d * 29 + slot; slot = forced tile id 0..27, or 28 for the unforced game",
+            "rotation": "(-leader) % players: lineup seat k plays seat (leader + k) % players",
+        }
+
+
+def leader_lineup(players: int, strategies: str | Sequence[str]) -> Lineup:
+    """Seats counted from the leader: ``S`` (everyone), ``S,T`` (the leader's side plays S,
+    everyone else T) or one name per seat (the leader first, then clockwise)."""
+    from strategies import parse_lineup_text, parse_spec
+
+    check_players(players)
+    specs = (
+        parse_lineup_text(strategies)
+        if isinstance(strategies, str)
+        else [parse_spec(name) for name in strategies]
+    )
+    if len(specs) == 1:
+        seats = specs * players
+    elif len(specs) == 2 and players == 4:
+        seats = [specs[0], specs[1], specs[0], specs[1]]
+    elif len(specs) == 2:
+        seats = [specs[0]] + [specs[1]] * (players - 1)
+    elif len(specs) == players:
+        seats = list(specs)
+    else:
+        raise SniffError(
+            f"--strategies takes 1 name, 2 (the leader's side, everyone else) or {players} "
+            f"(one per seat from the leader), got {len(specs)}"
+        )
+    return Lineup(players, tuple(seats))
+
+
+def make_config(
+    players: int = 4,
+    strategies: str | Sequence[str] = DEFAULT_STRATEGIES,
+    deals: int = DEFAULT_DEALS,
+    seed: int = 0,
+    round_cap: int = ROUND_CAP,
+) -> OpeningsConfig:
+    """Check the options (one-line ``SniffError`` for each bad one) and build the config."""
+    lineup = leader_lineup(players, strategies)
+    if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals <= 0:
+        raise SniffError(f"deals must be a positive integer, got {deals}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
+        0 <= seed < 2**63
+    ):
+        raise SniffError(f"seed must be an integer from 0 to 2**63-1, got {seed}")
+    if isinstance(round_cap, bool) or not isinstance(round_cap, int) or round_cap < 1:
+        raise SniffError(f"round cap must be a positive integer, got {round_cap}")
+    if deals * SLOTS_PER_DEAL >= 2**63:
+        raise SniffError(f"too many deals: {deals}")
+    return OpeningsConfig(players, lineup, int(deals), int(seed), int(round_cap))
+
+
+def game_id_of(deal: int | np.ndarray, slot: int | np.ndarray):
+    """Game id of a deal's slot (tile id 0..27 forced, 28 unforced); see the module doc."""
+    return deal * SLOTS_PER_DEAL + slot
+
+
+# --- compiled helpers: the engine's own deal and scoring, so no rule is written twice
+
+
+@njit
+def _deal_table(seed, deal_ids, players):
+    """Round 1 of each deal as the engine deals it: ``(leaders, decks)``, no tile forced.
+
+    ``decks[i]`` is the shuffled order (hands dealt from the front, seat by seat, then the
+    boneyard); the forced deals differ from it only by the engine's one swap.
+    """
+    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    n = deal_ids.shape[0]
+    leaders = np.zeros(n, dtype=np.int64)
+    decks = np.zeros((n, N_TILES), dtype=np.int64)
+    for i in range(n):
+        state[engine.PLAYERS] = players
+        leaders[i] = engine.deal_round(state, seed, deal_ids[i], 1, -1, -1, rng)
+        for index in range(N_TILES):
+            decks[i, index] = state[engine.DECK + index]
+    return leaders, decks
+
+
+@njit
+def _opening_points_table():
+    points = np.zeros(N_TILES, dtype=np.int64)
+    for tile in range(N_TILES):
+        points[tile] = move_points(EMPTY_LAYOUT, tile * 4 + ARM_L)
+    return points
+
+
+def opening_points() -> np.ndarray:
+    """Points scored by each tile (by id) as the opening placement, from ``sim.core.layout``."""
+    return _opening_points_table()
+
+
+def deal_table(config: OpeningsConfig, deal_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Leader and round-1 deck order of each deal (unforced), as the engine deals them."""
+    return _deal_table(
+        seed_word(config.seed), np.ascontiguousarray(deal_ids, dtype=np.int64),
+        config.players,
+    )
+
+
+def leader_hands(config: OpeningsConfig, leaders: np.ndarray, decks: np.ndarray,
+                 forced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The leader's round-1 hand (mask) per game, and whether the forced tile was swapped in.
+
+    ``forced[i]`` is the forced tile (-1: none). The engine swaps a forced tile the leader
+    does not hold with the leader's first dealt tile; this applies the same swap to the
+    unforced deck (the tests check it against the engine's traces).
+    """
+    size = int(engine.HAND_SIZE_FOR_PLAYERS[config.players])
+    rows = np.arange(len(leaders))
+    slots = leaders[:, None] * size + np.arange(size)[None, :]
+    tiles = decks[rows[:, None], slots]
+    hands = np.bitwise_or.reduce(np.left_shift(np.int64(1), tiles), axis=1)
+    first = decks[rows, leaders * size]
+    tile_bit = np.where(forced >= 0, np.left_shift(np.int64(1), np.maximum(forced, 0)), 0)
+    swapped = (forced >= 0) & ((hands & tile_bit) == 0)
+    hands = np.where(swapped, (hands & ~np.left_shift(np.int64(1), first)) | tile_bit, hands)
+    return hands, swapped
+
+
+def hand_text(mask: int) -> str:
+    """A hand mask as ``"a-b c-d ..."`` in tile id order (the games table's ``leader_hand``)."""
+    return " ".join(TILE_NAMES[t] for t in range(N_TILES) if (mask >> t) & 1)
+
+
+def hand_tiles(text: str) -> list[int]:
+    """Tile ids of a ``leader_hand`` string."""
+    return [TILE_NAMES.index(name) for name in text.split()]
+
+
+# --- playing
+
+
+def play_openings(
+    config: OpeningsConfig,
+    progress: Callable[[int], None] | None = None,
+    chunk_deals: int = CHUNK_DEALS,
+) -> pd.DataFrame:
+    """Play every deal's 28 forced games and its unforced game; one row per game.
+
+    Rows are in game id order (deal, then slot). ``progress(deals_done)`` is called after
+    each chunk. The columns are the ``games.parquet`` table of docs/openings.md.
+    """
+    players = config.players
+    team_table = np.array([team_of(seat, players) for seat in range(players)], dtype=np.int64)
+    teams = team_count(players)
+    points_table = opening_points()
+    frames = []
+    for lo in range(0, config.deals, chunk_deals):
+        hi = min(config.deals, lo + chunk_deals)
+        deals = np.arange(lo, hi, dtype=np.int64)
+        leaders, decks = deal_table(config, deals)
+        slot = np.tile(np.arange(SLOTS_PER_DEAL, dtype=np.int64), len(deals))
+        deal_ids = np.repeat(deals, SLOTS_PER_DEAL)
+        game_leaders = np.repeat(leaders, SLOTS_PER_DEAL)
+        forced = np.where(slot < UNFORCED_SLOT, slot, -1)
+        rotations = (-game_leaders) % players
+        result = play_batch(
+            config.lineup, config.seed, game_id_of(deal_ids, slot), deal_ids=deal_ids,
+            rotations=rotations, forced_leads=forced, round_cap=config.round_cap,
+        )
+        games = result.games
+        first = result.first_rounds().astype(np.int64)  # round 1 of every game
+        leader = first[:, engine.ROUND_LEADER]
+        opening = first[:, engine.ROUND_OPENING_TILE]
+        if not np.array_equal(leader, game_leaders) or not np.array_equal(
+            games[:, engine.GAME_FIRST_LEADER], game_leaders
+        ):
+            raise RuntimeError("engine leader differs from the deal table's (engine changed?)")
+        if not np.array_equal(opening[forced >= 0], forced[forced >= 0]):
+            raise RuntimeError("a forced lead was not played as the opening tile")
+        hands, swapped = leader_hands(
+            config, game_leaders, np.repeat(decks, SLOTS_PER_DEAL, axis=0), forced
+        )
+        side = team_table[leader]
+        team_points = first[:, engine.ROUND_POINTS : engine.ROUND_POINTS + teams]
+        penalties = first[:, engine.ROUND_PENALTY : engine.ROUND_PENALTY + players]
+        team_penalty = np.zeros((len(leader), teams), dtype=np.int64)
+        for seat in range(players):
+            team_penalty[:, team_table[seat]] += penalties[:, seat]
+        rows = np.arange(len(leader))
+        side_points = team_points[rows, side]
+        side_penalty = team_penalty[rows, side]
+        others_points = team_points.sum(axis=1) - side_points
+        others_penalty = team_penalty.sum(axis=1) - side_penalty
+        reason = first[:, engine.ROUND_END_REASON]
+        domino = first[:, engine.ROUND_DOMINO_SEAT]
+        winner = games[:, engine.GAME_WINNER_TEAM]
+        frames.append(pd.DataFrame({
+            "game_id": result.game_ids,
+            "deal_id": result.deal_ids,
+            "rotation": result.rotations.astype(np.int8),
+            "forced": forced >= 0,
+            "leader": leader.astype(np.int8),
+            "leader_team": side.astype(np.int8),
+            "leader_hand": [hand_text(int(mask)) for mask in hands],
+            "swapped": swapped,
+            "opening_tile": pd.Categorical.from_codes(opening, TILE_NAMES),
+            "opening_tile_id": opening.astype(np.int8),
+            "opening_points": points_table[opening].astype(np.int16),
+            "end_reason": pd.Categorical.from_codes(reason, engine.END_NAMES),
+            "domino_seat": domino.astype(np.int8),
+            "side_points": side_points.astype(np.int16),
+            "side_penalty": side_penalty.astype(np.int16),
+            "others_points": others_points.astype(np.int16),
+            "others_penalty": others_penalty.astype(np.int16),
+            "differential": (side_points - side_penalty)
+            - (others_points - others_penalty) / (teams - 1),
+            "side_out": (reason == engine.END_DOMINO)
+            & (team_table[np.maximum(domino, 0)] == side),
+            "winner_team": winner.astype(np.int8),
+            "side_won": winner == side,
+            "rounds": games[:, engine.GAME_ROUNDS].astype(np.int16),
+            "cap_hit": games[:, engine.GAME_CAP_HIT] != 0,
+        }))
+        if progress is not None:
+            progress(hi)
+    return pd.concat(frames, ignore_index=True)
+
+
+# --- figures
+
+
+def _per_deal(forced: pd.DataFrame, column: str, deals: int) -> np.ndarray:
+    return forced[column].to_numpy(dtype=np.float64).reshape(deals, N_TILES)
+
+
+def summarise_openings(games: pd.DataFrame, config: OpeningsConfig | None = None
+                       ) -> tuple[pd.DataFrame, dict]:
+    """The per-tile table (docs/openings.md) and the run summary, from the games.
+
+    Plain intervals treat each tile's deals as independent samples. The paired ``*_vs_avg``
+    figures difference each game against its own deal's mean over the 28 tiles, which
+    cancels the luck of the deal; the ranking uses them.
+    """
+    forced = games[games["forced"]].sort_values("game_id")
+    unforced = games[~games["forced"]].sort_values("game_id")
+    deals = len(forced) // N_TILES
+    tiles = forced["opening_tile_id"].to_numpy().reshape(-1, N_TILES) if deals else None
+    if deals == 0 or len(forced) != deals * N_TILES or not (
+        tiles == np.arange(N_TILES)[None, :]
+    ).all():
+        raise SniffError("the games table must hold all 28 forced tiles of every deal")
+    points_table = opening_points()
+    table: dict[str, object] = {
+        "tile": TILE_NAMES,
+        "tile_id": np.arange(N_TILES, dtype=np.int8),
+        "low": TILE_LOW.astype(np.int8),
+        "high": TILE_HIGH.astype(np.int8),
+        "deals": np.full(N_TILES, deals, dtype=np.int32),
+        "opening_points": points_table.astype(np.int16),
+    }
+    for metric in METRICS:
+        values = _per_deal(forced, GAME_COLUMNS[metric], deals)
+        if metric.startswith("p_"):
+            successes = values.sum(axis=0)
+            plain = [(s / deals, *wilson_interval(s, deals)) for s in successes]
+        else:
+            plain = [mean_interval(values[:, tile]) for tile in range(N_TILES)]
+        centred = values - values.mean(axis=1, keepdims=True)
+        paired = [mean_interval(centred[:, tile]) for tile in range(N_TILES)]
+        table[metric] = [row[0] for row in plain]
+        table[f"{metric}_low"] = [row[1] for row in plain]
+        table[f"{metric}_high"] = [row[2] for row in plain]
+        table[f"{metric}_vs_avg"] = [row[0] for row in paired]
+        table[f"{metric}_vs_avg_low"] = [row[1] for row in paired]
+        table[f"{metric}_vs_avg_high"] = [row[2] for row in paired]
+    # The strategy's own choice, from the unforced games: P(it opens with t | it holds t).
+    held = np.zeros(N_TILES, dtype=np.int64)
+    for text in unforced["leader_hand"]:
+        held[hand_tiles(text)] += 1
+    chosen = np.bincount(unforced["opening_tile_id"].to_numpy(dtype=np.int64),
+                         minlength=N_TILES)
+    table["held"] = held.astype(np.int32)
+    table["chosen"] = chosen.astype(np.int32)
+    ratio = [c / h if h else math.nan for c, h in zip(chosen, held)]
+    bounds = [wilson_interval(c, h) for c, h in zip(chosen, held)]
+    table["p_chosen"] = ratio
+    table["p_chosen_low"] = [b[0] for b in bounds]
+    table["p_chosen_high"] = [b[1] for b in bounds]
+    table["chosen_share"] = chosen / max(len(unforced), 1)
+    frame = pd.DataFrame(table)
+    for metric in ("differential", "p_win"):  # tile vs the average tile: a family of 28
+        raw = p_from_interval(frame[f"{metric}_vs_avg"], frame[f"{metric}_vs_avg_low"],
+                              frame[f"{metric}_vs_avg_high"])
+        frame[f"{metric}_vs_avg_p"] = raw
+        frame[f"{metric}_vs_avg_p_holm"] = adjust(raw, "holm")
+    order = np.lexsort((np.arange(N_TILES), -frame["differential"].to_numpy()))
+    rank = np.empty(N_TILES, dtype=np.int8)
+    rank[order] = np.arange(1, N_TILES + 1)
+    frame["rank"] = rank
+    summary = _summary(games, forced, unforced, frame, config)
+    frame.attrs["summary"] = summary
+    return frame, summary
+
+
+def _interval(values) -> dict:
+    mean, low, high = mean_interval(values)
+    return {"mean": mean, "low": low, "high": high}
+
+
+def _proportion(flags) -> dict:
+    flags = np.asarray(flags, dtype=bool)
+    low, high = wilson_interval(int(flags.sum()), flags.size)
+    return {"mean": float(flags.mean()) if flags.size else math.nan, "low": low, "high": high}
+
+
+def _summary(games, forced, unforced, frame, config) -> dict:
+    best = frame.sort_values("rank").iloc[0]
+    worst = frame.sort_values("rank").iloc[-1]
+    half_widths = {
+        metric: {
+            "plain": float(np.median(frame[f"{metric}_high"] - frame[f"{metric}_low"]) / 2),
+            "paired": float(
+                np.median(frame[f"{metric}_vs_avg_high"] - frame[f"{metric}_vs_avg_low"]) / 2
+            ),
+        }
+        for metric in METRICS
+    }
+    return {
+        "format": FORMAT,
+        "config": config.to_dict() if config is not None else None,
+        "deals": int(frame["deals"].iloc[0]),
+        "games": int(len(games)),
+        "cap_hit": int(games["cap_hit"].sum()),
+        # Leading at all: the leader's side against the others in round 1, its own opening.
+        "lead_value": _interval(unforced["differential"]),
+        "unforced": {
+            "side_points": _interval(unforced["side_points"]),
+            "differential": _interval(unforced["differential"]),
+            "p_out": _proportion(unforced["side_out"]),
+            "p_win": _proportion(unforced["side_won"]),
+        },
+        "average_tile": {
+            "side_points": float(forced["side_points"].mean()),
+            "differential": float(forced["differential"].mean()),
+            "p_out": float(forced["side_out"].mean()),
+            "p_win": float(forced["side_won"].mean()),
+        },
+        "best_tile": str(best["tile"]),
+        "worst_tile": str(worst["tile"]),
+        # How much the common deals narrow the intervals (docs/openings.md: method).
+        "median_half_width": half_widths,
+    }

@@ -1,0 +1,127 @@
+"""``sniff openings``: the value of every opening tile, measured with common random numbers.
+
+The entry points: :func:`run_openings` (measure, and write the output folder when given
+one), :func:`trace_opening_game` (any game of a run, traced again) and the command. The
+measurement and its design are in ``sim.openings.play``; what is written and shown, in
+``sim.openings.output``. Their public names are importable from here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.core.tiles import N_TILES, TILE_NAMES
+from sim.errors import SniffError
+from sim.kernels.runner import ROUND_CAP, trace_events
+from sim.openings.output import (
+    OUTPUT_FILES,
+    ReportSection,
+    heatmap_figure,
+    load_openings,
+    openings_blocks,
+    openings_section,
+    ranking_markdown,
+    write_outputs,
+)
+from sim.openings.play import (
+    DEFAULT_DEALS,
+    DEFAULT_STRATEGIES,
+    SLOTS_PER_DEAL,
+    UNFORCED_SLOT,
+    OpeningsConfig,
+    deal_table,
+    game_id_of,
+    leader_lineup,
+    make_config,
+    play_openings,
+    summarise_openings,
+)
+
+RESULTS_DIR = Path("results")
+
+
+# --- the run: library entry point
+
+
+def default_folder(base: Path = RESULTS_DIR) -> Path:
+    from sim.store.folders import new_folder
+
+    return new_folder("openings", base)
+
+
+def check_folder(folder: Path, overwrite: bool) -> None:
+    """Refuse a file, or a folder with anything in it unless ``overwrite``."""
+    from sim.store.folders import check_folder_path
+
+    check_folder_path(folder)
+    if folder.is_dir() and any(folder.iterdir()) and not overwrite:
+        raise SniffError(f"{folder} is not empty; use --overwrite to replace the openings "
+                         "files in it")
+
+
+def run_openings(
+    players: int = 4,
+    strategies: str | Sequence[str] = DEFAULT_STRATEGIES,
+    deals: int = DEFAULT_DEALS,
+    seed: int = 0,
+    out: Path | str | None = None,
+    overwrite: bool = False,
+    round_cap: int = ROUND_CAP,
+    progress: Callable[[int], None] | None = None,
+    command: str = "",
+) -> pd.DataFrame:
+    """Measure every opening tile; the per-tile table (``openings.parquet``'s rows).
+
+    The table's ``attrs`` hold ``summary`` (the figures that are not per tile) and ``games``
+    is not kept: call ``play_openings`` and ``summarise_openings`` for the per-game rows, or
+    give ``out`` to write every output file.
+    """
+    config = make_config(players, strategies, deals, seed, round_cap)
+    folder = None if out is None else Path(out)
+    if folder is not None:
+        check_folder(folder, overwrite)
+    games = play_openings(config, progress)
+    table, summary = summarise_openings(games, config)
+    if folder is not None:
+        write_outputs(folder, config, games, table, summary, command)
+    return table
+
+
+# --- traces: any recorded game, played again by the engine with every event
+
+
+def trace_opening_game(config: OpeningsConfig, game_id: int) -> list[dict]:
+    """The trace events of one game of an openings run (same deal, seats and forced lead).
+
+    ``sim.kernels.trace.game_events`` plays a game on the deal id equal to its game id and without
+    rotation; an openings game has deal id ``game_id // 29``, a rotation and a forced lead.
+    """
+    from sim.kernels.trace import EventDecoder, start_event
+
+    deal, slot = divmod(int(game_id), SLOTS_PER_DEAL)
+    forced = slot if slot < UNFORCED_SLOT else -1
+    leaders, _ = deal_table(config, np.array([deal]))
+    rotation = int((-leaders[0]) % config.players)
+    rows, _ = trace_events(config.lineup, config.seed, int(game_id), config.round_cap, forced,
+                           deal_id=deal, rotation=rotation)
+    start = start_event(config.lineup, config.seed, int(game_id), config.round_cap)
+    start["strategies"] = [
+        config.lineup.seats[(seat + rotation) % config.players].label
+        for seat in range(config.players)
+    ]
+    start.update({"deal": deal, "rotation": rotation,
+                  "forced_lead": TILE_NAMES[forced] if forced >= 0 else None})
+    decoder = EventDecoder(config.players)
+    return [start] + [decoder.decode(row) for row in rows]
+
+
+__all__ = [
+    "N_TILES", "OUTPUT_FILES", "OpeningsConfig", "ReportSection", "SLOTS_PER_DEAL",
+    "game_id_of", "heatmap_figure", "leader_lineup", "load_openings", "make_config",
+    "openings_blocks", "openings_section", "play_openings", "ranking_markdown",
+    "run_openings", "summarise_openings", "trace_opening_game", "write_outputs",
+]

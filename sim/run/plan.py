@@ -1,0 +1,280 @@
+"""What decides a run's games: the options, the ``Plan`` built from them, resume agreement.
+
+A run is a list of game ids ``0..games-1`` cut into chunks of ``chunk_size`` consecutive
+ids. Game ``g`` is fully defined by the run seed, its deal id and its rotation:
+
+- rotation ``g % players``: seat ``s`` is played by lineup seat ``(s + g) % players``, so
+  every strategy sits in every seat (and, the first leader being drawn from the deal, leads
+  first) equally often;
+- deal id ``g`` by default; with ``duplicate`` the games of one deal group share one deal
+  id, ``g // group``, where the group is 2 games with 2 or 4 players (the second game has
+  the sides swapped: rotation + 1) and 3 games with 3 players (rotations 0, 1, 2, so each
+  strategy plays each seat of the deal once).
+
+Since no game depends on another, the tables are the same for any chunk size and thread
+count. A resumed run takes its plan from its manifest; every option given again must agree
+with the recorded one (:func:`resolve_plan`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from sim.core.seating import check_players
+from sim.errors import SniffError
+from sim.run.precision import PRECISION_STEP, check_precision
+
+DEFAULTS = {
+    "players": 4,
+    "strategies": "greedy,random",
+    "games": 100_000,
+    "seed": 0,
+    "duplicate": False,
+    "chunk_size": 50_000,
+    "precision": None,
+    "rounds": True,
+}
+FLAGS = {
+    "players": "--players",
+    "strategies": "--strategies",
+    "games": "--games",
+    "seed": "--seed",
+    "duplicate": "--duplicate",
+    "chunk_size": "--chunk-size",
+    "precision": "--precision",
+    "rounds": "--rounds",
+}
+MAX_SEED = 2**63 - 1
+# Sizes that cannot work are refused before anything starts: game ids beyond this would
+# take years to play and petabytes to store, and a chunk is held in memory while written.
+MAX_GAMES = 10**12
+MAX_CHUNK_SIZE = 2_000_000
+
+
+def rotation_for(game_ids: np.ndarray, players: int) -> np.ndarray:
+    """Game g shifts the lineup by g % players seats, so every side sits everywhere equally."""
+    return game_ids % players
+
+
+def deal_group(players: int, duplicate: bool) -> int:
+    """Games per deal: 1, or with duplicate deals 2 (2 and 4 players) or 3 (3 players)."""
+    if not duplicate:
+        return 1
+    return 3 if players == 3 else 2
+
+
+def spec_text(spec) -> str:
+    """A strategy spec with every parameter written out, so it parses back to itself."""
+    strategy = spec.strategy
+    if not strategy.params:
+        return strategy.name
+    choices = getattr(strategy, "choices", {})
+    values = ",".join(
+        f"{key}={choices[key][int(value)] if key in choices else repr(float(value))}"
+        for key, value in zip(strategy.params, spec.values)
+    )
+    return f"{strategy.name}:{values}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    players: int
+    strategies: tuple[str, ...]  # one full spec per lineup seat (before rotation)
+    games: int
+    seed: int
+    duplicate: bool
+    chunk_size: int
+    round_cap: int
+    precision: float | None = None  # --precision: stop early (see precision_stop)
+    rounds: bool = True  # write the rounds table (--no-rounds: the games table alone)
+
+    @classmethod
+    def build(
+        cls, players: int, strategies, games: int, seed: int, duplicate: bool, chunk_size: int,
+        round_cap: int | None = None, precision: float | None = None, rounds: bool = True,
+    ) -> Plan:
+        from sim.kernels.runner import ROUND_CAP, lineup_of
+        from strategies import parse_lineup_text, parse_spec
+
+        check_players(players)
+        for name, value, most in (("games", games, MAX_GAMES),
+                                  ("chunk_size", chunk_size, MAX_CHUNK_SIZE)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise SniffError(f"{FLAGS[name]} must be a positive integer, got {value}")
+            if value > most:
+                flag = "--max-games" if name == "games" and precision is not None else FLAGS[name]
+                raise SniffError(f"{flag} must be at most {most:,}, got {value:,}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
+        if isinstance(strategies, str):
+            specs = parse_lineup_text(strategies)
+        else:
+            specs = [parse_spec(item) if isinstance(item, str) else item for item in strategies]
+        lineup = lineup_of(players, specs)
+        precision = check_precision(precision)
+        group = deal_group(players, bool(duplicate))
+        if games % group:
+            low, high = games - games % group, games - games % group + group
+            raise SniffError(
+                f"--duplicate plays every deal {group} times with {players} players, so "
+                f"--games must be a multiple of {group} (e.g. {low or group} or {high}), "
+                f"got {games}"
+            )
+        return cls(
+            players=players,
+            strategies=tuple(spec_text(spec) for spec in lineup.seats),
+            games=games,
+            seed=seed,
+            duplicate=bool(duplicate),
+            chunk_size=chunk_size,
+            round_cap=ROUND_CAP if round_cap is None else round_cap,
+            precision=precision,
+            rounds=bool(rounds),
+        )
+
+    @classmethod
+    def from_config(cls, config: dict) -> Plan:
+        from strategies import available, load_plugin
+
+        known = available()
+        for name, module in zip(config["strategy_names"], config["modules"]):
+            if name not in known:
+                load_plugin(module)
+        return cls.build(
+            config["players"], ",".join(config["strategies"]), config["games"], config["seed"],
+            config["duplicate"], config["chunk_size"], config["round_cap"],
+            config.get("precision"), config.get("rounds", True),
+        )
+
+    @cached_property
+    def lineup(self):
+        from sim.kernels.runner import lineup_of
+        from strategies import parse_lineup_text
+
+        return lineup_of(self.players, parse_lineup_text(",".join(self.strategies)))
+
+    @property
+    def labels(self) -> list[str]:
+        """Label of each lineup seat's strategy."""
+        return [spec.label for spec in self.lineup.seats]
+
+    @property
+    def group(self) -> int:
+        return deal_group(self.players, self.duplicate)
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.games // self.chunk_size)
+
+
+    @property
+    def run_id(self) -> str:
+        """A hash of what decides the games (not the chunk size): same id, same tables."""
+        from sim.version import __version__
+
+        key = {
+            "version": __version__, "players": self.players, "strategies": self.strategies,
+            "seed": self.seed, "games": self.games, "duplicate": self.duplicate,
+            "round_cap": self.round_cap,
+        }
+        if self.precision is not None:  # it decides how many of the games are played
+            key["precision"] = self.precision
+        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+
+    def config(self) -> dict:
+        seats = self.lineup.seats
+        return {
+            "players": self.players,
+            "strategies": list(self.strategies),
+            "labels": self.labels,
+            "strategy_names": [spec.strategy.name for spec in seats],
+            "strategy_params": [
+                dict(zip(spec.strategy.params, spec.values)) for spec in seats
+            ],
+            "modules": [spec.strategy.module for spec in seats],
+            "games": self.games,
+            "seed": self.seed,
+            "duplicate": self.duplicate,
+            "deal_group": self.group,
+            "deal_id": "game_id // deal_group",
+            "rotation": "game_id % players",
+            "chunk_size": self.chunk_size,
+            "chunks": self.n_chunks,
+            "round_cap": self.round_cap,
+            "rounds": self.rounds,
+            **({"precision": self.precision, "precision_step": PRECISION_STEP}
+               if self.precision is not None else {}),
+        }
+
+    def flag_text(self, name: str) -> str:
+        if name in ("duplicate", "rounds"):
+            return f"--{name}" if getattr(self, name) else f"--no-{name}"
+        if name == "strategies":
+            return f"--strategies {','.join(self.labels)}"
+        if name == "precision" and self.precision is None:
+            return "no --precision"
+        if name == "games" and self.precision is not None:
+            return f"--max-games {self.games}"
+        return f"{FLAGS[name]} {getattr(self, name)}"
+
+
+def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | None = None) -> Plan:
+    """The plan from the options given (None = not given).
+
+    A new run fills what is missing from ``DEFAULTS``; a resumed run from its manifest,
+    and every option given must then agree with the recorded one.
+    """
+    if manifest is None:
+        values = {k: DEFAULTS[k] if options.get(k) is None else options[k] for k in DEFAULTS}
+        return Plan.build(**values)
+    recorded = Plan.from_config(manifest["config"])
+    scalars = [name for name in DEFAULTS if name != "strategies" and options.get(name) is not None]
+    differ = [name for name in scalars if options[name] != getattr(recorded, name)]
+    if differ:
+        refuse_resume(folder, recorded, differ, {name: options[name] for name in differ})
+    values = {
+        "players": recorded.players, "strategies": list(recorded.strategies),
+        "games": recorded.games, "seed": recorded.seed, "duplicate": recorded.duplicate,
+        "chunk_size": recorded.chunk_size, "precision": recorded.precision,
+        "rounds": recorded.rounds,
+    }
+    values.update({k: v for k, v in options.items() if k in DEFAULTS and v is not None})
+    asked = Plan.build(**values, round_cap=recorded.round_cap)
+    differ = [name for name in DEFAULTS if getattr(asked, name) != getattr(recorded, name)]
+    if differ:
+        refuse_resume(folder, recorded, differ, {}, asked)
+    return recorded
+
+
+def refuse_resume(folder, recorded: Plan, differ: list[str], given: dict, asked=None) -> None:
+    def asked_text(name: str) -> str:
+        if asked is not None:
+            return asked.flag_text(name)
+        if name in ("duplicate", "rounds"):
+            return f"--{name}" if given[name] else f"--no-{name}"
+        return f"{FLAGS[name]} {given[name]}"
+
+    was = ", ".join(recorded.flag_text(name) for name in differ)
+    now = ", ".join(asked_text(name) for name in differ)
+    raise SniffError(
+        f"cannot resume {folder}: it was started with {was}, this command asks {now}; "
+        "resume with the same settings (or leave them out), or start again with --overwrite"
+    )
+
+
+def recorded_kernel_strategies(manifest: dict) -> list:
+    """The extra kernel strategies a run was played with (a tournament's shared kernel)."""
+    from strategies import available, load_plugin
+
+    named = manifest.get("kernel_strategies") or []
+    if any(item["name"] not in available() for item in named):
+        for item in named:
+            load_plugin(item["module"])
+    known = available()
+    return [known[item["name"]] for item in named if item["name"] in known]

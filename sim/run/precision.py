@@ -1,0 +1,116 @@
+"""``--precision``: play until every win rate is known to within +-precision.
+
+The run is checked every ``PRECISION_STEP`` games of the game-id sequence and stops at the
+first check where every side's 95% Wilson interval is narrow enough (:func:`precision_stop`),
+so the games played are a prefix of the same sequence for any chunk size or thread count.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sim.errors import SniffError
+from sim.stats.intervals import wilson_half_width
+
+if TYPE_CHECKING:  # both import this module
+    from sim.run.plan import Plan
+    from sim.store.summary import Summary
+
+PRECISION_STEP = 600  # games between stop checks; a multiple of 2, 3 and 4 (see below)
+DEFAULT_MAX_GAMES = 1_000_000  # the cap of a --precision run without --max-games
+
+
+def check_precision(precision: float | None) -> float | None:
+    if precision is None:
+        return None
+    if isinstance(precision, bool) or not isinstance(precision, int | float) or not (
+            0 < precision < 0.5):
+        raise SniffError(f"--precision must be a half-width between 0 and 0.5 (e.g. 0.005 "
+                         f"for +-0.5 percentage points), got {precision}")
+    return float(precision)
+
+
+def cap_options(options: dict, resume: bool = False) -> dict:
+    """Map ``max_games`` (the cap of a ``--precision`` run) onto ``games``, the plan's length.
+
+    A ``--precision`` run plans ``--max-games`` games and stops at the first check where it
+    is precise enough, so ``--games`` (a fixed count) and ``--precision`` exclude each other.
+    """
+    options = dict(options)
+    max_games = options.pop("max_games", None)
+    if options.get("precision") is not None and options.get("games") is not None:
+        raise SniffError("--games and --precision exclude each other: --precision plays until "
+                         "the win rates are precise enough; give its cap as --max-games")
+    if max_games is not None:
+        if options.get("games") is not None:
+            raise SniffError("--games and --max-games exclude each other")
+        if options.get("precision") is None and not resume:
+            raise SniffError("--max-games is the cap of a --precision run; without --precision "
+                             "give the number of games as --games")
+        options["games"] = max_games
+    elif options.get("precision") is not None and not resume:
+        options["games"] = DEFAULT_MAX_GAMES
+    return options
+
+
+def precision_stop(
+    wins_before: np.ndarray, games_before: int, winner_side: np.ndarray, precision: float,
+    step: int = PRECISION_STEP,
+) -> tuple[int, float] | None:
+    """Where a ``--precision`` run stops inside a chunk: ``(games, half-width)``, or None.
+
+    The run is checked after every ``step`` games of the game-id sequence (not at chunk
+    ends), and stops at the first check where every side's 95% Wilson win-rate interval has
+    a half-width of at most ``precision``. So the games played are always a prefix
+    ``0..n-1`` of the same sequence, and ``n`` is the same for any chunk size or thread
+    count. ``step`` is a multiple of 2, 3 and 4: a stop never splits a rotation cycle or a
+    duplicate deal. Stopping on the width (not on the estimate) keeps the interval honest:
+    the width depends on the win rate only through ``p (1 - p)``.
+
+    ``wins_before``/``games_before``: the run's counts before this chunk; ``winner_side``:
+    the chunk's games in id order (-1 undecided).
+    """
+    n = winner_side.size
+    first = (games_before // step + 1) * step
+    checks = np.arange(first, games_before + n + 1, step)
+    if checks.size == 0:
+        return None
+    sides = wins_before.size
+    decided = winner_side >= 0
+    one_hot = np.zeros((n, sides), dtype=np.int64)
+    one_hot[np.flatnonzero(decided), winner_side[decided]] = 1
+    wins = wins_before[None, :] + np.cumsum(one_hot, axis=0)[checks - games_before - 1]
+    for games, row in zip(checks, wins):
+        half = max(wilson_half_width(int(w), int(games)) for w in row)
+        if half <= precision:
+            return int(games), half
+    return None
+
+
+def stopped_games(manifest: dict | None) -> int | None:
+    """Games of a run that stopped for precision (its last part is cut there), else None."""
+    stopped = (manifest or {}).get("stopped")
+    if stopped and stopped.get("reason") == "precision":
+        return int(stopped["games"])
+    return None
+
+
+def truncate_chunk(tables: dict, end_game: int) -> dict:
+    """A chunk's tables without the games from ``end_game`` on (a stop for precision)."""
+    import pyarrow.compute as pc
+
+    return {name: table.filter(pc.less(table["game_id"], end_game))
+            for name, table in tables.items()}
+
+
+def stop_record(plan: Plan, reason: str, games: int, chunks: int, half_width: float) -> dict:
+    """The manifest's ``stopped``: why a --precision run ended, after how many games."""
+    return {"reason": reason, "games": int(games), "chunks": int(chunks),
+            "half_width": float(half_width), "precision": plan.precision,
+            "max_games": plan.games, "step": PRECISION_STEP}
+
+
+def widest_half_width(summary: Summary) -> float:
+    return max(wilson_half_width(int(w), summary.games) for w in summary.wins)

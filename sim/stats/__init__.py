@@ -1,0 +1,5 @@
+"""Statistics with their uncertainty: intervals, adjusted p-values, sample sizes, ratings
+and rankings, leader and seat effects, win chances from score states.
+
+May import: ``sim.errors``, ``sim.core`` (seating).
+"""

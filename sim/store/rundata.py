@@ -1,0 +1,308 @@
+"""Run folders opened for analysis: the columns a report reads, and a run's sides.
+
+:func:`open_runs` turns run folders (or in-memory ``sim.store.io.Run`` objects, or tournament
+folders, which stand for their pairings) into :class:`RunData`: the games and rounds columns
+that ``sim.report.build`` needs, checked with a one-line reason for each run it cannot use. The
+side functions turn the tables' teams and seats into sides (lineup positions followed
+through the seat rotation, ``sim.core.seating``), the unit every figure of a report is given for.
+
+A tournament folder's manifest is read here (``sim.tournament`` writes it), so that a report
+can stand on a tournament without importing the module that plays one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.core.seating import side_of_team, team_count, team_of, team_of_side
+from sim.errors import SniffError
+
+TOURNAMENT_FORMAT = "sniff-tournament/1"
+TOURNAMENT_MANIFEST = "tournament.json"
+GAME_COLUMNS = ["game_id", "deal_id", "rotation", "players", "first_leader", "winner_team",
+                "winner_side", "rounds", "cap_hit"]
+ROUND_COLUMNS = ["game_id", "round_number", "end_reason", "domino_seat"]
+
+
+def required_columns(players: int) -> dict[str, list[str]]:
+    """The columns of each table that a report reads (for the run's player count)."""
+    teams = team_count(players)
+    return {
+        "games": GAME_COLUMNS + [f"team{t}_score" for t in range(teams)]
+        + [f"seat{s}_strategy" for s in range(players)],
+        "rounds": ROUND_COLUMNS + [f"team{t}_points" for t in range(teams)]
+        + [f"team{t}_score" for t in range(teams)]
+        + [f"seat{s}_penalty" for s in range(players)],
+    }
+
+
+# --- tournament folders
+
+
+def read_tournament_manifest(folder: Path) -> dict:
+    """A tournament folder's ``tournament.json``, checked for its format."""
+    from sim.store import io
+
+    return io.read_manifest(folder, TOURNAMENT_MANIFEST, TOURNAMENT_FORMAT, "tournament")
+
+
+def pairing_folders(folder: Path) -> list[Path]:
+    """The tournament's pairing runs that hold games, in pairing order (for reports)."""
+    from sim.store import io
+
+    manifest = read_tournament_manifest(folder)
+    out = []
+    for pairing in manifest["pairings"]:
+        path = Path(folder) / pairing["folder"]
+        if (path / io.MANIFEST).exists() and io.part_files(path, "games"):
+            out.append(path)
+    if not out:
+        raise SniffError(f"tournament {folder} holds no finished games yet "
+                         f"(status {manifest.get('status')})")
+    return out
+
+
+# --- reading runs
+
+
+@dataclass
+class RunData:
+    """One run's columns that the report needs, and how to name its sides."""
+
+    name: str
+    path: Path | None
+    manifest: dict
+    games: pd.DataFrame
+    rounds: pd.DataFrame
+    tournament: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def config(self) -> dict:
+        return self.manifest["config"]
+
+    @property
+    def players(self) -> int:
+        return int(self.config["players"])
+
+    @property
+    def n_sides(self) -> int:
+        return team_count(self.players)
+
+    @property
+    def group(self) -> int:
+        return int(self.config.get("deal_group", 1))
+
+    @property
+    def sides(self) -> list[str]:
+        """Short side names, unique within the run (``greedy``, ``random (seat 1)``)."""
+        from sim.store.summary import side_labels
+
+        return side_labels(self.players, list(self.config["labels"]))[1]
+
+    @property
+    def strategies(self) -> list[str]:
+        """The strategy of each side, as ratings and matrices name it."""
+        labels = list(self.config["labels"])
+        if self.players == 4:
+            return [labels[k] if labels[k] == labels[k + 2] else f"{labels[k]}+{labels[k + 2]}"
+                    for k in range(2)]
+        return labels
+
+    def describe(self) -> dict:
+        config = self.config
+        return {
+            "run": self.name, "path": str(self.path) if self.path else None,
+            "players": self.players, "lineup": list(config["labels"]),
+            "games": int(len(self.games)), "planned_games": int(config["games"]),
+            "seed": config["seed"], "duplicate": bool(config.get("duplicate")),
+            "status": self.manifest.get("status"), "run_id": self.manifest.get("run_id"),
+            "stopped": self.manifest.get("stopped"), "notes": list(self.notes),
+        }
+
+
+def expand_paths(paths: Sequence) -> list[tuple[object, Path | None]]:
+    """Run folders (or Run objects) in order; a tournament folder becomes its pairings."""
+    from sim.store import io
+
+    out: list[tuple[object, Path | None]] = []
+    seen: set[str] = set()
+    for item in paths:
+        if isinstance(item, io.Run):
+            out.append((item, None))
+            continue
+        folder = Path(item)
+        if not folder.exists():
+            raise SniffError(f"no such run folder: {folder}")
+        if folder.is_file():
+            if folder.suffix == ".parquet":
+                raise SniffError(
+                    f"{folder} is a Parquet file; sniff report reads run folders (the folder "
+                    f"holding manifest.json, games/ and rounds/), e.g. {folder.parent.parent}")
+            raise SniffError(f"{folder} is a file, not a run folder")
+        if (folder / TOURNAMENT_MANIFEST).exists():
+            members = [(member, folder) for member in pairing_folders(folder)]
+        elif not (folder / io.MANIFEST).exists():
+            inside = sorted(p.name for p in folder.iterdir()
+                            if p.is_dir() and (p / io.MANIFEST).exists())
+            more = ", ..." if len(inside) > 3 else ""
+            hint = f" (it holds runs: {', '.join(inside[:3])}{more})" if inside else ""
+            raise SniffError(f"{folder} is not a sniff run: it has no {io.MANIFEST}{hint}")
+        else:
+            members = [(folder, None)]
+        for member, tournament in members:
+            key = str(member.resolve())
+            if key not in seen:
+                seen.add(key)
+                out.append((member, tournament))
+    return out
+
+
+def read_table(run, name: str, columns: list[str]) -> pd.DataFrame:
+    """The columns of one table, checking every part's schema first (clear errors)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sim.store import io
+
+    if run.path is None:
+        table = run.table(name)
+        missing = [c for c in columns if c not in table.column_names]
+        if missing and table.num_rows:
+            raise SniffError(f"in-memory run: the {name} table lacks column(s) "
+                             f"{', '.join(missing)}")
+        return table.select([c for c in columns if c in table.column_names]).to_pandas()
+    files = io.part_files(run.path, name)
+    for path in files:
+        try:
+            schema = pq.read_schema(path)
+        except (OSError, pa.ArrowException) as error:
+            raise SniffError(f"cannot read {path}: not a readable Parquet file ({error})") from None
+        missing = [c for c in columns if c not in schema.names]
+        if missing:
+            raise SniffError(
+                f"{path} lacks column(s) {', '.join(missing)}: not a sniff-simulate {name} "
+                "table (or written by an incompatible version)")
+    if not files:
+        return pd.DataFrame(columns=columns)
+    try:
+        return run.dataset(name).to_table(columns=columns).to_pandas()
+    except (OSError, pa.ArrowException) as error:
+        raise SniffError(f"cannot read the {name} table of {run.path}: {error}") from None
+
+
+def open_runs(paths: Sequence) -> list[RunData]:
+    """Read the runs a report covers, refusing what it cannot report on, with the reason."""
+    from sim.store import io
+
+    if not paths:
+        raise SniffError("give at least one run folder")
+    runs: list[RunData] = []
+    for item, tournament in expand_paths(paths):
+        run = item if isinstance(item, io.Run) else io.load(item)
+        where = str(run.path) if run.path else "in-memory run"
+        config = run.manifest.get("config") or {}
+        if "players" not in config or "labels" not in config:
+            raise SniffError(f"{where}: its manifest has no run configuration")
+        if "rounds" not in io.tables_of(config):
+            raise SniffError(f"{where} was played with --no-rounds and a report needs its "
+                             "rounds table: play it again without --no-rounds")
+        players = int(config["players"])
+        columns = required_columns(players)
+        games = read_table(run, "games", columns["games"])
+        if games.empty:
+            raise SniffError(f"{where} holds no finished games (status "
+                             f"{run.manifest.get('status')}): nothing to report")
+        rounds = read_table(run, "rounds", columns["rounds"])
+        games = games.sort_values("game_id", kind="stable").reset_index(drop=True)
+        rounds = rounds.sort_values(["game_id", "round_number"], kind="stable").reset_index(
+            drop=True)
+        rounds["end_reason"] = rounds["end_reason"].astype(str)
+        notes = []
+        status = run.manifest.get("status")
+        if status != "complete":
+            notes.append(f"the run is {status}: {len(games):,} of {config['games']:,} games "
+                         "finished (the report covers those)")
+        if not np.isin(rounds["game_id"].to_numpy(), games["game_id"].to_numpy()).all():
+            raise SniffError(f"{where}: its rounds table has games its games table lacks")
+        name = run.path.name if run.path else "run"
+        runs.append(RunData(name, run.path, run.manifest, games, rounds, tournament, notes))
+    for folder in dict.fromkeys(r.tournament for r in runs if r.tournament is not None):
+        manifest = read_tournament_manifest(folder)
+        members = [r for r in runs if r.tournament == folder]
+        if len(members) < len(manifest["pairings"]) or manifest.get("status") != "complete":
+            members[0].notes.append(
+                f"tournament {folder} is {manifest.get('status')}: {len(members)} of its "
+                f"{len(manifest['pairings'])} pairings have games; the matrix and ratings "
+                "cover those")
+    counts = {r.players for r in runs}
+    if len(counts) > 1:
+        detail = ", ".join(f"{r.name} ({r.players})" for r in runs)
+        raise SniffError(f"cannot mix runs with different player counts in one report: {detail}; "
+                         "report them separately")
+    names = [r.name for r in runs]
+    for r in runs:  # make names unique: fall back to the path, then to a number
+        if names.count(r.name) > 1 and r.path is not None:
+            r.name = str(r.path)
+    seen: dict[str, int] = {}
+    for r in runs:
+        if r.name in seen:
+            seen[r.name] += 1
+            r.name = f"{r.name} #{seen[r.name]}"
+        else:
+            seen[r.name] = 1
+    return runs
+
+
+# --- per-game and per-round quantities by side
+
+
+def round_rotation(run: RunData) -> np.ndarray:
+    """The rotation of each round's game."""
+    ids = run.games["game_id"].to_numpy()
+    index = np.searchsorted(ids, run.rounds["game_id"].to_numpy())
+    return run.games["rotation"].to_numpy(np.int64)[index]
+
+
+def _team_columns_by_side(run: RunData, table, pattern: str, rotation) -> np.ndarray:
+    """Columns ``pattern.format(team)`` of ``table`` reordered by side (rotation undone)."""
+    values = np.column_stack([table[pattern.format(t)].to_numpy(np.int64)
+                              for t in range(run.n_sides)])
+    rows = np.arange(values.shape[0])
+    return np.column_stack([values[rows, team_of_side(k, rotation, run.players)]
+                            for k in range(run.n_sides)])
+
+
+def side_round_points(run: RunData) -> np.ndarray:
+    """Points each side scored by placements in each round: ``(rounds, sides)``."""
+    return _team_columns_by_side(run, run.rounds, "team{}_points", round_rotation(run))
+
+
+def side_round_penalties(run: RunData) -> np.ndarray:
+    """Settlement penalty of each side in each round (its seats' penalties added)."""
+    rotation = round_rotation(run)
+    out = np.zeros((len(run.rounds), run.n_sides), dtype=np.int64)
+    for seat in range(run.players):
+        side = side_of_team(team_of(seat, run.players), rotation, run.players)
+        penalty = run.rounds[f"seat{seat}_penalty"].to_numpy(np.int64)
+        for k in range(run.n_sides):
+            out[:, k] += np.where(side == k, penalty, 0)
+    return out
+
+
+def side_final_scores(run: RunData) -> np.ndarray:
+    """Final score of each side in each game: ``(games, sides)``."""
+    rotation = run.games["rotation"].to_numpy(np.int64)
+    return _team_columns_by_side(run, run.games, "team{}_score", rotation)
+
+
+def domino_sides(run: RunData) -> np.ndarray:
+    """Side that went out in each round (-1 for rounds nobody went out of)."""
+    domino_seat = run.rounds["domino_seat"].to_numpy(np.int64)
+    team = team_of(np.maximum(domino_seat, 0), run.players)
+    return np.where(domino_seat >= 0, side_of_team(team, round_rotation(run), run.players), -1)

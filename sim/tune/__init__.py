@@ -1,0 +1,5 @@
+"""``sniff tune``: CMA-ES over a strategy's parameters on duplicate deals; its setup,
+generations, folder and learning curve.
+
+May import: the packages below it (``sim.core`` … ``sim.report``).
+"""

@@ -1,0 +1,151 @@
+"""The tuning folder of ``sniff tune``: manifest, trials, best.json and the learning curve.
+
+Every file is written whole or not at all (``sim.store.io.write_bytes``: a temporary file, then a
+rename), and ``trials.parquet`` is rewritten after every generation, so an interrupted run
+leaves the finished generations readable and ``--resume`` picks up from them. A folder
+holding anything but a tuning run is never written to.
+"""
+
+from __future__ import annotations
+
+import io as bytes_io
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim.errors import SniffError
+from sim.store import folders, io
+from sim.tune.setup import (
+    BEST,
+    CURVE,
+    DECIDING,
+    FORMAT,
+    MANIFEST,
+    TRIALS,
+    TuneConfig,
+    TuneResult,
+    Validation,
+    import_cma,
+)
+
+FLAGS = {"strategy": "STRATEGY", "against": "--against", "players": "--players",
+         "games": "--games", "seed": "--seed", "params": "--params",
+         "games_per_trial": "--games-per-trial", "popsize": "--popsize", "sigma": "--sigma",
+         "validate_games": "--validate-games"}
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def default_folder() -> Path:
+    return folders.new_folder("tune")
+
+
+def create(folder: Path, config: TuneConfig, command: str | None) -> dict:
+    """A new tuning folder with its manifest; refuses a folder that holds anything."""
+    folders.check_writable_folder(folder)
+    if folder.exists() and any(folder.iterdir()):
+        if (folder / MANIFEST).exists() and _is_tuning(folder):
+            raise SniffError(f"{folder} already holds a tuning run: complete it with "
+                             f"sniff tune --resume -o {folder}, or choose another folder")
+        raise SniffError(f"{folder} is not empty and holds no tuning run; choose another "
+                         "folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    from sim.version import __version__
+
+    manifest = {
+        "format": FORMAT, "version": __version__, "command": command,
+        "config": config.to_dict(),
+        "optimiser": {"name": "cma", "version": import_cma().__version__},
+        "status": "running", "started_at": utc_now(), "finished_at": None,
+        "generations": config.generations, "generations_done": 0, "games_done": 0,
+        "sessions": [],
+    }
+    write_manifest(folder, manifest)
+    return manifest
+
+
+def _is_tuning(folder: Path) -> bool:
+    try:
+        read(folder)
+    except SniffError:
+        return False
+    return True
+
+
+def read(folder: Path) -> dict:
+    """The manifest of a tuning folder; one-line errors for anything else."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SniffError(f"no such tuning folder: {folder}")
+    return io.read_manifest(folder, MANIFEST, FORMAT, "tuning run")
+
+
+def check_resume(folder: Path, manifest: dict, config: TuneConfig, given: dict) -> None:
+    """Refuse a resume whose options differ from the recorded ones, or another cma."""
+    merged = config.to_dict()
+    merged.update(given)
+    asked = TuneConfig.build(**{key: merged[key] for key in DECIDING})
+    differ = [key for key in DECIDING if getattr(asked, key) != getattr(config, key)]
+    if differ:
+        key = differ[0]
+        raise SniffError(f"{FLAGS[key]} differs from the run in {folder} "
+                         f"({_show(getattr(asked, key))} given, {_show(getattr(config, key))} "
+                         "recorded); leave it out to use the recorded one")
+    recorded = manifest["optimiser"]["version"]
+    if recorded != import_cma().__version__:
+        raise SniffError(f"{folder} was tuned with cma {recorded}, this is cma "
+                         f"{import_cma().__version__}: a resume would not replay its search")
+
+
+def _show(value) -> str:
+    return ",".join(value) if isinstance(value, tuple) else str(value)
+
+
+def write_manifest(folder: Path, manifest: dict) -> None:
+    io.write_json(folder / MANIFEST, manifest)
+
+
+def read_trials(folder: Path) -> pd.DataFrame | None:
+    path = folder / TRIALS
+    return pd.read_parquet(path) if path.exists() else None
+
+
+def write_trials(folder: Path, trials: pd.DataFrame, metadata: dict) -> None:
+    """All trials so far, with the run's configuration in the Parquet metadata."""
+    table = pa.Table.from_pandas(trials, preserve_index=False)
+    table = table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), io.METADATA_KEY: json.dumps(metadata).encode()})
+    buffer = bytes_io.BytesIO()
+    pq.write_table(table, buffer, compression=io.COMPRESSION)
+    io.write_bytes(folder / TRIALS, buffer.getvalue())
+
+
+def write_best(folder: Path, best: dict) -> None:
+    io.write_json(folder / BEST, best)
+
+
+def write_curve(folder: Path, trials: pd.DataFrame, config: TuneConfig) -> None:
+    from sim.display.charts import png_bytes
+    from sim.tune.chart import learning_curve
+
+    if len(trials):
+        io.write_bytes(folder / CURVE, png_bytes(learning_curve(trials, config)))
+
+
+def load(folder: str | Path) -> TuneResult:
+    """A finished tuning folder as a :class:`TuneResult` (for a notebook)."""
+    folder = Path(folder)
+    manifest = read(folder)
+    best = json.loads((folder / BEST).read_text()) if (folder / BEST).exists() else None
+    if best is None:
+        raise SniffError(f"{folder} holds no finished tuning run (no {BEST}); "
+                         f"complete it with sniff tune --resume -o {folder}")
+    validation = [Validation(**item) for item in best.get("validation", [])]
+    return TuneResult(folder, best["strategy"], best["params"], best["spec"],
+                      pd.read_parquet(folder / TRIALS), validation, manifest["status"])

@@ -1,0 +1,259 @@
+"""The tuning loop of ``sniff tune``: play each generation's candidates, tell CMA-ES, validate.
+
+Games are played in this process by ``sim.kernels.runner.play_batch`` (all cores). Every call uses
+one kernel: the tuned strategy and the whole field are compiled into it together, and the
+candidates differ only in their parameter rows, which the kernel takes as data, so the
+whole run compiles (or loads) one kernel once.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.core import engine
+from sim.errors import SniffError
+from sim.kernels.generate import code_digest, same_code
+from sim.kernels.runner import ROUND_CAP, compile_lineup, lineup_of, play_batch, winning_side
+from sim.stats.intervals import mean_interval, paired_difference, wilson_interval
+from sim.tune import folder as tune_folder
+from sim.tune.setup import (
+    BEST,
+    Space,
+    TuneConfig,
+    TuneInterrupted,
+    TuneResult,
+    Validation,
+    derived_seed,
+    elapsed,
+    new_optimizer,
+    now,
+    objective,
+)
+from strategies import StrategySpec
+
+
+class Player:
+    """Plays a lineup of the tuned strategy against one opponent, always in one kernel."""
+
+    def __init__(self, config: TuneConfig, space: Space) -> None:
+        from strategies import parse_spec
+
+        self.config = config
+        self.field = [parse_spec(text) for text in config.against]
+        strategies = {space.spec.strategy.name: space.spec.strategy}
+        strategies.update({spec.strategy.name: spec.strategy for spec in self.field})
+        self.kernel_strategies = list(strategies.values())
+        self.slots: int | None = None  # round buffer per game, sized by the first batch
+
+    def kernel(self, spec) -> str:
+        """Load (the first time: compile) the kernel; the digest of the code in it."""
+        compile_lineup(self.lineup(spec, self.field[0]), self.kernel_strategies)
+        return code_digest(self.kernel_strategies)
+
+    def lineup(self, spec, opponent):
+        players = self.config.players
+        return lineup_of(players, [spec, opponent] if players != 3 else [spec, opponent, opponent])
+
+    def play(self, spec, opponent, seed: int, first_game: int, games: int) -> np.ndarray:
+        """Lineup side of each game's winner (0 = ``spec``; -1 undecided), duplicate deals:
+        game ``g`` has deal ``g // group`` and rotation ``g % players``, as ``sniff
+        simulate --duplicate``."""
+        ids = np.arange(first_game, first_game + games, dtype=np.int64)
+        result = play_batch(self.lineup(spec, opponent), seed, ids, ids // self.config.group,
+                            ids % self.config.players, round_slots=self.slots,
+                            kernel_strategies=self.kernel_strategies)
+        if self.slots is None:  # buffering only: longer games are replayed, same result
+            lengths = result.games[:, engine.GAME_ROUNDS]
+            self.slots = int(min(ROUND_CAP, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
+        return winning_side(result, self.config.players)
+
+
+def evaluate(player: Player, space: Space, generation: int, z: list) -> pd.DataFrame:
+    """Every candidate of a generation against every opponent, on the same deals."""
+    config = player.config
+    each = config.deals * config.group
+    first = generation * each
+    rows = []
+    for candidate, point in enumerate(z):
+        spec = space.spec_of(point)
+        wins = [int((player.play(spec, opponent, config.seed, first, each) == 0).sum())
+                for opponent in player.field]
+        total, games = sum(wins), each * len(wins)
+        low, high = wilson_interval(total, games)
+        rows.append({"generation": generation, "candidate": candidate, "first_game": first,
+                     **{key: space.values(point)[key] for key in config.params},
+                     "games": games, "wins": total, "win_rate": objective(wins, each),
+                     "low": low, "high": high,
+                     **{f"wins_vs_{index}": w for index, w in enumerate(wins)}})
+    return pd.DataFrame(rows)
+
+
+def replay(es, space: Space, trials: pd.DataFrame, config: TuneConfig) -> int:
+    """Bring the optimiser to where the stored generations left it; return their count.
+
+    Each stored generation is asked again (same seeded stream, so the same candidates,
+    checked) and told the stored results: the state is then exactly the uninterrupted one.
+    """
+    done = 0
+    each = config.deals * config.group
+    for generation, group in trials.groupby("generation", sort=True):
+        if generation != done or len(group) != config.popsize:
+            raise SniffError("trials.parquet does not hold whole generations in order; "
+                             "the tuning folder is damaged")
+        z = es.ask()
+        group = group.sort_values("candidate")
+        stored = group[list(config.params)].to_numpy()
+        asked = np.array([[space.values(p)[key] for key in config.params] for p in z])
+        if not np.array_equal(stored, asked):
+            raise SniffError(f"generation {generation} of trials.parquet is not what the "
+                             "optimiser asks on replay; the folder was tuned by other code")
+        wins = group[[f"wins_vs_{i}" for i in range(len(config.against))]].to_numpy()
+        es.tell(z, [-objective(row, each) for row in wins])
+        done += 1
+    return done
+
+
+def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
+        notice: Callable[[str], None], command: str | None) -> TuneResult:
+    """Play the missing generations, then validate and write best.json (see ``tune``)."""
+    space = Space.of(config)
+    player = Player(config, space)
+    kernel = player.kernel(space.spec)
+    if manifest.get("kernel") is not None and not same_code(manifest["kernel"],
+                                                            player.kernel_strategies):
+        raise SniffError(f"the simulator's code changed since {folder} was tuned (kernel "
+                         f"{manifest['kernel']}, now {kernel}); a resume would not repeat it")
+    if manifest["status"] == "complete" and (folder / BEST).exists():
+        return tune_folder.load(folder)  # a finished run resumes to itself
+    trials = tune_folder.read_trials(folder)
+    trials = trials if trials is not None else pd.DataFrame()
+    es = new_optimizer(config)
+    done = replay(es, space, trials, config) if len(trials) else 0
+    session = {"command": command, "started_at": tune_folder.utc_now(), "ended_at": None,
+               "generations_played": 0}
+    manifest.update(kernel=kernel, status="running")
+    manifest["sessions"].append(session)
+    tune_folder.write_manifest(folder, manifest)
+    per_generation = config.popsize * config.games_per_trial
+    notice(f"tuning {', '.join(config.params)} of {space.spec.strategy.name} against "
+           f"{', '.join(spec.label for spec in player.field)}: {config.generations} generations of "
+           f"{config.popsize} x {config.games_per_trial:,} games into {folder}"
+           + (f" (resuming at generation {done})" if done else ""))
+    metadata = {"format": "sniff-tune-trials/1", "config": config.to_dict(),
+                "command": command}
+    started = now()
+    best = float(trials["win_rate"].max()) if len(trials) else float("-inf")
+    stopped = None
+    try:
+        for generation in range(done, config.generations):
+            if es.stop():
+                stopped = {key: str(value) for key, value in es.stop().items()}
+                break
+            z = es.ask()
+            rows = evaluate(player, space, generation, z)
+            es.tell(z, [-value for value in rows["win_rate"]])
+            trials = pd.concat([trials, rows], ignore_index=True) if len(trials) else rows
+            tune_folder.write_trials(folder, trials, metadata)
+            session["generations_played"] += 1
+            manifest.update(generations_done=generation + 1,
+                            games_done=(generation + 1) * per_generation)
+            tune_folder.write_manifest(folder, manifest)
+            best = max(best, float(rows["win_rate"].max()))
+            if progress:
+                played = generation + 1 - done
+                left = (now() - started) / played * (config.generations - generation - 1)
+                sys.stderr.write(
+                    f"\rgeneration {generation + 1}/{config.generations}  best {best:.2%}  "
+                    f"mean {rows['win_rate'].mean():.2%}  games "
+                    f"{(generation + 1) * per_generation:,}/{config.games:,}  "
+                    f"left {elapsed(left)}  ")
+                sys.stderr.flush()
+        if progress:
+            sys.stderr.write("\n")
+        # The result is the search distribution's mean (the recommendation CMA-ES converges
+        # with; the best single trial is the luckiest of many noisy rates), rounded to 4
+        # significant digits so that the printed spec is exactly what was validated.
+        values = {key: float(f"{value:.4g}") if key in config.params else value
+                  for key, value in space.values(es.mean).items()}
+        notice(f"validating on fresh deals: {config.validate_games:,} games per match")
+        validation = validate(player, space, values, config)
+    except KeyboardInterrupt as stopped:
+        if progress:
+            sys.stderr.write("\n")
+        manifest.update(status="interrupted")
+        session["ended_at"] = tune_folder.utc_now()
+        tune_folder.write_manifest(folder, manifest)
+        tune_folder.write_curve(folder, trials, config)
+        raise TuneInterrupted(folder, manifest["generations_done"], config.generations,
+                              getattr(stopped, "signum", signal.SIGINT)) from None
+    spec = StrategySpec(space.spec.strategy, tuple(values.values()))
+    result = TuneResult(folder, spec.strategy.name, values, _spec_text(spec), trials,
+                        validation)
+    tune_folder.write_best(folder, {
+        "format": "sniff-tune-best/1", "strategy": result.strategy,
+        "params": {key: _json_value(spec.strategy, key, value)
+                   for key, value in values.items()},
+        "spec": result.spec, "tuned": list(config.params),
+        "choice": "the mean of the CMA-ES search distribution after the last generation",
+        "trial_objective_last_generation": float(trials["win_rate"].iloc[-config.popsize:]
+                                                 .mean()),
+        "validation": [item.__dict__ for item in validation],
+        "validation_seed": derived_seed(config.seed, "validate"),
+        "command": manifest.get("command") or command,
+    })
+    tune_folder.write_curve(folder, trials, config)
+    manifest.update(status="complete", finished_at=tune_folder.utc_now(), stopped=stopped)
+    session["ended_at"] = tune_folder.utc_now()
+    tune_folder.write_manifest(folder, manifest)
+    return result
+
+
+def _spec_text(spec) -> str:
+    from sim.run.plan import spec_text
+
+    return spec_text(spec)
+
+
+def _json_value(strategy, key: str, value: float):
+    return strategy.format_value(key, value) if key in strategy.choices else value
+
+
+def validate(player: Player, space: Space, values: dict, config: TuneConfig) -> list:
+    """The tuned values against the strategy's defaults and each opponent, on fresh deals.
+
+    Fresh: the deals come from a seed derived from the run seed, which no trial used.
+    Intervals take the deal as the unit (its games share the cards), so they are honest
+    for duplicate deals and narrower than independent games would give.
+    """
+    from sim.run.plan import spec_text
+
+    if config.validate_games == 0:
+        return []
+    tuned = StrategySpec(space.spec.strategy, tuple(values.values()))
+    defaults = StrategySpec(space.spec.strategy, tuple(space.spec.strategy.params.values()))
+    opponents, seen = [], set()
+    for spec in [defaults, *player.field]:
+        if spec_text(spec) not in seen:
+            seen.add(spec_text(spec))
+            opponents.append(spec)
+    seed, n, group = derived_seed(config.seed, "validate"), config.validate_games, config.group
+    results = []
+    for opponent in opponents:
+        side = player.play(tuned, opponent, seed, 0, n)
+        won = (side == 0).astype(np.float64)
+        lost = (side > 0) / (group - 1 if config.players == 3 else 1)
+        per_deal = won.reshape(-1, group).mean(axis=1)
+        rate, low, high = mean_interval(per_deal)
+        low, high = max(0.0, low), min(1.0, high)
+        w_low, w_high = wilson_interval(int(won.sum()), n)
+        difference = paired_difference((won - lost).reshape(-1, group).mean(axis=1))
+        label = opponent.label + (" (defaults)" if opponent == defaults else "")
+        results.append(Validation(label, n, int(won.sum()), rate, low, high, w_low, w_high,
+                                  difference.to_dict()))
+    return results

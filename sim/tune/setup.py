@@ -1,0 +1,269 @@
+"""The pieces of ``sniff tune`` (see ``sim.tune.study``): its configuration and checks, the
+search space, the optimiser, results and interruption; ``sim.tune.generations`` plays the
+generations and ``sim.tune.folder`` keeps the folder."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import shlex
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.errors import SniffError, Stopped
+
+FORMAT = "sniff-tune/1"
+MANIFEST = "manifest.json"
+TRIALS = "trials.parquet"
+BEST = "best.json"
+CURVE = "learning-curve.png"
+OUTPUT_FILES = (MANIFEST, TRIALS, BEST, CURVE)
+MAX_SEED = 2**63 - 1
+MAX_GAMES = 10**11
+DEFAULT_GAMES = 200_000
+DEFAULT_GAMES_PER_TRIAL = 4_000
+DEFAULT_VALIDATE_GAMES = 20_000
+DEFAULT_SIGMA = 0.5
+INSTALL_HINT = "sniff tune needs the cma package: pip install 'sniff[tune]'"
+# The options that decide the result; a --resume must agree with the recorded ones.
+DECIDING = ("strategy", "against", "players", "games", "seed", "params", "games_per_trial",
+            "popsize", "sigma", "validate_games")
+
+
+def import_cma():
+    """The ``cma`` module, or a one-line error that says how to install it."""
+    try:
+        import cma
+    except ImportError:
+        raise SniffError(INSTALL_HINT) from None
+    return cma
+
+
+def derived_seed(seed: int, purpose: str) -> int:
+    """A seed for one use of the run seed (0..2**63-1), so the uses never share deals."""
+    digest = hashlib.sha256(f"{seed}|tune|{purpose}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & MAX_SEED
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    """Everything that decides a tuning run's result (``manifest.json``'s ``config``)."""
+
+    strategy: str  # the start: the strategy with every parameter written out
+    against: tuple[str, ...]  # the field, each with every parameter written out
+    players: int
+    games: int  # trial budget (validation not included)
+    seed: int
+    params: tuple[str, ...]  # the parameters tuned
+    games_per_trial: int  # games one candidate plays, over the whole field
+    popsize: int
+    sigma: float  # initial step, in units of each parameter's scale
+    validate_games: int  # games of each validation match
+
+    @classmethod
+    def build(cls, strategy: str, against: str | Sequence[str], players: int = 4,
+              games: int = DEFAULT_GAMES, seed: int = 0, params: Sequence[str] | None = None,
+              games_per_trial: int = DEFAULT_GAMES_PER_TRIAL, popsize: int | None = None,
+              sigma: float = DEFAULT_SIGMA,
+              validate_games: int = DEFAULT_VALIDATE_GAMES) -> TuneConfig:
+        """Check the options and round the games to whole deals; errors are one line."""
+        from sim.run.plan import deal_group, spec_text
+        from strategies import parse_lineup_text, parse_spec
+
+        if isinstance(players, bool) or players not in (2, 3, 4):
+            raise SniffError(f"--players must be 2, 3 or 4, got {players}")
+        start = parse_spec(strategy)
+        if isinstance(against, str):
+            field_specs = parse_lineup_text(against)
+        else:
+            field_specs = [parse_spec(item) for item in against]
+        numeric = [key for key in start.strategy.params if key not in start.strategy.choices]
+        if not numeric:
+            raise SniffError(f"strategy {start.strategy.name!r} has no numeric parameters")
+        chosen = list(numeric) if not params else [p.strip() for p in params if p.strip()]
+        for key in chosen:
+            if key in start.strategy.choices:
+                raise SniffError(f"parameter {key!r} of {start.strategy.name!r} is a choice "
+                                 f"({'|'.join(start.strategy.choices[key])}), not a number")
+            if key not in start.strategy.params:
+                raise SniffError(f"{start.strategy.name!r} has no parameter {key!r}; numeric "
+                                 f"ones: {', '.join(numeric)}")
+        if len(set(chosen)) != len(chosen) or not chosen:
+            raise SniffError(f"--params must name distinct parameters, got {','.join(chosen)}")
+        for name, value, low in (("--seed", seed, 0), ("--games", games, 1),
+                                 ("--games-per-trial", games_per_trial, 1),
+                                 ("--validate-games", validate_games, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise SniffError(f"{name} must be an integer of at least {low}, got {value}")
+        if seed > MAX_SEED:
+            raise SniffError(f"--seed must be from 0 to 2**63-1, got {seed}")
+        if games > MAX_GAMES:
+            raise SniffError(f"--games must be at most {MAX_GAMES:,}, got {games:,}")
+        if not (isinstance(sigma, int | float) and math.isfinite(sigma) and 0 < sigma <= 10):
+            raise SniffError(f"--sigma must be above 0 and at most 10, got {sigma}")
+        import_cma()
+        if popsize is None:  # CMA-ES's default for the dimension
+            popsize = 4 + int(3 * math.log(len(chosen)))
+        if isinstance(popsize, bool) or not isinstance(popsize, int) or popsize < 2:
+            raise SniffError(f"--popsize must be an integer of at least 2, got {popsize}")
+        unit = deal_group(players, True) * len(field_specs)
+        if games_per_trial < unit:
+            raise SniffError(f"--games-per-trial must be at least {unit} (one duplicate deal "
+                             f"against each of {len(field_specs)} opponents), got "
+                             f"{games_per_trial}")
+        games_per_trial -= games_per_trial % unit
+        generation = games_per_trial * popsize
+        if games < 2 * generation:
+            raise SniffError(
+                f"--games {games:,} is less than 2 generations of {popsize} candidates x "
+                f"{games_per_trial:,} games ({2 * generation:,}); raise --games or lower "
+                f"--games-per-trial")
+        validate_games -= validate_games % deal_group(players, True)
+        return cls(spec_text(start), tuple(spec_text(s) for s in field_specs), players,
+                   games - games % generation, seed, tuple(chosen), games_per_trial,
+                   popsize, float(sigma), validate_games)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TuneConfig:
+        return cls(**{key: tuple(v) if isinstance(v, list) else v for key, v in
+                      data.items() if key in DECIDING})
+
+    def to_dict(self) -> dict:
+        return {key: list(v) if isinstance(v, tuple) else v
+                for key, v in self.__dict__.items()}
+
+    @property
+    def generations(self) -> int:
+        return self.games // (self.games_per_trial * self.popsize)
+
+    @property
+    def group(self) -> int:
+        from sim.run.plan import deal_group
+
+        return deal_group(self.players, True)
+
+    @property
+    def deals(self) -> int:
+        """Deals each candidate plays against each opponent in a generation."""
+        return self.games_per_trial // (self.group * len(self.against))
+
+
+@dataclass
+class Space:
+    """Where CMA-ES searches: ``value = start + scale * z`` for each tuned parameter.
+
+    Why a scale: CMA-ES starts with one step size for every coordinate, and the parameters
+    live on different scales (a weight of 4 beside one of 0.2). Each parameter's scale is its
+    start value's size, but at least a tenth of the largest (1 when all start at 0), so a
+    parameter that starts at 0 or near it still moves.
+    """
+
+    spec: object  # strategies.StrategySpec of the start
+    keys: tuple[str, ...]
+    start: np.ndarray
+    scale: np.ndarray
+
+    @classmethod
+    def of(cls, config: TuneConfig) -> Space:
+        from strategies import parse_spec
+
+        spec = parse_spec(config.strategy)
+        values = dict(zip(spec.strategy.params, spec.values))
+        start = np.array([values[key] for key in config.params], dtype=np.float64)
+        floor = 0.1 * float(np.abs(start).max()) or 1.0
+        return cls(spec, config.params, start, np.maximum(np.abs(start), floor))
+
+    def values(self, z: np.ndarray) -> dict[str, float]:
+        """Every parameter of the strategy for the point ``z`` (untuned ones as started)."""
+        tuned = dict(zip(self.keys, (self.start + self.scale * np.asarray(z)).tolist()))
+        return {key: tuned.get(key, value)
+                for key, value in zip(self.spec.strategy.params, self.spec.values)}
+
+    def spec_of(self, z: np.ndarray):
+        from strategies import StrategySpec
+
+        return StrategySpec(self.spec.strategy, tuple(self.values(z).values()))
+
+
+def objective(wins: np.ndarray, games_each: int) -> float:
+    """Win rate averaged over the field, from integer counts (so a replay gets the same)."""
+    return float(np.mean(np.asarray(wins, dtype=np.int64) / games_each))
+
+
+def new_optimizer(config: TuneConfig):
+    """The CMA-ES state at the start, drawing from its own stream seeded by the run seed."""
+    cma = import_cma()
+    stream = np.random.RandomState(derived_seed(config.seed, "cma") % 2**32)
+    options = {"popsize": config.popsize, "randn": stream.randn, "seed": math.nan,
+               "verbose": -9, "verb_log": 0, "verb_disp": 0, "tolfun": 0, "tolfunhist": 0,
+               "tolflatfitness": 10**9, "tolstagnation": 10**9, "maxiter": 10**9}
+    return cma.CMAEvolutionStrategy(np.zeros(len(config.params)), config.sigma, options)
+
+
+@dataclass
+class Validation:
+    """The tuned strategy against one opponent on fresh deals, with 95% intervals."""
+
+    opponent: str
+    games: int
+    wins: int
+    win_rate: float
+    low: float  # interval of the win rate with deals as units (paired by deal)
+    high: float
+    wilson_low: float  # the interval independent games would give
+    wilson_high: float
+    difference: dict  # sim.stats.intervals.Difference of [tuned won] - [opponent won], per deal
+
+    def line(self) -> str:
+        d = self.difference
+        return (f"vs {self.opponent}: win rate {self.win_rate:.2%} "
+                f"[{self.low:.2%}, {self.high:.2%}] over {self.games:,} games; difference "
+                f"{d['estimate']:+.2%} [{d['low']:+.2%}, {d['high']:+.2%}] (paired by deal)")
+
+
+@dataclass
+class TuneResult:
+    """What ``tune`` hands back: the tuned values, the trials, the validation."""
+
+    folder: Path
+    strategy: str
+    values: dict[str, float]
+    spec: str  # name:key=value,... with every parameter
+    trials: pd.DataFrame
+    validation: list[Validation] = field(default_factory=list)
+    status: str = "complete"
+
+    def __str__(self) -> str:
+        lines = [f"tuned: {self.spec}", f"  or: {self.strategy}:@{self.folder / BEST}"]
+        lines += [f"  {v.line()}" for v in self.validation]
+        return "\n".join(lines)
+
+
+class TuneInterrupted(Stopped):
+    """Ctrl-C or SIGTERM stopped a run; the finished generations are kept."""
+
+    def __init__(self, folder: Path, done: int, generations: int,
+                 signum: int = signal.SIGINT) -> None:
+        super().__init__(signum)
+        self.folder, self.done, self.generations = folder, done, generations
+
+    def hint(self) -> str:
+        return (f"stopped after {self.done} of {self.generations} generations in "
+                f"{self.folder}; complete the run with: sniff tune --resume -o "
+                f"{shlex.quote(str(self.folder))}")
+
+
+def elapsed(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m" if seconds >= 3600 else (
+        f"{seconds // 60}m{seconds % 60:02d}s")
+
+
+def now() -> float:
+    return time.monotonic()

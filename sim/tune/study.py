@@ -1,0 +1,80 @@
+"""``sniff tune``: tune a strategy's numeric parameters with CMA-ES on duplicate deals.
+
+Why CMA-ES from the ``cma`` package: the objective (a win rate measured by playing games)
+is noisy, has no gradient and a handful of continuous parameters, which is what CMA-ES is
+built for; ``cma`` is small (pure Python and numpy) and has an ask/tell interface, so this
+module decides when games are played and what is kept. Its sampling takes a ``randn``
+function, so the optimiser draws from its own seeded stream (never numpy's global one), and
+the whole search is a function of the run seed: a resumed run rebuilds the optimiser by
+replaying ``ask``/``tell`` over the generations stored in ``trials.parquet`` and continues
+to exactly the result an uninterrupted run gives. (optuna's CMA-ES sampler would bring a
+study database and its own trial bookkeeping for the same algorithm.)
+
+Common random numbers: every candidate of generation ``k`` plays the same deals (deal ids
+``k * deals ..``), each deal twice with the sides swapped (3 players: three times, every
+seating), against every opponent of the field. Differences between candidates of a
+generation then come from their parameters much more than from the cards, so the ranking
+CMA-ES needs is measured with far fewer games. The objective is the candidate's win rate
+averaged over the field (what the user wants to raise; a margin would also reward running
+up scores in games already won or lost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sim.errors import SniffError
+from sim.run.chunks import StopOnInterrupt
+from sim.tune import folder as tune_folder
+from sim.tune.folder import load
+from sim.tune.generations import run
+from sim.tune.setup import (
+    TuneConfig,
+    TuneInterrupted,
+    TuneResult,
+)
+
+__all__ = ["TuneConfig", "TuneInterrupted", "TuneResult", "load", "tune"]
+
+
+def tune(strategy: str | None = None, against: str | Sequence[str] | None = None, *,
+         players: int | None = None, games: int | None = None, seed: int | None = None,
+         params: Sequence[str] | None = None, games_per_trial: int | None = None,
+         popsize: int | None = None, sigma: float | None = None,
+         validate_games: int | None = None, out: str | Path | None = None,
+         resume: bool = False, progress: bool = False,
+         notice: Callable[[str], None] | None = None, command: str | None = None) -> TuneResult:
+    """Tune ``strategy``'s numeric parameters against the field ``against``; see the module.
+
+    ``strategy`` is a spec (``weighted``, or ``weighted:block=5`` to start elsewhere than the
+    defaults); ``against`` the field, as text (``"blocker,weighted"``) or a list of specs.
+    Defaults: 4 players, ``games`` (the trial budget) 200,000, seed 0, every numeric
+    parameter, 4,000 games per trial, CMA-ES's own population size for the dimension,
+    ``sigma`` 0.5, 20,000 games per validation match, ``out`` ``results/tune-DATE-TIME``.
+    ``resume=True`` completes the run in ``out``: options left as None are the recorded
+    ones, and options given must match them. Ctrl-C (or SIGTERM) raises
+    :class:`TuneInterrupted` after keeping the finished generations.
+    """
+    options = {"strategy": strategy, "against": against, "players": players, "games": games,
+               "seed": seed, "params": params, "games_per_trial": games_per_trial,
+               "popsize": popsize, "sigma": sigma, "validate_games": validate_games}
+    if resume:
+        if out is None:
+            raise SniffError("--resume needs the tuning folder: -o FOLDER")
+        folder = Path(out)
+        manifest = tune_folder.read(folder)
+        config = TuneConfig.from_dict(manifest["config"])
+        given = {key: value for key, value in options.items() if value is not None}
+        tune_folder.check_resume(folder, manifest, config, given)
+    else:
+        if strategy is None or against is None:
+            raise SniffError("name the strategy to tune and the field: "
+                             "sniff tune STRATEGY --against A,B")
+        config = TuneConfig.build(**{key: value for key, value in options.items()
+                                     if value is not None})
+        folder = Path(out) if out is not None else tune_folder.default_folder()
+        manifest = tune_folder.create(folder, config, command)
+    with StopOnInterrupt(at_once=True):  # SIGTERM keeps the generations as Ctrl-C does
+        return run(folder, config, manifest, progress=progress,
+                   notice=notice or (lambda message: None), command=command)
