@@ -67,8 +67,10 @@ def test_runs_of_the_previous_release_are_recognised():
     (recorded,) = PREVIOUS_RELEASE
     for names in (["greedy", "random"], ["blocker", "greedy"], ["partner", "greedy"]):
         played = [get_strategy(name) for name in names]
-        assert generate.same_code(recorded, played)
-        assert not generate.same_code("0123456789abcdef", played)
+        now = generate.code_digest(played)
+        assert generate.same_code(recorded, now, played)
+        assert not generate.same_code(recorded, now[::-1], played)  # the code changed since
+        assert not generate.same_code("0123456789abcdef", now, played)
     template, modules = PREVIOUS_RELEASE[recorded]
     assert set(generate.CORE_MODULES) <= set(modules) and len(template) == 16
 

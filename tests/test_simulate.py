@@ -393,21 +393,16 @@ def test_full_disk_leaves_no_partial_part(tmp_path, base_run, monkeypatch, capsy
 
 
 def test_code_edited_during_a_run_stops_it(tmp_path, monkeypatch):
-    import types
-
     from sim.kernels import runner
 
-    real = runner.compile_lineup
+    real = runner.lineup_code
     edited = {"yes": False}
 
-    def compile_lineup(*args, **kwargs):
-        kernel, *rest = real(*args, **kwargs)
-        if edited["yes"]:  # what an edit to a strategy file does to the kernel's code digest
-            kernel = types.SimpleNamespace(code=kernel.code + "x",
-                                           play_batch=kernel.play_batch)
-        return (kernel, *rest)
+    def lineup_code(*args, **kwargs):
+        # what an edit to a strategy file does to the code digest of the lineup
+        return real(*args, **kwargs) + ("x" if edited["yes"] else "")
 
-    monkeypatch.setattr(runner, "compile_lineup", compile_lineup)
+    monkeypatch.setattr(runner, "lineup_code", lineup_code)
     folder = tmp_path / "edited"
     with pytest.raises(SniffError, match="changed while the run was playing"):
         execute(plan_of(games=4 * CHUNK), folder,

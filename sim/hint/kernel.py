@@ -15,7 +15,6 @@ nothing once the module is cached.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from types import ModuleType
 
 from sim.kernels import generate as kernels
@@ -61,7 +60,8 @@ _module: ModuleType | None = None
 
 def module_name() -> str:
     digest = hashlib.sha256(TEMPLATE.encode())
-    for path in [*kernels.source_files([]), Path(__file__).parent / "search.py"]:
+    modules = kernels.module_closure(["sim.hint.search"])  # with every strategy it calls
+    for path in [*kernels.module_files(modules), *kernels.data_files(modules)]:
         digest.update(path.read_bytes())
     return f"sniff_hint_{digest.hexdigest()[:16]}"
 

@@ -130,6 +130,9 @@ CORE_MODULES = (
 # The strategies' registry: names, parameters and parsing, no compiled code (a run records
 # its parameters itself), so adding a strategy leaves the code of every other unchanged.
 REGISTRY_MODULE = "strategies"
+# A module whose compiled code bakes in the contents of files (a learned strategy's shipped
+# networks) lists their paths in this attribute; their bytes are part of the code digest.
+DATA_FILES = "COMPILED_DATA_FILES"
 
 
 def _module(name: str) -> ModuleType:
@@ -152,9 +155,15 @@ def _imported_modules(module: ModuleType) -> set[str]:
 def code_modules(strategies: Sequence[Strategy]) -> list[str]:
     """Every module whose code the games of these strategies run: the engine's, each
     strategy's module and what it imports from ``strategies``, ``sim`` or its own package."""
+    return module_closure([s.module for s in strategies])
+
+
+def module_closure(modules: Sequence[str]) -> list[str]:
+    """The engine's modules, these modules and every module they import, directly or not,
+    from ``sim``, ``strategies`` or their own packages (the registry left out)."""
     found = set(CORE_MODULES)
-    pending = [s.module for s in strategies]
-    roots = {"sim", "strategies"} | {s.module.split(".")[0] for s in strategies}
+    pending = list(modules)
+    roots = {"sim", "strategies"} | {name.split(".")[0] for name in modules}
     while pending:
         name = pending.pop()
         if name in found or name == REGISTRY_MODULE:
@@ -166,7 +175,16 @@ def code_modules(strategies: Sequence[Strategy]) -> list[str]:
 
 def source_files(strategies: Sequence[Strategy]) -> list[Path]:
     """The files of :func:`code_modules`."""
-    return [Path(inspect.getfile(_module(name))) for name in code_modules(strategies)]
+    return module_files(code_modules(strategies))
+
+
+def module_files(modules: Sequence[str]) -> list[Path]:
+    return [Path(inspect.getfile(_module(name))) for name in modules]
+
+
+def data_files(modules: Sequence[str]) -> list[Path]:
+    """The files whose contents these modules' compiled code bakes in (``DATA_FILES``)."""
+    return [Path(path) for name in modules for path in getattr(_module(name), DATA_FILES, ())]
 
 
 def _strip(tree: ast.AST) -> ast.AST:
@@ -231,20 +249,25 @@ def _combined(template: str, hashes: list[str]) -> str:
 
 def code_digest(strategies: Sequence[Strategy]) -> str:
     """A hash of the code that the games of these strategies run (:func:`code_modules`, the
-    kernel template), blind to where each module lives and how it is documented.
+    kernel template, the data files their code bakes in), blind to where each module lives
+    and how it is documented.
 
     Pass the strategies that play (a run's lineup), not the kernel's whole set: two kernels
     that hold the lineup play the same games whatever else they hold (the dispatch id of a
     strategy never reaches a result), so a run compares this to know whether the code
     changed under it, and adding or editing a strategy it does not play changes nothing.
     """
-    return _combined(template_hash(), [code_hash(p.read_text()) for p in source_files(strategies)])
+    names = code_modules(strategies)
+    hashes = [code_hash(path.read_text()) for path in module_files(names)]
+    hashes += [hashlib.sha256(path.read_bytes()).hexdigest()[:16] for path in data_files(names)]
+    return _combined(template_hash(), hashes)
 
 
-def same_code(recorded: str | None, strategies: Sequence[Strategy]) -> bool:
-    """Whether a run that recorded the digest ``recorded`` ran the code these strategies run
-    now; a digest of the previous release is translated (``sim.kernels.legacy``)."""
-    if recorded == code_digest(strategies):
+def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]) -> bool:
+    """Whether a run that recorded the digest ``recorded`` ran the code whose digest is
+    ``current`` (these strategies' now); a digest of the previous release is translated
+    through ``sim.kernels.legacy``."""
+    if recorded == current:
         return True
     from sim.kernels.legacy import PREVIOUS_RELEASE
 
@@ -254,7 +277,7 @@ def same_code(recorded: str | None, strategies: Sequence[Strategy]) -> bool:
     names = code_modules(strategies)
     if not set(names) <= set(modules):
         return False
-    return _combined(template, [modules[name] for name in names]) == code_digest(strategies)
+    return _combined(template, [modules[name] for name in names]) == current
 
 
 def kernel_path(strategies: list[Strategy]) -> tuple[Path, str, str]:

@@ -247,7 +247,7 @@ def execute(
     executor = None
     try:
         kernel = lineup_code(plan.lineup, kernel_strategies)
-        if recorded is not None and not same_code(recorded.get("kernel"),
+        if recorded is not None and not same_code(recorded.get("kernel"), kernel,
                                                   lineup_strategies(plan.lineup)):
             raise SniffError(
                 f"cannot resume {folder}: the simulator's code changed since the run started "

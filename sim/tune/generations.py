@@ -125,7 +125,7 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
     space = Space.of(config)
     player = Player(config, space)
     kernel = player.kernel(space.spec)
-    if manifest.get("kernel") is not None and not same_code(manifest["kernel"],
+    if manifest.get("kernel") is not None and not same_code(manifest["kernel"], kernel,
                                                             player.kernel_strategies):
         raise SniffError(f"the simulator's code changed since {folder} was tuned (kernel "
                          f"{manifest['kernel']}, now {kernel}); a resume would not repeat it")
