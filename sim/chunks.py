@@ -151,9 +151,11 @@ def batch_games(threads: int) -> int:
 
 
 def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tables: dict,
-                 metadata: dict) -> None:
-    """Write a chunk's parts (atomically), with the run's and the chunk's metadata."""
+                 metadata: dict) -> dict:
+    """Write a chunk's parts (atomically), with the run's and the chunk's metadata; return
+    the chunk's ledger record (``sim.integrity``), which ``execute`` appends in chunk order."""
     from sim import io
+    from sim.integrity import chunk_record
 
     info = {
         "index": chunk, "first_game": lo, "end_game": hi, "games": hi - lo,
@@ -161,10 +163,11 @@ def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tabl
         "games_per_second": round((hi - lo) / seconds, 1) if seconds > 0 else None,
         "written_at": utc_now(),
     }
-    io.write_chunk(folder, chunk, {
+    parts = io.write_chunk(folder, chunk, {
         name: io.with_metadata(table, {**metadata, "table": name, "chunk": info})
         for name, table in tables.items()
     })
+    return chunk_record(chunk, lo, hi, metadata["run_id"], parts)
 
 
 @dataclass
@@ -175,6 +178,7 @@ class PlayedChunk:
     tables: dict  # both tables; only the summary's columns when ``written``
     kernel: str  # the kernel it was played with (another name: the code was edited)
     written: bool = False  # its parts are already in the run folder (a Dask worker wrote them)
+    record: dict | None = None  # then: their ledger record (sim.integrity.chunk_record)
 
 
 class LocalChunks:

@@ -470,6 +470,17 @@ cli.add_command(hint_command)
 EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr
 
 
+@cli.command()
+@click.argument("folders", nargs=-1, required=True, metavar="FOLDER [FOLDER ...]",
+                type=TextPath(path_type=Path))
+def verify(folders: tuple[Path, ...]) -> None:
+    """Check run folders (or tournaments) in full: every part against the run's record of
+    it (sha256, rows, chunk, games) and its plan, every page decoded. Exit 2 on a problem."""
+    from sim.commands import verify_command
+
+    verify_command(folders)
+
+
 def main() -> None:
     """Entry point: every error becomes one line on stderr and a non-zero exit.
 

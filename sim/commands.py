@@ -224,3 +224,49 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
         if bar is not None:
             bar.close()
     click.echo(analysis_text(annotated, budget, policy, seed), nl=False)
+
+
+def verify_command(folders: Sequence[Path]) -> None:
+    """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
+    against the run's ledger, decoded page by page and its game ids checked; one line per
+    run, one per problem; a problem ends in an error (exit 2)."""
+    from sim import integrity, io
+    from sim.errors import SniffError
+    from sim.folders import size_text
+    from sim.rundata import TOURNAMENT_MANIFEST, read_tournament_manifest
+
+    runs: list[Path] = []
+    for folder in map(Path, folders):
+        if (folder / TOURNAMENT_MANIFEST).is_file():
+            manifest = read_tournament_manifest(folder)
+            runs += [folder / p["folder"] for p in manifest["pairings"]
+                     if (folder / p["folder"] / io.MANIFEST).is_file()]
+        elif not folder.is_dir():
+            raise SniffError(f"no such run folder: {folder}")
+        else:
+            runs.append(folder)
+    bad = 0
+    for folder in runs:
+        manifest = io.read_manifest(folder)
+        checked = integrity.check_run(folder, manifest, "full")
+        n_chunks = integrity.expected_chunks(manifest)[0]
+        status = manifest.get("status")
+        problems = [p.line() for p in checked.problems]
+        if status == "complete":
+            problems += [f"{folder / 'games' / io.part_name(c)}: missing (the run is complete)"
+                         for c in range(n_chunks)
+                         if c not in checked.good and c not in checked.bad_chunks()][:1]
+        for chunk, tables in sorted(checked.unrecorded.items()):
+            click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
+                       "recorded (the run stopped after writing them); --resume checks them")
+        for line in problems:
+            click.echo(f"bad: {line}")
+        bad += len(problems)
+        live = " (still being written)" if status == "running" else ""
+        click.echo(f"{folder}: {len(checked.good)} of {n_chunks} chunks sound, "
+                   f"{checked.games:,} games, {size_text(checked.checked_bytes)} hashed and "
+                   f"decoded; status {status}{live}" + (f"; {len(problems)} problem(s)"
+                                                       if problems else ""))
+    if bad:
+        raise SniffError(f"{bad} problem(s) found; `sniff simulate --out FOLDER --resume` "
+                         "replays the bad chunks (and sets the bad parts aside)")

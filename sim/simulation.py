@@ -28,7 +28,7 @@ from sim.chunks import (
     write_parts,
 )
 from sim.errors import SniffError
-from sim.plan import Plan, recorded_kernel_strategies, resolve_plan, rotation_for
+from sim.plan import Plan, recorded_kernel_strategies, resolve_plan
 from sim.precision import (
     cap_options,
     precision_stop,
@@ -37,6 +37,7 @@ from sim.precision import (
     truncate_chunk,
     widest_half_width,
 )
+from sim.runlock import LOCK_NAME, RunLock
 from sim.summary import Summary
 
 IN_MEMORY_LIMIT = 1_000_000
@@ -69,7 +70,7 @@ def check_target(plan: Plan, folder: Path | None, mode: str) -> dict | None:
         if not folder.exists():
             raise SniffError(f"nothing to resume: {folder} does not exist")
         return io.read_manifest(folder)
-    if folder.exists() and any(folder.iterdir()):
+    if folder.exists() and any(p.name != LOCK_NAME for p in folder.iterdir()):
         if not io.is_run_folder(folder):
             raise SniffError(f"{folder} is not empty and holds no sniff run; "
                              "choose another --out (nothing was changed)")
@@ -146,6 +147,7 @@ class _Session:
 
 def _new_manifest(plan: Plan, run_id: str, kernel: str, session: _Session) -> dict:
     from sim import io
+    from sim.integrity import LEDGER
     from sim.version import __version__
 
     return {
@@ -153,22 +155,21 @@ def _new_manifest(plan: Plan, run_id: str, kernel: str, session: _Session) -> di
         "command": session.command, "config": plan.config(), "started_at": session.started_at,
         "status": "running", "sessions": [],
         "tables": {name: f"{name}/" for name in io.tables_for(plan.rounds)},
+        "ledger": LEDGER,
     }
 
 
-def _prepare_folder(folder: Path, mode: str, manifest: dict, chunk_games: list[int],
-                    notice) -> set[int]:
-    """Make the folder ready and write the manifest; return the chunks already finished."""
+def _prepare_folder(folder: Path, mode: str, manifest: dict, notice) -> set[int]:
+    """Make the folder ready and write the manifest; return the chunks already finished
+    (on a resume, every part hashed against the ledger: ``sim.integrity.resume_chunks``)."""
     from sim import io
+    from sim.integrity import resume_chunks
 
     done: set[int] = set()
     try:
         if mode == "resume":
             io.remove_temporaries(folder)
-            done, notes = io.finished_chunks(folder, chunk_games, manifest["run_id"],
-                                             io.tables_of(manifest["config"]))
-            for note in notes:
-                notice(note)
+            done = resume_chunks(folder, manifest, notice)
         elif mode == "overwrite" and folder.exists():
             io.clear_run(folder)
         for name in io.tables_of(manifest["config"]):
@@ -179,28 +180,6 @@ def _prepare_folder(folder: Path, mode: str, manifest: dict, chunk_games: list[i
         raise SniffError(f"cannot write to {error.filename or folder}: "
                          f"{error.strerror or error}") from None
     return done
-
-
-# Beyond any real game's size (a 200-round game is ~1,800 bytes): below this bound times
-# the games, a run cannot fill the disk and needs no pilot to estimate its size.
-BOUND_BYTES_PER_GAME = 2_000
-SPACE_PILOT_GAMES = 512
-
-
-def _check_space(plan: Plan, folder: Path, kernel_strategies=()) -> None:
-    """Refuse a run that would not fit on the disk, estimating its rounds per game from a
-    pilot of its first games (only when the run is big enough to matter)."""
-    from sim import engine, folders, io
-    from sim.runner import play_batch
-
-    written = len(io.part_files(folder, "games"))
-    games = max(0, plan.games - written * plan.chunk_size)
-    if games * BOUND_BYTES_PER_GAME <= folders.free_bytes(folder):
-        return
-    ids = np.arange(min(plan.games, SPACE_PILOT_GAMES), dtype=np.int64)
-    pilot = play_batch(plan.lineup, plan.seed, ids, rotations=rotation_for(ids, plan.players),
-                       round_cap=plan.round_cap, kernel_strategies=kernel_strategies)
-    folders.check_disk_space(folder, games, float(pilot.games[:, engine.GAME_ROUNDS].mean()))
 
 
 def execute(
@@ -231,13 +210,47 @@ def execute(
     tables; ``threads`` is then the numba threads of each task. ``check_space`` refuses a
     run whose estimated size exceeds the free disk space (``--ignore-disk-space`` skips it).
     """
+    check_target(plan, folder, mode)
+    created = folder is not None and not folder.exists()
+    lock = None if folder is None else _lock(folder, command)
+    try:
+        return _execute(plan, folder, mode=mode, threads=threads, progress=progress,
+                        command=command, on_chunk=on_chunk, notice=notice, announce=announce,
+                        kernel_strategies=kernel_strategies, scheduler=scheduler,
+                        check_space=check_space)
+    finally:
+        if lock is not None:
+            lock.release()
+            if not (folder / "manifest.json").exists():  # refused before it began: no trace
+                (folder / LOCK_NAME).unlink(missing_ok=True)
+                if created and not any(folder.iterdir()):
+                    folder.rmdir()
+
+
+def _lock(folder: Path, command: str) -> RunLock:
+    """The folder's writer lock (``sim.runlock``): a second writer, an ``--overwrite`` or a
+    ``--resume`` of a live run is refused in one line naming the process."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SniffError(f"cannot write to {error.filename or folder}: "
+                         f"{error.strerror or error}") from None
+    lock = RunLock(folder)
+    lock.acquire(command)
+    return lock
+
+
+def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, command,
+             on_chunk, notice, announce, kernel_strategies, scheduler, check_space):
+    """``execute`` with the folder locked."""
     import pyarrow as pa
     from tqdm import tqdm
 
-    from sim import io
+    from sim import io, run_space
+    from sim.integrity import append_record
     from sim.runner import compile_lineup
 
-    recorded = check_target(plan, folder, mode)
+    recorded = check_target(plan, folder, mode)  # again, under the lock
     if recorded is not None and not kernel_strategies:
         kernel_strategies = recorded_kernel_strategies(recorded)
     previous_threads = _set_threads(threads if scheduler is None else None)
@@ -258,7 +271,8 @@ def execute(
             executor = DaskChunks(scheduler, plan, kernel, kernel_strategies, threads)
         executor.warm_up()  # load (or compile) the kernel now: games/s measures play only
         if folder is not None and check_space:
-            _check_space(plan, folder, kernel_strategies)
+            written = len(io.part_files(folder, "games")) * plan.chunk_size
+            run_space.check_space(plan, folder, written, kernel_strategies)
         session = _Session(command, threads=executor.threads, cluster=executor.describe())
         run_id = plan.run_id
         manifest = recorded or _new_manifest(plan, run_id, kernel, session)
@@ -276,7 +290,7 @@ def execute(
         stopped: dict | None = None
         chunk_games = ChunkSizes(total, plan.chunk_size)
         done = set() if folder is None else _prepare_folder(
-            folder, mode, manifest, chunk_games, notice)
+            folder, mode, manifest, notice)
         if announce is not None:
             announce()
 
@@ -342,9 +356,15 @@ def execute(
                     if folder is None:
                         for name in tables_kept:
                             memory[name].append(tables[name])
-                    elif not result.written:
-                        write_parts(folder, chunk, lo, hi, time.perf_counter() - started,
-                                     tables, metadata)
+                    else:
+                        record = result.record if result.written else write_parts(
+                            folder, chunk, lo, hi, time.perf_counter() - started, tables,
+                            metadata)
+                        # The chunk is finished here: its parts are in place and vouched for.
+                        append_record(folder, record)
+                        if check_space and session.played == 0:
+                            run_space.check_measured_space(plan, folder, record,
+                                                  total - done_games - (hi - lo))
                     session.played += hi - lo
                     session.seconds += time.perf_counter() - started
                     chunks_done += 1
