@@ -151,7 +151,7 @@ def batch_games(threads: int) -> int:
 
 
 def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tables: dict,
-                 metadata: dict) -> dict:
+                 metadata: dict, exclusive: bool = False) -> dict:
     """Write a chunk's parts (atomically), with the run's and the chunk's metadata; return
     the chunk's ledger record (``sim.integrity``), which ``execute`` appends in chunk order."""
     from sim import io
@@ -166,7 +166,7 @@ def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tabl
     parts = io.write_chunk(folder, chunk, {
         name: io.with_metadata(table, {**metadata, "table": name, "chunk": info})
         for name, table in tables.items()
-    })
+    }, exclusive)
     return chunk_record(chunk, lo, hi, metadata["run_id"], parts)
 
 

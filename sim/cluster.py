@@ -190,7 +190,7 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
     if not job.write:
         return PlayedChunk(chunk, tables, kernel)
     record = write_parts(Path(job.folder), chunk, lo, hi, time.perf_counter() - started,
-                         tables, job.metadata)
+                         tables, job.metadata, exclusive=True)
     columns = summary_columns(plan.players, plan.rounds)
     return PlayedChunk(chunk, {name: tables[name].select(columns[name]) for name in columns},
                        kernel, written=True, record=record)

@@ -37,6 +37,21 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
+def place_new(temporary: Path, final: Path) -> bool:
+    """Move ``temporary`` to ``final`` unless a file is there (atomically: a hard link
+    fails on an existing name); False, and the temporary removed, if one was."""
+    try:
+        os.link(temporary, final)
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links: the rename, as before
+        os.replace(temporary, final)
+        return True
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return True
+
+
 def new_folder(prefix: str, base: Path = Path("results")) -> Path:
     """``results/PREFIX-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... so repeated runs never meet."""
     from datetime import datetime

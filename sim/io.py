@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from sim import arrow, engine
 from sim.errors import SniffError
-from sim.folders import TEMP_SUFFIX, write_atomic
+from sim.folders import TEMP_SUFFIX, place_new, write_atomic
 from sim.integrity import (  # noqa: F401 (part of sim.io's API)
     TABLES,
     error_text,
@@ -224,12 +224,17 @@ def _write_parquet_temp(table: pa.Table, path: Path) -> Path:
     return temporary
 
 
-def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> dict[str, dict]:
+def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table],
+                exclusive: bool = False) -> dict[str, dict]:
     """Write a chunk's parts (``tables``: both, or games alone) atomically: all appear, or
     none does. Returns each part's record (``sim.integrity.part_record``) for the ledger.
 
     Each part goes to a temporary file first; the renames come last (rounds, then games),
     and a failure or interrupt in between takes the renamed part away again.
+    ``exclusive`` (a Dask task: a lost worker may still write the same chunk) never
+    replaces a part: one already there stays, and the record is of it, so the ledger always
+    describes the bytes on disk (the two writes hold the same games; only the timing in
+    their metadata differs).
     """
     from sim.integrity import part_record
 
@@ -245,7 +250,11 @@ def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> dict[s
                              "file": part_name(chunk)}
         for name in order:
             final = folder / name / part_name(chunk)
-            os.replace(temporaries.pop(name), final)
+            if exclusive and not place_new(temporaries.pop(name), final):
+                records[name] = part_record(final, tables[name].num_rows)
+                continue
+            if not exclusive:
+                os.replace(temporaries.pop(name), final)
             renamed.append(final)
     except BaseException:
         for path in list(temporaries.values()):
