@@ -16,6 +16,8 @@ class TextPath(click.Path):
     refused at once, before anything is read or written, in one line."""
 
     def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():  # Path("") is "." : the cwd
+            self.fail("an empty name: give a file or folder name", param, ctx)
         path = super().convert(value, param, ctx)
         from sim.folders import check_text_path
 
@@ -408,7 +410,7 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
               help="Initial CMA-ES step, in units of each parameter's scale.")
 @click.option("--validate-games", type=int, show_default="20000",
               help="Games of each validation match on fresh deals (0: none).")
-@click.option("-o", "--out", type=click.Path(path_type=Path),
+@click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Tuning folder [default: results/tune-DATE-TIME].")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")

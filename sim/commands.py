@@ -166,10 +166,12 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
     """``sniff hint``: read the position (a file, stdin or a trace), analyse it, print it."""
     from sim.errors import SniffError, read_user_text
     from sim.hint import analyse, check_budget, check_policy, hint_json, hint_text
+    from sim.plan import check_seed
     from sim.position import format_position, parse_position, position_from_trace
 
     check_budget(budget)
     check_policy(policy)
+    check_seed(seed)
     if position_file is not None and trace_file is not None:
         raise SniffError("give a POSITION file or --trace, not both")
     if position_file is None and trace_file is None:
@@ -203,8 +205,10 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
                     policy: str, seed: int) -> None:
     """``sniff replay --analyze``: the decisions of a traced game, the costly ones marked."""
     from sim.analyze import analysis_text, analyze_game
+    from sim.plan import check_seed
     from sim.replay import read_trace
 
+    check_seed(seed)
     events = read_trace(trace_file)
     bar = None
     if sys.stderr.isatty():

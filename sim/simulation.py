@@ -465,6 +465,8 @@ def simulate(
                                                  "resume": resume, "overwrite": overwrite,
                                                  "scheduler": scheduler}.items()
                      if v not in (None, False))
+    if isinstance(out, str) and not out.strip():  # Path("") is the current directory
+        raise SniffError("out= is an empty name: give a folder")
     folder = Path(out) if out is not None else None
     plan, mode = plan_and_mode(options, folder, resume, overwrite)
     check_scheduler_and_threads(scheduler, threads)
