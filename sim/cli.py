@@ -28,6 +28,13 @@ class TextPath(click.Path):
         return path
 
 
+class WholeRange(click.IntRange):
+    """``click.IntRange`` that calls a non-number what it is ("'abc' is not a valid
+    integer"), not "not a valid integer range"."""
+
+    name = "integer"
+
+
 def _positive(ctx, param, value):
     if value is not None and value <= 0:
         raise click.BadParameter(f"must be a positive integer, got {value}")
@@ -281,20 +288,23 @@ def play(players: int, seat: int, opponents: str, seed: int | None, trace_file: 
     reported. Input may be piped (one answer per line). The game is saved as a trace for
     `sniff replay`.
     """
-    from sim.play import play_game
+    from sim.play import PlayQuit, play_game
     from strategies import parse_lineup_text
 
     if hints:
         from sim.hint import check_budget
 
         check_budget(hint_budget, "--hint-budget")
-    play_game(players, seat, parse_lineup_text(opponents), seed, trace_file, _read_line,
-              _write, echo_input=not sys.stdin.isatty(), ascii=ascii,
-              hint_budget=hint_budget if hints else None)
+    try:
+        play_game(players, seat, parse_lineup_text(opponents), seed, trace_file, _read_line,
+                  _write, echo_input=not sys.stdin.isatty(), ascii=ascii,
+                  hint_budget=hint_budget if hints else None)
+    except PlayQuit:  # what the person asked for: no error, and exit 0
+        _write("you quit the game; nothing was saved\n")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("points", type=click.IntRange(-TALLY_LIMIT, TALLY_LIMIT))
+@click.argument("points", type=WholeRange(-TALLY_LIMIT, TALLY_LIMIT))
 @click.option("--ascii", is_flag=True, help="ASCII art instead of Unicode.")
 @click.option("--inline", is_flag=True, help="The one-line form replays use beside scores.")
 def tally(points: int, ascii: bool, inline: bool) -> None:

@@ -106,7 +106,8 @@ def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
     return Lineup(players, tuple(specs))
 
 
-def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
+def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = (),
+                   uses: tuple[str, ...] = ("play_batch",)):
     """The kernel for a lineup's strategies and the arrays that tell it who plays what.
 
     ``greedy`` and ``random`` are always in the kernel, so every lineup of the two (the
@@ -122,7 +123,7 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
     by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
     strategies = kernel_set([by_name[name] for name in sorted(by_name)])
     names = [strategy.name for strategy in strategies]
-    kernel = load_kernel(strategies)
+    kernel = _load(strategies, uses)
     specs = lineup.specs
     spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
@@ -130,6 +131,21 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
         spec_params[index, : len(spec.values)] = spec.values
     seat_index = np.array([specs.index(spec) for spec in lineup.seats], dtype=np.int64)
     return kernel, spec_functions, spec_params, seat_index
+
+
+def _load(strategies: list[Strategy], uses: tuple[str, ...]):
+    """``load_kernel``, whose compile notice is about ``play_batch``: a caller that uses only
+    ``trace_game`` (``sniff play``, ``trace``) is not told of a compile its cache spares it."""
+    from sim import kernels
+
+    if uses == ("play_batch",) or not kernels.is_compiled(kernels.kernel_path(strategies)[0],
+                                                          uses):
+        return load_kernel(strategies)
+    said, kernels.notice = kernels.notice, None
+    try:
+        return load_kernel(strategies)
+    finally:
+        kernels.notice = said
 
 
 def play_batch(
@@ -227,7 +243,8 @@ def trace_events(
     The game is the one ``play_batch`` plays for the same ids: its deal id (default: its game
     id), its rotation and its forced lead. The event buffer grows until the game fits.
     """
-    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(
+        lineup, kernel_strategies, uses=("trace_game",))
     players = lineup.players
     seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
     seat_specs[0, :players] = seat_index[(np.arange(players) + rotation) % players]

@@ -114,3 +114,19 @@ def test_the_api_refuses_an_empty_output_name(tmp_path, monkeypatch) -> None:
     with pytest.raises(SniffError, match="out= is an empty name"):
         sim.simulate(games=10, out="")
     assert list(tmp_path.iterdir()) == []
+
+
+# --- 14. small things
+
+
+def test_tally_calls_a_non_number_what_it_is(capsys) -> None:
+    code, _, err = run_main(["tally", "abc"], capsys)
+    one_line(code, err, "'abc' is not a valid integer.")
+    assert "range" not in err
+
+
+def test_tune_docs_give_sigterm_its_own_status() -> None:
+    from cli_helpers import ROOT
+
+    text = (ROOT / "docs" / "tune.md").read_text()
+    assert "exit status is 130 after\nCtrl-C, 143 after SIGTERM" in text
