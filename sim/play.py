@@ -43,7 +43,7 @@ from sim.layout import (
 )
 from sim.render import ReplayState, halves, render_event, render_layout
 from sim.rng import seed_word
-from sim.runner import ROUND_CAP, Lineup, compile_lineup
+from sim.runner import ROUND_CAP, Lineup, compile_lineup, strategy_errors
 from sim.seating import check_players, team_count, team_name, team_of
 from sim.tiles import tile_name
 from sim.trace import EventDecoder, start_event, write_trace
@@ -171,11 +171,12 @@ class PlayGame:
         self.show(self.events[0], None)
         attach(self.decide)
         try:
-            kernel.trace_game(
-                seed_word(self.seed), ids, ids, seat_specs, spec_functions, spec_params,
-                self.players, ROUND_CAP, np.array([-1], dtype=np.int64), games, rounds,
-                self.rows,
-            )
+            with strategy_errors(self.lineup):
+                kernel.trace_game(
+                    seed_word(self.seed), ids, ids, seat_specs, spec_functions, spec_params,
+                    self.players, ROUND_CAP, np.array([-1], dtype=np.int64), games, rounds,
+                    self.rows,
+                )
         finally:
             attach(None)
         self.catch_up()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numba
@@ -190,7 +191,7 @@ def play_batch(
         rounds = _slot_buffer(count, slots)
         # Blocks handed out one at a time: blocks of long games, or a thread that the
         # operating system pauses (a Parquet writer on the same cores), then hold nobody up.
-        with numba.parallel_chunksize(1):
+        with numba.parallel_chunksize(1), strategy_errors(lineup):
             kernel.play_batch(
                 seed_word(seed), deal_ids[select], game_ids[select], seat_specs[select],
                 spec_functions, spec_params, players, round_cap, forced_leads[select], games,
@@ -255,16 +256,45 @@ def trace_events(
         events = np.zeros((capacity, engine.EVENT_WIDTH), dtype=np.int64)
         games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
         rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32)
-        kernel.trace_game(
-            seed_word(seed), deals, ids, seat_specs, spec_functions, spec_params,
-            lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games, rounds,
-            events,
-        )
+        with strategy_errors(lineup):
+            kernel.trace_game(
+                seed_word(seed), deals, ids, seat_specs, spec_functions, spec_params,
+                lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games,
+                rounds, events,
+            )
         refuse_bad_choices(games, ids, seat_specs, lineup.specs)
         written = _events_written(events)
         if written < capacity:
             return events[:written], games[0]
         capacity *= 4
+
+
+@contextmanager
+def strategy_errors(lineup: Lineup):
+    """An exception raised inside the compiled engine (a plugin's ``choose`` that raises)
+    as one ``SniffError`` line naming the strategy and the message, not numba's
+    "SystemError: CPUDispatcher(...) returned a result with an exception set" (a parallel
+    kernel) or a bare traceback."""
+    try:
+        yield
+    except (SniffError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as error:
+        cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ else error
+        if isinstance(cause, SniffError | KeyboardInterrupt):  # asked for (sniff play's q)
+            raise cause from None
+        what = f"{type(cause).__name__}: {' '.join(str(cause).split())}".rstrip(": ")
+        strategies = {spec.strategy.name: spec.strategy for spec in lineup.seats}
+        plugins = [s for s in strategies.values() if not s.module.startswith("strategies.")]
+        if len(plugins) == 1:
+            who = f"strategy {plugins[0].name!r} (module {plugins[0].module})"
+        elif plugins:
+            who = "one of the strategies " + ", ".join(
+                f"{s.name!r} (module {s.module})" for s in plugins)
+        else:
+            who = "the engine, playing " + ", ".join(strategies)
+        raise SniffError(f"{who} raised {what} inside the compiled engine; its choose() must "
+                         "return a legal move's index, never raise") from None
 
 
 def refuse_bad_choices(
