@@ -206,10 +206,13 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
     """``sniff replay --analyze``: the decisions of a traced game, the costly ones marked."""
     from sim.analyze import analysis_text, analyze_game
     from sim.plan import check_seed
-    from sim.replay import read_trace
+    from sim.position import game_slice
+    from sim.replay import check_trace_game, read_trace
 
     check_seed(seed)
     events = read_trace(trace_file)
+    game_slice(events, game)  # --game out of range: one line
+    check_trace_game(events, game, trace_file)
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm
