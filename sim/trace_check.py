@@ -270,21 +270,21 @@ def check_game(events: list[dict], first: int = 1, what: str = "the trace") -> N
     game = _Game()
     for index, event in enumerate(events):
         kind = event.get("event")
+        where = f"{what}: event {first + index} ({kind})"
+        missing = [key for key in KEYS.get(kind, ()) if key not in event]
+        if kind not in KEYS or missing:
+            lacks = f"it lacks {', '.join(missing)}" if missing else "an unknown kind of event"
+            raise SniffError(f"{where} is not a valid trace event: {lacks}")
         try:
-            if kind not in KEYS:
-                raise _Bad(f"unknown event {kind!r}")
-            missing = [key for key in KEYS[kind] if key not in event]
-            if missing:
-                raise _Bad(f"{kind} lacks {', '.join(missing)}")
             if game.phase == "over":
                 raise _Bad(game.out_of_place(kind))
             getattr(game, "pass_" if kind == "pass" else kind)(event)
         except _Bad as bad:
-            raise SniffError(f"{what}: event {first + index} ({kind}) is impossible: {bad}; "
-                             "not a game the rules allow (edited?)") from None
+            raise SniffError(f"{where} is impossible: {bad}; not a game the rules allow "
+                             "(edited?)") from None
         except (KeyError, TypeError, ValueError, IndexError) as error:
-            raise SniffError(f"{what}: event {first + index} ({kind}) is not a valid trace "
-                             f"event ({type(error).__name__}: {error})") from None
+            raise SniffError(f"{where} is not a valid trace event ({type(error).__name__}: "
+                             f"{error})") from None
     if game.phase != "over":
         raise SniffError(f"{what}: the game ends after event {first + len(events) - 1} "
                          f"without its game_end ({game.out_of_place('the end of the trace')})")
