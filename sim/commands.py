@@ -7,6 +7,7 @@ stderr, prints the result, and on a stop prints how to resume.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from collections.abc import Sequence
@@ -240,11 +241,23 @@ def verify_command(folders: Sequence[Path]) -> None:
     from sim import integrity, io
     from sim.errors import SniffError
     from sim.folders import size_text
+    from sim.openings_output import is_openings_folder
     from sim.rundata import TOURNAMENT_MANIFEST, read_tournament_manifest
 
     runs: list[Path] = []
+    bad = 0
     for folder in map(Path, folders):
-        if (folder / TOURNAMENT_MANIFEST).is_file():
+        if is_openings_folder(folder):  # its files against the record in its summary.json
+            files = json.loads((folder / "summary.json").read_text(encoding="utf-8")).get(
+                "files") or {}
+            problems = [p for p in (integrity.file_problem(folder, n, files) for n in files) if p]
+            for line in problems:
+                click.echo(f"bad: {line}")
+            bad += len(problems)
+            click.echo(f"{folder}: openings folder, {len(files) - len(problems)} of "
+                       f"{len(files)} recorded files sound" + ("" if files else
+                                                               " (none recorded: older version)"))
+        elif (folder / TOURNAMENT_MANIFEST).is_file():
             manifest = read_tournament_manifest(folder)
             runs += [folder / p["folder"] for p in manifest["pairings"]
                      if (folder / p["folder"] / io.MANIFEST).is_file()]
@@ -252,7 +265,6 @@ def verify_command(folders: Sequence[Path]) -> None:
             raise SniffError(f"no such run folder: {folder}")
         else:
             runs.append(folder)
-    bad = 0
     for folder in runs:
         manifest = io.read_manifest(folder)
         checked = integrity.check_run(folder, manifest, "full")

@@ -69,6 +69,22 @@ def part_record(path: Path, rows: int) -> dict:
             HASH: file_digest(path)}
 
 
+def file_problem(folder: Path, name: str, records: dict) -> str | None:
+    """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
+    bytes and sha256: an openings folder's files), or None; a file without a record (an
+    older version's folder) is not checked."""
+    record = (records or {}).get(name)
+    if record is None:
+        return None
+    path = Path(folder) / name
+    if not path.is_file():
+        return f"{path}: missing (it was written with this folder)"
+    if path.stat().st_size != record.get("bytes") or file_digest(path) != record.get(HASH):
+        return (f"{path}: its bytes changed since it was written (size or {HASH} differs "
+                "from the record in summary.json)")
+    return None
+
+
 def append_record(folder: Path, record: dict) -> None:
     """Record a finished chunk: one line appended to the ledger and synced."""
     path = Path(folder) / LEDGER

@@ -312,3 +312,27 @@ def test_a_tournament_checks_its_pairings_and_its_resume_replays_a_bad_one(tmp_p
     assert any(str(bad) in line for line in lines), lines
     assert (pairing / "set-aside" / "games-part-000001.parquet").exists()
     assert load_tournament(folder).matrix.equals(matrix)
+
+
+def test_an_openings_folder_checks_its_files(tmp_path, capsys) -> None:
+    from sim.openings import run_openings
+
+    folder = tmp_path / "openings"
+    run_openings(players=2, strategies="greedy", deals=10, seed=3, out=folder)
+    assert set(json.loads((folder / "summary.json").read_text())["files"]) == {
+        "openings.parquet", "games.parquet", "tile-pairs.csv"}
+    code, out, _ = run_main(["verify", str(folder)], capsys)
+    assert code == 0 and "3 of 3 recorded files sound" in out
+    execute(resolve_plan(dict(PLAN)), tmp_path / "run")
+    report = ["report", str(tmp_path / "run"), "--openings", str(folder), "--placement-sample",
+              "0", "-o", str(tmp_path / "report")]
+    assert run_main(report, capsys)[0] == 0
+    pairs = folder / "tile-pairs.csv"
+    pairs.write_text(pairs.read_text().replace("0-0", "6-6", 1))
+    code, _, err = run_main([*report[:-1], str(tmp_path / "report2")], capsys)
+    one_line(code, err, f"{pairs}: its bytes changed since it was written")
+    code, out, err = run_main(["verify", str(folder)], capsys)
+    assert code == 2 and f"bad: {pairs}" in out
+    (folder / "openings.parquet").unlink()
+    code, _, err = run_main([*report[:-1], str(tmp_path / "report3")], capsys)
+    one_line(code, err, "openings.parquet")
