@@ -56,6 +56,7 @@ def simulate_command(
                       progress=not quiet and sys.stderr.isatty(),
                       command=shlex.join(["sniff", *argv]), announce=announce,
                       notice=(lambda message: None) if quiet else stderr_notice,
+                      alert=stderr_notice,  # a bad part set aside is said even with -q
                       scheduler=scheduler, check_space=check_space)
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)

@@ -335,16 +335,17 @@ def set_aside(folder: Path, path: Path) -> Path:
     return target
 
 
-def resume_chunks(folder: Path, manifest: dict, notice) -> set[int]:
+def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
     """The chunks a resume keeps, after every part is hashed against the ledger.
 
     A bad part (altered, truncated, from another chunk or run, not in the plan) is moved
     aside into ``NAME/set-aside/`` with its chunk's other part, never deleted, and its
-    chunk is played again; ``notice`` gets one line each, naming the part, what is wrong
-    and where it went. A chunk whose parts were renamed into place but not recorded (the
-    process stopped between the two, or a Dask worker's chunk landed after a stop) is kept
-    and recorded if its footers name this chunk of this run and every page decodes with
-    its checksum; so is every chunk of a run written before the ledger existed.
+    chunk is played again; ``alert`` (default ``notice``) gets one line each, naming the
+    part, what is wrong and where it went. A chunk whose parts were renamed into place but
+    not recorded (the process stopped between the two, or a Dask worker's chunk landed
+    after a stop) is kept and recorded if its footers name this chunk of this run and every
+    page decodes with its checksum; so is every chunk of a run written before the ledger
+    existed.
     """
     folder = Path(folder)
     tables = tables_of(manifest["config"])
@@ -358,7 +359,8 @@ def resume_chunks(folder: Path, manifest: dict, notice) -> set[int]:
             if path.is_file():
                 moved.append(str(set_aside(folder, path)))
         again = "; played again" if problem.chunk is not None else ""
-        notice(f"{problem.line()}{again}; set aside: {', '.join(moved) or 'nothing to move'}")
+        (alert or notice)(f"{problem.line()}{again}; set aside: "
+                          f"{', '.join(moved) or 'nothing to move'}")
     done = set(checked.good)
     legacy = manifest.get("ledger") != LEDGER
     for chunk, record in sorted(checked.good.items()):
@@ -381,7 +383,8 @@ def resume_chunks(folder: Path, manifest: dict, notice) -> set[int]:
             done.add(chunk)
         else:
             moved = [str(set_aside(folder, folder / t / part_name(chunk))) for t in tables]
-            notice(f"chunk {chunk}: {reason}; played again; set aside: {', '.join(moved)}")
+            (alert or notice)(f"chunk {chunk}: {reason}; played again; set aside: "
+                              f"{', '.join(moved)}")
     manifest["ledger"] = LEDGER
     return done
 

@@ -159,7 +159,7 @@ def _new_manifest(plan: Plan, run_id: str, kernel: str, session: _Session) -> di
     }
 
 
-def _prepare_folder(folder: Path, mode: str, manifest: dict, notice) -> set[int]:
+def _prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> set[int]:
     """Make the folder ready and write the manifest; return the chunks already finished
     (on a resume, every part hashed against the ledger: ``sim.integrity.resume_chunks``)."""
     from sim import io
@@ -169,7 +169,7 @@ def _prepare_folder(folder: Path, mode: str, manifest: dict, notice) -> set[int]
     try:
         if mode == "resume":
             io.remove_temporaries(folder)
-            done = resume_chunks(folder, manifest, notice)
+            done = resume_chunks(folder, manifest, notice, alert)
         elif mode == "overwrite" and folder.exists():
             io.clear_run(folder)
         for name in io.tables_of(manifest["config"]):
@@ -192,6 +192,7 @@ def execute(
     command: str = "",
     on_chunk=None,
     notice=stderr_notice,
+    alert=None,
     announce=None,
     kernel_strategies=(),
     scheduler: str | None = None,
@@ -209,13 +210,16 @@ def execute(
     ``local:N``) plays the chunks as tasks on a Dask cluster (``sim.cluster``), with the same
     tables; ``threads`` is then the numba threads of each task. ``check_space`` refuses a
     run whose estimated size exceeds the free disk space (``--ignore-disk-space`` skips it).
+    ``alert`` (default ``notice``) gets the lines a resume must say even when notices are
+    off: a bad part it set aside, and where.
     """
     check_target(plan, folder, mode)
     created = folder is not None and not folder.exists()
     lock = None if folder is None else _lock(folder, command)
     try:
         return _execute(plan, folder, mode=mode, threads=threads, progress=progress,
-                        command=command, on_chunk=on_chunk, notice=notice, announce=announce,
+                        command=command, on_chunk=on_chunk, notice=notice, alert=alert,
+                        announce=announce,
                         kernel_strategies=kernel_strategies, scheduler=scheduler,
                         check_space=check_space)
     finally:
@@ -241,7 +245,7 @@ def _lock(folder: Path, command: str) -> RunLock:
 
 
 def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, command,
-             on_chunk, notice, announce, kernel_strategies, scheduler, check_space):
+             on_chunk, notice, alert, announce, kernel_strategies, scheduler, check_space):
     """``execute`` with the folder locked."""
     import pyarrow as pa
     from tqdm import tqdm
@@ -290,7 +294,7 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
         stopped: dict | None = None
         chunk_games = ChunkSizes(total, plan.chunk_size)
         done = set() if folder is None else _prepare_folder(
-            folder, mode, manifest, notice)
+            folder, mode, manifest, notice, alert or notice)
         if announce is not None:
             announce()
 
