@@ -113,6 +113,20 @@ def test_the_footer_names_the_chunk_even_when_size_and_hash_agree(run) -> None:
         sim.load(run)
 
 
+def test_a_part_of_another_run_is_named_as_such(run, tmp_path) -> None:
+    """Even with a record rewritten to vouch for it, a part of another run is refused."""
+    other = tmp_path / "other"
+    execute(resolve_plan({**PLAN, "seed": 12}), other)
+    shutil.copy(part(other, "games", 1), part(run, "games", 1))
+    records = [json.loads(line) for line in (run / "parts.jsonl").read_text().splitlines()]
+    records[1]["parts"]["games"] = integrity.read_ledger(other)[1]["parts"]["games"]
+    (run / "parts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    other_id = json.loads((other / "manifest.json").read_text())["run_id"]
+    with pytest.raises(SniffError, match=f"part-000001.parquet: belongs to another run "
+                                         f"\\({other_id}, not "):
+        sim.load(run)
+
+
 # --- 2. bytes overwritten inside a part
 
 
