@@ -130,3 +130,30 @@ def test_tune_docs_give_sigterm_its_own_status() -> None:
 
     text = (ROOT / "docs" / "tune.md").read_text()
     assert "exit status is 130 after\nCtrl-C, 143 after SIGTERM" in text
+
+
+def test_the_first_search_compile_is_not_reported_as_search_time(monkeypatch) -> None:
+    """The first call of the compiled search compiles it (a minute on a cold cache): that
+    call must not be the timed one."""
+    import time as clock
+
+    from sim import hint, hint_kernel
+    from sim.position import parse_position
+
+    real = hint_kernel.load()
+    calls: list[int] = []
+
+    class FirstCallCompiles:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def search(self, *args):
+            calls.append(args[3])
+            if len(calls) == 1:
+                clock.sleep(1.5)  # what a compile costs the first call
+            return real.search(*args)
+
+    monkeypatch.setattr(hint_kernel, "load", lambda search=False: FirstCallCompiles())
+    result = hint.analyse(parse_position(POSITION), budget=20)
+    assert calls == [1, 20]  # one untimed play-out per move first, then the search
+    assert result.seconds < 1.0
