@@ -183,10 +183,13 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         if round_number is None or turn is None:
             raise SniffError("--trace needs --round and --turn (the placement's number in "
                              "its round, from 1)")
-        from sim.replay import read_trace
+        from sim.position import game_slice
+        from sim.replay import check_trace_game, read_trace
 
-        position = position_from_trace(read_trace(trace_file), game, round_number,
-                                       turn).position
+        events = read_trace(trace_file)
+        game_slice(events, game)  # --game out of range: one line
+        check_trace_game(events, game, trace_file)  # an impossible (edited) game: refused
+        position = position_from_trace(events, game, round_number, turn).position
     else:
         if round_number is not None or turn is not None:
             raise SniffError("--round and --turn choose a position of a --trace")

@@ -142,3 +142,11 @@ def test_the_check_and_the_oracle_agree_on_random_edits(players) -> None:
         assert ours_ok == oracle_ok, (index, key, event)
         refused += not ours_ok
     assert refused > 100  # the edits did break games
+
+
+def test_hint_of_an_edited_trace_is_refused_too(tmp_path, capsys) -> None:
+    events, message = edited("wrong score")
+    path = write(tmp_path / "edited.jsonl", events)
+    code, out, err = run_main(["hint", "--trace", str(path), "--round", "1", "--turn", "1",
+                               "--budget", "10"], capsys)
+    assert code == 2 and message in err and out == "", err
