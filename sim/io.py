@@ -343,18 +343,12 @@ def part_files(folder: Path, table: str) -> list[Path]:
 
 
 def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
-    """One checked part, every page's checksum verified (a bad one: one line naming it)."""
-    return read_checked(pq.read_table, path, columns=columns, page_checksum_verification=True)
-
-
-def read_checked(read, *args, **kwargs):
-    """``read(*args)``, with a failure to decode a part turned into one line naming it."""
+    """One checked part, every page's checksum verified: a part that does not decode is one
+    line naming it, never a raw "OSError: Corrupt Lz4 compressed data"."""
     try:
-        return read(*args, **kwargs)
+        return pq.read_table(path, columns=columns, page_checksum_verification=True)
     except (OSError, pa.ArrowException) as error:
-        where = getattr(error, "filename", None) or next(
-            (a for a in args if isinstance(a, Path)), "a part")
-        raise SniffError(f"{where}: its content cannot be decoded ({error_text(error)}); "
+        raise SniffError(f"{path}: its content cannot be decoded ({error_text(error)}); "
                          "`sniff verify` checks the run, `--resume` replays a bad chunk") from None
 
 

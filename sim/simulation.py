@@ -219,13 +219,14 @@ def execute(
     try:
         return _execute(plan, folder, mode=mode, threads=threads, progress=progress,
                         command=command, on_chunk=on_chunk, notice=notice, alert=alert,
-                        announce=announce,
-                        kernel_strategies=kernel_strategies, scheduler=scheduler,
-                        check_space=check_space)
+                        announce=announce, kernel_strategies=kernel_strategies,
+                        scheduler=scheduler, check_space=check_space)
     finally:
         if lock is not None:
             lock.release()
-            if not (folder / "manifest.json").exists():  # refused before it began: no trace
+            from sim.io import MANIFEST
+
+            if not (folder / MANIFEST).exists():  # refused before it began: leave no trace
                 (folder / LOCK_NAME).unlink(missing_ok=True)
                 if created and not any(folder.iterdir()):
                     folder.rmdir()
