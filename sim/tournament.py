@@ -306,9 +306,12 @@ def run_tournament(
             vs = " vs ".join(lineup)
             if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
                     "status") == "complete":
-                say(f"pairing {index + 1}/{len(plans)}: {vs}: already played")
-                runs.append(io.load(pair_folder))
-                continue
+                try:  # its parts checked (sim.store.integrity); a bad one: the resume replays it
+                    runs.append(io.open_run(pair_folder))
+                    say(f"pairing {index + 1}/{len(plans)}: {vs}: already played")
+                    continue
+                except SniffError as error:
+                    say(f"pairing {index + 1}/{len(plans)}: {vs}: {str(error).split('; ')[0]}")
             mode = "resume" if io.is_run_folder(pair_folder) else "new"
             say(f"pairing {index + 1}/{len(plans)}: {vs}")
             run = execute(plan, pair_folder, mode=mode, threads=threads, progress=progress,

@@ -1,5 +1,5 @@
 """First-contact hardening: sizes that cannot work, paths that are not UTF-8, resumes that
-never delete a part, the compile notice, and one exit-code convention."""
+never delete a part (a bad one is set aside), the compile notice, and one exit-code convention."""
 
 from __future__ import annotations
 
@@ -118,21 +118,25 @@ def small_run(tmp_path) -> Path:
     return folder
 
 
-def test_resume_refuses_an_unreadable_part_and_deletes_nothing(small_run, capsys) -> None:
+def test_resume_sets_an_unreadable_part_aside_and_deletes_nothing(small_run, capsys) -> None:
+    reference = sim.load(small_run).games
     part = small_run / "games" / run_io.part_name(1)
     part.write_bytes(b"not parquet")
-    before = sorted(p.name for p in small_run.rglob("*.parquet"))
-    code, _, err = run_main(["simulate", "--out", str(small_run), "--resume", "-q"], capsys)
-    one_line(code, err, f"{part.name} of chunk 1 cannot be read")
-    assert "nothing was changed" in err
-    assert sorted(p.name for p in small_run.rglob("*.parquet")) == before
-    assert part.read_bytes() == b"not parquet"
+    code, _, err = run_main(["simulate", "--out", str(small_run), "--resume"], capsys)
+    assert code == 0, err
+    aside = small_run / "set-aside" / f"games-{part.name}"
+    assert f"{part}: is 11 bytes" in err and f"set aside: {aside}" in err
+    assert aside.read_bytes() == b"not parquet"  # kept where the notice says
+    assert sim.load(small_run).games.equals(reference)
 
 
 def test_resume_replays_a_chunk_with_one_part_and_keeps_the_rest(small_run, tmp_path,
                                                                    capsys) -> None:
     reference = sim.load(small_run).games
     (small_run / "rounds" / run_io.part_name(2)).unlink()
+    ledger = small_run / "parts.jsonl"  # as the stop left it: chunk 2 never recorded
+    ledger.write_text("".join(line + "\n" for line in ledger.read_text().splitlines()
+                              if json.loads(line)["chunk"] != 2))
     manifest = json.loads((small_run / "manifest.json").read_text())
     manifest["status"] = "interrupted"
     (small_run / "manifest.json").write_text(json.dumps(manifest))

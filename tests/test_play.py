@@ -180,10 +180,25 @@ def test_whole_games_with_more_players(tmp_path, players, seat, opponents, seed)
 
 
 def test_quit_stops_the_game(tmp_path) -> None:
+    """q is what the person asked for: a quiet exit 0, not an error (issue #29, item 14)."""
     result = sniff("play", "--seed", "1", "--trace", str(tmp_path / "q.jsonl"), stdin="q\n")
-    assert result.returncode != 0
-    assert error_lines(result.stderr) == ["sniff: error: play aborted: you quit the game"]
+    assert result.returncode == 0, result.stderr
+    assert error_lines(result.stderr) == []
+    assert result.stdout.rstrip().endswith("you quit the game; nothing was saved")
     assert not (tmp_path / "q.jsonl").exists()
+    # The kernel is cached now (this very game compiled or loaded it): no compile notice.
+    again = sniff("play", "--seed", "1", "--trace", str(tmp_path / "q.jsonl"), stdin="q\n")
+    assert again.returncode == 0 and "compiling" not in again.stderr, again.stderr
+
+
+def test_a_trace_folder_that_refuses_writes_is_refused_before_the_game(tmp_path) -> None:
+    """Item 13: the game is not played (and lost) when its trace cannot be saved."""
+    result = sniff("play", "--seed", "1", "--trace", "/sys/sniff-test.jsonl", stdin="1\n" * 50)
+    assert result.returncode == 2
+    assert error_lines(result.stderr) == [
+        line for line in error_lines(result.stderr) if line.startswith("sniff: error: cannot "
+                                                                       "write to /sys")]
+    assert len(error_lines(result.stderr)) == 1 and "your move" not in result.stdout
 
 
 def test_one_opponent_name_fills_every_other_seat() -> None:

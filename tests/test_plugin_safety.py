@@ -9,6 +9,7 @@ one line naming the plugin.
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,3 +198,31 @@ def test_registering_a_name_twice_from_one_module_replaces_it() -> None:
     assert strategies.get("greedy") == before
     with pytest.raises(StrategyError):
         strategies.register("greedy", "again")(lambda *a: 0)
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--players", "2", "--strategies", "raiser,random", "--games", "50", "-q",
+     "-o", "OUT"],
+    ["tournament", "--players", "2", "--strategies", "raiser,random", "--games-per-pair", "50",
+     "-q", "-o", "OUT"],
+    ["trace", "--players", "2", "--strategies", "raiser,random", "-o", "OUT"],
+])
+def test_a_plugin_that_raises_inside_the_engine_is_one_line(command, tmp_path, capsys,
+                                                            monkeypatch) -> None:
+    """Issue #29, item 7: numba's "SystemError: CPUDispatcher(...) returned a result with an
+    exception set" (39 lines, exit 1) becomes one line naming the strategy and the message."""
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    monkeypatch.delitem(sys.modules, "raiser", raising=False)  # registers again on import
+    saved = saved_registry()
+    try:
+        args = [str(tmp_path / "out") if part == "OUT" else part for part in command]
+        code, _, err = run_main(["--plugin", "raiser", *args], capsys)
+    finally:
+        strategies._REGISTRY.clear()
+        strategies._REGISTRY.update(saved)
+    assert code == 2, err
+    lines = error_lines(err)
+    assert len(lines) == 1, err
+    assert lines[0].startswith("sniff: error: strategy 'raiser' (module raiser) raised "
+                               "ValueError: no idea what to play inside the compiled engine")
+    assert "Traceback" not in err and "SystemError" not in err

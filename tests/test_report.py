@@ -306,10 +306,20 @@ def test_bad_input_gets_one_clear_line(runs, tmp_path, capsys):
     shutil.copytree(runs["four"], broken)
     table = pq.read_table(broken / "games" / "part-000001.parquet")
     pq.write_table(table.drop(["winner_side"]), broken / "games" / "part-000001.parquet")
+    altered = tmp_path / "altered"  # the ledger (sim.store.integrity) catches the rewrite first
+    shutil.copytree(broken, altered)
+    (broken / "parts.jsonl").unlink()  # a run without a ledger: its footers pass
+    manifest = json.loads((broken / "manifest.json").read_text())
+    del manifest["ledger"]
+    (broken / "manifest.json").write_text(json.dumps(manifest))
     # a run with no finished chunk
     no_games = tmp_path / "no-games"
     no_games.mkdir()
-    shutil.copy(runs["four"] / "manifest.json", no_games / "manifest.json")
+    manifest = json.loads((runs["four"] / "manifest.json").read_text())
+    (no_games / "manifest.json").write_text(json.dumps({**manifest, "status": "interrupted"}))
+    complete = tmp_path / "complete"  # the same, said to be complete: its parts are missing
+    complete.mkdir()
+    shutil.copy(runs["four"] / "manifest.json", complete / "manifest.json")
     out = tmp_path / "out"
     cases = [
         ([str(tmp_path / "missing")], "no such run folder"),
@@ -317,7 +327,9 @@ def test_bad_input_gets_one_clear_line(runs, tmp_path, capsys):
         ([str(part)], "is a Parquet file; sniff report reads run folders"),
         ([str(runs["four"] / "manifest.json")], "is a file, not a run folder"),
         ([str(broken)], "part-000001.parquet lacks column(s) winner_side"),
+        ([str(altered)], "part-000001.parquet: is "),
         ([str(no_games)], "holds no finished games"),
+        ([str(complete)], "part-000000.parquet: missing: the run is complete"),
         ([str(runs["four"]), str(runs["two"])],
          "cannot mix runs with different player counts in one report: four (4), two (2)"),
         ([str(runs["four"]), "--placement-sample", "-1"], "--placement-sample must be 0"),

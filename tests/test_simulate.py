@@ -287,7 +287,8 @@ def test_no_rounds_run_keeps_the_games_and_the_summary(tmp_path, base_run, capsy
     code, out, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
     assert code == 0, err
     assert f"data: {folder}/ (games/, manifest.json)" in out
-    assert sorted(p.name for p in folder.iterdir()) == ["games", "manifest.json"]
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", "games", "manifest.json",
+                                                        "parts.jsonl"]
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["config"]["rounds"] is False and list(manifest["tables"]) == ["games"]
     assert manifest["summary"] == json.loads((base_run / "manifest.json").read_text())["summary"]

@@ -200,6 +200,9 @@ def test_resume_plays_only_what_is_missing(tournament, tmp_path):
     # Pairing 2 stopped after two of its three chunks, pairing 3 never started.
     for table in ("games", "rounds"):
         (second / table / "part-000002.parquet").unlink()
+    ledger = second / "parts.jsonl"  # as the stop left it: chunk 2 never recorded
+    ledger.write_text("".join(line + "\n" for line in ledger.read_text().splitlines()
+                              if json.loads(line)["chunk"] != 2))
     run_manifest = json.loads((second / "manifest.json").read_text())
     run_manifest["status"] = "interrupted"
     (second / "manifest.json").write_text(json.dumps(run_manifest))

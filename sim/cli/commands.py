@@ -1,12 +1,13 @@
 """What the ``sniff`` commands do around the library calls: progress, notices, hints.
 
-``sim.cli.main`` declares the options; each function here runs one command with them: it calls
+``sim.cli`` declares the options; each function here runs one command with them: it calls
 the feature's plain function (the one a notebook calls), shows progress and notices on
 stderr, prints the result, and on a stop prints how to resume.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from collections.abc import Sequence
@@ -55,6 +56,7 @@ def simulate_command(
                       progress=not quiet and sys.stderr.isatty(),
                       command=shlex.join(["sniff", *argv]), announce=announce,
                       notice=(lambda message: None) if quiet else stderr_notice,
+                      alert=stderr_notice,  # a bad part set aside is said even with -q
                       scheduler=scheduler, check_space=check_space)
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
@@ -104,7 +106,7 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
                    title: str | None, openings: Sequence = (),
                    pairings: bool = False) -> dict[str, Path]:
     """``sniff report``: build, write, and print where the files went."""
-    from sim.report.build import build
+    from sim.report import build
     from sim.report.build import default_folder as report_folder
     from sim.store.folders import check_writable_folder
 
@@ -167,9 +169,11 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
     from sim.errors import SniffError, read_user_text
     from sim.hint.estimate import analyse, check_budget, check_policy, hint_json, hint_text
     from sim.hint.position import format_position, parse_position, position_from_trace
+    from sim.run.plan import check_seed
 
     check_budget(budget)
     check_policy(policy)
+    check_seed(seed)
     if position_file is not None and trace_file is not None:
         raise SniffError("give a POSITION file or --trace, not both")
     if position_file is None and trace_file is None:
@@ -179,10 +183,13 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         if round_number is None or turn is None:
             raise SniffError("--trace needs --round and --turn (the placement's number in "
                              "its round, from 1)")
-        from sim.table.replay import read_trace
+        from sim.hint.position import game_slice
+        from sim.table.replay import check_trace_game, read_trace
 
-        position = position_from_trace(read_trace(trace_file), game, round_number,
-                                       turn).position
+        events = read_trace(trace_file)
+        game_slice(events, game)  # --game out of range: one line
+        check_trace_game(events, game, trace_file)  # an impossible (edited) game: refused
+        position = position_from_trace(events, game, round_number, turn).position
     else:
         if round_number is not None or turn is not None:
             raise SniffError("--round and --turn choose a position of a --trace")
@@ -203,9 +210,14 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
                     policy: str, seed: int) -> None:
     """``sniff replay --analyze``: the decisions of a traced game, the costly ones marked."""
     from sim.hint.analyze import analysis_text, analyze_game
-    from sim.table.replay import read_trace
+    from sim.hint.position import game_slice
+    from sim.run.plan import check_seed
+    from sim.table.replay import check_trace_game, read_trace
 
+    check_seed(seed)
     events = read_trace(trace_file)
+    game_slice(events, game)  # --game out of range: one line
+    check_trace_game(events, game, trace_file)
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm
@@ -224,3 +236,60 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
         if bar is not None:
             bar.close()
     click.echo(analysis_text(annotated, budget, policy, seed), nl=False)
+
+
+def verify_command(folders: Sequence[Path]) -> None:
+    """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
+    against the run's ledger, decoded page by page and its game ids checked; one line per
+    run, one per problem; a problem ends in an error (exit 2)."""
+    from sim.errors import SniffError
+    from sim.openings.output import is_openings_folder
+    from sim.store import integrity, io
+    from sim.store.folders import size_text
+    from sim.store.rundata import TOURNAMENT_MANIFEST, read_tournament_manifest
+
+    runs: list[Path] = []
+    bad = 0
+    for folder in map(Path, folders):
+        if is_openings_folder(folder):  # its files against the record in its summary.json
+            files = json.loads((folder / "summary.json").read_text(encoding="utf-8")).get(
+                "files") or {}
+            problems = [p for p in (integrity.file_problem(folder, n, files) for n in files) if p]
+            for line in problems:
+                click.echo(f"bad: {line}")
+            bad += len(problems)
+            click.echo(f"{folder}: openings folder, {len(files) - len(problems)} of "
+                       f"{len(files)} recorded files sound" + ("" if files else
+                                                               " (none recorded: older version)"))
+        elif (folder / TOURNAMENT_MANIFEST).is_file():
+            manifest = read_tournament_manifest(folder)
+            runs += [folder / p["folder"] for p in manifest["pairings"]
+                     if (folder / p["folder"] / io.MANIFEST).is_file()]
+        elif not folder.is_dir():
+            raise SniffError(f"no such run folder: {folder}")
+        else:
+            runs.append(folder)
+    for folder in runs:
+        manifest = io.read_manifest(folder)
+        checked = integrity.check_run(folder, manifest, "full")
+        n_chunks = integrity.expected_chunks(manifest)[0]
+        status = manifest.get("status")
+        problems = [p.line() for p in checked.problems]
+        if status == "complete":
+            problems += [f"{folder / 'games' / io.part_name(c)}: missing (the run is complete)"
+                         for c in range(n_chunks)
+                         if c not in checked.good and c not in checked.bad_chunks()][:1]
+        for chunk, tables in sorted(checked.unrecorded.items()):
+            click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
+                       "recorded (the run stopped after writing them); --resume checks them")
+        for line in problems:
+            click.echo(f"bad: {line}")
+        bad += len(problems)
+        live = " (still being written)" if status == "running" else ""
+        click.echo(f"{folder}: {len(checked.good)} of {n_chunks} chunks sound, "
+                   f"{checked.games:,} games, {size_text(checked.checked_bytes)} hashed and "
+                   f"decoded; status {status}{live}" + (f"; {len(problems)} problem(s)"
+                                                       if problems else ""))
+    if bad:
+        raise SniffError(f"{bad} problem(s) found; `sniff simulate --out FOLDER --resume` "
+                         "replays the bad chunks (and sets the bad parts aside)")

@@ -13,10 +13,12 @@ from sim.errors import SniffError
 
 class TextPath(click.Path):
     """A path option or argument whose name must be valid UTF-8
-    (``sim.store.folders.check_text_path``):
-    refused at once, before anything is read or written, in one line."""
+    (``sim.store.folders.check_text_path``): refused at once, before anything is read or
+    written, in one line."""
 
     def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():  # Path("") is "." : the cwd
+            self.fail("an empty name: give a file or folder name", param, ctx)
         path = super().convert(value, param, ctx)
         from sim.store.folders import check_text_path
 
@@ -25,6 +27,13 @@ class TextPath(click.Path):
         except SniffError as error:
             self.fail(str(error), param, ctx)
         return path
+
+
+class WholeRange(click.IntRange):
+    """``click.IntRange`` that calls a non-number what it is ("'abc' is not a valid
+    integer"), not "not a valid integer range"."""
+
+    name = "integer"
 
 
 def _positive(ctx, param, value):
@@ -280,20 +289,23 @@ def play(players: int, seat: int, opponents: str, seed: int | None, trace_file: 
     reported. Input may be piped (one answer per line). The game is saved as a trace for
     `sniff replay`.
     """
-    from sim.table.play import play_game
+    from sim.table.play import PlayQuit, play_game
     from strategies import parse_lineup_text
 
     if hints:
         from sim.hint.estimate import check_budget
 
         check_budget(hint_budget, "--hint-budget")
-    play_game(players, seat, parse_lineup_text(opponents), seed, trace_file, _read_line,
-              _write, echo_input=not sys.stdin.isatty(), ascii=ascii,
-              hint_budget=hint_budget if hints else None)
+    try:
+        play_game(players, seat, parse_lineup_text(opponents), seed, trace_file, _read_line,
+                  _write, echo_input=not sys.stdin.isatty(), ascii=ascii,
+                  hint_budget=hint_budget if hints else None)
+    except PlayQuit:  # what the person asked for: no error, and exit 0
+        _write("you quit the game; nothing was saved\n")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("points", type=click.IntRange(-TALLY_LIMIT, TALLY_LIMIT))
+@click.argument("points", type=WholeRange(-TALLY_LIMIT, TALLY_LIMIT))
 @click.option("--ascii", is_flag=True, help="ASCII art instead of Unicode.")
 @click.option("--inline", is_flag=True, help="The one-line form replays use beside scores.")
 def tally(points: int, ascii: bool, inline: bool) -> None:
@@ -409,7 +421,7 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
               help="Initial CMA-ES step, in units of each parameter's scale.")
 @click.option("--validate-games", type=int, show_default="20000",
               help="Games of each validation match on fresh deals (0: none).")
-@click.option("-o", "--out", type=click.Path(path_type=Path),
+@click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Tuning folder [default: results/tune-DATE-TIME].")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")
@@ -469,6 +481,17 @@ cli.add_command(hint_command)
 
 
 EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr
+
+
+@cli.command()
+@click.argument("folders", nargs=-1, required=True, metavar="FOLDER [FOLDER ...]",
+                type=TextPath(path_type=Path))
+def verify(folders: tuple[Path, ...]) -> None:
+    """Check run folders (or tournaments) in full: every part against the run's record of
+    it (sha256, rows, chunk, games) and its plan, every page decoded. Exit 2 on a problem."""
+    from sim.cli.commands import verify_command
+
+    verify_command(folders)
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ from sim.errors import SniffError
 from sim.hint import kernel as hint_kernel
 from sim.hint.position import Position, format_position
 from sim.hint.search import HEURISTICS, N_VALUES, VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
+from sim.run.plan import check_seed
 from strategies import MAX_PARAMS
 from strategies import get as get_strategy
 from strategies.playout import POLICIES
@@ -123,7 +124,8 @@ def analyse(position: Position, budget: int = DEFAULT_BUDGET, policy: str = "gre
     """Play every legal move of ``position`` out ``budget`` times on the same deals."""
     budget = check_budget(budget)
     policy_index = check_policy(policy)
-    kernel = hint_kernel.load()
+    check_seed(seed)
+    kernel = hint_kernel.load(search=True)
     moves_list = position.legal_moves()
     if not moves_list:
         raise SniffError("position: no legal placement: there is no decision to analyse")
@@ -132,6 +134,10 @@ def analyse(position: Position, budget: int = DEFAULT_BUDGET, policy: str = "gre
     n_moves = len(moves_list)
     observation = position.observation()
     values = np.zeros((n_moves, budget, N_VALUES), dtype=np.float64)
+    # One play-out per move first, untimed: the first search of a process compiles (or
+    # loads) the search, and that is not search time.
+    kernel.search(observation, moves, n_moves, 1, policy_index, seed_word(seed),
+                  np.zeros((n_moves, 1, N_VALUES), dtype=np.float64))
     started = time.perf_counter()
     deals = float(kernel.search(observation, moves, n_moves, budget, policy_index,
                                 seed_word(seed), values))

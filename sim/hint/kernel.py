@@ -15,6 +15,7 @@ nothing once the module is cached.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from types import ModuleType
 
 from sim.kernels import generate as kernels
@@ -66,17 +67,25 @@ def module_name() -> str:
     return f"sniff_hint_{digest.hexdigest()[:16]}"
 
 
-def load() -> ModuleType:
-    """The generated module (written and imported once per process)."""
-    global _module
-    if _module is not None:
-        return _module
-    path = kernels.write_generated(module_name(), TEMPLATE)
-    if not kernels.is_compiled(path, ("search",)) and kernels.notice is not None:
-        kernels.notice(
-            f"compiling the engine's hint search (first use after an install or an edit of "
-            f"the engine or a strategy, about {COMPILE_SECONDS} s; later runs load it from "
-            "the cache)"
-        )
-    _module = kernels.import_generated(path)
+def load(search: bool = False) -> ModuleType:
+    """The generated module (written and imported once per process). ``search``: the caller
+    is about to search, which compiles (lazily, at its first call) when numba's cache lacks
+    it, so that is announced then; the layout functions a position reads (``--print-position``)
+    compile in a moment, unsaid."""
+    global _module, _path, _announced
+    if _module is None:
+        _path = kernels.write_generated(module_name(), TEMPLATE)
+        _module = kernels.import_generated(_path)
+    if search and not _announced:
+        _announced = True
+        if not kernels.is_compiled(_path, ("search",)) and kernels.notice is not None:
+            kernels.notice(
+                f"compiling the engine's hint search (first use after an install or an edit "
+                f"of the engine or a strategy, about {COMPILE_SECONDS} s; later runs load it "
+                "from the cache)"
+            )
     return _module
+
+
+_path: Path | None = None
+_announced = False  # the search's compile was considered (announced if due) in this process

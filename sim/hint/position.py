@@ -285,11 +285,20 @@ def format_position(position: Position) -> str:
     return "\n".join(lines) + "\n"
 
 
+# No number of a real position comes near (a target is 200 or 250): beyond it a value
+# would only overflow the engine's integers.
+POSITION_NUMBER_LIMIT = 1_000_000
+
+
 def _int(key: str, text: str) -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise SniffError(f"position: {key} must be a whole number, got {text!r}") from None
+    if abs(value) > POSITION_NUMBER_LIMIT:
+        raise SniffError(f"position: {key} must be at most {POSITION_NUMBER_LIMIT:,} in size, "
+                         f"got {text.strip()}")
+    return value
 
 
 def _ints(key: str, text: str) -> tuple[int, ...]:
@@ -358,6 +367,8 @@ def parse_position(text: str, source: str = "position") -> Position:
         raise SniffError(f"{source} is not a sniff position: missing {', '.join(missing)} "
                          "(docs/hint.md)")
     players = check_players(_int("players", values["players"]), "position: players")
+    if "target" in values and _int("target", values["target"]) <= 0:  # 0 means the default
+        raise SniffError(f"position: target must be positive, got {values['target']}")
     hand = tuple(_tile("hand", item) for item in values["hand"].replace(",", " ").split())
     drawn = values.get("drawn", "-")
     position = Position(

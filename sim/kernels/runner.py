@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numba
@@ -106,7 +107,8 @@ def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
     return Lineup(players, tuple(specs))
 
 
-def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
+def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = (),
+                   uses: tuple[str, ...] = ("play_batch",)):
     """The kernel for a lineup's strategies and the arrays that tell it who plays what.
 
     ``greedy`` and ``random`` are always in the kernel, so every lineup of the two (the
@@ -122,7 +124,7 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
     by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
     strategies = kernel_set([by_name[name] for name in sorted(by_name)])
     names = [strategy.name for strategy in strategies]
-    kernel = load_kernel(strategies)
+    kernel = _load(strategies, uses)
     specs = lineup.specs
     spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
@@ -130,6 +132,21 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()):
         spec_params[index, : len(spec.values)] = spec.values
     seat_index = np.array([specs.index(spec) for spec in lineup.seats], dtype=np.int64)
     return kernel, spec_functions, spec_params, seat_index
+
+
+def _load(strategies: list[Strategy], uses: tuple[str, ...]):
+    """``load_kernel``, whose compile notice is about ``play_batch``: a caller that uses only
+    ``trace_game`` (``sniff play``, ``trace``) is not told of a compile its cache spares it."""
+    from sim.kernels import generate as kernels
+
+    if uses == ("play_batch",) or not kernels.is_compiled(kernels.kernel_path(strategies)[0],
+                                                          uses):
+        return load_kernel(strategies)
+    said, kernels.notice = kernels.notice, None
+    try:
+        return load_kernel(strategies)
+    finally:
+        kernels.notice = said
 
 
 def lineup_strategies(lineup: Lineup) -> list[Strategy]:
@@ -187,7 +204,7 @@ def play_batch(
         rounds = _slot_buffer(count, slots)
         # Blocks handed out one at a time: blocks of long games, or a thread that the
         # operating system pauses (a Parquet writer on the same cores), then hold nobody up.
-        with numba.parallel_chunksize(1):
+        with numba.parallel_chunksize(1), strategy_errors(lineup):
             kernel.play_batch(
                 seed_word(seed), deal_ids[select], game_ids[select], seat_specs[select],
                 spec_functions, spec_params, players, round_cap, forced_leads[select], games,
@@ -240,7 +257,8 @@ def trace_events(
     The game is the one ``play_batch`` plays for the same ids: its deal id (default: its game
     id), its rotation and its forced lead. The event buffer grows until the game fits.
     """
-    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(
+        lineup, kernel_strategies, uses=("trace_game",))
     players = lineup.players
     seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
     seat_specs[0, :players] = seat_index[(np.arange(players) + rotation) % players]
@@ -251,16 +269,45 @@ def trace_events(
         events = np.zeros((capacity, engine.EVENT_WIDTH), dtype=np.int64)
         games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
         rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32)
-        kernel.trace_game(
-            seed_word(seed), deals, ids, seat_specs, spec_functions, spec_params,
-            lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games, rounds,
-            events,
-        )
+        with strategy_errors(lineup):
+            kernel.trace_game(
+                seed_word(seed), deals, ids, seat_specs, spec_functions, spec_params,
+                lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games,
+                rounds, events,
+            )
         refuse_bad_choices(games, ids, seat_specs, lineup.specs)
         written = _events_written(events)
         if written < capacity:
             return events[:written], games[0]
         capacity *= 4
+
+
+@contextmanager
+def strategy_errors(lineup: Lineup):
+    """An exception raised inside the compiled engine (a plugin's ``choose`` that raises)
+    as one ``SniffError`` line naming the strategy and the message, not numba's
+    "SystemError: CPUDispatcher(...) returned a result with an exception set" (a parallel
+    kernel) or a bare traceback."""
+    try:
+        yield
+    except (SniffError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as error:
+        cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ else error
+        if isinstance(cause, SniffError | KeyboardInterrupt):  # asked for (sniff play's q)
+            raise cause from None
+        what = f"{type(cause).__name__}: {' '.join(str(cause).split())}".rstrip(": ")
+        strategies = {spec.strategy.name: spec.strategy for spec in lineup.seats}
+        plugins = [s for s in strategies.values() if not s.module.startswith("strategies.")]
+        if len(plugins) == 1:
+            who = f"strategy {plugins[0].name!r} (module {plugins[0].module})"
+        elif plugins:
+            who = "one of the strategies " + ", ".join(
+                f"{s.name!r} (module {s.module})" for s in plugins)
+        else:
+            who = "the engine, playing " + ", ".join(strategies)
+        raise SniffError(f"{who} raised {what} inside the compiled engine; its choose() must "
+                         "return a legal move's index, never raise") from None
 
 
 def refuse_bad_choices(

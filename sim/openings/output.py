@@ -23,6 +23,7 @@ from sim.display.formatting import signed
 from sim.errors import SniffError
 from sim.openings.play import FORMAT, METRIC_TITLES, OpeningsConfig
 from sim.store.folders import write_atomic
+from sim.store.integrity import file_problem, part_record
 from sim.store.io import write_json
 from sim.version import __version__
 
@@ -312,8 +313,12 @@ def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:
     import pyarrow as pa
 
     try:
-        table = pd.read_parquet(folder / "openings.parquet")
         summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        problem = file_problem(folder, "openings.parquet",
+                               summary.get("files") if isinstance(summary, dict) else None)
+        if problem:
+            raise SniffError(problem)
+        table = pd.read_parquet(folder / "openings.parquet")
     except (OSError, ValueError, pa.ArrowException) as error:
         raise SniffError(f"cannot read the openings folder {folder}: "
                          f"{str(error).splitlines()[0]}") from None
@@ -365,6 +370,10 @@ def _pairs_blocks(folder: Path, table: pd.DataFrame) -> list:
     from sim.display.formatting import p_value_text
     from sim.openings.pairs import neighbours, tile_pairs
 
+    files = (table.attrs.get("summary") or {}).get("files")
+    for name in ("tile-pairs.csv", "games.parquet"):
+        if (problem := file_problem(folder, name, files)) is not None:
+            raise SniffError(problem)
     try:
         if (folder / "tile-pairs.csv").is_file():
             pairs = pd.read_csv(folder / "tile-pairs.csv")
@@ -444,6 +453,10 @@ def write_outputs(folder: Path, config: OpeningsConfig, games: pd.DataFrame,
 
     pairs = tile_pairs(games)
     write_atomic(folder / "tile-pairs.csv", lambda t: pairs.to_csv(t, index=False))
+    # Written last, it vouches for the tables: every read checks them against it.
+    files = {name: part_record(folder / name, rows)
+             for name, rows in (("openings.parquet", len(table)), ("games.parquet", len(games)),
+                                ("tile-pairs.csv", len(pairs)))}
     record = {"format": FORMAT, **summary, "command": command, "version": __version__,
-              "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+              "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "files": files}
     write_json(folder / "summary.json", record)

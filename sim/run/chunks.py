@@ -151,9 +151,12 @@ def batch_games(threads: int) -> int:
 
 
 def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tables: dict,
-                 metadata: dict) -> None:
-    """Write a chunk's parts (atomically), with the run's and the chunk's metadata."""
+                 metadata: dict, exclusive: bool = False) -> dict:
+    """Write a chunk's parts (atomically), with the run's and the chunk's metadata; return
+    the chunk's ledger record (``sim.store.integrity``), which ``execute`` appends in chunk
+    order."""
     from sim.store import io
+    from sim.store.integrity import chunk_record
 
     info = {
         "index": chunk, "first_game": lo, "end_game": hi, "games": hi - lo,
@@ -161,10 +164,11 @@ def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tabl
         "games_per_second": round((hi - lo) / seconds, 1) if seconds > 0 else None,
         "written_at": utc_now(),
     }
-    io.write_chunk(folder, chunk, {
+    parts = io.write_chunk(folder, chunk, {
         name: io.with_metadata(table, {**metadata, "table": name, "chunk": info})
         for name, table in tables.items()
-    })
+    }, exclusive)
+    return chunk_record(chunk, lo, hi, metadata["run_id"], parts)
 
 
 @dataclass
@@ -175,6 +179,7 @@ class PlayedChunk:
     tables: dict  # both tables; only the summary's columns when ``written``
     kernel: str  # the kernel it was played with (another name: the code was edited)
     written: bool = False  # its parts are already in the run folder (a Dask worker wrote them)
+    record: dict | None = None  # then: their ledger record (sim.store.integrity.chunk_record)
 
 
 class LocalChunks:

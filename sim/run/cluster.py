@@ -189,11 +189,11 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
         return PlayedChunk(chunk, {}, kernel)
     if not job.write:
         return PlayedChunk(chunk, tables, kernel)
-    write_parts(Path(job.folder), chunk, lo, hi, time.perf_counter() - started, tables,
-                 job.metadata)
+    record = write_parts(Path(job.folder), chunk, lo, hi, time.perf_counter() - started,
+                         tables, job.metadata, exclusive=True)
     columns = summary_columns(plan.players, plan.rounds)
     return PlayedChunk(chunk, {name: tables[name].select(columns[name]) for name in columns},
-                       kernel, written=True)
+                       kernel, written=True, record=record)
 
 
 # --- on the client

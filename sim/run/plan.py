@@ -51,6 +51,13 @@ FLAGS = {
     "rounds": "--rounds",
 }
 MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed) -> int:
+    """Every command's seed: an integer 0..2**63-1 (what the random streams are keyed by)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
+    return seed
 # Sizes that cannot work are refused before anything starts: game ids beyond this would
 # take years to play and petabytes to store, and a chunk is held in memory while written.
 MAX_GAMES = 10**12
@@ -110,8 +117,7 @@ class Plan:
             if value > most:
                 flag = "--max-games" if name == "games" and precision is not None else FLAGS[name]
                 raise SniffError(f"{flag} must be at most {most:,}, got {value:,}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
+        check_seed(seed)
         if isinstance(strategies, str):
             specs = parse_lineup_text(strategies)
         else:

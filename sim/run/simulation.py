@@ -2,9 +2,8 @@
 
 What decides the games is in ``sim.run.plan`` (and ``sim.run.precision`` for ``--precision``);
 how chunks are played, in ``sim.run.chunks`` (``sim.run.cluster`` on Dask); the summary, in
-``sim.store.summary``; the folder's files, in ``sim.store.io``. This module runs a plan: it checks
-the
-target folder and the disk, writes the manifest and each chunk's parts, and keeps the
+``sim.store.summary``; the folder's files, in ``sim.store.io``. This module runs a plan: it
+checks the target folder and the disk, writes the manifest and each chunk's parts, and keeps the
 summary as the chunks come.
 """
 
@@ -28,7 +27,7 @@ from sim.run.chunks import (
     utc_now,
     write_parts,
 )
-from sim.run.plan import Plan, recorded_kernel_strategies, resolve_plan, rotation_for
+from sim.run.plan import Plan, recorded_kernel_strategies, resolve_plan
 from sim.run.precision import (
     cap_options,
     precision_stop,
@@ -38,6 +37,7 @@ from sim.run.precision import (
     widest_half_width,
 )
 from sim.store.arrow import to_numpy
+from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.summary import Summary
 
 IN_MEMORY_LIMIT = 1_000_000
@@ -70,7 +70,7 @@ def check_target(plan: Plan, folder: Path | None, mode: str) -> dict | None:
         if not folder.exists():
             raise SniffError(f"nothing to resume: {folder} does not exist")
         return io.read_manifest(folder)
-    if folder.exists() and any(folder.iterdir()):
+    if folder.exists() and any(p.name != LOCK_NAME for p in folder.iterdir()):
         if not io.is_run_folder(folder):
             raise SniffError(f"{folder} is not empty and holds no sniff run; "
                              "choose another --out (nothing was changed)")
@@ -147,6 +147,7 @@ class _Session:
 
 def _new_manifest(plan: Plan, run_id: str, kernel: str, session: _Session) -> dict:
     from sim.store import io
+    from sim.store.integrity import LEDGER
     from sim.version import __version__
 
     return {
@@ -154,22 +155,21 @@ def _new_manifest(plan: Plan, run_id: str, kernel: str, session: _Session) -> di
         "command": session.command, "config": plan.config(), "started_at": session.started_at,
         "status": "running", "sessions": [],
         "tables": {name: f"{name}/" for name in io.tables_for(plan.rounds)},
+        "ledger": LEDGER,
     }
 
 
-def _prepare_folder(folder: Path, mode: str, manifest: dict, chunk_games: list[int],
-                    notice) -> set[int]:
-    """Make the folder ready and write the manifest; return the chunks already finished."""
+def _prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> set[int]:
+    """Make the folder ready and write the manifest; return the chunks already finished
+    (on a resume, every part hashed against the ledger: ``sim.store.integrity.resume_chunks``)."""
     from sim.store import io
+    from sim.store.integrity import resume_chunks
 
     done: set[int] = set()
     try:
         if mode == "resume":
             io.remove_temporaries(folder)
-            done, notes = io.finished_chunks(folder, chunk_games, manifest["run_id"],
-                                             io.tables_of(manifest["config"]))
-            for note in notes:
-                notice(note)
+            done = resume_chunks(folder, manifest, notice, alert)
         elif mode == "overwrite" and folder.exists():
             io.clear_run(folder)
         for name in io.tables_of(manifest["config"]):
@@ -182,29 +182,6 @@ def _prepare_folder(folder: Path, mode: str, manifest: dict, chunk_games: list[i
     return done
 
 
-# Beyond any real game's size (a 200-round game is ~1,800 bytes): below this bound times
-# the games, a run cannot fill the disk and needs no pilot to estimate its size.
-BOUND_BYTES_PER_GAME = 2_000
-SPACE_PILOT_GAMES = 512
-
-
-def _check_space(plan: Plan, folder: Path, kernel_strategies=()) -> None:
-    """Refuse a run that would not fit on the disk, estimating its rounds per game from a
-    pilot of its first games (only when the run is big enough to matter)."""
-    from sim.core import engine
-    from sim.kernels.runner import play_batch
-    from sim.store import folders, io
-
-    written = len(io.part_files(folder, "games"))
-    games = max(0, plan.games - written * plan.chunk_size)
-    if games * BOUND_BYTES_PER_GAME <= folders.free_bytes(folder):
-        return
-    ids = np.arange(min(plan.games, SPACE_PILOT_GAMES), dtype=np.int64)
-    pilot = play_batch(plan.lineup, plan.seed, ids, rotations=rotation_for(ids, plan.players),
-                       round_cap=plan.round_cap, kernel_strategies=kernel_strategies)
-    folders.check_disk_space(folder, games, float(pilot.games[:, engine.GAME_ROUNDS].mean()))
-
-
 def execute(
     plan: Plan,
     folder: Path | None,
@@ -215,6 +192,7 @@ def execute(
     command: str = "",
     on_chunk=None,
     notice=stderr_notice,
+    alert=None,
     announce=None,
     kernel_strategies=(),
     scheduler: str | None = None,
@@ -232,15 +210,54 @@ def execute(
     ``local:N``) plays the chunks as tasks on a Dask cluster (``sim.run.cluster``), with the same
     tables; ``threads`` is then the numba threads of each task. ``check_space`` refuses a
     run whose estimated size exceeds the free disk space (``--ignore-disk-space`` skips it).
+    ``alert`` (default ``notice``) gets the lines a resume must say even when notices are
+    off: a bad part it set aside, and where.
     """
+    check_target(plan, folder, mode)
+    created = folder is not None and not folder.exists()
+    lock = None if folder is None else _lock(folder, command)
+    try:
+        return _execute(plan, folder, mode=mode, threads=threads, progress=progress,
+                        command=command, on_chunk=on_chunk, notice=notice, alert=alert,
+                        announce=announce, kernel_strategies=kernel_strategies,
+                        scheduler=scheduler, check_space=check_space)
+    finally:
+        if lock is not None:
+            lock.release()
+            from sim.store.io import MANIFEST
+
+            if not (folder / MANIFEST).exists():  # refused before it began: leave no trace
+                (folder / LOCK_NAME).unlink(missing_ok=True)
+                if created and not any(folder.iterdir()):
+                    folder.rmdir()
+
+
+def _lock(folder: Path, command: str) -> RunLock:
+    """The folder's writer lock (``sim.store.lock``): a second writer, an ``--overwrite`` or a
+    ``--resume`` of a live run is refused in one line naming the process."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SniffError(f"cannot write to {error.filename or folder}: "
+                         f"{error.strerror or error}") from None
+    lock = RunLock(folder)
+    lock.acquire(command)
+    return lock
+
+
+def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, command,
+             on_chunk, notice, alert, announce, kernel_strategies, scheduler, check_space):
+    """``execute`` with the folder locked."""
     import pyarrow as pa
     from tqdm import tqdm
 
     from sim.kernels.generate import same_code
     from sim.kernels.runner import lineup_code, lineup_strategies
+    from sim.run import space as run_space
     from sim.store import io
+    from sim.store.integrity import append_record
 
-    recorded = check_target(plan, folder, mode)
+    recorded = check_target(plan, folder, mode)  # again, under the lock
     if recorded is not None and not kernel_strategies:
         kernel_strategies = recorded_kernel_strategies(recorded)
     previous_threads = _set_threads(threads if scheduler is None else None)
@@ -264,7 +281,8 @@ def execute(
             executor = DaskChunks(scheduler, plan, kernel, kernel_strategies, threads)
         executor.warm_up()  # load (or compile) the kernel now: games/s measures play only
         if folder is not None and check_space:
-            _check_space(plan, folder, kernel_strategies)
+            written = len(io.part_files(folder, "games")) * plan.chunk_size
+            run_space.check_space(plan, folder, written, kernel_strategies)
         session = _Session(command, threads=executor.threads, cluster=executor.describe())
         run_id = plan.run_id
         manifest = recorded or _new_manifest(plan, run_id, kernel, session)
@@ -282,7 +300,7 @@ def execute(
         stopped: dict | None = None
         chunk_games = ChunkSizes(total, plan.chunk_size)
         done = set() if folder is None else _prepare_folder(
-            folder, mode, manifest, chunk_games, notice)
+            folder, mode, manifest, notice, alert or notice)
         if announce is not None:
             announce()
 
@@ -348,9 +366,15 @@ def execute(
                     if folder is None:
                         for name in tables_kept:
                             memory[name].append(tables[name])
-                    elif not result.written:
-                        write_parts(folder, chunk, lo, hi, time.perf_counter() - started,
-                                     tables, metadata)
+                    else:
+                        record = result.record if result.written else write_parts(
+                            folder, chunk, lo, hi, time.perf_counter() - started, tables,
+                            metadata)
+                        # The chunk is finished here: its parts are in place and vouched for.
+                        append_record(folder, record)
+                        if check_space and session.played == 0:
+                            run_space.check_measured_space(plan, folder, record,
+                                                  total - done_games - (hi - lo))
                     session.played += hi - lo
                     session.seconds += time.perf_counter() - started
                     chunks_done += 1
@@ -452,6 +476,8 @@ def simulate(
                                                  "resume": resume, "overwrite": overwrite,
                                                  "scheduler": scheduler}.items()
                      if v not in (None, False))
+    if isinstance(out, str) and not out.strip():  # Path("") is the current directory
+        raise SniffError("out= is an empty name: give a folder")
     folder = Path(out) if out is not None else None
     plan, mode = plan_and_mode(options, folder, resume, overwrite)
     check_scheduler_and_threads(scheduler, threads)

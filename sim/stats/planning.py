@@ -186,23 +186,36 @@ def detectable_paired(deals: int, sd: float, power: float = POWER,
     return (z_a + z_b) * sd / math.sqrt(deals)
 
 
+# (2.8 / 1e-5)^2: about 8e10 games, below sniff simulate's most (sim.run.plan.MAX_GAMES, 10^12);
+# a smaller difference is no plan anyone can play (and 1e-300 would overflow).
+MIN_DIFFERENCE = 1e-5
+
+
 def plan_text(delta: float, *, paired: bool = False, sd: float | None = None,
               decided: float = 1.0, power: float = POWER,
               confidence: float = CONFIDENCE) -> list[str]:
     """Lines for ``sniff plan``: games (or deals) needed for ``delta``, and the method."""
     level = f"{100 * confidence:g}% two-sided test, {100 * power:g}% power"
+    if not (math.isfinite(delta) and 0 < delta < 1):
+        raise SniffError(f"--difference must be a win-rate difference between 0 and 1 "
+                         f"(e.g. 0.02 for two points; its size, not its sign), got {delta:g}")
+    if delta < MIN_DIFFERENCE:
+        raise SniffError(f"--difference {delta:g} is too small to plan for: differences under "
+                         f"{MIN_DIFFERENCE:g} need more games than any run can play")
+    if sd is not None and not paired:
+        raise SniffError("--sd is the per-deal SD of duplicate deals: it needs --paired")
     if paired:
         if sd is None:
             raise SniffError("--paired needs --sd, the SD of per-deal differences "
                              "(from a pilot duplicate run)")
+        if not (math.isfinite(sd) and 0 < sd <= 2):
+            raise SniffError(f"--sd must be a standard deviation of per-deal win-rate "
+                             f"differences, between 0 and 2, got {sd:g}")
         deals = deals_paired(delta, sd, power, confidence)
         return [f"to detect a win-rate difference of {delta:.3g} with duplicate deals "
                 f"(per-deal SD {sd:.3g}), {level}:",
                 f"  {deals:,} deals",
                 "  method: n = ((z_a + z_b) sd / difference)^2 (see docs/simulate.md)"]
-    if not 0 < abs(delta) < 1:
-        raise SniffError(f"--difference must be a win-rate difference between 0 and 1 "
-                         f"(e.g. 0.02 for two points), got {delta}")
     same = games_same_games(delta, decided, power, confidence)
     lines = [f"to detect a win-rate difference of {delta:.3g}, {level}:",
              f"  {same:,} games: two sides of the same games (one run, "

@@ -37,6 +37,21 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
+def place_new(temporary: Path, final: Path) -> bool:
+    """Move ``temporary`` to ``final`` unless a file is there (atomically: a hard link
+    fails on an existing name); False, and the temporary removed, if one was."""
+    try:
+        os.link(temporary, final)
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links: the rename, as before
+        os.replace(temporary, final)
+        return True
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return True
+
+
 def new_folder(prefix: str, base: Path = Path("results")) -> Path:
     """``results/PREFIX-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... so repeated runs never meet."""
     from datetime import datetime
@@ -48,27 +63,30 @@ def new_folder(prefix: str, base: Path = Path("results")) -> Path:
     return folder
 
 
-# Parquet bytes of a game and of each of its rounds, measured on 50,000-game runs (2 to 4
-# players, greedy and random: 56 to 248 bytes a game) and rounded up.
-GAME_BYTES = 20
-ROUND_BYTES = 9
-
-
 def free_bytes(folder: Path) -> int:
     """Free space where ``folder`` is (or will be created)."""
     existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
     return shutil.disk_usage(existing).free
 
 
-def check_disk_space(folder: Path, games: int, rounds_per_game: float) -> None:
-    """Refuse a run whose estimated size exceeds the free space, before it starts."""
-    need = games * (GAME_BYTES + ROUND_BYTES * rounds_per_game)
+def check_disk_space(folder: Path, need: float, games: int, per_game: float,
+                     measured: str = "") -> None:
+    """Refuse a run whose estimated size (``need`` bytes for ``games`` games) exceeds the
+    free space: before it starts (a pilot's estimate) or, ``measured``, after the named
+    chunk was written (the finished chunks are kept)."""
     free = free_bytes(folder)
     if need > free:
+        what = f"{games:,} games of about {per_game:,.0f} bytes each"
+        if measured:
+            raise SniffError(
+                f"the rest of the run needs about {size_text(need)} ({what}, as {measured} "
+                f"took) but {folder} has {size_text(free)} free; the finished chunks are "
+                "kept: free some space and complete the run with --resume (or add "
+                "--ignore-disk-space)")
         raise SniffError(
-            f"the run needs about {size_text(need)} ({games:,} games of about "
-            f"{rounds_per_game:.1f} rounds) but {folder} has {size_text(free)} free; play "
-            "fewer games, or add --ignore-disk-space to go on anyway")
+            f"the run needs about {size_text(need)} ({what}) but {folder} has "
+            f"{size_text(free)} free; play fewer games, or add --ignore-disk-space to go on "
+            "anyway")
 
 
 def size_text(size: float) -> str:

@@ -10,7 +10,8 @@ A run folder holds two Parquet datasets and a manifest::
 Chunk ``c`` holds the games ``c * chunk_size`` up to the next chunk, in game id order, so
 the parts read in name order give the rows sorted by game id (and round). A part is written
 to a temporary file in ``NAME/.partial/`` and renamed into place, so a part either exists
-whole or not at all; a chunk is finished when both its parts exist. Every column is
+whole or not at all; a chunk is finished when its parts are recorded in the run's ledger
+(``sim.store.integrity``), and every reader checks the parts against it. Every column is
 documented in docs/data-format.md (tests check that the two agree).
 """
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import socket
 import uuid
@@ -34,22 +34,22 @@ from sim.core.seating import team_count
 from sim.core.tiles import TILE_NAMES
 from sim.errors import SniffError
 from sim.store import arrow
-from sim.store.folders import TEMP_SUFFIX, write_atomic
+from sim.store.folders import TEMP_SUFFIX, place_new, write_atomic
+from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
+    TABLES,
+    error_text,
+    part_name,
+    tables_for,
+    tables_of,
+)
 from sim.store.summary import Summary, game_point_sums, summary_columns
 
 FORMAT = "sniff-simulate/1"
 MANIFEST = "manifest.json"
-TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 METADATA_KEY = b"sniff"
 PARTIAL_DIR = ".partial"  # temporary parts, before their rename into games/ and rounds/
 COMPRESSION = "lz4"
 STATISTICS_COLUMNS = ("game_id", "deal_id", "round_number")
-
-PART_PATTERN = re.compile(r"part-\d{6}\.parquet")
-
-
-def part_name(chunk: int) -> str:
-    return f"part-{chunk:06d}.parquet"
 
 
 # --- building the tables from a played batch
@@ -80,16 +80,6 @@ def required_table(columns: dict[str, pa.Array]) -> pa.Table:
     schema = pa.schema([pa.field(name, array.type, nullable=False)
                         for name, array in zip(columns, arrays)])
     return pa.Table.from_arrays(arrays, schema=schema)
-
-
-def tables_for(rounds: bool) -> tuple[str, ...]:
-    """The tables a run writes: both, or ``games`` alone for a ``--no-rounds`` run."""
-    return TABLES if rounds else ("games",)
-
-
-def tables_of(config: dict) -> tuple[str, ...]:
-    """The tables of a run by its recorded configuration (runs before the option: both)."""
-    return tables_for(config.get("rounds", True))
 
 
 def games_table(
@@ -209,6 +199,9 @@ def parquet_options(schema: pa.Schema) -> dict:
         "column_encoding": dict.fromkeys(integers, "BYTE_STREAM_SPLIT"),
         # Min/max statistics where readers filter on them (a game's or a round's rows).
         "write_statistics": [name for name in STATISTICS_COLUMNS if name in schema.names],
+        # A CRC-32 per page, verified by every read of ``Run``: a changed byte is an error
+        # naming the part, never a wrong number (or a raw "Corrupt Lz4 compressed data").
+        "write_page_checksum": True,
     }
 
 
@@ -232,22 +225,37 @@ def _write_parquet_temp(table: pa.Table, path: Path) -> Path:
     return temporary
 
 
-def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> None:
+def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table],
+                exclusive: bool = False) -> dict[str, dict]:
     """Write a chunk's parts (``tables``: both, or games alone) atomically: all appear, or
-    none does.
+    none does. Returns each part's record (``sim.store.integrity.part_record``) for the ledger.
 
     Each part goes to a temporary file first; the renames come last (rounds, then games),
     and a failure or interrupt in between takes the renamed part away again.
+    ``exclusive`` (a Dask task: a lost worker may still write the same chunk) never
+    replaces a part: one already there stays, and the record is of it, so the ledger always
+    describes the bytes on disk (the two writes hold the same games; only the timing in
+    their metadata differs).
     """
+    from sim.store.integrity import part_record
+
+    records: dict[str, dict] = {}
     temporaries: dict[str, Path] = {}
     renamed: list[Path] = []
     order = [name for name in ("rounds", "games") if name in tables]
     try:
         for name in order:
             temporaries[name] = _write_parquet_temp(tables[name], folder / name / part_name(chunk))
+            # Hashed from the page cache before the rename: the bytes the ledger vouches for.
+            records[name] = {**part_record(temporaries[name], tables[name].num_rows),
+                             "file": part_name(chunk)}
         for name in order:
             final = folder / name / part_name(chunk)
-            os.replace(temporaries.pop(name), final)
+            if exclusive and not place_new(temporaries.pop(name), final):
+                records[name] = part_record(final, tables[name].num_rows)
+                continue
+            if not exclusive:
+                os.replace(temporaries.pop(name), final)
             renamed.append(final)
     except BaseException:
         for path in list(temporaries.values()):
@@ -256,6 +264,7 @@ def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table]) -> None:
             for path in renamed:
                 path.unlink(missing_ok=True)
         raise
+    return records
 
 
 def write_json(path: Path, data: dict) -> None:
@@ -282,31 +291,19 @@ def read_manifest(folder: Path, name: str = MANIFEST, expected: str = FORMAT,
         raise SniffError(f"{path} is not valid JSON: the {what} folder is damaged") from None
     if not isinstance(manifest, dict) or manifest.get("format") != expected:
         raise SniffError(f"{path} is not a {expected} manifest")
-    if manifest.get("status") == "running" and not owner_alive(manifest.get("owner")):
+    from sim.store.lock import writer_alive
+
+    if manifest.get("status") == "running" and not writer_alive(Path(folder), manifest):
         # Killed without a chance to record it (SIGKILL, a power cut): nobody plays it now.
         manifest["status"] = "interrupted"
     return manifest
 
 
 def mark_running(manifest: dict) -> None:
-    """Set status ``running`` and name the process that holds the folder, so that a reader
-    can tell a live run from one whose process was killed (``owner_alive``)."""
+    """Set status ``running`` and name the process that holds the folder (its lock, in
+    ``sim.store.lock``, is what tells a live run from one whose process was killed)."""
     manifest["status"] = "running"
     manifest["owner"] = {"host": socket.gethostname(), "pid": os.getpid()}
-
-
-def owner_alive(owner: dict | None) -> bool:
-    """Whether the process recorded by ``mark_running`` may still be running (a process on
-    another machine cannot be checked, so it counts as alive)."""
-    if not isinstance(owner, dict) or owner.get("host") != socket.gethostname():
-        return True
-    try:
-        os.kill(int(owner["pid"]), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, KeyError, TypeError, ValueError):
-        return True
-    return True
 
 
 def is_run_folder(folder: Path) -> bool:
@@ -327,60 +324,16 @@ def remove_temporaries(folder: Path) -> None:
 
 
 def clear_run(folder: Path) -> None:
-    """Remove a run's own files (manifest and both tables); anything else is left alone."""
+    """Remove a run's own files (manifest, ledger and both tables); anything else (parts a
+    resume set aside) is left alone."""
+    from sim.store.integrity import LEDGER
+
     for name in TABLES:
         if (folder / name).exists():
             shutil.rmtree(folder / name)
+    (folder / LEDGER).unlink(missing_ok=True)
     (folder / MANIFEST).unlink(missing_ok=True)
     remove_temporaries(folder)
-
-
-def finished_chunks(
-    folder: Path, chunk_games: Sequence[int], run_id: str, tables: Sequence[str] = TABLES
-) -> tuple[set[int], list[str]]:
-    """Chunks whose parts (of ``tables``) exist, are readable, belong to this run and hold
-    all games.
-
-    Returns the finished chunk indices and a note for every chunk with only one of its two
-    parts (the run stopped between them): such a chunk is played again and its rewrite
-    replaces the lone part. Nothing is ever deleted here: a pair of parts that cannot be
-    read, or that holds other games, stops the resume with an error instead, since a
-    resume that deleted it could destroy data it failed to understand.
-    """
-    finished: set[int] = set()
-    notes: list[str] = []
-    present = {
-        name: {p.name for p in (folder / name).glob("part-*.parquet")} for name in tables
-    }
-    chunks = len(chunk_games)
-    named = sorted({int(p[5:11]) for table in tables for p in present[table]
-                    if PART_PATTERN.fullmatch(p) and int(p[5:11]) < chunks})
-    for chunk in named:
-        name = part_name(chunk)
-        have = [table for table in tables if name in present[table]]
-        if len(have) < len(tables):
-            notes.append(f"chunk {chunk}: only its {have[0]} part was written; played again")
-            continue
-        games_path = folder / "games" / name
-        try:
-            rows = pq.read_metadata(games_path).num_rows
-            ids = tuple(part_metadata(folder / table / name).get("run_id")
-                        for table in tables)
-        except (OSError, ValueError, pa.ArrowException) as error:
-            raise SniffError(f"cannot resume {folder}: {games_path.name} of chunk {chunk} "
-                             f"cannot be read ({error}); nothing was changed") from None
-        if set(ids) != {run_id} or rows != chunk_games[chunk]:
-            raise SniffError(f"cannot resume {folder}: chunk {chunk}'s parts hold other games "
-                             f"than this run's ({rows:,} rows, run {ids[0]}); nothing was "
-                             "changed")
-        finished.add(chunk)
-    extra = sorted(
-        p for table in tables for p in present[table]
-        if not PART_PATTERN.fullmatch(p) or int(p[5:11]) >= chunks
-    )
-    if extra:
-        raise SniffError(f"{folder} holds parts this run does not have ({extra[0]}, ...)")
-    return finished, notes
 
 
 # --- reading
@@ -390,22 +343,37 @@ def part_files(folder: Path, table: str) -> list[Path]:
     return sorted((Path(folder) / table).glob("part-*.parquet"))
 
 
+def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """One checked part, every page's checksum verified: a part that does not decode is one
+    line naming it, never a raw "OSError: Corrupt Lz4 compressed data"."""
+    try:
+        return pq.read_table(path, columns=columns, page_checksum_verification=True)
+    except (OSError, pa.ArrowException) as error:
+        raise SniffError(f"{path}: its content cannot be decoded ({error_text(error)}); "
+                         "`sniff verify` checks the run, `--resume` replays a bad chunk") from None
+
+
 def summary_part(folder: Path, name: str, config: dict) -> list[pa.Table]:
     """The columns the summary reads of one chunk's parts (``name``: the part's file name):
     of the games part and, unless the run kept none, of the rounds part."""
     tables = tables_of(config)
     columns = summary_columns(config["players"], "rounds" in tables)
-    return [pq.read_table(folder / table / name, columns=columns[table]) for table in tables]
+    return [read_part(folder / table / name, columns[table]) for table in tables]
 
 
-def summarise_folder(folder: Path, manifest: dict) -> Summary:
-    """Recompute a run's summary from its finished parts (streaming, chunk by chunk)."""
+def summarise_folder(folder: Path, manifest: dict, checked=None) -> Summary:
+    """Recompute a run's summary from its finished parts (streaming, chunk by chunk);
+    ``checked`` (``sim.store.integrity.Checked``): the parts already checked."""
+    from sim.store.integrity import check_run, require_sound
+
     config = manifest["config"]
     summary = Summary(config["players"], config["labels"], config["deal_group"],
                       config["round_cap"])
-    for path in part_files(folder, "games"):
-        if all((folder / name / path.name).exists() for name in tables_of(config)):
-            summary.add_tables(*summary_part(folder, path.name, config))
+    if checked is None:
+        checked = check_run(folder, manifest)
+        require_sound(checked, manifest)
+    for path in checked.parts("games"):
+        summary.add_tables(*summary_part(folder, path.name, config))
     summary.folder = folder
     summary.tables = tables_of(config)
     summary.stopped = manifest.get("stopped")
@@ -423,12 +391,28 @@ class Run:
     """
 
     def __init__(self, path: Path | None, manifest: dict, tables: dict | None = None,
-                 summary: Summary | None = None) -> None:
+                 summary: Summary | None = None, checked=None) -> None:
         self.path = path
         self.manifest = manifest
         self._tables = dict(tables or {})
         self._frames: dict = {}
         self._summary = summary
+        self._checked = checked
+
+    @property
+    def checked(self):
+        """The folder's parts checked against the run's ledger and plan (``sim.store.integrity``,
+        the cheap check: sizes and footers), once; a bad part is one ``SniffError`` line."""
+        if self._checked is None and self.path is not None:
+            from sim.store.integrity import check_run, require_sound
+
+            self._checked = check_run(self.path, self.manifest)
+            require_sound(self._checked, self.manifest)
+        return self._checked
+
+    def parts(self, name: str) -> list[Path]:
+        """The checked parts of a table, in game id order (only these are ever read)."""
+        return self.checked.parts(name)
 
     @property
     def config(self) -> dict:
@@ -444,9 +428,9 @@ class Run:
         if name not in tables_of(self.config):
             raise SniffError(f"this run was played with --no-rounds: it has no {name} table")
         if name not in self._tables:
-            files = part_files(self.path, name)
+            files = self.parts(name)
             if files:
-                self._tables[name] = self.dataset(name).to_table()
+                self._tables[name] = pa.concat_tables([read_part(path) for path in files])
             else:
                 self._tables[name] = pa.table({})
         return self._tables[name]
@@ -456,7 +440,9 @@ class Run:
 
         if self.path is None:
             return ds.dataset(self.table(name))
-        return ds.dataset([str(p) for p in part_files(self.path, name)], format="parquet")
+        checksums = ds.ParquetFragmentScanOptions(page_checksum_verification=True)
+        return ds.dataset([str(p) for p in self.parts(name)],
+                          format=ds.ParquetFileFormat(default_fragment_scan_options=checksums))
 
     def frame(self, name: str):
         """The table as a pandas DataFrame (read once, then kept)."""
@@ -478,7 +464,7 @@ class Run:
     def summary(self):
         """The run's summary (``sim.store.summary.Summary``), recomputed from the tables."""
         if self._summary is None:
-            self._summary = summarise_folder(self.path, self.manifest)
+            self._summary = summarise_folder(self.path, self.manifest, self.checked)
         return self._summary
 
     def __repr__(self) -> str:
@@ -492,10 +478,27 @@ class Run:
 
 
 def load(path: str | os.PathLike) -> Run:
-    """Open a run folder written by ``sniff simulate`` (or ``sim.simulate(out=...)``)."""
+    """Open a run folder written by ``sniff simulate`` (or ``sim.simulate(out=...)``); every
+    part is checked first, and a run still being written says so (a ``UserWarning``)."""
+    run = open_run(path)
+    if run.manifest.get("status") == "running":
+        import warnings
+
+        warnings.warn(f"{run.path} is still being written (status running): its tables hold "
+                      "the chunks finished so far", stacklevel=2)
+    return run
+
+
+def open_run(path: str | os.PathLike) -> Run:
+    """``load`` without the warning, for callers that say it their own way (a report)."""
+    from sim.store.integrity import check_run, require_sound
+
     folder = Path(path)
     if not folder.exists():
         raise SniffError(f"no such run folder: {folder}")
     if not folder.is_dir():
         raise SniffError(f"{folder} is a file, not a run folder")
-    return Run(folder, read_manifest(folder))
+    manifest = read_manifest(folder)
+    checked = check_run(folder, manifest)  # every part checked before any is used
+    require_sound(checked, manifest)
+    return Run(folder, manifest, checked=checked)

@@ -177,7 +177,7 @@ def read_table(run, name: str, columns: list[str]) -> pd.DataFrame:
             raise SniffError(f"in-memory run: the {name} table lacks column(s) "
                              f"{', '.join(missing)}")
         return table.select([c for c in columns if c in table.column_names]).to_pandas()
-    files = io.part_files(run.path, name)
+    files = run.parts(name)  # checked against the run's ledger (sim.store.integrity)
     for path in files:
         try:
             schema = pq.read_schema(path)
@@ -190,10 +190,8 @@ def read_table(run, name: str, columns: list[str]) -> pd.DataFrame:
                 "table (or written by an incompatible version)")
     if not files:
         return pd.DataFrame(columns=columns)
-    try:
-        return run.dataset(name).to_table(columns=columns).to_pandas()
-    except (OSError, pa.ArrowException) as error:
-        raise SniffError(f"cannot read the {name} table of {run.path}: {error}") from None
+    # Part by part, every page's checksum verified: a bad part is named.
+    return pa.concat_tables([io.read_part(path, columns) for path in files]).to_pandas()
 
 
 def open_runs(paths: Sequence) -> list[RunData]:
@@ -204,7 +202,7 @@ def open_runs(paths: Sequence) -> list[RunData]:
         raise SniffError("give at least one run folder")
     runs: list[RunData] = []
     for item, tournament in expand_paths(paths):
-        run = item if isinstance(item, io.Run) else io.load(item)
+        run = item if isinstance(item, io.Run) else io.open_run(item)
         where = str(run.path) if run.path else "in-memory run"
         config = run.manifest.get("config") or {}
         if "players" not in config or "labels" not in config:
@@ -225,7 +223,10 @@ def open_runs(paths: Sequence) -> list[RunData]:
         rounds["end_reason"] = rounds["end_reason"].astype(str)
         notes = []
         status = run.manifest.get("status")
-        if status != "complete":
+        if status == "running":  # its writer holds the folder's lock now (sim.store.lock)
+            notes.append(f"the run is still being written: {len(games):,} of "
+                         f"{config['games']:,} games finished so far (the report covers those)")
+        elif status != "complete":
             notes.append(f"the run is {status}: {len(games):,} of {config['games']:,} games "
                          "finished (the report covers those)")
         if not np.isin(rounds["game_id"].to_numpy(), games["game_id"].to_numpy()).all():

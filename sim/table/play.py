@@ -42,8 +42,9 @@ from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.errors import SniffError
-from sim.kernels.runner import ROUND_CAP, Lineup, compile_lineup
+from sim.kernels.runner import ROUND_CAP, Lineup, compile_lineup, strategy_errors
 from sim.kernels.trace import EventDecoder, start_event, write_trace
+from sim.store.folders import check_writable_folder
 from sim.table.human import HUMAN, attach
 from sim.table.render import ReplayState, halves, render_event, render_layout
 from strategies import StrategySpec
@@ -57,6 +58,10 @@ ROWS_PER_ROUND = 1 + 28 + 28 + 29 * engine.MAX_PLAYERS + 1
 
 class PlayAborted(SniffError):
     """The person quit, or the input ended, before the game did."""
+
+
+class PlayQuit(PlayAborted):
+    """The person typed q: what they asked for, so ``sniff play`` ends quietly (exit 0)."""
 
 
 def person_lineup(players: int, seat: int, opponents: list[StrategySpec]) -> Lineup:
@@ -156,7 +161,8 @@ class PlayGame:
     # ------------------------------------------------------------ running the game
 
     def run(self) -> list[dict]:
-        kernel, spec_functions, spec_params, seat_index = compile_lineup(self.lineup, [HUMAN])
+        kernel, spec_functions, spec_params, seat_index = compile_lineup(
+            self.lineup, [HUMAN], uses=("trace_game",))
         seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
         seat_specs[0, : self.players] = seat_index
         ids = np.array([GAME_ID], dtype=np.int64)
@@ -165,11 +171,12 @@ class PlayGame:
         self.show(self.events[0], None)
         attach(self.decide)
         try:
-            kernel.trace_game(
-                seed_word(self.seed), ids, ids, seat_specs, spec_functions, spec_params,
-                self.players, ROUND_CAP, np.array([-1], dtype=np.int64), games, rounds,
-                self.rows,
-            )
+            with strategy_errors(self.lineup):
+                kernel.trace_game(
+                    seed_word(self.seed), ids, ids, seat_specs, spec_functions, spec_params,
+                    self.players, ROUND_CAP, np.array([-1], dtype=np.int64), games, rounds,
+                    self.rows,
+                )
         finally:
             attach(None)
         self.catch_up()
@@ -212,7 +219,7 @@ class PlayGame:
             if self.echo_input:
                 self.write(answer + "\n")
             if answer.lower() in ("q", "quit", "exit"):
-                raise PlayAborted("play aborted: you quit the game")
+                raise PlayQuit("play aborted: you quit the game")
             if hints and answer.lower() in ("h", "hint"):
                 self.show_hint(options)
                 continue
@@ -477,6 +484,10 @@ def play_game(
         trace_path.parent.mkdir(parents=True, exist_ok=True)
     elif not trace_path.parent.is_dir():
         raise SniffError(f"trace folder does not exist: {trace_path.parent}")
+    # A real write, before the game: a folder that refuses the trace would lose the game.
+    check_writable_folder(trace_path.parent)
+    if trace_path.is_dir():
+        raise SniffError(f"--trace {trace_path} is a folder; give a file name")
     write(f"sniff play: seed {seed} (--seed {seed} with the same options deals this game again)\n")
     game = PlayGame(lineup, seat, seed, read_line, write, echo_input, ascii, hint_budget)
     events = game.run()

@@ -34,6 +34,17 @@ def read_trace(path: Path) -> list[dict]:
     return events
 
 
+def check_trace_game(events: list[dict], game: int, path: Path) -> None:
+    """Game ``game`` of the trace checked against the rules (``sim.table.check``)."""
+    from sim.table.check import check_game
+
+    starts = [i for i, event in enumerate(events) if event["event"] == "game_start"]
+    if events[0]["event"] != "game_start":
+        raise SniffError(f"{path}: event 1 ({events[0]['event']}) comes before any game_start")
+    end = starts[game + 1] if game + 1 < len(starts) else len(events)
+    check_game(events[starts[game]:end], first=starts[game] + 1, what=str(path))
+
+
 def count_games(events: list[dict]) -> int:
     return sum(1 for event in events if event["event"] == "game_start")
 
@@ -60,6 +71,7 @@ def replay(
             f"--game {game} is out of range: {path} holds {games} game"
             f"{'s' * (games != 1)} (0..{games - 1})"
         )
+    check_trace_game(events, game, path)  # an impossible (edited) game is refused, not drawn
     blocks = replay_lines(events, game=game, ascii=ascii, hands=True)
     number = 0
     while True:

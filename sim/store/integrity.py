@@ -1,0 +1,403 @@
+"""What a run folder's parts must be, and the checks that hold every reader to it.
+
+Each finished chunk is recorded in the run's ledger, ``NAME/parts.jsonl``: one JSON line
+per chunk (``chunk``, ``run_id``, ``first_game``, ``end_game`` and, per table, the part's
+``file``, ``rows``, ``bytes`` and ``sha256``), appended and synced right after the chunk's
+parts are renamed into place. A chunk is finished when its line is there. A ledger rather
+than the manifest because an append costs the same at chunk 1 and chunk 100,000, where
+rewriting a manifest that lists every part would grow with the run.
+
+Three depths of check, each used where its cost fits:
+
+* ``cheap`` (every read: ``sim.load``, ``sniff report``, tournaments, ``--resume``'s
+  plan): every chunk the plan needs is recorded (all of them once the run is complete),
+  each recorded part exists with its recorded size, its Parquet footer has the recorded
+  rows and names this run, this table, this chunk and these games; no other part is in
+  the tables' folders. The bytes a reader then decodes are checked by the Parquet page
+  checksums (CRC-32, written with every page, verified on every read).
+* ``hash`` (``--resume``): the above and the sha256 of every part's bytes.
+* ``full`` (``sniff verify``): the above and every page decoded, with its checksum, and
+  the game ids of every row against the chunk's range.
+
+A run written before the ledger existed (no ``ledger`` in its manifest) is checked by its
+parts' footers alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sim.errors import SniffError
+
+TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
+LEDGER = "parts.jsonl"
+SET_ASIDE = "set-aside"  # where --resume moves a bad part (kept, never deleted)
+HASH = "sha256"  # 1.6 GB/s with the CPU's SHA instructions (blake2b: 0.8 GB/s here)
+
+
+def part_name(chunk: int) -> str:
+    return f"part-{chunk:06d}.parquet"
+
+
+def tables_for(rounds: bool) -> tuple[str, ...]:
+    """The tables a run writes: both, or ``games`` alone for a ``--no-rounds`` run."""
+    return TABLES if rounds else ("games",)
+
+
+def tables_of(config: dict) -> tuple[str, ...]:
+    """The tables of a run by its recorded configuration (runs before the option: both)."""
+    return tables_for(config.get("rounds", True))
+
+
+def error_text(error: BaseException) -> str:
+    """A library's error message on one line (Arrow's span several)."""
+    return " ".join(str(error).split())
+
+
+def file_digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, HASH).hexdigest()
+
+
+def part_record(path: Path, rows: int) -> dict:
+    """What identifies a written part: its file name, rows, size and content hash."""
+    return {"file": Path(path).name, "rows": int(rows), "bytes": os.path.getsize(path),
+            HASH: file_digest(path)}
+
+
+def file_problem(folder: Path, name: str, records: dict) -> str | None:
+    """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
+    bytes and sha256: an openings folder's files), or None; a file without a record (an
+    older version's folder) is not checked."""
+    record = (records or {}).get(name)
+    if record is None:
+        return None
+    path = Path(folder) / name
+    if not path.is_file():
+        return f"{path}: missing (it was written with this folder)"
+    if path.stat().st_size != record.get("bytes") or file_digest(path) != record.get(HASH):
+        return (f"{path}: its bytes changed since it was written (size or {HASH} differs "
+                "from the record in summary.json)")
+    return None
+
+
+def append_record(folder: Path, record: dict) -> None:
+    """Record a finished chunk: one line appended to the ledger and synced."""
+    path = Path(folder) / LEDGER
+    line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    with open(path, "ab+") as handle:
+        handle.seek(0, os.SEEK_END)
+        if handle.tell():  # a line torn by a crash must not swallow this one
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                line = b"\n" + line
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def read_ledger(folder: Path) -> dict[int, dict]:
+    """The recorded chunks (the last line of each wins: a replayed chunk's new parts); a
+    line torn by a crash is no record."""
+    records: dict[int, dict] = {}
+    try:
+        with open(Path(folder) / LEDGER, "rb") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                    records[int(record["chunk"])] = record
+                except (ValueError, KeyError, TypeError):
+                    continue
+    except FileNotFoundError:
+        pass
+    return records
+
+
+# --- the plan's chunks
+
+
+def expected_chunks(manifest: dict) -> tuple[int, int, int]:
+    """``(chunks, chunk_size, games)`` the run's plan (and a --precision stop) asks for."""
+    config = manifest["config"]
+    stopped = manifest.get("stopped") or {}
+    games = int(stopped.get("games") or config["games"])
+    size = int(config["chunk_size"])
+    return -(-games // size), size, games
+
+
+@dataclass
+class Problem:
+    chunk: int | None
+    path: Path
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass
+class Checked:
+    """The outcome of a check: the good chunks and their parts, and what is wrong."""
+
+    folder: Path
+    good: dict[int, dict] = field(default_factory=dict)  # chunk -> its record
+    problems: list[Problem] = field(default_factory=list)
+    unrecorded: dict[int, list[str]] = field(default_factory=dict)  # chunk -> its tables
+    checked_bytes: int = 0
+
+    def parts(self, table: str) -> list[Path]:
+        """The good parts of ``table``, in chunk (so game id) order."""
+        return [self.folder / table / self.good[c]["parts"][table]["file"]
+                for c in sorted(self.good)]
+
+    @property
+    def games(self) -> int:
+        return sum(r["end_game"] - r["first_game"] for r in self.good.values())
+
+    def bad_chunks(self) -> set[int]:
+        return {p.chunk for p in self.problems if p.chunk is not None}
+
+
+def _footer(path: Path) -> tuple[int, dict]:
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_metadata(path)
+    raw = (metadata.metadata or {}).get(b"sniff")
+    return metadata.num_rows, json.loads(raw) if raw else {}
+
+
+def _identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int, run_id: str,
+                      rows: int | None) -> str | None:
+    """What is wrong with a part's footer for ``chunk`` (games lo..hi-1), or None."""
+    import pyarrow as pa
+
+    try:
+        num_rows, meta = _footer(path)
+    except (OSError, ValueError, pa.ArrowException) as error:
+        return f"not a readable Parquet file ({error_text(error)})"
+    info = meta.get("chunk") or {}
+    if meta.get("run_id") != run_id:
+        return f"belongs to another run ({meta.get('run_id')}, not {run_id})"
+    if meta.get("table", table) != table:
+        return f"is a {meta.get('table')} part, not a {table} part"
+    if (info.get("index"), info.get("first_game"), info.get("end_game")) != (chunk, lo, hi):
+        return (f"holds chunk {info.get('index')} (games {info.get('first_game')}.."
+                f"{_last(info.get('end_game'))}), not chunk {chunk} (games {lo}..{hi - 1})")
+    want = hi - lo if table == "games" else rows
+    if want is not None and num_rows != want:
+        return f"has {num_rows:,} rows, not {want:,}"
+    return None
+
+
+def _last(end) -> str:
+    return str(end - 1) if isinstance(end, int) else "?"
+
+
+def _decode_problem(path: Path, table: str, lo: int, hi: int) -> str | None:
+    """Decode every page (checking its checksum) and the game ids against the chunk."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        data = pq.read_table(path, page_checksum_verification=True)
+    except (OSError, ValueError, pa.ArrowException) as error:
+        return f"its content cannot be decoded ({error_text(error)})"
+    ids = np.asarray(data.column("game_id").to_numpy()) if "game_id" in data.column_names \
+        else None
+    if ids is None:
+        return "has no game_id column"
+    if table == "games":
+        if not np.array_equal(ids, np.arange(lo, hi)):
+            return f"its game ids are not {lo}..{hi - 1} in order"
+    elif ids.size and (ids.min() < lo or ids.max() >= hi or np.any(np.diff(ids) < 0)):
+        return f"its rounds are not of games {lo}..{hi - 1} in order"
+    return None
+
+
+def check_run(folder: Path, manifest: dict, depth: str = "cheap") -> Checked:
+    """Check the parts of a run folder against its ledger and plan (``depth``: ``cheap``,
+    ``hash`` or ``full``, see the module's docstring). Changes nothing."""
+    folder = Path(folder)
+    tables = tables_of(manifest["config"])
+    n_chunks, size, total = expected_chunks(manifest)
+    run_id = manifest.get("run_id")
+    ledger = manifest.get("ledger") == LEDGER
+    records = read_ledger(folder) if ledger else {}
+    out = Checked(folder)
+    present: dict[str, set[str]] = {}
+    for table in tables:
+        names = {p.name for p in (folder / table).glob("*.parquet")} \
+            if (folder / table).is_dir() else set()
+        present[table] = names
+    for chunk in range(n_chunks):
+        lo, hi = chunk * size, min(total, (chunk + 1) * size)
+        name = part_name(chunk)
+        record = records.get(chunk)
+        if record is None:
+            have = [t for t in tables if name in present[t]]
+            if have:
+                out.unrecorded[chunk] = have
+            continue
+        bad = None
+        if (record.get("run_id"), record.get("first_game"), record.get("end_game")) != (
+                run_id, lo, hi):
+            bad = Problem(chunk, folder / LEDGER, f"the record of chunk {chunk} does not "
+                          f"match the run's plan (games {lo}..{hi - 1} of run {run_id})")
+        for table in tables:
+            if bad is not None:
+                break
+            part = (record.get("parts") or {}).get(table) or {}
+            path = folder / table / name
+            if part.get("file") != name:
+                bad = Problem(chunk, path, f"chunk {chunk} has no recorded {table} part")
+            elif not path.is_file():
+                bad = Problem(chunk, path, f"missing (chunk {chunk}, games {lo:,}.."
+                              f"{hi - 1:,}, was written and recorded)")
+            elif (actual := path.stat().st_size) != part.get("bytes"):
+                bad = Problem(chunk, path, f"is {actual:,} bytes, {part.get('bytes'):,} were "
+                              "written (altered, truncated or replaced)")
+            elif (reason := _identity_problem(path, table, chunk, lo, hi, run_id,
+                                              part.get("rows"))) is not None:
+                bad = Problem(chunk, path, reason)
+            elif depth != "cheap" and file_digest(path) != part.get(HASH):
+                bad = Problem(chunk, path, f"its bytes changed since it was written "
+                              f"({HASH} differs from the recorded one)")
+            elif depth == "full" and (reason := _decode_problem(path, table, lo, hi)):
+                bad = Problem(chunk, path, reason)
+            else:
+                out.checked_bytes += part["bytes"] if depth != "cheap" else 0
+        if bad is None:
+            out.good[chunk] = record
+        else:
+            out.problems.append(bad)
+    if not ledger:  # a run of an older version: its footers are all there is
+        for chunk, have in list(out.unrecorded.items()):
+            lo, hi = chunk * size, min(total, (chunk + 1) * size)
+            if len(have) < len(tables):
+                continue
+            reasons = [(t, _identity_problem(folder / t / part_name(chunk), t, chunk, lo,
+                                             hi, run_id, None)) for t in tables]
+            if depth == "full":
+                reasons += [(t, _decode_problem(folder / t / part_name(chunk), t, lo, hi))
+                            for t in tables]
+            bad = next(((t, r) for t, r in reasons if r), None)
+            del out.unrecorded[chunk]
+            if bad:
+                out.problems.append(Problem(chunk, folder / bad[0] / part_name(chunk),
+                                            bad[1]))
+            else:
+                out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
+                                   "parts": {t: {"file": part_name(chunk)} for t in tables}}
+    expected = {part_name(c) for c in range(n_chunks)}
+    for table in tables:
+        for name in sorted(present[table] - expected):
+            out.problems.append(Problem(None, folder / table / name,
+                                        f"is not a part of this run's plan ({n_chunks} "
+                                        "chunks)"))
+    return out
+
+
+def require_sound(checked: Checked, manifest: dict) -> None:
+    """Refuse a run a reader cannot use: a bad or extra part, or a complete run that lacks
+    a chunk. One line naming the first problem and what to do."""
+    folder = checked.folder
+    problems = list(checked.problems)
+    n_chunks = expected_chunks(manifest)[0]
+    if manifest.get("status") == "complete":
+        for chunk in range(n_chunks):
+            if chunk not in checked.good and chunk not in checked.bad_chunks():
+                why = ("is not recorded as written by this run" if chunk in checked.unrecorded
+                       else "missing")
+                problems.append(Problem(chunk, folder / "games" / part_name(chunk),
+                                        f"{why}: the run is complete but chunk {chunk} is "
+                                        "not there"))
+                break
+    if problems:
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise SniffError(f"{problems[0].line()}{more}; `sniff verify {folder}` lists them, "
+                         f"`sniff simulate --out {folder} --resume` replays the bad chunks")
+
+
+def set_aside(folder: Path, path: Path) -> Path:
+    """Move a bad part into ``NAME/set-aside/`` (never deleted); returns where it went."""
+    target_dir = Path(folder) / SET_ASIDE
+    target_dir.mkdir(exist_ok=True)
+    stem = f"{path.parent.name}-{path.name}"
+    target, number = target_dir / stem, 2
+    while target.exists():
+        target, number = target_dir / f"{stem}.{number}", number + 1
+    os.replace(path, target)
+    return target
+
+
+def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
+    """The chunks a resume keeps, after every part is hashed against the ledger.
+
+    A bad part (altered, truncated, from another chunk or run, not in the plan) is moved
+    aside into ``NAME/set-aside/`` with its chunk's other part, never deleted, and its
+    chunk is played again; ``alert`` (default ``notice``) gets one line each, naming the
+    part, what is wrong and where it went. A chunk whose parts were renamed into place but
+    not recorded (the process stopped between the two, or a Dask worker's chunk landed
+    after a stop) is kept and recorded if its footers name this chunk of this run and every
+    page decodes with its checksum; so is every chunk of a run written before the ledger
+    existed.
+    """
+    folder = Path(folder)
+    tables = tables_of(manifest["config"])
+    n_chunks, size, total = expected_chunks(manifest)
+    checked = check_run(folder, manifest, "hash")
+    for problem in checked.problems:
+        moved = []
+        paths = [problem.path] if problem.chunk is None else [
+            folder / t / part_name(problem.chunk) for t in tables]
+        for path in paths:
+            if path.is_file():
+                moved.append(str(set_aside(folder, path)))
+        again = "; played again" if problem.chunk is not None else ""
+        (alert or notice)(f"{problem.line()}{again}; set aside: "
+                          f"{', '.join(moved) or 'nothing to move'}")
+    done = set(checked.good)
+    legacy = manifest.get("ledger") != LEDGER
+    for chunk, record in sorted(checked.good.items()):
+        if legacy:  # recorded now, so that every later read can check it
+            append_record(folder, _record_of(folder, tables, chunk, record["first_game"],
+                                             record["end_game"], manifest["run_id"]))
+    for chunk, have in sorted(checked.unrecorded.items()):
+        if len(have) < len(tables):
+            notice(f"chunk {chunk}: only its {have[0]} part was written; played again")
+            continue
+        lo, hi = chunk * size, min(total, (chunk + 1) * size)
+        reason = next((r for t in tables for r in (
+            _identity_problem(folder / t / part_name(chunk), t, chunk, lo, hi,
+                              manifest["run_id"], None),
+            _decode_problem(folder / t / part_name(chunk), t, lo, hi)) if r), None)
+        if reason is None:
+            append_record(folder, _record_of(folder, tables, chunk, lo, hi, manifest["run_id"]))
+            notice(f"chunk {chunk}: written but not recorded (the run stopped between the "
+                   "two); its parts check out and are kept")
+            done.add(chunk)
+        else:
+            moved = [str(set_aside(folder, folder / t / part_name(chunk))) for t in tables]
+            (alert or notice)(f"chunk {chunk}: {reason}; played again; set aside: "
+                              f"{', '.join(moved)}")
+    manifest["ledger"] = LEDGER
+    return done
+
+
+def _record_of(folder: Path, tables, chunk: int, lo: int, hi: int, run_id: str) -> dict:
+    parts = {}
+    for table in tables:
+        path = folder / table / part_name(chunk)
+        parts[table] = part_record(path, _footer(path)[0])
+    return chunk_record(chunk, lo, hi, run_id, parts)
+
+
+def chunk_record(chunk: int, lo: int, hi: int, run_id: str, parts: dict) -> dict:
+    """A ledger line: the chunk, its games and its parts' records."""
+    return {"chunk": chunk, "run_id": run_id, "first_game": lo, "end_game": hi,
+            "parts": parts}

@@ -1,0 +1,146 @@
+"""One writer per run folder: an OS file lock that dies with its process.
+
+A run folder being written holds ``NAME/.lock`` locked with ``fcntl.flock`` for the whole
+session. The kernel drops the lock when the process ends however it ends (SIGKILL, a
+crash), so a lock never outlives its writer, and unlike a pid in the manifest it cannot be
+fooled by a reused pid or a second process of the same program. The file's text names the
+holder (pid, host, command) for the one-line refusal a second writer gets; readers ask
+:func:`holder` to tell a live run from a stopped one.
+
+Where ``fcntl`` does not exist (Windows) there is no lock: the refusals below never fire.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+from sim.errors import SniffError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None
+
+LOCK_NAME = ".lock"
+# A reader's probe holds a shared lock for microseconds: a writer that meets one tries again.
+ATTEMPTS = 20
+PAUSE = 0.02
+
+
+def _try(handle, mode: int) -> bool:
+    try:
+        fcntl.flock(handle.fileno(), mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _describe(info: dict | None) -> str:
+    if not info:
+        return "another process"
+    where = f" on {info['host']}" if info.get("host") not in (None, socket.gethostname()) else ""
+    command = f" ({info['command']})" if info.get("command") else ""
+    return f"process {info.get('pid', '?')}{where}{command}"
+
+
+def _read_info(path: Path) -> dict | None:
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def holder(folder: Path) -> dict | None:
+    """Who holds ``folder``'s lock (``{"pid", "host", "command", ...}``), or None when no
+    live process does (or the folder has no lock file: a run of an older version)."""
+    path = Path(folder) / LOCK_NAME
+    if fcntl is None or not path.exists():
+        return None
+    try:
+        with open(path, "rb") as handle:
+            if _try(handle, fcntl.LOCK_SH):
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                return None
+    except OSError:
+        return None
+    return _read_info(path) or {}
+
+
+def has_lock_file(folder: Path) -> bool:
+    return (Path(folder) / LOCK_NAME).exists()
+
+
+class RunLock:
+    """The writer's lock of a run folder, held from ``acquire`` to ``release``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self._handle = None
+
+    def acquire(self, command: str = "") -> None:
+        """Take the lock, or refuse in one line naming the process that holds it."""
+        if fcntl is None:
+            return
+        path = self.folder / LOCK_NAME
+        try:
+            handle = open(path, "a+b")
+        except OSError as error:
+            raise SniffError(f"cannot write to {self.folder}: "
+                             f"{error.strerror or error}") from None
+        for _ in range(ATTEMPTS):
+            if _try(handle, fcntl.LOCK_EX):
+                break
+            time.sleep(PAUSE)
+        else:
+            handle.close()
+            info = _read_info(path)
+            raise SniffError(f"{self.folder} is being written by {_describe(info)}; wait for "
+                             "it to finish or stop it (nothing was changed)")
+        info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
+                "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps(info).encode())
+        handle.flush()
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            try:
+                fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+            finally:
+                self._handle.close()
+                self._handle = None
+
+    def __enter__(self) -> RunLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def writer_alive(folder: Path, manifest: dict) -> bool:
+    """Whether a process is writing the folder now: its lock is held; a folder of an older
+    version, without a lock file, by the pid its manifest names."""
+    if has_lock_file(folder):
+        return holder(folder) is not None
+    return owner_alive(manifest.get("owner"))
+
+
+def owner_alive(owner: dict | None) -> bool:
+    """Whether the process a manifest names (``sim.store.io.mark_running``) may still be running
+    (a process on another machine cannot be checked, so it counts as alive)."""
+    if not isinstance(owner, dict) or owner.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(int(owner["pid"]), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, KeyError, TypeError, ValueError):
+        return True
+    return True
