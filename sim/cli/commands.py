@@ -106,7 +106,7 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
                    title: str | None, openings: Sequence = (),
                    pairings: bool = False) -> dict[str, Path]:
     """``sniff report``: build, write, and print where the files went."""
-    from sim.report import build
+    from sim.report.build import build
     from sim.report.build import default_folder as report_folder
     from sim.store.folders import check_writable_folder
 
