@@ -133,6 +133,8 @@ def source_files(strategies: list[Strategy]) -> list[Path]:
     here = Path(__file__).parent
     files = {here / f"{name}.py" for name in COMPILED_MODULES}
     files |= set((here.parent / "strategies").glob("*.py"))
+    # learned's shipped networks are compiled into the kernel as constants.
+    files |= set((here.parent / "strategies" / "models").glob("*.npz"))
     for strategy in strategies:
         module = sys.modules.get(strategy.module) or importlib.import_module(strategy.module)
         files.add(Path(inspect.getfile(module)))
