@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from sim.cli_hint import hint as hint_command
+from sim.cli_learn import learn as learn_command
 from sim.errors import SniffError
 
 
@@ -465,6 +466,7 @@ def plan(difference: float, paired: bool, sd: float | None, power: float,
 
 # sniff hint lives in its own module (sim/cli_hint.py) to keep this one short.
 cli.add_command(hint_command)
+cli.add_command(learn_command)  # sniff learn: sim/cli_learn.py
 
 
 EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr
