@@ -252,10 +252,39 @@ def _network(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return pack(coefs, intercepts)
 
 
-def _stop_on_sigterm():
-    def handler(signum, frame):
-        raise Stopped(signum)
-    return signal.signal(signal.SIGTERM, handler)
+class _Signals:
+    """Ctrl-C and SIGTERM raise :class:`Stopped`, except while scikit-learn fits: its
+    ``partial_fit`` catches a KeyboardInterrupt and carries on with a half-done epoch, so
+    there the signal is held and raised once the fit returns."""
+
+    def __init__(self) -> None:
+        self.fitting = False
+        self.pending = 0
+
+    def __enter__(self):
+        self.previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        for signum in self.previous:
+            signal.signal(signum, self.handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+    def handler(self, signum, frame) -> None:
+        if self.fitting:
+            self.pending = signum
+        else:
+            raise Stopped(signum)
+
+    def fit(self, regressor, inputs, wanted) -> None:
+        self.fitting = True
+        try:
+            regressor.partial_fit(inputs, wanted)
+        finally:
+            self.fitting = False
+        if self.pending:
+            raise Stopped(self.pending)
 
 
 def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] | None = None,
@@ -273,8 +302,8 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     window: list[tuple[np.ndarray, np.ndarray]] = []
     heuristic = learn_data.player_row(config.heuristic)
     eval_seed = config.seed + EVAL_SALT
-    previous = signal.getsignal(signal.SIGTERM)
-    _stop_on_sigterm()
+    signals = _Signals()
+    signals.__enter__()
     try:
         # Regenerate the records of the window's finished iterations (deterministic).
         for iteration in range(max(1, done - config.window + 2), done + 1):
@@ -294,7 +323,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
             inputs = np.concatenate([w[0] for w in window])
             wanted = np.concatenate([w[1] for w in window])
             for _ in range(config.epochs):
-                regressor.partial_fit(inputs, wanted)
+                signals.fit(regressor, inputs, wanted)
             del inputs
             weights, sizes = pack(regressor.coefs_, regressor.intercepts_)
             result = evaluate(config.players, eval_seed, config.eval_games,
@@ -325,7 +354,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
             f"continue with: sniff learn --out {folder.path} --resume")
         raise
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signals.__exit__()
     return row
 
 

@@ -265,3 +265,28 @@ def test_learn_resume_of_a_folder_that_is_not_one(tmp_path: Path) -> None:
     completed = sniff("learn", "--out", str(tmp_path), "--resume")
     assert completed.returncode == 2
     assert "is not a sniff learn folder" in completed.stderr
+
+
+def test_a_signal_during_the_fit_stops_after_it_not_inside_it() -> None:
+    """scikit-learn's partial_fit swallows a KeyboardInterrupt and keeps going with a
+    half-done epoch: the signal must wait for the fit and then stop the training."""
+    import os
+    import signal
+
+    from sim.errors import Stopped
+    from sim.learn import _Signals
+
+    class Swallowing:
+        calls = 0
+
+        def partial_fit(self, inputs, wanted) -> None:
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+            except KeyboardInterrupt:  # what scikit-learn does
+                pass
+            self.calls += 1
+
+    regressor = Swallowing()
+    with _Signals() as signals, pytest.raises(Stopped) as stopped:
+        signals.fit(regressor, None, None)
+    assert regressor.calls == 1 and stopped.value.exit_status == 143
