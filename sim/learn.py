@@ -235,14 +235,18 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
                 continue  # more iterations may be asked for
             raise SniffError(f"--{name.replace('_', '-')} {getattr(config, name)} differs from "
                              f"the folder's {getattr(recorded, name)}")
+    regressor, done = None, 0
+    if state_file.exists():
+        with state_file.open("rb") as handle:
+            state = pickle.load(handle)
+        regressor, done = state["regressor"], int(state["iterations_done"])
     if "iterations" in given:
+        if config.iterations < done:
+            raise SniffError(f"--iterations {config.iterations} is fewer than the {done} "
+                             f"already done in {folder.path}")
         recorded = LearnConfig(**{**asdict(recorded), "iterations": config.iterations})
         folder.write_json("settings.json", _settings(recorded))
-    if not state_file.exists():
-        return recorded, None, 0
-    with state_file.open("rb") as handle:
-        state = pickle.load(handle)
-    return recorded, state["regressor"], int(state["iterations_done"])
+    return recorded, regressor, done
 
 
 def _network(path: Path) -> tuple[np.ndarray, np.ndarray]:
