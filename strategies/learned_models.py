@@ -107,3 +107,6 @@ def parse_learned(strategy: Strategy, text: str) -> StrategySpec:
 
 
 register_spec_parser("learned", parse_learned)
+if models_dir().is_dir() and str(models_dir()) not in sys.path:
+    # A resumed run names the generated module of its model (sim.plan loads it by name).
+    sys.path.append(str(models_dir()))
