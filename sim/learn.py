@@ -166,7 +166,7 @@ def iteration_games(config: LearnConfig, iteration: int, network) -> tuple[np.nd
 def evaluate(players: int, seed: int, games: int, first: np.ndarray, second: np.ndarray
              ) -> dict:
     """``first``'s win rate against ``second`` on duplicate deals (deal g // 2, rotation
-    g % players), with the Wilson-free paired 95% interval over deals."""
+    g % players), with the paired 95% interval over deals."""
     games -= games % 2
     if games == 0:
         return {"games": 0, "wins": 0, "rate": float("nan"), "low": float("nan"),
