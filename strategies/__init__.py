@@ -52,6 +52,7 @@ BUILTIN_MODULES = (
     "strategies.weighted",
     "strategies.rollout",
     "strategies.expert",
+    "strategies.learned",
 )
 PLUGINS_ENV = "SNIFF_PLUGINS"
 
@@ -78,6 +79,8 @@ class Strategy:
     params: dict[str, float] = field(default_factory=dict)
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # The player counts it can play (a learned model file is trained for one).
+    players: tuple[int, ...] = (2, 3, 4)
 
     def format_value(self, key: str, value: float) -> str:
         """A parameter value as a user writes it (an option's name, or a number)."""
@@ -117,6 +120,9 @@ class StrategySpec:
 
 
 _REGISTRY: dict[str, Strategy] = {}
+# name -> function(strategy, text after the colon) -> StrategySpec, for a strategy whose
+# parameters are not numbers (``learned:model=PATH``: strategies.learned_models).
+_SPEC_PARSERS: dict[str, Callable[[Strategy, str], StrategySpec]] = {}
 _builtins_loaded = False
 
 
@@ -182,6 +188,12 @@ def register(
         return function
 
     return decorate
+
+
+def register_spec_parser(name: str, parser: Callable[[Strategy, str], StrategySpec]) -> None:
+    """Let ``parser`` read ``name:TEXT`` (with a non-empty TEXT) instead of the numeric
+    parameters."""
+    _SPEC_PARSERS[name] = parser
 
 
 def load_builtins() -> None:
@@ -269,6 +281,8 @@ def parse_spec(text: str) -> StrategySpec:
     name, _, rest = text.strip().partition(":")
     strategy = get(name.strip())
     name = strategy.name
+    if rest.strip() and name in _SPEC_PARSERS:
+        return _SPEC_PARSERS[name](strategy, rest.strip())
     values = dict(strategy.params)
     items = rest.split(",") if rest else []
     if items and items[0].strip().startswith("@"):

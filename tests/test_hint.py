@@ -279,7 +279,7 @@ def test_the_same_seed_gives_the_same_numbers(traces, tmp_path, capsys) -> None:
     assert first["moves"] != other["moves"]
     assert len(first["moves"]) == len(position.legal_moves())
     assert set(first["heuristics"]) == {"greedy", "heavy", "defensive", "blocker", "partner",
-                                        "weighted"}
+                                        "weighted", "learned"}
 
 
 # ------------------------------------------------------------ bad input

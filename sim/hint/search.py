@@ -29,6 +29,7 @@ from strategies.determinize import deal_count, prepare, sample_deal
 from strategies.expert import play_candidate
 from strategies.greedy import choose_greedy
 from strategies.heavy import choose_heavy
+from strategies.learned import choose_learned
 from strategies.partner import choose_partner
 from strategies.playout import give_streams, playout_buffers
 from strategies.score_table import N_FEATURES
@@ -41,7 +42,7 @@ VALUE_POINTS = 1  # change of the mover's side's score to the round's end (place
 VALUE_MARGIN = 2  # that change minus the average change of the other sides
 N_VALUES = 3
 # The one-ply heuristics whose choice a hint shows, in this order (``heuristic_choices``).
-HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted")
+HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "learned")
 
 
 @njit
@@ -103,8 +104,10 @@ def heuristic_choices(observation, moves, n_moves, params, seed, out) -> None:
             out[which] = choose_blocker(observation, moves, n_moves, row, rng)
         elif which == 4:
             out[which] = choose_partner(observation, moves, n_moves, row, rng)
-        else:
+        elif which == 5:
             out[which] = choose_weighted(observation, moves, n_moves, row, rng)
+        else:
+            out[which] = choose_learned(observation, moves, n_moves, row, rng)
 
 
 @njit

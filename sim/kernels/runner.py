@@ -98,6 +98,10 @@ def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
     check_players(players)
     if players == 4 and len(specs) == 2:
         specs = [specs[0], specs[1], specs[0], specs[1]]
+    for spec in specs:
+        if players not in spec.strategy.players:
+            raise SniffError(f"strategy {spec.label!r} plays only with "
+                             f"{', '.join(map(str, spec.strategy.players))} players, not {players}")
     if len(specs) != players:
         allowed = "4 (one per seat) or 2 (one per partnership)" if players == 4 else players
         raise SniffError(

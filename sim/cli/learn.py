@@ -1,0 +1,57 @@
+"""``sniff learn``'s options (in their own module to keep ``sim.cli`` short); the work is
+``sim.learn.training``."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+import click
+
+OPTIONS = {  # option name: (type, help)
+    "players": (int, "2, 3 or 4 (one model per player count)  [default: 4]"),
+    "seed": (int, "Seed of every game and of the network's initialisation  [default: 1]"),
+    "iterations": (int, "Iterations of play, fit and measure  [default: 12]"),
+    "games": (int, "Self-play games per iteration  [default: 4000]"),
+    "epsilon": (float, "Exploration: chance of a random legal move at a decision "
+                       "[default: 0.05]"),
+    "hidden": (str, "Hidden layer widths, comma-separated  [default: 64,64]"),
+    "epochs": (int, "Passes over the window's records per iteration  [default: 3]"),
+    "batch": (int, "Minibatch size  [default: 256]"),
+    "rate": (float, "Adam's learning rate  [default: 0.001]"),
+    "window": (int, "Iterations whose records are fitted  [default: 3]"),
+    "target": (str, "Return: value (chance to win at the round's end), outcome (game won), "
+                    "mix  [default: value]"),
+    "eval_games": (int, "Duplicate games against the heuristic per iteration (0: none)  "
+                        "[default: 2000]"),
+}
+
+
+def _options(function):
+    for name, (kind, text) in reversed(OPTIONS.items()):
+        function = click.option(f"--{name.replace('_', '-')}", name, type=kind,
+                                help=text)(function)
+    return function
+
+
+@click.command()
+@_options
+@click.option("-o", "--out", type=click.Path(path_type=Path), required=True,
+              help="Training folder (model.npz, settings.json, log.jsonl, curve.csv/png).")
+@click.option("--resume", is_flag=True, help="Continue the interrupted training in --out.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress.")
+def learn(out, resume, quiet, **given) -> None:
+    """Train learned's value network by Monte-Carlo self-play (docs/learned.md).
+
+    Needs the optional extra: pip install 'sniff[learn]'. Play the result with
+    --strategies learned:model=OUT/model.npz.
+    """
+    from sim.learn.training import LearnConfig, learn, main_progress
+
+    chosen = {name: value for name, value in given.items() if value is not None}
+    names = {f.name for f in fields(LearnConfig)}
+    config = LearnConfig(**{k: v for k, v in chosen.items() if k in names})
+    row = learn(config, out, resume=resume, given=set(chosen),
+                progress=None if quiet else main_progress)
+    if row and not quiet:
+        click.echo(f"model: {Path(out) / 'model.npz'}  (learned:model={Path(out) / 'model.npz'})")

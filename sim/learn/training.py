@@ -1,0 +1,408 @@
+"""``sniff learn``: train ``learned``'s value network by Monte-Carlo self-play (docs/learned.md).
+
+One iteration:
+
+1. **Games** (``sim.learn.selfplay``, compiled): iteration 1 plays the strongest heuristic
+   (``partner`` with 4 players, else ``blocker``) in every seat; later iterations play the
+   previous iteration's network, in every seat in half the games and against the heuristic
+   in the other half. Every seat explores (a random legal move with probability
+   ``epsilon``) and records each decision's chosen afterstate with its Monte-Carlo return
+   (``target``: ``value``, the chance to win at the round's end as ``expert`` values it;
+   ``outcome``, the game's win or loss; ``mix``, their mean).
+2. **Fit**: ``epochs`` passes of scikit-learn's ``MLPRegressor.partial_fit`` (Adam, ReLU,
+   squared error) over the records of the last ``window`` iterations.
+3. **Measure**: the network against the heuristic on held-out duplicate deals (another
+   seed's deals, seats rotating), with the paired 95% interval: one row of the learning
+   curve.
+
+The folder holds ``model.npz`` (the latest network, the file ``learned:model=PATH``
+plays), ``settings.json``, ``log.jsonl`` (one line per iteration), ``curve.csv`` and
+``curve.png``, ``snapshots/iter-NNN.npz`` (each iteration's network: the games of an
+iteration are a function of the seed and the network before it, so ``--resume``
+regenerates the window's records from them) and ``state.pkl`` (the regressor and its
+optimiser after the last finished iteration). Ctrl-C or SIGTERM keeps every finished
+iteration; ``--resume`` continues and ends with the same model as an uninterrupted run.
+scikit-learn is the optional extra ``learn`` and is imported only here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import pickle
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from sim.errors import SniffError, Stopped
+from sim.learn import selfplay
+from sim.stats.intervals import Z95
+from strategies.learned_features import FEATURE_VERSION, N_INPUTS
+from strategies.learned_net import pack, save_model
+
+ROUND_CAP = 200
+EVAL_SALT = 1_000_003
+RECORDS_PER_SEAT = 600
+CHUNK = 500  # games per call of the compiled loop (bounds the record buffers)
+TARGETS = ("value", "outcome", "mix")
+
+
+@dataclass(frozen=True)
+class LearnConfig:
+    players: int = 4
+    seed: int = 1
+    iterations: int = 12
+    games: int = 4000
+    epsilon: float = 0.05
+    hidden: str = "64,64"
+    epochs: int = 3
+    batch: int = 256
+    rate: float = 0.001
+    window: int = 3
+    target: str = "value"
+    eval_games: int = 2000
+
+    def check(self) -> None:
+        """One :class:`SniffError` line for an option out of range."""
+        ranges = {"iterations": (1, 1000), "games": (2, 10_000_000), "epochs": (1, 100),
+                  "batch": (8, 65536), "window": (1, 100), "eval_games": (0, 1_000_000)}
+        if self.players not in (2, 3, 4):
+            raise SniffError(f"--players must be 2, 3 or 4, got {self.players}")
+        for name, (low, high) in ranges.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise SniffError(f"--{name.replace('_', '-')} must be between {low:,} and "
+                                 f"{high:,}, got {value}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise SniffError(f"--epsilon must be between 0 and 1, got {self.epsilon}")
+        if not 0.0 < self.rate <= 1.0:
+            raise SniffError(f"--rate must be in (0, 1], got {self.rate}")
+        if self.target not in TARGETS:
+            raise SniffError(f"--target must be one of {', '.join(TARGETS)}, got {self.target}")
+        if self.seed < 0:
+            raise SniffError(f"--seed must be 0 or more, got {self.seed}")
+        self.layers()
+
+    def layers(self) -> tuple[int, ...]:
+        try:
+            widths = tuple(int(part) for part in self.hidden.split(","))
+        except ValueError:
+            widths = ()
+        if not 1 <= len(widths) <= 3 or not all(1 <= w <= 512 for w in widths):
+            raise SniffError(f"--hidden must be 1 to 3 widths of 1..512 separated by commas, "
+                             f"got {self.hidden!r}")
+        return widths
+
+    @property
+    def heuristic(self) -> int:
+        return selfplay.PARTNER if self.players == 4 else selfplay.BLOCKER
+
+    @property
+    def heuristic_name(self) -> str:
+        return "partner" if self.players == 4 else "blocker"
+
+
+def _sklearn():
+    try:
+        from sklearn.neural_network import MLPRegressor
+    except ImportError:
+        raise SniffError("sniff learn needs scikit-learn: pip install 'sniff[learn]'") from None
+    return MLPRegressor
+
+
+def new_regressor(config: LearnConfig):
+    return _sklearn()(
+        hidden_layer_sizes=config.layers(), activation="relu", solver="adam",
+        learning_rate_init=config.rate, batch_size=config.batch, alpha=1e-5,
+        random_state=config.seed, shuffle=True)
+
+
+def _lineup(players: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    rows = [first, second, first, second] if players == 4 else [first] + [second] * (
+        players - 1)
+    return selfplay.roles_matrix(rows)
+
+
+def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False) -> np.ndarray:
+    return selfplay.player_row(selfplay.NET, epsilon, recording,
+                                 RECORDS_PER_SEAT if recording else 0, weights, sizes)
+
+
+def iteration_games(config: LearnConfig, iteration: int, network) -> tuple[np.ndarray, ...]:
+    """Records ``(inputs, value, outcome)`` of one iteration's games (``network``:
+    ``(weights, sizes)`` of the network before it, None for the heuristic's games)."""
+    players, eps = config.players, config.epsilon
+    base = np.int64(iteration) * 100_000_000
+    heuristic = selfplay.player_row(config.heuristic, eps, True, RECORDS_PER_SEAT)
+    if network is None:
+        parts = [(_lineup(players, heuristic, heuristic), config.games)]
+    else:
+        own = network_row(*network, epsilon=eps, recording=True)
+        half = config.games // 2
+        parts = [(_lineup(players, own, own), config.games - half),
+                 (_lineup(players, own, heuristic), half)]
+    xs, values, outcomes = [], [], []
+    for index, (roles, games) in enumerate(parts):
+        for start in range(0, games, CHUNK):
+            ids = base + index * 50_000_000 + np.arange(start, min(games, start + CHUNK),
+                                                        dtype=np.int64)
+            rows = ids.size * RECORDS_PER_SEAT
+            x = np.zeros((rows, N_INPUTS), dtype=np.float32)
+            value = np.zeros(rows)
+            outcome = np.zeros(rows)
+            winners = np.zeros(ids.size, dtype=np.int64)
+            n = selfplay.play_games(np.uint64(config.seed), ids, ids, ids % players,
+                                      players, roles, ROUND_CAP, x, value, outcome, winners)
+            xs.append(x[:n].copy())
+            values.append(value[:n])
+            outcomes.append(outcome[:n])
+    return np.concatenate(xs), np.concatenate(values), np.concatenate(outcomes)
+
+
+def evaluate(players: int, seed: int, games: int, first: np.ndarray, second: np.ndarray
+             ) -> dict:
+    """``first``'s win rate against ``second`` on duplicate deals (deal g // 2, rotation
+    g % players), with the paired 95% interval over deals."""
+    games -= games % 2
+    if games == 0:
+        return {"games": 0, "wins": 0, "rate": float("nan"), "low": float("nan"),
+                "high": float("nan")}
+    ids = np.arange(games, dtype=np.int64)
+    winners = np.zeros(games, dtype=np.int64)
+    empty = np.zeros((1, N_INPUTS), dtype=np.float32)
+    selfplay.play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
+                          _lineup(players, first, second), ROUND_CAP, empty, np.zeros(1),
+                          np.zeros(1), winners)
+    won = (winners == 0).astype(float)
+    per_deal = won.reshape(-1, 2).mean(axis=1)
+    half = Z95 * per_deal.std(ddof=1) / np.sqrt(per_deal.size) if per_deal.size > 1 else 0.0
+    rate = float(won.mean())
+    return {"games": games, "wins": int(won.sum()), "rate": rate, "low": rate - half,
+            "high": rate + half}
+
+
+def targets(config: LearnConfig, value: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+    if config.target == "value":
+        return value
+    if config.target == "outcome":
+        return outcome
+    return 0.5 * (value + outcome)
+
+
+class _Folder:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.snapshots = self.path / "snapshots"
+
+    def snapshot(self, iteration: int) -> Path:
+        return self.snapshots / f"iter-{iteration:03d}.npz"
+
+    def write_json(self, name: str, data: dict) -> None:
+        partial = self.path / (name + ".partial")
+        partial.write_text(json.dumps(data, indent=2) + "\n")
+        partial.replace(self.path / name)
+
+
+def _settings(config: LearnConfig) -> dict:
+    return {"format": "sniff-learn/1", "feature_version": FEATURE_VERSION, **asdict(config)}
+
+
+def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -> tuple:
+    """``(config, regressor, iterations done)`` for a new or resumed folder."""
+    state_file = folder.path / "state.pkl"
+    if not resume:
+        if folder.path.exists() and any(folder.path.iterdir()):
+            raise SniffError(f"{folder.path} is not empty: choose another --out or --resume it")
+        folder.snapshots.mkdir(parents=True, exist_ok=True)
+        folder.write_json("settings.json", _settings(config))
+        return config, None, 0
+    try:
+        saved = json.loads((folder.path / "settings.json").read_text())
+    except (OSError, ValueError):
+        raise SniffError(f"{folder.path} is not a sniff learn folder (no readable "
+                         "settings.json)") from None
+    if saved.get("feature_version") != FEATURE_VERSION:
+        raise SniffError(f"{folder.path} was trained on another feature version")
+    names = {f.name for f in fields(LearnConfig)}
+    recorded = LearnConfig(**{k: v for k, v in saved.items() if k in names})
+    for name in given:
+        if getattr(config, name) != getattr(recorded, name):
+            if name == "iterations":
+                continue  # more iterations may be asked for
+            raise SniffError(f"--{name.replace('_', '-')} {getattr(config, name)} differs from "
+                             f"the folder's {getattr(recorded, name)}")
+    regressor, done = None, 0
+    if state_file.exists():
+        with state_file.open("rb") as handle:
+            state = pickle.load(handle)
+        regressor, done = state["regressor"], int(state["iterations_done"])
+    if "iterations" in given:
+        if config.iterations < done:
+            raise SniffError(f"--iterations {config.iterations} is fewer than the {done} "
+                             f"already done in {folder.path}")
+        recorded = LearnConfig(**{**asdict(recorded), "iterations": config.iterations})
+        folder.write_json("settings.json", _settings(recorded))
+    return recorded, regressor, done
+
+
+def _network(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    with np.load(path) as data:
+        coefs = [data[f"W{i}"] for i in range(len(data.files)) if f"W{i}" in data.files]
+        intercepts = [data[f"b{i}"] for i in range(len(coefs))]
+    return pack(coefs, intercepts)
+
+
+class _Signals:
+    """Ctrl-C and SIGTERM raise :class:`Stopped`, except while scikit-learn fits: its
+    ``partial_fit`` catches a KeyboardInterrupt and carries on with a half-done epoch, so
+    there the signal is held and raised once the fit returns."""
+
+    def __init__(self) -> None:
+        self.fitting = False
+        self.pending = 0
+
+    def __enter__(self):
+        self.previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        for signum in self.previous:
+            signal.signal(signum, self.handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+    def handler(self, signum, frame) -> None:
+        if self.fitting:
+            self.pending = signum
+        else:
+            raise Stopped(signum)
+
+    def fit(self, regressor, inputs, wanted) -> None:
+        self.fitting = True
+        try:
+            regressor.partial_fit(inputs, wanted)
+        finally:
+            self.fitting = False
+        if self.pending:
+            raise Stopped(self.pending)
+
+
+def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] | None = None,
+          progress=None) -> dict:
+    """Train into ``out``; returns the last curve row. ``progress(text)`` gets a line per
+    step (None: quiet)."""
+    config.check()
+    say = progress or (lambda text: None)
+    folder = _Folder(out)
+    config, regressor, done = _open(folder, config, resume, given or set())
+    if done >= config.iterations:
+        say(f"{folder.path}: {done} of {config.iterations} iterations already done")
+        return {}
+    regressor = regressor if regressor is not None else new_regressor(config)
+    window: list[tuple[np.ndarray, np.ndarray]] = []
+    heuristic = selfplay.player_row(config.heuristic)
+    eval_seed = config.seed + EVAL_SALT
+    signals = _Signals()
+    signals.__enter__()
+    try:
+        # Regenerate the records of the window's finished iterations (deterministic).
+        for iteration in range(max(1, done - config.window + 2), done + 1):
+            network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
+            x, value, outcome = iteration_games(config, iteration, network)
+            window.append((x, targets(config, value, outcome)))
+        for iteration in range(done + 1, config.iterations + 1):
+            started = time.perf_counter()
+            network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
+            x, value, outcome = iteration_games(config, iteration, network)
+            window.append((x, targets(config, value, outcome)))
+            window = window[-config.window:]
+            played = time.perf_counter() - started
+            say(f"iteration {iteration}/{config.iterations}: {config.games:,} games, "
+                f"{x.shape[0]:,} decisions in {played:.0f} s; fitting "
+                f"{sum(w[0].shape[0] for w in window):,} records x {config.epochs} epochs")
+            inputs = np.concatenate([w[0] for w in window])
+            wanted = np.concatenate([w[1] for w in window])
+            for _ in range(config.epochs):
+                signals.fit(regressor, inputs, wanted)
+            del inputs
+            weights, sizes = pack(regressor.coefs_, regressor.intercepts_)
+            result = evaluate(config.players, eval_seed, config.eval_games,
+                              network_row(weights, sizes), heuristic)
+            row = {"iteration": iteration, "games_played": iteration * config.games,
+                   "records": int(x.shape[0]), "loss": float(regressor.loss_),
+                   "opponent": config.heuristic_name, "eval_games": result["games"],
+                   "win_rate": result["rate"], "low": result["low"], "high": result["high"],
+                   "seconds": round(time.perf_counter() - started, 1)}
+            save_model(folder.snapshot(iteration), regressor.coefs_, regressor.intercepts_,
+                       config.players, iteration=iteration)
+            save_model(folder.path / "model.npz", regressor.coefs_, regressor.intercepts_,
+                       config.players, iteration=iteration)
+            partial = folder.path / "state.pkl.partial"
+            with partial.open("wb") as handle:
+                pickle.dump({"regressor": regressor, "iterations_done": iteration}, handle)
+            partial.replace(folder.path / "state.pkl")
+            with (folder.path / "log.jsonl").open("a") as handle:
+                handle.write(json.dumps(row) + "\n")
+            write_curve(folder.path)
+            say(f"iteration {iteration}/{config.iterations}: loss {row['loss']:.4f}; against "
+                f"{config.heuristic_name} {row['win_rate']:.1%} [{row['low']:.1%}, "
+                f"{row['high']:.1%}] on {result['games']:,} duplicate games "
+                f"({row['seconds']:.0f} s)")
+    except KeyboardInterrupt:
+        finished = len(read_log(folder.path))
+        say(f"stopped: {finished} of {config.iterations} iterations kept in {folder.path}; "
+            f"continue with: sniff learn --out {folder.path} --resume")
+        raise
+    finally:
+        signals.__exit__()
+    return row
+
+
+def read_log(path: Path) -> list[dict]:
+    log = Path(path) / "log.jsonl"
+    if not log.exists():
+        return []
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    latest: dict[int, dict] = {}
+    for row in rows:  # a resumed iteration replaces an interrupted write of the same one
+        latest[row["iteration"]] = row
+    return [latest[k] for k in sorted(latest)]
+
+
+def write_curve(path: Path) -> None:
+    """``curve.csv`` and ``curve.png`` from the log."""
+    rows = read_log(path)
+    columns = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
+    partial = Path(path) / "curve.csv.partial"
+    with partial.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([row[c] for c in columns])
+    partial.replace(Path(path) / "curve.csv")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6, 3.6))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    its = [r["iteration"] for r in rows]
+    axes.plot(its, [r["win_rate"] for r in rows], marker="o", color="C0")
+    axes.fill_between(its, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.25,
+                      color="C0", label="95% paired interval")
+    axes.axhline(0.5, color="grey", lw=0.8, ls="--")
+    opponent = rows[0]["opponent"] if rows else ""
+    axes.set_xlabel("iteration")
+    axes.set_ylabel(f"win rate against {opponent}")
+    axes.set_title("learned: held-out duplicate deals")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(Path(path) / "curve.png", dpi=110)
+
+
+def main_progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

@@ -1,0 +1,132 @@
+"""``learned``'s value network as plain arrays: the compiled forward pass and the model files.
+
+A model is a multi-layer perceptron (ReLU hidden layers, one linear output: the mover
+side's chance to win the game from the move's afterstate), as scikit-learn's
+``MLPRegressor`` computes it. The file is an ``.npz`` of plain arrays, read with numpy
+only (a user without the training extra plays with it):
+
+    W0, b0, W1, b1, ...   layer weights (inputs x outputs) and biases, float64
+    feature_version       ``strategies.learned_features.FEATURE_VERSION`` it was trained on
+    players               the player count it was trained for (2, 3 or 4)
+
+In the kernel the layers are one flat float64 array (each layer's weights row-major, then
+its biases) with the layer widths in ``sizes``; :func:`forward` reads it without
+allocating.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from sim.errors import SniffError
+from strategies.learned_features import FEATURE_VERSION, N_INPUTS
+
+MAX_WIDTH = 512
+MAX_LAYERS = 4
+
+
+class ModelError(SniffError):
+    """A model file that cannot be played (message is user-facing, one line)."""
+
+
+@njit
+def forward(x, weights, sizes, scratch) -> float:
+    """The network's output for inputs ``x`` (``scratch``: float64 (2, max width))."""
+    offset = 0
+    n_layers = sizes.shape[0] - 1
+    for layer in range(n_layers):
+        n_in = sizes[layer]
+        n_out = sizes[layer + 1]
+        out = scratch[layer % 2]
+        bias = offset + n_in * n_out
+        for j in range(n_out):
+            out[j] = weights[bias + j]
+        for i in range(n_in):
+            value = x[i] if layer == 0 else scratch[(layer + 1) % 2, i]
+            if value != 0.0:
+                row = offset + i * n_out
+                for j in range(n_out):
+                    out[j] += value * weights[row + j]
+        if layer < n_layers - 1:
+            for j in range(n_out):
+                if out[j] < 0.0:
+                    out[j] = 0.0
+        offset = bias + n_out
+    return scratch[(n_layers - 1) % 2, 0]
+
+
+def pack(coefs: list[np.ndarray], intercepts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Layers (as scikit-learn's ``coefs_`` and ``intercepts_``) to ``(weights, sizes)``."""
+    parts = []
+    for weight, bias in zip(coefs, intercepts):
+        parts.append(np.ascontiguousarray(weight, dtype=np.float64).ravel())
+        parts.append(np.ascontiguousarray(bias, dtype=np.float64).ravel())
+    sizes = [coefs[0].shape[0]] + [w.shape[1] for w in coefs]
+    return np.concatenate(parts), np.array(sizes, dtype=np.int64)
+
+
+def save_model(path: Path, coefs, intercepts, players: int, **extra) -> None:
+    """Write a model file (atomically: a partial file is never left under ``path``)."""
+    arrays = {}
+    for index, (weight, bias) in enumerate(zip(coefs, intercepts)):
+        arrays[f"W{index}"] = np.asarray(weight, dtype=np.float64)
+        arrays[f"b{index}"] = np.asarray(bias, dtype=np.float64).ravel()
+    arrays["feature_version"] = np.array(FEATURE_VERSION)
+    arrays["players"] = np.array(players)
+    for key, value in extra.items():
+        arrays[key] = np.asarray(value)
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial.npz")
+    np.savez(partial, **arrays)
+    partial.replace(path)
+
+
+def read_layers(path: Path, players: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """A model file's layers, checked; one-line :class:`ModelError` for anything wrong."""
+    where = f"model file {str(path)!r}"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except FileNotFoundError:
+        raise ModelError(f"{where} does not exist") from None
+    except IsADirectoryError:
+        raise ModelError(f"{where} is a folder, not an .npz model") from None
+    except OSError as error:
+        raise ModelError(f"cannot read {where}: {error.strerror or error}") from None
+    except (ValueError, zipfile.BadZipFile, EOFError):
+        raise ModelError(f"{where} is not an .npz model (corrupt or another format)") from None
+    try:
+        version = int(arrays["feature_version"])
+        trained_for = int(arrays["players"])
+    except (KeyError, TypeError, ValueError):
+        raise ModelError(f"{where} is not a model of learned (no feature_version/players)") \
+            from None
+    if version != FEATURE_VERSION:
+        raise ModelError(f"{where} has feature version {version}; this sniff reads version "
+                         f"{FEATURE_VERSION}: train it again")
+    if trained_for != players:
+        raise ModelError(f"{where} is a model for {trained_for} players, not {players}")
+    coefs, intercepts = [], []
+    while f"W{len(coefs)}" in arrays:
+        coefs.append(arrays[f"W{len(coefs)}"])
+        intercepts.append(arrays.get(f"b{len(intercepts)}"))
+    width = N_INPUTS
+    for weight, bias in zip(coefs, intercepts):
+        if (bias is None or weight.ndim != 2 or weight.shape[0] != width or bias.ndim != 1
+                or bias.shape[0] != weight.shape[1] or weight.shape[1] > MAX_WIDTH
+                or not np.all(np.isfinite(weight)) or not np.all(np.isfinite(bias))):
+            raise ModelError(f"{where} has malformed layers (need W0: {N_INPUTS} inputs, "
+                             "each layer's inputs the width of the one before, finite values)")
+        width = weight.shape[1]
+    if not coefs or width != 1 or len(coefs) > MAX_LAYERS:
+        raise ModelError(f"{where} has malformed layers (1 to {MAX_LAYERS} layers, one output)")
+    return coefs, intercepts
+
+
+def load_model(path: Path, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(weights, sizes)`` of a checked model file, ready for :func:`forward`."""
+    return pack(*read_layers(path, players))

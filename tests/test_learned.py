@@ -1,0 +1,294 @@
+"""``learned`` and ``sniff learn``: the compiled forward pass equals scikit-learn's, the
+strategy reads only the public view, bad model files and options are one line, and
+training on a tiny budget runs end to end, resumes, and is reproducible by its seed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_helpers import sniff
+
+import strategies
+from sim.core import engine
+from sim.errors import SniffError
+from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
+from sim.kernels.trace import placements_from_events
+from strategies import StrategyError, parse_lineup_text, parse_spec
+from strategies.learned import choose_learned, learned_choice, shipped_path
+from strategies.learned_features import N_INPUTS, encode
+from strategies.learned_net import (
+    MAX_WIDTH,
+    ModelError,
+    forward,
+    load_model,
+    pack,
+    read_layers,
+    save_model,
+)
+from strategies.rollout import deal_hidden
+
+sklearn = pytest.importorskip("sklearn.neural_network")
+
+
+def kernel() -> list[strategies.Strategy]:
+    return [strategies.get(name) for name in ("blocker", "learned", "partner")]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("hidden", [(16,), (24, 12), (8, 8, 8)])
+def test_forward_pass_equals_scikit_learn(hidden, dtype, tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(400, N_INPUTS)).astype(dtype)
+    x[x < 0.3] = 0.0  # sparse, like the bits of a hand
+    y = rng.random(400)
+    model = sklearn.MLPRegressor(hidden_layer_sizes=hidden, random_state=0, max_iter=30)
+    model.fit(x, y)
+    save_model(tmp_path / "m.npz", model.coefs_, model.intercepts_, players=3)
+    weights, sizes = load_model(tmp_path / "m.npz", 3)
+    np.testing.assert_array_equal(weights, pack(model.coefs_, model.intercepts_)[0])
+    scratch = np.zeros((2, MAX_WIDTH))
+    ours = np.array([forward(row.astype(np.float64), weights, sizes, scratch) for row in x])
+    # float64 networks agree to rounding; a float32 one (scikit-learn keeps the data's
+    # dtype) to float32's precision.
+    tolerance = 1e-10 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(ours, model.predict(x), rtol=tolerance, atol=tolerance)
+
+
+def test_shipped_models_load_for_their_player_counts() -> None:
+    for players in (2, 3, 4):
+        coefs, _ = read_layers(shipped_path(players), players)
+        assert coefs[0].shape[0] == N_INPUTS and coefs[-1].shape[1] == 1
+        with pytest.raises(ModelError, match=f"is a model for {players} players, not"):
+            read_layers(shipped_path(players), 2 if players != 2 else 3)
+
+
+def decisions(players: int, text: str, game_id: int):
+    lineup = lineup_of(players, parse_lineup_text(text))
+    rows, _ = trace_events(lineup, 5, game_id, kernel_strategies=kernel())
+    yield from placements_from_events(rows, players)
+
+
+def view_of(state, seat: int, forced: bool, move: int):
+    from sim.core.layout import legal_moves, tile_moves
+    from sim.core.observation import OBSERVATION_SIZE
+
+    observation = np.zeros(OBSERVATION_SIZE, dtype=np.int64)
+    engine.fill_observation(state, seat, int(forced), observation)
+    moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
+    layout = int(state[engine.LAYOUT])
+    n_moves = (tile_moves(layout, move >> 2, moves) if forced
+               else legal_moves(layout, int(state[engine.HANDS + seat]), moves))
+    return observation, moves, n_moves
+
+
+@pytest.mark.parametrize(("players", "text"), [(2, "learned,blocker"), (4, "learned,partner"),
+                                               (3, "learned,blocker,learned")])
+def test_learned_sees_nothing_hidden(players: int, text: str) -> None:
+    """At real decisions of traced games, learned repeats its traced move from the rebuilt
+    view; re-dealing the other hands and the boneyard consistently with everything public
+    changes neither its inputs nor its choice."""
+    lineup = lineup_of(players, parse_lineup_text(text)).seats
+    rng = np.array([4242], dtype=np.uint64)
+    no_params = np.zeros(1)
+    checked = changed = 0
+    x, y = np.zeros(N_INPUTS), np.zeros(N_INPUTS)
+    for game_id in range(2):
+        for state, seat, forced, move in decisions(players, text, game_id):
+            observation, moves, n_moves = view_of(state, seat, forced, move)
+            if n_moves < 2 or lineup[seat].strategy.name != "learned":
+                continue
+            chosen = choose_learned(observation, moves, n_moves, no_params,
+                                    np.array([1], np.uint64))
+            assert moves[chosen] == move
+            for _ in range(3):
+                other = np.zeros_like(state)
+                assert deal_hidden(observation, other, rng)
+                again, moves_again, n_again = view_of(other, seat, forced, move)
+                np.testing.assert_array_equal(again, observation)
+                hidden = [engine.HANDS + s for s in range(players) if s != seat]
+                changed += not np.array_equal(other[hidden], state[hidden])
+                for index in range(n_moves):
+                    encode(observation, moves[index], x)
+                    encode(again, moves_again[index], y)
+                    np.testing.assert_array_equal(x, y)
+                assert choose_learned(again, moves_again, n_again, no_params,
+                                      np.array([1], np.uint64)) == chosen
+            checked += 1
+    assert checked > 10 and changed > checked
+
+
+def test_learned_plays_in_the_engine_and_beats_random() -> None:
+    for players in (2, 3, 4):
+        lineup = lineup_of(players, parse_lineup_text(
+            "learned,random,random" if players == 3 else "learned,random"))
+        ids = np.arange(60)
+        result = play_batch(lineup, 3, ids, rotations=ids % players, kernel_strategies=kernel())
+        assert (winning_side(result, players) == 0).mean() > 0.8
+
+
+def test_own_model_file_plays_and_bad_files_are_one_line(tmp_path: Path) -> None:
+    own = tmp_path / "mine.npz"
+    shutil.copy(shipped_path(2), own)
+    spec = parse_spec(f"learned:model={own}")
+    assert spec.label == f"learned:model={own}" and spec.strategy.players == (2,)
+    with pytest.raises(SniffError, match="plays only with 2 players, not 4"):
+        lineup_of(4, [spec, parse_spec("partner")])
+    (tmp_path / "corrupt.npz").write_bytes(b"PK\x03\x04 not a zip")
+    (tmp_path / "text.npz").write_text("hello")
+    cases = {
+        f"learned:model={tmp_path / 'none.npz'}": "does not exist",
+        f"learned:model={tmp_path / 'corrupt.npz'}": "is not an .npz model",
+        f"learned:model={tmp_path / 'text.npz'}": "is not an .npz model",
+        f"learned:model={tmp_path}": "is a folder",
+        "learned:models=x": "accepted: model=PATH",
+    }
+    for text, message in cases.items():
+        with pytest.raises(StrategyError, match=message) as error:
+            parse_spec(text)
+        assert "\n" not in str(error.value)
+    completed = sniff("simulate", "--players", "4", "--strategies",
+                      f"learned:model={own},partner", "--games", "10",
+                      "--out", str(tmp_path / "run"))
+    assert completed.returncode == 2
+    assert completed.stderr.count("\n") == 1
+    assert "plays only with 2 players, not 4" in completed.stderr
+
+
+def test_learned_choice_takes_a_winning_move_first() -> None:
+    from sim.core import observation as view
+
+    observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
+    observation[view.PLAYERS] = 2
+    observation[view.TARGET] = 250
+    observation[view.SCORE] = 245
+    observation[view.HAND] = (1 << 0) | (1 << 25)  # 0-0 and 5-5 on an empty table
+    observation[view.HAND_SIZE] = 2
+    moves = np.array([0, 25 * 4] + [-1] * 62, dtype=np.int64)
+    weights, sizes = load_model(shipped_path(2), 2)
+    # Opening 5-5 counts 10: 255, the target. A network that values every move alike
+    # (the first would win a tie) must still take it.
+    assert learned_choice(observation, moves, 2, weights, sizes) == 1
+    assert learned_choice(observation, moves, 2, np.zeros(N_INPUTS + 1),
+                          np.array([N_INPUTS, 1])) == 1
+
+
+# --- sniff learn
+
+
+def tiny(players: int = 2, **changes):
+    from sim.learn.training import LearnConfig
+
+    settings = dict(players=players, seed=7, iterations=2, games=24, eval_games=12, epochs=1,
+                    hidden="8", window=2, batch=64)
+    settings.update(changes)
+    return LearnConfig(**settings)
+
+
+def arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as data:
+        return {key: data[key] for key in data.files}
+
+
+def assert_same_model(first: Path, second: Path) -> None:
+    a, b = arrays(first), arrays(second)
+    assert a.keys() == b.keys()
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def test_training_runs_end_to_end_resumes_and_is_reproducible(tmp_path: Path) -> None:
+    from sim.learn.training import learn
+
+    whole = tmp_path / "whole"
+    learn(tiny(), whole)
+    for name in ("model.npz", "settings.json", "log.jsonl", "curve.csv", "curve.png",
+                 "state.pkl", "snapshots/iter-001.npz", "snapshots/iter-002.npz"):
+        assert (whole / name).exists(), name
+    log = [json.loads(line) for line in (whole / "log.jsonl").read_text().splitlines()]
+    assert [row["iteration"] for row in log] == [1, 2]
+    assert all(0 <= row["win_rate"] <= 1 and row["eval_games"] == 12 for row in log)
+    read_layers(whole / "model.npz", 2)
+    parse_spec(f"learned:model={whole / 'model.npz'}")  # plays as learned:model=PATH
+
+    # Stopped during iteration 2 (as Ctrl-C would): iteration 1 is kept; --resume ends
+    # with the model of the uninterrupted run, and so does the same seed from scratch.
+    stopped = tmp_path / "stopped"
+
+    def stop_in_iteration_two(text: str) -> None:
+        if text.startswith("iteration 2/2") and "fitting" in text:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        learn(tiny(), stopped, progress=stop_in_iteration_two)
+    assert len((stopped / "log.jsonl").read_text().splitlines()) == 1
+    assert_same_model(stopped / "model.npz", whole / "snapshots/iter-001.npz")
+    learn(tiny(), stopped, resume=True)
+    assert_same_model(stopped / "model.npz", whole / "model.npz")
+    assert (stopped / "curve.csv").read_text() == (whole / "curve.csv").read_text()
+
+    again = tmp_path / "again"
+    learn(tiny(), again)
+    assert_same_model(again / "model.npz", whole / "model.npz")
+    other = tmp_path / "other"
+    learn(tiny(seed=8, iterations=1), other)
+    assert not np.array_equal(arrays(other / "model.npz")["W0"],
+                              arrays(whole / "snapshots/iter-001.npz")["W0"])
+
+    # More iterations on resume; a changed option is refused.
+    learn(tiny(iterations=3), stopped, resume=True, given={"iterations"})
+    assert len((stopped / "log.jsonl").read_text().splitlines()) == 3
+    with pytest.raises(SniffError, match="--games 30 differs from the folder's 24"):
+        learn(tiny(games=30), stopped, resume=True, given={"games"})
+    with pytest.raises(SniffError, match="--iterations 2 is fewer than the 3 already done"):
+        learn(tiny(iterations=2), stopped, resume=True, given={"iterations"})
+    with pytest.raises(SniffError, match="is not empty"):
+        learn(tiny(), whole)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--players", "5"], "--players must be 2, 3 or 4, got 5"),
+    (["--games", "0"], "--games must be between 2 and"),
+    (["--epsilon", "1.5"], "--epsilon must be between 0 and 1"),
+    (["--hidden", "64,x"], "--hidden must be 1 to 3 widths"),
+    (["--target", "points"], "--target must be one of value, outcome, mix"),
+])
+def test_learn_refuses_bad_options_in_one_line(args, message, tmp_path: Path) -> None:
+    completed = sniff("learn", "--out", str(tmp_path / "x"), *args)
+    assert completed.returncode == 2
+    assert completed.stderr.count("\n") == 1 and message in completed.stderr, completed.stderr
+
+
+def test_learn_resume_of_a_folder_that_is_not_one(tmp_path: Path) -> None:
+    completed = sniff("learn", "--out", str(tmp_path), "--resume")
+    assert completed.returncode == 2
+    assert "is not a sniff learn folder" in completed.stderr
+
+
+def test_a_signal_during_the_fit_stops_after_it_not_inside_it() -> None:
+    """scikit-learn's partial_fit swallows a KeyboardInterrupt and keeps going with a
+    half-done epoch: the signal must wait for the fit and then stop the training."""
+    import os
+    import signal
+
+    from sim.errors import Stopped
+    from sim.learn.training import _Signals
+
+    class Swallowing:
+        calls = 0
+
+        def partial_fit(self, inputs, wanted) -> None:
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+            except KeyboardInterrupt:  # what scikit-learn does
+                pass
+            self.calls += 1
+
+    regressor = Swallowing()
+    with _Signals() as signals, pytest.raises(Stopped) as stopped:
+        signals.fit(regressor, None, None)
+    assert regressor.calls == 1 and stopped.value.exit_status == 143
