@@ -16,12 +16,12 @@ import hashlib
 import importlib
 import os
 import sys
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from sim.files import write_once
 from strategies import Strategy, StrategyError, StrategySpec, register_spec_parser
 from strategies.learned_net import ModelError, read_layers
 
@@ -60,19 +60,6 @@ def model_players(path: Path) -> int:
     return players
 
 
-def _write_once(path: Path, data: bytes) -> None:
-    if path.exists():
-        return
-    with tempfile.NamedTemporaryFile("wb", dir=path.parent, suffix=".tmp", delete=False) as f:
-        f.write(data)
-    try:
-        os.link(f.name, path)
-    except FileExistsError:
-        pass
-    finally:
-        os.unlink(f.name)
-
-
 def model_strategy(strategy: Strategy, path: str) -> Strategy:
     """The strategy that plays the model file at ``path``."""
     source = Path(path).expanduser()
@@ -85,9 +72,9 @@ def model_strategy(strategy: Strategy, path: str) -> Strategy:
     folder = models_dir()
     folder.mkdir(parents=True, exist_ok=True)
     copy = folder / f"model_{digest}.npz"
-    _write_once(copy, data)
+    write_once(copy, data)
     name = f"sniff_learned_{digest}"
-    _write_once(folder / f"{name}.py", MODULE_TEMPLATE.format(
+    write_once(folder / f"{name}.py", MODULE_TEMPLATE.format(
         source=str(source), copy=str(copy), players=players).encode())
     if str(folder) not in sys.path:
         sys.path.append(str(folder))  # the kernel imports it by name, as a plugin
