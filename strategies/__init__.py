@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from sim.errors import SniffError
 
-MAX_PARAMS = 8
+MAX_PARAMS = 10
 BUILTIN_MODULES = (
     "strategies.random",
     "strategies.greedy",

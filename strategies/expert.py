@@ -35,7 +35,8 @@ the budget is counted in play-outs, not in time, for the same reason.
 Parameters: ``budget`` (default 256, 1..4096): play-outs per decision, in all;
 ``policy`` (default ``auto``: ``blocker`` for ``plies`` placements with 2 players, for 2
 placements with 4, ``greedy`` throughout with 3; or ``greedy``, ``blocker``, ``partner``,
-``weighted``, ``random``, ``heavy``): who plays the rounds out; ``plies`` (default 4,
+``weighted``, ``random``, ``heavy``, ``learned``: the trained value network,
+``strategies.learned``): who plays the rounds out; ``plies`` (default 4,
 0..64): placements after the candidate that ``policy`` plays before ``greedy`` takes
 over, 0 for the whole round; ``halving`` (default 1): 1 successive halving, 0 an
 equal share per move; ``value`` (default ``win``; ``points``): ``points`` values a round's
@@ -46,7 +47,9 @@ players, else ``blocker``), so that the search overrules it only by a margin; ``
 (default 0.9, 0..1): how strongly an opponent's choice the model would not have made
 counts against a deal (0: deals stay uniform); ``tries`` (default 4, 1..64): at most
 ``tries`` times as many deals are drawn as are played, after which the rest are kept
-unweighed (opponents the model does not describe would otherwise cost many draws).
+unweighed (opponents the model does not describe would otherwise cost many draws);
+``guide`` (default ``heuristic``; ``learned``): whose move gets the ``prior`` bonus, the
+one-ply heuristic's or ``learned``'s (docs/expert.md, "Search with the learned model").
 """
 
 from __future__ import annotations
@@ -63,16 +66,28 @@ from sim.core.rng import next_random, stream_key
 from strategies import register
 from strategies.determinize import prepare
 from strategies.inference import inferred_deals, model_choice, model_of
+from strategies.learned import (
+    SIZES_2,
+    SIZES_4,
+    WEIGHTS_2,
+    WEIGHTS_4,
+    choose_learned,
+)
+from strategies.learned_features import N_INPUTS, encode
+from strategies.learned_net import MAX_WIDTH, forward
 from strategies.playout import (
     POLICIES,
     give_streams,
     limit_policy,
     play_round_from,
+    play_round_until,
     playout_buffers,
 )
 from strategies.score_table import COEFFICIENTS, N_FEATURES
 
-VALUES = ("win", "points")
+VALUES = ("win", "points", "learned")
+VALUE_LEARNED = VALUES.index("learned")
+GUIDES = ("heuristic", "learned")
 # "auto": blocker for the first plies with 2 players, for the first 2 with 4 (where 4 cost
 # a quarter more time for no clear gain), greedy for the whole round with 3 (not
 # measured): what the measurements in docs/expert.md chose.
@@ -169,6 +184,22 @@ def outcome(state, start, team: int, value_kind: int, features) -> float:
 
 
 @njit
+def model_value(observation, move, team: int, x, scratch) -> float:
+    """``learned``'s network's value of ``move``'s afterstate as its mover sees it, for
+    ``team`` (two sides: the other side's chance is one minus the mover's)."""
+    encode(observation, move, x)
+    players = observation[view.PLAYERS]
+    if players == 2:
+        value = forward(x, WEIGHTS_2, SIZES_2, scratch)
+    else:
+        value = forward(x, WEIGHTS_4, SIZES_4, scratch)
+    value = min(max(value, 0.0), 1.0)
+    if view.team_of(observation[view.SEAT], players) == team:
+        return value
+    return 1.0 - value
+
+
+@njit
 def play_candidate(
     state, deal, seat, move, value_kind, seat_functions, seat_params, moves, observation,
     rng, round_row, events, features,
@@ -177,6 +208,24 @@ def play_candidate(
     play_round_from(state, deal, seat, move, seat_functions, seat_params, moves, observation,
                     rng, round_row, events)
     return outcome(state, deal, view.team_of(seat, state[engine.PLAYERS]), value_kind, features)
+
+
+@njit
+def play_candidate_until(
+    state, deal, seat, move, placements, seat_functions, seat_params, moves, observation,
+    rng, round_row, events, features, x, scratch,
+) -> float:
+    """``value=learned``: place ``move`` on a copy of ``deal``, stop ``placements``
+    placements later and value the last one with ``learned``'s network as its mover saw
+    it (a round that ends first is valued as ``play_candidate`` values it)."""
+    team = view.team_of(seat, state[engine.PLAYERS])
+    mover = play_round_until(state, deal, seat, move, placements, seat_functions,
+                             seat_params, moves, observation, rng, round_row, events)
+    if mover >= 0:
+        value = model_value(observation, moves[0], team, x, scratch)
+        moves[0] = engine.NO_MOVE
+        return value
+    return outcome(state, deal, team, 0, features)
 
 
 @njit
@@ -205,8 +254,8 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
     "expert",
     "determinized search: heuristic play-outs valued by the chance to win the game",
     params={"budget": 256, "policy": "auto", "halving": 1.0, "value": "win", "prior": 0.02,
-            "plies": 4, "infer": 0.9, "tries": 4},
-    choices={"policy": EXPERT_POLICIES, "value": VALUES},
+            "plies": 4, "infer": 0.9, "tries": 4, "guide": "heuristic"},
+    choices={"policy": EXPERT_POLICIES, "value": VALUES, "guide": GUIDES},
     bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1), "prior": (0, 1),
             "plies": (0, MAX_PLIES), "infer": (0, 1), "tries": (1, MAX_TRIES)},
 )
@@ -237,7 +286,10 @@ def choose_expert(observation, moves, n_moves, params, rng):
     model = model_of(players)
     favourite = -1
     if prior > 0.0:
-        favourite = model_choice(model, observation, moves, n_moves)
+        if params[8] >= 0.5:
+            favourite = choose_learned(observation, moves, n_moves, params, rng)
+        else:
+            favourite = model_choice(model, observation, moves, n_moves)
     plan, counts = prepare(observation)
     shares = np.zeros(8, dtype=np.int64)
     stages = schedule(n_moves, budget, halving, shares)
@@ -254,6 +306,15 @@ def choose_expert(observation, moves, n_moves, params, rng):
      play_rng) = playout_buffers(policy)
     limit_policy(seat_functions, plies, popcount(observation[view.PLAYED]))
     features = np.zeros(N_FEATURES, dtype=np.float64)
+    # value=learned (2 sides only: 2 or 4 players) stops each play-out after ``plies``
+    # placements past the candidate (at least 1) and values it with the network.
+    placements = 0
+    if value_kind == VALUE_LEARNED:
+        value_kind = 0
+        if players != 3:
+            placements = max(1, plies)
+    x = np.zeros(N_INPUTS, dtype=np.float64)
+    scratch = np.zeros((2, MAX_WIDTH), dtype=np.float64)
     totals = np.zeros(n_moves, dtype=np.float64)
     alive = np.ones(n_moves, dtype=np.bool_)
     n_alive = n_moves
@@ -262,11 +323,18 @@ def choose_expert(observation, moves, n_moves, params, rng):
         for deal in range(done, done + shares[stage]):
             for index in range(n_moves):
                 if alive[index]:
-                    totals[index] += play_candidate(
-                        state, deals[deal], seat, moves[index], value_kind, seat_functions,
-                        seat_params, play_moves, play_observation, play_rng, round_row,
-                        events, features,
-                    )
+                    if placements > 0:
+                        totals[index] += play_candidate_until(
+                            state, deals[deal], seat, moves[index], placements,
+                            seat_functions, seat_params, play_moves, play_observation,
+                            play_rng, round_row, events, features, x, scratch,
+                        )
+                    else:
+                        totals[index] += play_candidate(
+                            state, deals[deal], seat, moves[index], value_kind,
+                            seat_functions, seat_params, play_moves, play_observation,
+                            play_rng, round_row, events, features,
+                        )
         done += shares[stage]
         if favourite >= 0:
             totals[favourite] += prior * shares[stage]

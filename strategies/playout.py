@@ -11,20 +11,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core import engine
+from sim.core import engine, record
 from sim.core import observation as view
-from sim.core.layout import popcount
+from sim.core.layout import can_play, legal_moves, open_values_mask, popcount, tile_moves
 from sim.core.rng import next_random
+from sim.core.tiles import N_TILES
 from strategies import MAX_PARAMS
 from strategies.blocker import choose_blocker
 from strategies.greedy import choose_greedy
 from strategies.heavy import choose_heavy
+from strategies.learned import choose_learned
 from strategies.partner import choose_partner
 from strategies.random import choose_random
 from strategies.weighted import DEFAULTS as WEIGHTED_DEFAULTS
 from strategies.weighted import choose_weighted
 
-POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy")
+POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy", "learned")
 # A seat's play-out function code: the policy's index in POLICIES, plus, when the policy
 # should play only the first placements after the candidate, LIMIT_UNIT times the number
 # of tiles on the table up to which it plays (greedy plays the rest).
@@ -55,6 +57,8 @@ def choose_policy(code, observation, moves, n_moves, params, rng):
         return choose_random(observation, moves, n_moves, params, rng)
     if function == 5:
         return choose_heavy(observation, moves, n_moves, params, rng)
+    if function == 6:
+        return choose_learned(observation, moves, n_moves, params, rng)
     return choose_greedy(observation, moves, n_moves, params, rng)
 
 
@@ -115,3 +119,104 @@ def play_round_from(
                 state, (seat + 1) % players, -1, seat_functions, seat_params, moves,
                 observation, rng, round_row, events,
             )
+
+
+@njit
+def play_placements(
+    state, seat, placements, seat_functions, seat_params, moves, observation, rng, round_row,
+    events,
+):
+    """Play turns from ``seat`` as the engine's turn loop does (same draws, passes, blocks,
+    record and settlement), but stop after ``placements`` placements.
+
+    Returns the seat that made the last of them, with ``observation`` holding its view
+    before it and ``moves[0]`` the move (so that it can be valued as that seat sees it),
+    or -1 when the round ended first (``state`` is then settled, as ``play_round_from``
+    leaves it).
+    """
+    players = state[engine.PLAYERS]
+    placed = 0
+    while True:
+        layout = state[engine.LAYOUT]
+        hand = state[engine.HANDS + seat]
+        move = -1
+        forced = 0
+        kind = record.PLACE_CHOSEN
+        n_moves = legal_moves(layout, hand, moves)
+        if n_moves == 0 and state[engine.BONEYARD_POS] < N_TILES:
+            state[engine.LACKS + seat] = open_values_mask(layout)
+            while state[engine.BONEYARD_POS] < N_TILES:
+                tile = state[engine.DECK + state[engine.BONEYARD_POS]]
+                state[engine.BONEYARD_POS] += 1
+                state[engine.HANDS + seat] |= 1 << tile
+                record.append(state, engine.RECORD, record.DRAW, seat, 0)
+                n_moves = tile_moves(layout, tile, moves)
+                if n_moves > 0:
+                    forced = 1
+                    kind = record.PLACE_FORCED
+                    break
+        if n_moves > 0:
+            last = placed + 1 == placements
+            if n_moves > 1 or last:
+                engine.fill_observation(state, seat, forced, observation)
+            index = 0
+            if n_moves > 1:
+                rng[0] = np.uint64(state[engine.STREAMS + seat])
+                index = choose_policy(seat_functions[seat], observation, moves, n_moves,
+                                      seat_params[seat], rng)
+                state[engine.STREAMS + seat] = np.int64(rng[0])
+                if index < 0 or index >= n_moves:
+                    index = 0
+            move = moves[index]
+            for slot in range(n_moves):
+                moves[slot] = engine.NO_MOVE
+            record.append(state, engine.RECORD, kind, seat, move)
+            if engine.apply_placement(state, seat, move, round_row, events):
+                return -1
+            if state[engine.HANDS + seat] == 0:
+                engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
+                return -1
+            placed += 1
+            if last:
+                moves[0] = move
+                return seat
+        else:
+            state[engine.LACKS + seat] |= open_values_mask(layout)
+            record.append(state, engine.RECORD, record.PASS, seat, 0)
+            blocked = True
+            for other in range(players):
+                if can_play(layout, state[engine.HANDS + other]):
+                    blocked = False
+                    break
+            if blocked:
+                engine.settle_round(state, round_row, events, engine.END_BLOCKED, -1)
+                return -1
+        seat += 1
+        if seat == players:
+            seat = 0
+
+
+@njit
+def play_round_until(
+    state, deal, seat, move, placements, seat_functions, seat_params, moves, observation,
+    rng, round_row, events,
+) -> int:
+    """``play_round_from`` stopped after ``placements`` placements past the candidate
+    (see ``play_placements``; with 0 the round is played out). Returns the seat of the
+    last placement, its view in ``observation`` and its move in ``moves[0]``, or -1 when
+    the round ended first."""
+    if placements <= 0:
+        play_round_from(state, deal, seat, move, seat_functions, seat_params, moves,
+                        observation, rng, round_row, events)
+        return -1
+    state[:] = deal
+    players = state[engine.PLAYERS]
+    round_row[:] = 0
+    round_row[engine.ROUND_DOMINO_SEAT] = -1
+    if engine.apply_placement(state, seat, move, round_row, events):
+        return -1
+    if state[engine.HANDS + seat] == 0:
+        engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
+        return -1
+    return play_placements(state, (seat + 1) % players, placements, seat_functions,
+                           seat_params, moves, observation, rng, round_row, events)

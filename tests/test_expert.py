@@ -255,6 +255,57 @@ def test_expert_beats_random(players: int) -> None:
     assert low > 0.5, f"expert won {wins}/100: 99% interval [{low:.3f}, {high:.3f}]"
 
 
+# Play-outs by learned with its move as the prior's favourite; play-outs stopped after 2
+# placements and valued by learned's network.
+MODEL_OPTIONS = ("expert:budget=16,policy=learned,plies=2,guide=learned",
+                 "expert:budget=16,value=learned,plies=2")
+
+
+@pytest.mark.parametrize("options", MODEL_OPTIONS)
+@pytest.mark.parametrize("players", [2, 4])
+def test_expert_with_the_learned_model_plays_legal_games_and_beats_random(
+    players: int, options: str
+) -> None:
+    """Whole games in the engine (an illegal choice would stop the run), well ahead of
+    ``random``."""
+    low, high, wins = win_rate(players, f"{options},random", 40, seed=2025)
+    assert low > 0.5, f"won {wins}/40: 99% interval [{low:.3f}, {high:.3f}]"
+
+
+@pytest.mark.parametrize("options", MODEL_OPTIONS)
+@pytest.mark.parametrize(("players", "text"), [(2, "blocker,blocker"), (4, "partner,partner")])
+def test_expert_with_the_learned_model_sees_nothing_hidden(
+    players: int, text: str, options: str
+) -> None:
+    """At real decisions, re-dealing the other hands and the boneyard consistently with
+    everything public leaves the view, and so the choice, the same."""
+    spec = parse_spec(options)
+    params = np.zeros(strategies.MAX_PARAMS)
+    params[: len(spec.values)] = spec.values
+    rng = np.array([77], dtype=np.uint64)
+    checked = changed = 0
+    for state, seat, forced, move in decisions(players, text, 9, 0):
+        observation, moves, n_moves = view_of(state, seat, forced, move)
+        if n_moves < 2:
+            continue
+        chosen = expert.choose_expert(observation, moves, n_moves, params,
+                                      np.array([5], np.uint64))
+        assert 0 <= chosen < n_moves
+        for _ in range(2):
+            other = np.zeros_like(state)
+            assert deal_hidden(observation, other, rng)
+            again, moves_again, n_again = view_of(other, seat, forced, move)
+            np.testing.assert_array_equal(again, observation)
+            hidden = [engine.HANDS + s for s in range(players) if s != seat]
+            changed += not np.array_equal(other[hidden], state[hidden])
+            assert expert.choose_expert(again, moves_again, n_again, params,
+                                        np.array([5], np.uint64)) == chosen
+        checked += 1
+        if checked == 12:
+            break
+    assert checked >= 6 and changed > checked
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -262,7 +313,7 @@ def test_expert_beats_random(players: int) -> None:
                             "4096, got 0"),
         ("expert:budget=5000", "must be between 1 and 4096, got 5000"),
         ("expert:policy=minimax", "'policy' of strategy 'expert' must be one of greedy, "
-                                  "blocker, partner, weighted, random, heavy, auto, got "
+                                  "blocker, partner, weighted, random, heavy, learned, auto, got "
                                   "'minimax'"),
         ("expert:plies=65", "parameter 'plies' of strategy 'expert' must be between 0 and 64, "
                             "got 65"),
