@@ -16,6 +16,7 @@ calls in other files, so a cached callee could link stale rules into a fresh ker
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -139,17 +140,51 @@ def _module(name: str) -> ModuleType:
     return sys.modules.get(name) or importlib.import_module(name)
 
 
+# (path, mtime, size) -> parsed tree or code hash: a kernel is looked up per traced game, and
+# parsing every module each time cost 40 times the games; an edited file has a new key.
+_parsed: dict[tuple, ast.Module] = {}
+_hashed: dict[tuple, str] = {}
+_imports: dict[tuple, set[tuple[str, str]]] = {}
+
+
+def _file_key(path: Path) -> tuple:
+    stat = path.stat()
+    return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def _parse(path: Path) -> ast.Module:
+    key = _file_key(path)
+    if key not in _parsed:
+        _parsed[key] = ast.parse(path.read_text())
+    return _parsed[key]
+
+
+def _file_code_hash(path: Path) -> str:
+    key = _file_key(path)
+    if key not in _hashed:
+        _hashed[key] = code_hash(path.read_text())
+    return _hashed[key]
+
+
 def _imported_modules(module: ModuleType) -> set[str]:
     """The modules a module's source imports (inside functions too), as loaded module names."""
+    path = Path(inspect.getfile(module))
+    key = _file_key(path)
+    if key not in _imports:
+        _imports[key] = _imported_names(_parse(path))
+    found = {full if full in sys.modules else base for full, base in _imports[key]}
+    return {name for name in found if name in sys.modules}
+
+
+def _imported_names(tree: ast.Module) -> set[tuple[str, str]]:
+    """(``a.b``, ``a``) for ``from a import b``: a module ``a.b`` if there is one, else ``a``."""
     names = set()
-    for node in ast.walk(ast.parse(Path(inspect.getfile(module)).read_text())):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            names.update((alias.name, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                full = f"{node.module}.{alias.name}"
-                names.add(full if full in sys.modules else node.module)
-    return {name for name in names if name in sys.modules}
+            names.update((f"{node.module}.{alias.name}", node.module) for alias in node.names)
+    return names
 
 
 def code_modules(strategies: Sequence[Strategy]) -> list[str]:
@@ -208,6 +243,7 @@ def code_hash(source: str) -> str:
     return hashlib.sha256(ast.dump(_strip(ast.parse(source))).encode()).hexdigest()[:16]
 
 
+@functools.cache
 def template_hash() -> str:
     """:func:`code_hash` of the generated kernel's own code (the template, filled neutrally)."""
     return code_hash(KERNEL_TEMPLATE.format(names="", imports="", branches="    pass"))
@@ -245,7 +281,7 @@ def code_digest(strategies: Sequence[Strategy]) -> str:
     changed under it, and adding or editing a strategy it does not play changes nothing.
     """
     names = code_modules(strategies)
-    hashes = [code_hash(path.read_text()) for path in module_files(names)]
+    hashes = [_file_code_hash(path) for path in module_files(names)]
     hashes += [hashlib.sha256(path.read_bytes()).hexdigest()[:16] for path in data_files(names)]
     return _combined(template_hash(), hashes)
 
@@ -302,6 +338,11 @@ def load_kernel(strategies: list[Strategy]) -> ModuleType:
     module.code = code
     _loaded[source] = module
     return module
+
+
+def is_loaded(strategies: list[Strategy]) -> bool:
+    """Whether this process has loaded the kernel for these strategies already."""
+    return kernel_source(strategies) in _loaded
 
 
 def is_compiled(path: Path, functions: tuple[str, ...] = ("play_batch",)) -> bool:

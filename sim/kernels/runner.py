@@ -143,8 +143,8 @@ def _load(strategies: list[Strategy], uses: tuple[str, ...]):
     ``trace_game`` (``sniff play``, ``trace``) is not told of a compile its cache spares it."""
     from sim.kernels import generate as kernels
 
-    if uses == ("play_batch",) or not kernels.is_compiled(kernels.kernel_path(strategies)[0],
-                                                          uses):
+    if (uses == ("play_batch",) or kernels.is_loaded(strategies)
+            or not kernels.is_compiled(kernels.kernel_path(strategies)[0], uses)):
         return load_kernel(strategies)
     said, kernels.notice = kernels.notice, None
     try:
