@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from cli_helpers import run_main
-from test_strategies import KERNEL, decisions, view_of, win_rate
+from test_strategies import KERNEL, decisions, redealt_views, view_of, win_rate
 
 import strategies
 from sim.core import engine
@@ -291,13 +291,9 @@ def test_expert_with_the_learned_model_sees_nothing_hidden(
         chosen = expert.choose_expert(observation, moves, n_moves, params,
                                       np.array([5], np.uint64))
         assert 0 <= chosen < n_moves
-        for _ in range(2):
-            other = np.zeros_like(state)
-            assert deal_hidden(observation, other, rng)
-            again, moves_again, n_again = view_of(other, seat, forced, move)
-            np.testing.assert_array_equal(again, observation)
-            hidden = [engine.HANDS + s for s in range(players) if s != seat]
-            changed += not np.array_equal(other[hidden], state[hidden])
+        for again, moves_again, n_again, hidden_changed in redealt_views(
+                state, seat, forced, move, players, observation, rng, 2):
+            changed += hidden_changed
             assert expert.choose_expert(again, moves_again, n_again, params,
                                         np.array([5], np.uint64)) == chosen
         checked += 1

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_helpers import sniff
+from test_strategies import redealt_views, view_of
 
 import strategies
-from sim.core import engine
 from sim.errors import SniffError
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
@@ -29,7 +29,6 @@ from strategies.learned_net import (
     read_layers,
     save_model,
 )
-from strategies.rollout import deal_hidden
 
 sklearn = pytest.importorskip("sklearn.neural_network")
 
@@ -73,19 +72,6 @@ def decisions(players: int, text: str, game_id: int):
     yield from placements_from_events(rows, players)
 
 
-def view_of(state, seat: int, forced: bool, move: int):
-    from sim.core.layout import legal_moves, tile_moves
-    from sim.core.observation import OBSERVATION_SIZE
-
-    observation = np.zeros(OBSERVATION_SIZE, dtype=np.int64)
-    engine.fill_observation(state, seat, int(forced), observation)
-    moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
-    layout = int(state[engine.LAYOUT])
-    n_moves = (tile_moves(layout, move >> 2, moves) if forced
-               else legal_moves(layout, int(state[engine.HANDS + seat]), moves))
-    return observation, moves, n_moves
-
-
 @pytest.mark.parametrize(("players", "text"), [(2, "learned,blocker"), (4, "learned,partner"),
                                                (3, "learned,blocker,learned")])
 def test_learned_sees_nothing_hidden(players: int, text: str) -> None:
@@ -105,13 +91,9 @@ def test_learned_sees_nothing_hidden(players: int, text: str) -> None:
             chosen = choose_learned(observation, moves, n_moves, no_params,
                                     np.array([1], np.uint64))
             assert moves[chosen] == move
-            for _ in range(3):
-                other = np.zeros_like(state)
-                assert deal_hidden(observation, other, rng)
-                again, moves_again, n_again = view_of(other, seat, forced, move)
-                np.testing.assert_array_equal(again, observation)
-                hidden = [engine.HANDS + s for s in range(players) if s != seat]
-                changed += not np.array_equal(other[hidden], state[hidden])
+            for again, moves_again, n_again, hidden_changed in redealt_views(
+                    state, seat, forced, move, players, observation, rng, 3):
+                changed += hidden_changed
                 for index in range(n_moves):
                     encode(observation, moves[index], x)
                     encode(again, moves_again[index], y)

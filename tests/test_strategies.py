@@ -271,6 +271,20 @@ def view_of(
     return observation, moves, n_moves
 
 
+def redealt_views(state: np.ndarray, seat: int, forced: bool, move: int, players: int,
+                  observation: np.ndarray, rng: np.ndarray, times: int):
+    """The same decision ``times`` times with the hidden tiles (other hands, boneyard) dealt
+    again consistently with everything public: each view must equal the seat's own. Yields
+    (view, moves, n_moves, whether the hidden tiles changed)."""
+    hidden = [engine.HANDS + s for s in range(players) if s != seat]
+    for _ in range(times):
+        other = np.zeros_like(state)
+        assert deal_hidden(observation, other, rng)
+        again, moves_again, n_again = view_of(other, seat, forced, move)
+        np.testing.assert_array_equal(again, observation)
+        yield again, moves_again, n_again, not np.array_equal(other[hidden], state[hidden])
+
+
 @pytest.mark.parametrize(
     ("players", "text"),
     [(2, "defensive,weighted"), (4, "blocker,partner"), (3, "heavy,greedy,blocker")],
@@ -306,14 +320,10 @@ def test_choices_depend_only_on_the_public_view(players: int, text: str) -> None
                 np.array([1], dtype=np.uint64),
             )
             assert moves[played] == move
-            for _ in range(3):
-                other = np.zeros_like(state)
-                assert deal_hidden(observation, other, redeal_rng)
-                again, moves_again, n_again = view_of(other, seat, forced, move)
-                np.testing.assert_array_equal(again, observation)
+            for again, moves_again, n_again, hidden_changed in redealt_views(
+                    state, seat, forced, move, players, observation, redeal_rng, 3):
                 np.testing.assert_array_equal(moves_again[:n_again], moves[:n_moves])
-                hidden = [engine.HANDS + s for s in range(players) if s != seat]
-                changed += not np.array_equal(other[hidden], state[hidden])
+                changed += hidden_changed
                 for name, function in functions.items():
                     first = function(
                         observation, moves, n_moves, params[name], np.array([99], np.uint64)
