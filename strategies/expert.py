@@ -263,18 +263,50 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
 # engine's turn loop that calls it is compiled without).
 @njit(_nrt=True)
 def choose_expert(observation, moves, n_moves, params, rng):
-    budget = max(1, np.int64(params[0]))
-    policy = np.int64(params[1])
-    plies = np.int64(params[5])
-    halving = params[2] >= 0.5
-    value_kind = np.int64(params[3])
     seat = observation[view.SEAT]
-    players = observation[view.PLAYERS]
-    team = view.team_of(seat, players)
+    team = view.team_of(seat, observation[view.PLAYERS])
     needed = observation[view.TARGET] - observation[view.SCORE + team]
     for index in range(n_moves):
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
+    totals = np.zeros(n_moves, dtype=np.float64)
+    alive = np.ones(n_moves, dtype=np.bool_)
+    search(observation, moves, n_moves, params, rng, params[2] >= 0.5, totals, alive)
+    for index in range(n_moves):
+        if alive[index]:
+            return index
+    return 0
+
+
+@njit(_nrt=True)
+def search_values(observation, moves, n_moves, params, rng, values) -> None:
+    """Every candidate's mean value (the deciding side's chance to win), each on the same
+    ``budget / n_moves`` deals, without halving or prior: what ``sniff learn
+    --teacher expert`` distils (a move that reaches the target is worth 1)."""
+    totals = np.zeros(n_moves, dtype=np.float64)
+    alive = np.ones(n_moves, dtype=np.bool_)
+    unbiased = params.copy()
+    unbiased[4] = 0.0  # no prior
+    deals = search(observation, moves, n_moves, unbiased, rng, False, totals, alive)
+    team = view.team_of(observation[view.SEAT], observation[view.PLAYERS])
+    needed = observation[view.TARGET] - observation[view.SCORE + team]
+    for index in range(n_moves):
+        values[index] = totals[index] / deals
+        if move_points(observation[view.LAYOUT], moves[index]) >= needed:
+            values[index] = 1.0
+
+
+@njit(_nrt=True)
+def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> int:
+    """The search (steps 2 to 4 of the module's text): fills ``totals`` (each candidate's
+    summed values, prior included) and leaves the last survivor(s) in ``alive``; returns
+    the deals played by each candidate that stayed in to the end."""
+    budget = max(1, np.int64(params[0]))
+    policy = np.int64(params[1])
+    plies = np.int64(params[5])
+    value_kind = np.int64(params[3])
+    seat = observation[view.SEAT]
+    players = observation[view.PLAYERS]
     if policy == AUTO:
         if players == 2:
             policy = BLOCKER
@@ -315,8 +347,6 @@ def choose_expert(observation, moves, n_moves, params, rng):
             placements = max(1, plies)
     x = np.zeros(N_INPUTS, dtype=np.float64)
     scratch = np.zeros((2, MAX_WIDTH), dtype=np.float64)
-    totals = np.zeros(n_moves, dtype=np.float64)
-    alive = np.ones(n_moves, dtype=np.bool_)
     n_alive = n_moves
     done = 0
     for stage in range(stages):
@@ -347,7 +377,4 @@ def choose_expert(observation, moves, n_moves, params, rng):
                     worst = index
             alive[worst] = False
             n_alive -= 1
-    for index in range(n_moves):
-        if alive[index]:
-            return index
-    return 0
+    return done

@@ -347,3 +347,30 @@ def test_bad_expert_parameters_are_one_line_from_the_command_line(
                                "--games", "2", "-q", "-o", str(tmp_path / "run")], capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("sniff: error: ") and message in err
+
+
+def test_search_values_are_the_search_without_halving_or_prior() -> None:
+    """What ``sniff learn --teacher expert`` distils: every candidate's value on the same
+    deals; its best move is the move ``expert:halving=0,prior=0`` plays from the same
+    random state, and the default's prior does not enter the values."""
+    plain = np.array(parse_spec("expert:budget=32,halving=0,prior=0").values)
+    default = np.array(parse_spec("expert:budget=32").values)
+    checked = 0
+    for players, text in ((2, "greedy,blocker"), (4, "partner,greedy")):
+        for state, seat, forced, move in itertools.islice(decisions(players, text, 3, 2), 80):
+            observation, moves, n_moves = view_of(state, seat, forced, move)
+            if n_moves < 2:
+                continue
+            values = np.zeros(n_moves)
+            expert.search_values(observation, moves, n_moves, default,
+                                 np.array([5], dtype=np.uint64), values)
+            assert np.all((values >= 0) & (values <= 1))
+            choice = expert.choose_expert(observation, moves, n_moves, plain,
+                                          np.array([5], dtype=np.uint64))
+            assert values[choice] == values.max()
+            unbiased = np.zeros(n_moves)
+            expert.search_values(observation, moves, n_moves, plain,
+                                 np.array([5], dtype=np.uint64), unbiased)
+            np.testing.assert_array_equal(values, unbiased)
+            checked += 1
+    assert checked > 20

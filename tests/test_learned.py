@@ -232,12 +232,59 @@ def test_training_runs_end_to_end_resumes_and_is_reproducible(tmp_path: Path) ->
         learn(tiny(), whole)
 
 
+def test_training_with_the_expert_teacher_keeps_its_labels_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sim.learn import training
+
+    config = tiny(games=6, teacher="expert", teacher_budget=4, label_rate=0.5)
+    whole = tmp_path / "whole"
+    training.learn(config, whole)
+    labelled = []
+    for iteration in (1, 2):
+        with np.load(whole / f"records/iter-00{iteration}.npz") as data:
+            x, value = data["x"], data["value"]
+        assert x.shape[0] == value.shape[0] > 20
+        assert np.all((value >= 0) & (value <= 1))
+        labelled.append(value)
+    # Every candidate of a labelled decision is a record: the values are not all alike.
+    assert np.unique(np.concatenate(labelled)).size > 10
+
+    # Two threads play the same games: the same model.
+    threaded = tmp_path / "threaded"
+    training.learn(config, threaded, threads=2)
+    assert_same_model(threaded / "model.npz", whole / "model.npz")
+
+    # Stopped in iteration 2's fit: resuming reads iteration 1's labels back (no search
+    # again) and ends with the uninterrupted run's model.
+    stopped = tmp_path / "stopped"
+
+    def stop_in_iteration_two(text: str) -> None:
+        if text.startswith("iteration 2/2") and "fitting" in text:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        training.learn(config, stopped, progress=stop_in_iteration_two)
+    played = []
+    real = training.iteration_games
+    monkeypatch.setattr(training, "iteration_games",
+                        lambda config, iteration, *rest: played.append(iteration) or real(
+                            config, iteration, *rest))
+    training.learn(config, stopped, resume=True)
+    assert played == []  # both iterations' labels were kept
+    assert_same_model(stopped / "model.npz", whole / "model.npz")
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--players", "5"], "--players must be 2, 3 or 4, got 5"),
     (["--games", "0"], "--games must be between 2 and"),
     (["--epsilon", "1.5"], "--epsilon must be between 0 and 1"),
     (["--hidden", "64,x"], "--hidden must be 1 to 3 widths"),
     (["--target", "points"], "--target must be one of value, outcome, mix"),
+    (["--teacher", "oracle"], "--teacher must be one of none, expert"),
+    (["--teacher", "expert", "--label-rate", "0"], "--label-rate must be in (0, 1]"),
+    (["--teacher", "expert", "--teacher-budget", "0"], "--teacher-budget must be between 1"),
+    (["--teacher", "expert", "--target", "outcome"], "with --teacher the teacher's values"),
 ])
 def test_learn_refuses_bad_options_in_one_line(args, message, tmp_path: Path) -> None:
     completed = sniff("learn", "--out", str(tmp_path / "x"), *args)

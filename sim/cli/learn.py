@@ -24,6 +24,11 @@ OPTIONS = {  # option name: (type, help)
                     "mix  [default: value]"),
     "eval_games": (int, "Duplicate games against the heuristic per iteration (0: none)  "
                         "[default: 2000]"),
+    "teacher": (str, "none (Monte-Carlo returns) or expert (each candidate valued by "
+                     "expert's search, distilled)  [default: none]"),
+    "label_rate": (float, "With --teacher: share of decisions labelled  [default: 0.3]"),
+    "teacher_budget": (int, "With --teacher: expert's play-outs per labelled decision  "
+                            "[default: 256]"),
 }
 
 
@@ -40,8 +45,11 @@ def _options(function):
               help="Training folder (model.npz, settings.json, log.jsonl, curve.csv/png).")
 @click.option("--resume", is_flag=True, help="Continue the interrupted training in --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress.")
-def learn(out, resume, quiet, **given) -> None:
-    """Train learned's value network by Monte-Carlo self-play (docs/learned.md).
+@click.option("-t", "--threads", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Threads playing an iteration's games (the model does not depend on it).")
+def learn(out, resume, quiet, threads, **given) -> None:
+    """Train learned's value network by self-play (docs/learned.md): Monte-Carlo
+    returns, or expert's values of every candidate (--teacher expert).
 
     Needs the optional extra: pip install 'sniff[learn]'. Play the result with
     --strategies learned:model=OUT/model.npz.
@@ -52,6 +60,6 @@ def learn(out, resume, quiet, **given) -> None:
     names = {f.name for f in fields(LearnConfig)}
     config = LearnConfig(**{k: v for k, v in chosen.items() if k in names})
     row = learn(config, out, resume=resume, given=set(chosen),
-                progress=None if quiet else main_progress)
+                progress=None if quiet else main_progress, threads=threads)
     if row and not quiet:
         click.echo(f"model: {Path(out) / 'model.npz'}  (learned:model={Path(out) / 'model.npz'})")

@@ -32,6 +32,7 @@ from sim.core import observation as view
 from sim.core.layout import move_points
 from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
 from strategies.blocker import blocker_choice
+from strategies.expert import search_values
 from strategies.learned_features import N_INPUTS, _logistic_win, encode
 from strategies.learned_net import MAX_WIDTH, forward
 from strategies.partner import partner_choice
@@ -40,8 +41,10 @@ PARTNER, BLOCKER, NET = 0, 1, 2
 KIND, EPSILON, RECORDING, COUNT, CAPACITY, WEIGHTS_AT, RECORDS_AT, N_SIZES = range(8)
 SIZES = 8  # up to 6 layer widths
 HEURISTIC = 14  # up to 8 heuristic parameters
-HEADER = 24
-RECORD_WIDTH = N_INPUTS + 1  # the inputs, then the round number
+LABEL_RATE = 22  # the share of decisions the teacher labels (0: Monte-Carlo returns)
+TEACHER = 24  # the teacher's (expert's) parameter row, 10 slots
+HEADER = 34
+RECORD_WIDTH = N_INPUTS + 2  # the inputs, the round number, the teacher's label (-1: none)
 PARTNER_PARAMS = (0.7, 6.0, 0.2, 5.0, 0.1)
 BLOCKER_PARAMS = (8.0, 0.5, 0.1)
 
@@ -79,14 +82,39 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
             if value > best:
                 best = value
                 choice = index
+    if params[RECORDING] <= 0.0:
+        return choice
+    if params[LABEL_RATE] > 0.0:
+        if random_unit(rng) < params[LABEL_RATE]:
+            label(observation, moves, n_moves, params, rng, x)
+        return choice
     count = np.int64(params[COUNT])
-    if params[RECORDING] > 0.0 and count < params[CAPACITY]:
+    if count < params[CAPACITY]:
         at = np.int64(params[RECORDS_AT]) + count * RECORD_WIDTH
         encode(observation, moves[choice], x)
         params[at:at + N_INPUTS] = x
         params[at + N_INPUTS] = observation[view.ROUND]
+        params[at + N_INPUTS + 1] = -1.0
         params[COUNT] = count + 1
     return choice
+
+
+@njit(_nrt=True)
+def label(observation, moves, n_moves, params, rng, x) -> None:
+    """Record every candidate's afterstate with the teacher's value of it (``expert``'s
+    search, each move on the same deals)."""
+    values = np.empty(n_moves, dtype=np.float64)
+    search_values(observation, moves, n_moves, params[TEACHER:TEACHER + 10], rng, values)
+    for index in range(n_moves):
+        count = np.int64(params[COUNT])
+        if count >= params[CAPACITY]:
+            return
+        at = np.int64(params[RECORDS_AT]) + count * RECORD_WIDTH
+        encode(observation, moves[index], x)
+        params[at:at + N_INPUTS] = x
+        params[at + N_INPUTS] = observation[view.ROUND]
+        params[at + N_INPUTS + 1] = values[index]
+        params[COUNT] = count + 1
 
 
 @njit(inline="always")
@@ -98,8 +126,11 @@ _, play_round, _ = engine.make_game_player(dispatch)
 
 
 def player_row(kind: int, epsilon: float = 0.0, recording: bool = False, capacity: int = 0,
-               weights: np.ndarray | None = None, sizes: np.ndarray | None = None) -> np.ndarray:
-    """A seat's parameter row: header, network weights, room for ``capacity`` records."""
+               weights: np.ndarray | None = None, sizes: np.ndarray | None = None,
+               label_rate: float = 0.0, teacher: np.ndarray | None = None) -> np.ndarray:
+    """A seat's parameter row: header, network weights, room for ``capacity`` records;
+    with ``label_rate`` > 0 the seat records only the decisions the ``teacher`` (expert's
+    parameter row) labels, each candidate with its value."""
     weights = np.zeros(0) if weights is None else np.asarray(weights, dtype=np.float64)
     sizes = np.zeros(0, dtype=np.int64) if sizes is None else np.asarray(sizes)
     row = np.zeros(HEADER + weights.size + capacity * RECORD_WIDTH, dtype=np.float64)
@@ -111,6 +142,9 @@ def player_row(kind: int, epsilon: float = 0.0, recording: bool = False, capacit
     heuristic = PARTNER_PARAMS if kind == PARTNER else BLOCKER_PARAMS
     row[HEURISTIC:HEURISTIC + len(heuristic)] = heuristic
     row[HEADER:HEADER + weights.size] = weights
+    row[LABEL_RATE] = label_rate
+    if teacher is not None:
+        row[TEACHER:TEACHER + len(teacher)] = teacher
     return row
 
 
@@ -140,7 +174,7 @@ def round_end_value(players, target, scores, team, domino) -> float:
         1.0 - share) * _logistic_win(players, own, other, -1.0, target)
 
 
-@njit(_nrt=True)
+@njit(_nrt=True, nogil=True)
 def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, out_x,
                out_value, out_outcome, winners):
     """Play the games; return the number of records written into ``out_*``.
@@ -206,7 +240,9 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, o
                 row = at + k * RECORD_WIDTH
                 out_x[written, :] = seat_params[seat, row:row + N_INPUTS]
                 played_round = np.int64(seat_params[seat, row + N_INPUTS])
-                if winner >= 0 and played_round == rounds:
+                if seat_params[seat, row + N_INPUTS + 1] >= 0.0:
+                    value = seat_params[seat, row + N_INPUTS + 1]
+                elif winner >= 0 and played_round == rounds:
                     value = 1.0 if winner == team else 0.0
                 else:
                     value = round_end_value(players, target, round_scores[played_round - 1],

@@ -47,8 +47,11 @@ from strategies.learned_net import pack, save_model
 ROUND_CAP = 200
 EVAL_SALT = 1_000_003
 RECORDS_PER_SEAT = 600
+LABELLED_PER_SEAT = 2000  # every candidate of a labelled decision is a record
 CHUNK = 500  # games per call of the compiled loop (bounds the record buffers)
+LABELLED_CHUNK = 100
 TARGETS = ("value", "outcome", "mix")
+TEACHERS = ("none", "expert")
 
 
 @dataclass(frozen=True)
@@ -65,11 +68,15 @@ class LearnConfig:
     window: int = 3
     target: str = "value"
     eval_games: int = 2000
+    teacher: str = "none"
+    label_rate: float = 0.3
+    teacher_budget: int = 256
 
     def check(self) -> None:
         """One :class:`SniffError` line for an option out of range."""
         ranges = {"iterations": (1, 1000), "games": (2, 10_000_000), "epochs": (1, 100),
-                  "batch": (8, 65536), "window": (1, 100), "eval_games": (0, 1_000_000)}
+                  "batch": (8, 65536), "window": (1, 1000), "eval_games": (0, 1_000_000),
+                  "teacher_budget": (1, 4096)}
         if self.players not in (2, 3, 4):
             raise SniffError(f"--players must be 2, 3 or 4, got {self.players}")
         for name, (low, high) in ranges.items():
@@ -81,8 +88,16 @@ class LearnConfig:
             raise SniffError(f"--epsilon must be between 0 and 1, got {self.epsilon}")
         if not 0.0 < self.rate <= 1.0:
             raise SniffError(f"--rate must be in (0, 1], got {self.rate}")
+        if self.teacher not in TEACHERS:
+            raise SniffError(f"--teacher must be one of {', '.join(TEACHERS)}, got "
+                             f"{self.teacher}")
+        if not 0.0 < self.label_rate <= 1.0:
+            raise SniffError(f"--label-rate must be in (0, 1], got {self.label_rate}")
         if self.target not in TARGETS:
             raise SniffError(f"--target must be one of {', '.join(TARGETS)}, got {self.target}")
+        if self.labelled and self.target != "value":
+            raise SniffError("--target chooses a Monte-Carlo return; with --teacher the "
+                             "teacher's values are the targets")
         if self.seed < 0:
             raise SniffError(f"--seed must be 0 or more, got {self.seed}")
         self.layers()
@@ -96,6 +111,18 @@ class LearnConfig:
             raise SniffError(f"--hidden must be 1 to 3 widths of 1..512 separated by commas, "
                              f"got {self.hidden!r}")
         return widths
+
+    @property
+    def labelled(self) -> bool:
+        return self.teacher != "none"
+
+    def teacher_row(self) -> np.ndarray | None:
+        """The teacher's parameter row (``expert`` at ``teacher_budget``), or None."""
+        if not self.labelled:
+            return None
+        from strategies import parse_spec
+
+        return np.array(parse_spec(f"expert:budget={self.teacher_budget}").values, dtype=float)
 
     @property
     def heuristic(self) -> int:
@@ -127,40 +154,68 @@ def _lineup(players: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return selfplay.roles_matrix(rows)
 
 
-def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False) -> np.ndarray:
+def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False,
+                config: LearnConfig | None = None) -> np.ndarray:
+    """A network's seat row; recording as ``config`` says (Monte-Carlo returns, or the
+    teacher's labels)."""
+    if config is not None and config.labelled and recording:
+        return selfplay.player_row(selfplay.NET, epsilon, True, LABELLED_PER_SEAT, weights,
+                                   sizes, config.label_rate, config.teacher_row())
     return selfplay.player_row(selfplay.NET, epsilon, recording,
-                                 RECORDS_PER_SEAT if recording else 0, weights, sizes)
+                               RECORDS_PER_SEAT if recording else 0, weights, sizes)
 
 
-def iteration_games(config: LearnConfig, iteration: int, network) -> tuple[np.ndarray, ...]:
+def iteration_games(config: LearnConfig, iteration: int, network, threads: int = 1
+                    ) -> tuple[np.ndarray, ...]:
     """Records ``(inputs, value, outcome)`` of one iteration's games (``network``:
-    ``(weights, sizes)`` of the network before it, None for the heuristic's games)."""
+    ``(weights, sizes)`` of the network before it, None for the heuristic's games).
+
+    The games are played in chunks, ``threads`` at a time (the compiled loop releases the
+    GIL); the records are those of the chunks in order, whatever ``threads`` is.
+    """
     players, eps = config.players, config.epsilon
     base = np.int64(iteration) * 100_000_000
-    heuristic = selfplay.player_row(config.heuristic, eps, True, RECORDS_PER_SEAT)
+    if config.labelled:
+        per_seat, chunk = LABELLED_PER_SEAT, LABELLED_CHUNK
+        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
+                                        label_rate=config.label_rate,
+                                        teacher=config.teacher_row())
+    else:
+        per_seat, chunk = RECORDS_PER_SEAT, CHUNK
+        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat)
     if network is None:
         parts = [(_lineup(players, heuristic, heuristic), config.games)]
     else:
-        own = network_row(*network, epsilon=eps, recording=True)
+        own = network_row(*network, epsilon=eps, recording=True, config=config)
         half = config.games // 2
         parts = [(_lineup(players, own, own), config.games - half),
                  (_lineup(players, own, heuristic), half)]
-    xs, values, outcomes = [], [], []
+    jobs = []
     for index, (roles, games) in enumerate(parts):
-        for start in range(0, games, CHUNK):
-            ids = base + index * 50_000_000 + np.arange(start, min(games, start + CHUNK),
+        for start in range(0, games, chunk):
+            ids = base + index * 50_000_000 + np.arange(start, min(games, start + chunk),
                                                         dtype=np.int64)
-            rows = ids.size * RECORDS_PER_SEAT
-            x = np.zeros((rows, N_INPUTS), dtype=np.float32)
-            value = np.zeros(rows)
-            outcome = np.zeros(rows)
-            winners = np.zeros(ids.size, dtype=np.int64)
-            n = selfplay.play_games(np.uint64(config.seed), ids, ids, ids % players,
-                                      players, roles, ROUND_CAP, x, value, outcome, winners)
-            xs.append(x[:n].copy())
-            values.append(value[:n])
-            outcomes.append(outcome[:n])
-    return np.concatenate(xs), np.concatenate(values), np.concatenate(outcomes)
+            jobs.append((roles, ids))
+
+    def play(job):
+        roles, ids = job
+        rows = ids.size * per_seat
+        x = np.zeros((rows, N_INPUTS), dtype=np.float32)
+        value = np.zeros(rows)
+        outcome = np.zeros(rows)
+        winners = np.zeros(ids.size, dtype=np.int64)
+        n = selfplay.play_games(np.uint64(config.seed), ids, ids, ids % players, players,
+                                roles.copy(), ROUND_CAP, x, value, outcome, winners)
+        return x[:n].copy(), value[:n], outcome[:n]
+
+    if threads > 1 and len(jobs) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(threads, thread_name_prefix="sniff-learn") as pool:
+            results = list(pool.map(play, jobs))
+    else:
+        results = [play(job) for job in jobs]
+    return tuple(np.concatenate([r[k] for r in results]) for k in range(3))
 
 
 def evaluate(players: int, seed: int, games: int, first: np.ndarray, second: np.ndarray
@@ -200,6 +255,9 @@ class _Folder:
 
     def snapshot(self, iteration: int) -> Path:
         return self.snapshots / f"iter-{iteration:03d}.npz"
+
+    def records(self, iteration: int) -> Path:
+        return self.path / "records" / f"iter-{iteration:03d}.npz"
 
     def write_json(self, name: str, data: dict) -> None:
         partial = self.path / (name + ".partial")
@@ -291,10 +349,30 @@ class _Signals:
             raise Stopped(self.pending)
 
 
+def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int
+             ) -> tuple[np.ndarray, ...]:
+    """One iteration's records: played (from the seed and the network before it), or, for
+    a teacher's labels (minutes of search), read back from ``records/`` where an earlier
+    run kept them."""
+    path = folder.records(iteration)
+    if config.labelled and path.exists():
+        with np.load(path) as data:
+            return data["x"], data["value"], data["outcome"]
+    network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
+    x, value, outcome = iteration_games(config, iteration, network, threads)
+    if config.labelled:
+        path.parent.mkdir(exist_ok=True)
+        partial = path.with_name(path.name + ".partial.npz")
+        np.savez_compressed(partial, x=x, value=value, outcome=outcome)
+        partial.replace(path)
+    return x, value, outcome
+
+
 def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] | None = None,
-          progress=None) -> dict:
+          progress=None, threads: int = 1) -> dict:
     """Train into ``out``; returns the last curve row. ``progress(text)`` gets a line per
-    step (None: quiet)."""
+    step (None: quiet); ``threads`` play an iteration's games (the model does not depend
+    on it)."""
     config.check()
     say = progress or (lambda text: None)
     folder = _Folder(out)
@@ -309,20 +387,20 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     signals = _Signals()
     signals.__enter__()
     try:
-        # Regenerate the records of the window's finished iterations (deterministic).
+        # The records of the window's finished iterations: kept (labelled) or played again
+        # (deterministic).
         for iteration in range(max(1, done - config.window + 2), done + 1):
-            network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
-            x, value, outcome = iteration_games(config, iteration, network)
+            x, value, outcome = _records(config, folder, iteration, threads)
             window.append((x, targets(config, value, outcome)))
         for iteration in range(done + 1, config.iterations + 1):
             started = time.perf_counter()
-            network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
-            x, value, outcome = iteration_games(config, iteration, network)
+            x, value, outcome = _records(config, folder, iteration, threads)
             window.append((x, targets(config, value, outcome)))
             window = window[-config.window:]
             played = time.perf_counter() - started
+            what = "labelled records" if config.labelled else "decisions"
             say(f"iteration {iteration}/{config.iterations}: {config.games:,} games, "
-                f"{x.shape[0]:,} decisions in {played:.0f} s; fitting "
+                f"{x.shape[0]:,} {what} in {played:.0f} s; fitting "
                 f"{sum(w[0].shape[0] for w in window):,} records x {config.epochs} epochs")
             inputs = np.concatenate([w[0] for w in window])
             wanted = np.concatenate([w[1] for w in window])
