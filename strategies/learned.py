@@ -4,7 +4,9 @@ For each legal move it encodes the afterstate as the mover sees it
 (``strategies.learned_features``: own hand, table, hand sizes, known lacks, scores and the
 heuristics' move features; only observation slots) and values it with a small multi-layer
 perceptron (``strategies.learned_net``) trained to predict the mover side's chance to win
-the game (``sniff learn``, docs/learned.md); it plays the move of highest value. A move
+the game (``sniff learn``, docs/learned.md: the 2- and 4-player models distil ``expert``'s
+values of the moves of self-play games, the 3-player one fits Monte-Carlo returns); it
+plays the move of highest value. A move
 that reaches the target wins on the spot and is taken; ties go to the first move. The
 forward pass is compiled into the kernel: no Python runs per decision.
 
