@@ -19,7 +19,7 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from sim.learn.training import read_log
+from sim.learn.training import plot_curve, read_log
 
 
 def draw(folders: list[Path], out: Path) -> None:
@@ -27,21 +27,12 @@ def draw(folders: list[Path], out: Path) -> None:
     FigureCanvasAgg(figure)
     for index, folder in enumerate(folders):
         settings = json.loads((folder / "settings.json").read_text())
-        rows = read_log(folder)
         axes = figure.add_subplot(1, len(folders), index + 1)
-        its = [r["iteration"] for r in rows]
-        axes.plot(its, [r["win_rate"] for r in rows], marker="o", color="C0")
-        axes.fill_between(its, [r["low"] for r in rows], [r["high"] for r in rows],
-                          alpha=0.25, color="C0", label="95% paired interval")
         even = 1 / settings["players"] if settings["players"] == 3 else 0.5
-        axes.axhline(even, color="grey", lw=0.8, ls="--")
+        plot_curve(axes, read_log(folder), even)
         teacher = settings.get("teacher", "none")
         how = "Monte-Carlo returns" if teacher == "none" else f"{teacher}'s values"
         axes.set_title(f"{settings['players']} players: {how}", fontsize=10)
-        axes.set_xlabel("iteration")
-        opponent = rows[0]["opponent"] if rows else ""
-        axes.set_ylabel(f"win rate against {opponent}")
-        axes.legend(loc="lower right", fontsize=8)
     figure.tight_layout()
     figure.savefig(out, dpi=110)
 

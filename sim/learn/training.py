@@ -155,12 +155,13 @@ def _lineup(players: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False,
-                config: LearnConfig | None = None) -> np.ndarray:
-    """A network's seat row; recording as ``config`` says (Monte-Carlo returns, or the
-    teacher's labels)."""
-    if config is not None and config.labelled and recording:
+                config: LearnConfig | None = None, teacher: np.ndarray | None = None
+                ) -> np.ndarray:
+    """A network's seat row; recording Monte-Carlo returns, or with ``teacher`` (its
+    parameter row) the teacher's labels at ``config.label_rate``."""
+    if teacher is not None and recording:
         return selfplay.player_row(selfplay.NET, epsilon, True, LABELLED_PER_SEAT, weights,
-                                   sizes, config.label_rate, config.teacher_row())
+                                   sizes, config.label_rate, teacher)
     return selfplay.player_row(selfplay.NET, epsilon, recording,
                                RECORDS_PER_SEAT if recording else 0, weights, sizes)
 
@@ -175,18 +176,19 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
     """
     players, eps = config.players, config.epsilon
     base = np.int64(iteration) * 100_000_000
-    if config.labelled:
+    teacher = config.teacher_row()
+    if teacher is not None:
         per_seat, chunk = LABELLED_PER_SEAT, LABELLED_CHUNK
         heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
-                                        label_rate=config.label_rate,
-                                        teacher=config.teacher_row())
+                                        label_rate=config.label_rate, teacher=teacher)
     else:
         per_seat, chunk = RECORDS_PER_SEAT, CHUNK
         heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat)
     if network is None:
         parts = [(_lineup(players, heuristic, heuristic), config.games)]
     else:
-        own = network_row(*network, epsilon=eps, recording=True, config=config)
+        own = network_row(*network, epsilon=eps, recording=True, config=config,
+                          teacher=teacher)
         half = config.games // 2
         parts = [(_lineup(players, own, own), config.games - half),
                  (_lineup(players, own, heuristic), half)]
@@ -205,7 +207,7 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
         outcome = np.zeros(rows)
         winners = np.zeros(ids.size, dtype=np.int64)
         n = selfplay.play_games(np.uint64(config.seed), ids, ids, ids % players, players,
-                                roles.copy(), ROUND_CAP, x, value, outcome, winners)
+                                roles, ROUND_CAP, x, value, outcome, winners)
         return x[:n].copy(), value[:n], outcome[:n]
 
     if threads > 1 and len(jobs) > 1:
@@ -468,18 +470,24 @@ def write_curve(path: Path) -> None:
     figure = Figure(figsize=(6, 3.6))
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
+    plot_curve(axes, rows, even=0.5)
+    axes.set_title("learned: held-out duplicate deals")
+    figure.tight_layout()
+    figure.savefig(Path(path) / "curve.png", dpi=110)
+
+
+def plot_curve(axes, rows: list[dict], even: float) -> None:
+    """A learning curve on ``axes``: the win rate per iteration with its 95% paired
+    interval, and a dashed line at an even share (also ``scripts/learned_curves.py``)."""
     its = [r["iteration"] for r in rows]
     axes.plot(its, [r["win_rate"] for r in rows], marker="o", color="C0")
     axes.fill_between(its, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.25,
                       color="C0", label="95% paired interval")
-    axes.axhline(0.5, color="grey", lw=0.8, ls="--")
+    axes.axhline(even, color="grey", lw=0.8, ls="--")
     opponent = rows[0]["opponent"] if rows else ""
     axes.set_xlabel("iteration")
     axes.set_ylabel(f"win rate against {opponent}")
-    axes.set_title("learned: held-out duplicate deals")
-    axes.legend(loc="lower right")
-    figure.tight_layout()
-    figure.savefig(Path(path) / "curve.png", dpi=110)
+    axes.legend(loc="lower right", fontsize=8)
 
 
 def main_progress(text: str) -> None:
