@@ -70,7 +70,7 @@ N_INPUTS = 107
 @njit(inline="always")
 def _logistic_win(players: int, need_own: float, need_other: float, lead: float,
                   target: float) -> float:
-    """``strategies.expert.value_features`` and the score table's logistic, inlined (no
+    """``strategies.round_value.value_features`` and the score table's logistic, inlined (no
     scratch array)."""
     x = min(max(need_own / target, 0.02), 3.0)
     y = min(max(need_other / target, 0.02), 3.0)

@@ -22,7 +22,7 @@ from sim.core import engine
 from sim.core import observation as view
 from sim.core.tiles import ALL_TILES, parse_tile
 from sim.kernels.runner import lineup_of, play_batch
-from strategies import StrategyError, expert, parse_spec, playout
+from strategies import StrategyError, expert, parse_spec, playout, round_value
 from strategies import determinize as det
 from strategies.features import tiles_with_values
 from strategies.rollout import deal_hidden
@@ -148,18 +148,19 @@ def test_sampled_deals_agree_with_every_real_decision() -> None:
 def test_win_model_is_a_probability_that_favours_the_side_ahead() -> None:
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     features = np.zeros(expert.N_FEATURES)
+    win_probability = round_value.win_probability
     for players, target in ((2, 250), (4, 200)):
         state[engine.PLAYERS] = players
         state[engine.TARGET] = target
         state[engine.SCORES:engine.SCORES + 2] = (150, 60)
-        ahead = expert.win_probability(state, 0, 0.0, features)
-        behind = expert.win_probability(state, 1, 0.0, features)
+        ahead = win_probability(state, 0, 0.0, features)
+        behind = win_probability(state, 1, 0.0, features)
         assert 0.5 < ahead < 1 and ahead + behind == pytest.approx(1.0)
-        leading = expert.win_probability(state, 1, 1.0, features)
-        assert 0 < behind < 0.5 and leading + expert.win_probability(
+        leading = win_probability(state, 1, 1.0, features)
+        assert 0 < behind < 0.5 and leading + win_probability(
             state, 0, -1.0, features) == pytest.approx(1.0)
         state[engine.SCORES] = 200 if players == 2 else 180
-        assert expert.win_probability(state, 0, 0.0, features) > ahead
+        assert win_probability(state, 0, 0.0, features) > ahead
 
 
 def test_play_out_policies_use_their_registered_defaults() -> None:

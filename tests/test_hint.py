@@ -143,15 +143,15 @@ def direct_values(position, moves, deals: int, seed: int) -> np.ndarray:
     plain-Python greedy player (``tests/python_model.py``, which ends every game exactly as
     the engine does), the end valued by expert's win model run as plain Python."""
     from sim.core import seating
-    from strategies import expert
+    from strategies import round_value
 
     patch = pytest.MonkeyPatch()
-    patch.setattr(expert, "win_probability", expert.win_probability.py_func)
-    patch.setattr(expert, "value_features", expert.value_features.py_func)
+    patch.setattr(round_value, "win_probability", round_value.win_probability.py_func)
+    patch.setattr(round_value, "value_features", round_value.value_features.py_func)
     patch.setattr(view, "team_of", seating.team_of)
     patch.setattr(view, "team_count", seating.team_count)
     try:
-        return _direct(position, moves, deals, seed, expert.outcome.py_func)
+        return _direct(position, moves, deals, seed, round_value.outcome.py_func)
     finally:
         patch.undo()
 

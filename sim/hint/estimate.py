@@ -5,7 +5,7 @@ The estimate is the ``expert`` strategy's, made exhaustive: the hidden tiles are
 reading only the public view of the seat to move), every legal move is placed on every one
 of those deals and the round played out by the engine's turn loop with the play-out policy
 in every seat, and the round's end is valued by the chance that the mover's side wins the
-game (``strategies.expert.outcome``). Every move meets the same deals and the same random
+game (``strategies.round_value.outcome``). Every move meets the same deals and the same random
 numbers, so the difference between two moves is measured deal by deal (paired), with a
 much narrower interval than either value alone.
 

@@ -8,7 +8,7 @@ the functions it calls in other files.
 Nothing here is new game logic. The deals come from ``strategies.determinize`` (every deal
 consistent with the public view exactly equally likely), a candidate is placed and the
 round played out by ``strategies.expert.play_candidate`` (the engine's own turn loop with a
-heuristic policy in every seat) and valued by ``strategies.expert.outcome``, exactly as the
+heuristic policy in every seat) and valued by ``strategies.round_value.outcome``, exactly as the
 ``expert`` strategy does; only the budget is spent differently: every move gets every deal
 (no successive halving), so each move's estimate has the same number of play-outs on the
 same deals and the differences between moves are paired (common random numbers).
@@ -37,7 +37,7 @@ from strategies.weighted import choose_weighted
 
 SALT_HINT = np.uint64(0x3C6EF372FE94F82B)
 # Per play-out values written by search_moves, in this order.
-VALUE_WIN = 0  # P(the mover's side wins the game), as expert.outcome values the round's end
+VALUE_WIN = 0  # P(the mover's side wins the game), as round_value.outcome values the round's end
 VALUE_POINTS = 1  # change of the mover's side's score to the round's end (placements - penalties)
 VALUE_MARGIN = 2  # that change minus the average change of the other sides
 N_VALUES = 3

@@ -1,0 +1,104 @@
+"""The value of a round's end for one side: its chance to win the game from there.
+
+A play-out (``expert``, ``sniff hint``) or an exact solve (``strategies.solve``) ends a
+round on a determinized deal; what that end is worth to the deciding side is its
+probability of winning the game from the new score state with the next leader, from the
+logistic model fitted to simulated games (``strategies.score_table``, made by
+``scripts/score_table.py``), or 1 / 0 when a side reached the target inside the round.
+``value_kind`` 1 values it in points instead (own side's points minus the others', plus or
+minus ``POINTS_WIN_BONUS`` for a won game), as ``rollout`` does.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from sim.core import engine
+from sim.core import observation as view
+from strategies.score_table import COEFFICIENTS, N_FEATURES
+
+POINTS_WIN_BONUS = 50.0
+
+
+@njit
+def value_features(need_own: float, need_other: float, lead: float, target: float, out) -> None:
+    """The win model's inputs: what each side still needs, as a share of the target.
+
+    ``lead`` is +1 when the own side leads the next round, -1 when another does. The terms
+    are odd under swapping the sides (d and lead change sign, s does not), so with two
+    sides the model gives P(own) + P(other) = 1 by construction; ``out[0]`` = 1 lets the
+    3-player model (one against the best placed of two) have a base rate.
+    """
+    x = min(max(need_own / target, 0.02), 3.0)
+    y = min(max(need_other / target, 0.02), 3.0)
+    d = y - x
+    s = x + y
+    root = math.sqrt(s)
+    out[0] = 1.0
+    out[1] = d
+    out[2] = d / s
+    out[3] = d / root
+    out[4] = d * d * d / (s * s)
+    out[5] = lead
+    out[6] = lead / s
+    out[7] = lead / root
+
+
+@njit
+def win_probability(state, team: int, lead: float, features) -> float:
+    """P(``team`` wins the game) at the start of a round with these scores and this lead.
+
+    ``lead`` is +1 (own side leads), -1 (another side) or, for a random draw of the leader,
+    the own side's expected sign, whose probability is averaged from both.
+    """
+    players = state[engine.PLAYERS]
+    target = float(state[engine.TARGET])
+    own = target - state[engine.SCORES + team]
+    other = 1e9
+    for rival in range(view.team_count(players)):
+        if rival != team:
+            other = min(other, target - state[engine.SCORES + rival])
+    row = players - 2
+    if lead == 1.0 or lead == -1.0:
+        value_features(own, other, lead, target, features)
+        logit = 0.0
+        for index in range(N_FEATURES):
+            logit += COEFFICIENTS[row, index] * features[index]
+        return 1.0 / (1.0 + math.exp(-logit))
+    share = (lead + 1.0) / 2.0  # probability that the own side leads
+    return share * win_probability(state, team, 1.0, features) + (
+        1.0 - share
+    ) * win_probability(state, team, -1.0, features)
+
+
+@njit
+def outcome(state, start, team: int, value_kind: int, features) -> float:
+    """The value of a finished play-out for ``team`` (``start``: the state before it)."""
+    players = state[engine.PLAYERS]
+    winner = state[engine.WINNER_TEAM]
+    if value_kind == 1:
+        teams = view.team_count(players)
+        others = 0.0
+        for other in range(teams):
+            if other != team:
+                others += state[engine.SCORES + other] - start[engine.SCORES + other]
+        value = (state[engine.SCORES + team] - start[engine.SCORES + team]) - others / (
+            teams - 1
+        )
+        if winner >= 0:
+            value += POINTS_WIN_BONUS if winner == team else -POINTS_WIN_BONUS
+        return value
+    if winner >= 0:
+        return 1.0 if winner == team else 0.0
+    domino = -1
+    for seat in range(players):
+        if state[engine.HANDS + seat] == 0:
+            domino = seat
+    if domino >= 0:
+        lead = 1.0 if view.team_of(domino, players) == team else -1.0
+    else:
+        own_seats = 2.0 if players == 4 else 1.0
+        lead = 2.0 * own_seats / players - 1.0
+    return win_probability(state, team, lead, features)
