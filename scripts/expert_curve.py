@@ -56,25 +56,40 @@ def kernel() -> list[strategies.Strategy]:
     return list(strategies.available().values())
 
 
-def duplicate_win_rate(players: int, first: str, second: str, games: int, seed: int) -> dict:
-    """``first``'s wins against ``second`` on duplicate deals, seats rotating.
+def duplicate_wins(players: int, first: str, second: str, games: int, seed: int) -> np.ndarray:
+    """1.0 for each game ``first`` won against ``second`` on duplicate deals, seats rotating.
 
     Game ``g`` has deal ``g // 2`` and rotation ``g % players``, as ``sniff simulate
-    --duplicate``: the two games of a deal have the sides swapped.
+    --duplicate``: the two games of a deal have the sides swapped (an even number of
+    games is played).
     """
     games -= games % 2
     lineup = lineup_of(players, strategies.parse_lineup_text(f"{first},{second}"))
     game_ids = np.arange(games, dtype=np.int64)
     result = play_batch(lineup, seed, game_ids, deal_ids=game_ids // 2,
                         rotations=game_ids % players, kernel_strategies=kernel())
-    won = (winning_side(result, players) == 0).astype(float)
-    low, high = wilson_interval(int(won.sum()), games, Z95)
-    per_deal = won.reshape(-1, 2).mean(axis=1)
+    return (winning_side(result, players) == 0).astype(float)
+
+
+def paired_interval(per_game: np.ndarray) -> tuple[float, float]:
+    """95% interval of the mean of ``per_game`` (wins, or differences of wins) over the
+    deals of duplicate games: the two games of a deal are averaged first, since their
+    outcomes are correlated."""
+    per_deal = per_game.reshape(-1, 2).mean(axis=1)
     half = Z95 * per_deal.std(ddof=1) / np.sqrt(per_deal.size)
+    return float(per_game.mean() - half), float(per_game.mean() + half)
+
+
+def duplicate_win_rate(players: int, first: str, second: str, games: int, seed: int) -> dict:
+    """``first``'s win rate against ``second`` (:func:`duplicate_wins`), with its Wilson
+    and paired (over deals) 95% intervals."""
+    won = duplicate_wins(players, first, second, games, seed)
+    games = won.size
+    low, high = wilson_interval(int(won.sum()), games, Z95)
+    paired_low, paired_high = paired_interval(won)
     return {"players": players, "strategy": first, "opponent": second, "games": games,
             "wins": int(won.sum()), "rate": float(won.mean()), "wilson_low": low,
-            "wilson_high": high, "paired_low": float(won.mean() - half),
-            "paired_high": float(won.mean() + half)}
+            "wilson_high": high, "paired_low": paired_low, "paired_high": paired_high}
 
 
 def positions(

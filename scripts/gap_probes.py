@@ -11,7 +11,8 @@ Usage::
     python scripts/gap_probes.py read-share --players 2 --games 20 --seed 3
 
 ``win-rate`` plays each spec against the opponent on duplicate deals (as
-``scripts/expert_curve.py``); with one of the throw-away patches of commit 2c7a0dc
+``scripts/expert_curve.py``), and gives each later spec's difference from the first on
+the same games (95% interval over deals); with one of the throw-away patches of commit 2c7a0dc
 applied (``git show 2c7a0dc:scripts/experiments/README.md``) it measures that change.
 ``agreement``: how often a strategy (``--strategy``, default `expert`) picks the move of
 `expert`'s one-ply model player, and of each one-ply heuristic, at every
@@ -34,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from expert_curve import duplicate_win_rate, positions  # noqa: E402
+from expert_curve import duplicate_wins, paired_interval, positions  # noqa: E402
 
 import strategies  # noqa: E402
 from sim.core import (
@@ -121,6 +122,26 @@ def read_share(players: int, games: int, seed: int) -> None:
           f"the views ({read / total:.0%})")
 
 
+def win_rates(players: int, specs: list[str], opponent: str, games: int, seed: int) -> None:
+    """Each spec's duplicate-deal win rate against ``opponent`` (paired 95% interval over
+    deals) and, from the second spec on, its difference from the first spec's on the same
+    games, with the 95% interval of the per-deal differences."""
+    first = None
+    for spec in specs:
+        started = time.perf_counter()
+        won = duplicate_wins(players, spec, opponent, games, seed)
+        low, high = paired_interval(won)
+        line = (f"{players} players, {spec} against {opponent}, seed {seed}: "
+                f"{int(won.sum())}/{won.size} = {won.mean():.1%} [{low:.1%}, {high:.1%}]")
+        if first is None:
+            first = won
+        else:
+            low, high = paired_interval(won - first)
+            line += (f"; minus {specs[0]}: {(won - first).mean():+.1%} [{low:+.1%}, "
+                     f"{high:+.1%}], {int((won != first).sum())} games differ")
+        print(f"{line} ({time.perf_counter() - started:.0f} s)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -151,13 +172,7 @@ def main() -> None:
         except strategies.StrategyError as error:
             parser.error(str(error))
     if args.command == "win-rate":
-        for spec in args.specs:
-            started = time.perf_counter()
-            row = duplicate_win_rate(args.players, spec, args.opponent, args.games, args.seed)
-            print(f"{args.players} players, {spec} against {args.opponent}, seed {args.seed}: "
-                  f"{row['wins']}/{row['games']} = {row['rate']:.1%} "
-                  f"[{row['paired_low']:.1%}, {row['paired_high']:.1%}] "
-                  f"({time.perf_counter() - started:.0f} s)", flush=True)
+        win_rates(args.players, args.specs, args.opponent, args.games, args.seed)
     elif args.command == "agreement":
         agreement(args.players, args.games, args.seed, args.strategy)
     elif args.command == "acceptance":
