@@ -49,10 +49,7 @@ counts against a deal (0: deals stay uniform); ``tries`` (default 4, 1..64): at 
 ``tries`` times as many deals are drawn as are played, after which the rest are kept
 unweighed (opponents the model does not describe would otherwise cost many draws);
 ``guide`` (default ``heuristic``; ``learned``): whose move gets the ``prior`` bonus, the
-one-ply heuristic's or ``learned``'s (docs/expert.md, "Search with the learned model");
-``solve`` (default 0, 0..28; a throw-away measurement, docs/expert.md "Solving the last
-tiles exactly"): once at most ``solve`` tiles are off the table, each deal's rest of the
-round is solved exactly (``strategies.solve``) instead of played out.
+one-ply heuristic's or ``learned``'s (docs/expert.md, "Search with the learned model").
 """
 
 from __future__ import annotations
@@ -86,7 +83,6 @@ from strategies.playout import (
 )
 from strategies.round_value import outcome
 from strategies.score_table import N_FEATURES
-from strategies.solve import solve_buffers, solve_candidate
 
 VALUES = ("win", "points", "learned")
 VALUE_LEARNED = VALUES.index("learned")
@@ -101,7 +97,6 @@ BLOCKER = POLICIES.index("blocker")
 MAX_BUDGET = 4096
 MAX_PLIES = 64
 MAX_TRIES = 64
-MAX_SOLVE = 28
 SALT_DEALS = np.uint64(0x6A09E667F3BCC909)
 
 @njit
@@ -175,11 +170,10 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
     "expert",
     "determinized search: heuristic play-outs valued by the chance to win the game",
     params={"budget": 256, "policy": "auto", "halving": 1.0, "value": "win", "prior": 0.02,
-            "plies": 4, "infer": 0.9, "tries": 4, "guide": "heuristic", "solve": 0},
+            "plies": 4, "infer": 0.9, "tries": 4, "guide": "heuristic"},
     choices={"policy": EXPERT_POLICIES, "value": VALUES, "guide": GUIDES},
     bounds={"budget": (1, MAX_BUDGET), "halving": (0, 1), "prior": (0, 1),
-            "plies": (0, MAX_PLIES), "infer": (0, 1), "tries": (1, MAX_TRIES),
-            "solve": (0, MAX_SOLVE)},
+            "plies": (0, MAX_PLIES), "infer": (0, 1), "tries": (1, MAX_TRIES)},
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly (the
 # engine's turn loop that calls it is compiled without).
@@ -269,27 +263,13 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
             placements = max(1, plies)
     x = np.zeros(N_INPUTS, dtype=np.float64)
     scratch = np.zeros((2, MAX_WIDTH), dtype=np.float64)
-    # solve=N (2 or 4 players): once at most N tiles are off the table (hands and
-    # boneyard) after the candidate, each deal's rest of the round is solved exactly
-    # instead of played out, the opponents playing the reading's model (pass
-    # strategies.solve.MINIMAX instead of ``model`` for GIB's double-dummy minimax).
-    off_table = observation[view.BONEYARD_SIZE] - 1
-    for other in range(players):
-        off_table += observation[view.HAND_SIZE + other]
-    solving = players != 3 and 0 < off_table <= np.int64(params[9])
-    solver = solve_buffers()
     n_alive = n_moves
     done = 0
     for stage in range(stages):
         for deal in range(done, done + shares[stage]):
             for index in range(n_moves):
                 if alive[index]:
-                    if solving:
-                        totals[index] += solve_candidate(
-                            deals[deal], seat, moves[index], model, state, solver,
-                            round_row, events, features,
-                        )
-                    elif placements > 0:
+                    if placements > 0:
                         totals[index] += play_candidate_until(
                             state, deals[deal], seat, moves[index], placements,
                             seat_functions, seat_params, play_moves, play_observation,
