@@ -45,7 +45,7 @@ from sim.core import observation as view
 from sim.core.layout import legal_moves, tile_moves
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
-from sim.stats.intervals import Z95, wilson_interval
+from sim.stats.intervals import Z95, mean_interval, wilson_interval
 
 OPPONENT = {2: "blocker", 4: "partner"}
 TARGET = {2: 0.80, 4: 0.68}  # issue 15's targets, drawn as dashed lines
@@ -75,9 +75,8 @@ def paired_interval(per_game: np.ndarray) -> tuple[float, float]:
     """95% interval of the mean of ``per_game`` (wins, or differences of wins) over the
     deals of duplicate games: the two games of a deal are averaged first, since their
     outcomes are correlated."""
-    per_deal = per_game.reshape(-1, 2).mean(axis=1)
-    half = Z95 * per_deal.std(ddof=1) / np.sqrt(per_deal.size)
-    return float(per_game.mean() - half), float(per_game.mean() + half)
+    _, low, high = mean_interval(per_game.reshape(-1, 2).mean(axis=1))
+    return low, high
 
 
 def duplicate_win_rate(players: int, first: str, second: str, games: int, seed: int) -> dict:

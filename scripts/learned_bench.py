@@ -31,7 +31,7 @@ import numpy as np
 
 import strategies
 from sim.kernels.runner import lineup_of, play_batch, winning_side
-from sim.stats.intervals import Z95
+from sim.stats.intervals import mean_interval
 
 KERNEL = ("blocker", "expert", "learned", "partner")
 
@@ -58,11 +58,9 @@ def match(players: int, first: str, second: str, games: int, seed: int) -> dict:
                         kernel_strategies=kernel)
     seconds = time.perf_counter() - started
     won = (winning_side(result, players) == 0).astype(float)
-    per_deal = won.reshape(-1, copies).mean(axis=1)
-    half = Z95 * per_deal.std(ddof=1) / np.sqrt(per_deal.size)
-    rate = float(won.mean())
+    rate, low, high = mean_interval(won.reshape(-1, copies).mean(axis=1))  # over deals
     return {"players": players, "first": first, "second": second, "games": games,
-            "wins": int(won.sum()), "rate": rate, "low": rate - half, "high": rate + half,
+            "wins": int(won.sum()), "rate": rate, "low": low, "high": high,
             "seconds": seconds, "games_per_second": games / seconds}
 
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from sim.errors import SniffError, Stopped
 from sim.learn import selfplay
-from sim.stats.intervals import Z95
+from sim.stats.intervals import mean_interval
 from strategies.learned_features import FEATURE_VERSION, N_INPUTS
 from strategies.learned_net import pack, save_model
 
@@ -235,11 +235,10 @@ def evaluate(players: int, seed: int, games: int, first: np.ndarray, second: np.
                           _lineup(players, first, second), ROUND_CAP, empty, np.zeros(1),
                           np.zeros(1), winners)
     won = (winners == 0).astype(float)
-    per_deal = won.reshape(-1, 2).mean(axis=1)
-    half = Z95 * per_deal.std(ddof=1) / np.sqrt(per_deal.size) if per_deal.size > 1 else 0.0
-    rate = float(won.mean())
-    return {"games": games, "wins": int(won.sum()), "rate": rate, "low": rate - half,
-            "high": rate + half}
+    rate, low, high = mean_interval(won.reshape(-1, 2).mean(axis=1))  # over deals
+    if games == 2:  # one deal: no spread to measure
+        low = high = rate
+    return {"games": games, "wins": int(won.sum()), "rate": rate, "low": low, "high": high}
 
 
 def targets(config: LearnConfig, value: np.ndarray, outcome: np.ndarray) -> np.ndarray:
