@@ -88,15 +88,24 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         if random_unit(rng) < params[LABEL_RATE]:
             label(observation, moves, n_moves, params, rng, x)
         return choice
-    count = np.int64(params[COUNT])
-    if count < params[CAPACITY]:
-        at = np.int64(params[RECORDS_AT]) + count * RECORD_WIDTH
-        encode(observation, moves[choice], x)
-        params[at:at + N_INPUTS] = x
-        params[at + N_INPUTS] = observation[view.ROUND]
-        params[at + N_INPUTS + 1] = -1.0
-        params[COUNT] = count + 1
+    append_record(observation, moves[choice], -1.0, params, x)
     return choice
+
+
+@njit(inline="always")
+def append_record(observation, move, value, params, x) -> bool:
+    """Append ``move``'s afterstate, the round and ``value`` (the teacher's label, -1 for
+    none) to the seat's records; False when its room is full."""
+    count = np.int64(params[COUNT])
+    if count >= params[CAPACITY]:
+        return False
+    at = np.int64(params[RECORDS_AT]) + count * RECORD_WIDTH
+    encode(observation, move, x)
+    params[at:at + N_INPUTS] = x
+    params[at + N_INPUTS] = observation[view.ROUND]
+    params[at + N_INPUTS + 1] = value
+    params[COUNT] = count + 1
+    return True
 
 
 @njit(_nrt=True)
@@ -106,15 +115,8 @@ def label(observation, moves, n_moves, params, rng, x) -> None:
     values = np.empty(n_moves, dtype=np.float64)
     search_values(observation, moves, n_moves, params[TEACHER:TEACHER + 10], rng, values)
     for index in range(n_moves):
-        count = np.int64(params[COUNT])
-        if count >= params[CAPACITY]:
+        if not append_record(observation, moves[index], values[index], params, x):
             return
-        at = np.int64(params[RECORDS_AT]) + count * RECORD_WIDTH
-        encode(observation, moves[index], x)
-        params[at:at + N_INPUTS] = x
-        params[at + N_INPUTS] = observation[view.ROUND]
-        params[at + N_INPUTS + 1] = values[index]
-        params[COUNT] = count + 1
 
 
 @njit(inline="always")

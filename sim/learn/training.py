@@ -41,6 +41,8 @@ import numpy as np
 from sim.errors import SniffError, Stopped
 from sim.learn import selfplay
 from sim.stats.intervals import mean_interval
+from sim.store.folders import write_atomic
+from sim.store.io import write_bytes, write_json
 from strategies.learned_features import FEATURE_VERSION, N_INPUTS
 from strategies.learned_net import pack, save_model
 
@@ -261,9 +263,7 @@ class _Folder:
         return self.path / "records" / f"iter-{iteration:03d}.npz"
 
     def write_json(self, name: str, data: dict) -> None:
-        partial = self.path / (name + ".partial")
-        partial.write_text(json.dumps(data, indent=2) + "\n")
-        partial.replace(self.path / name)
+        write_json(self.path / name, data)
 
 
 def _settings(config: LearnConfig) -> dict:
@@ -363,9 +363,12 @@ def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int
     x, value, outcome = iteration_games(config, iteration, network, threads)
     if config.labelled:
         path.parent.mkdir(exist_ok=True)
-        partial = path.with_name(path.name + ".partial.npz")
-        np.savez_compressed(partial, x=x, value=value, outcome=outcome)
-        partial.replace(path)
+
+        def write(temporary: Path) -> None:
+            with temporary.open("wb") as handle:
+                np.savez_compressed(handle, x=x, value=value, outcome=outcome)
+
+        write_atomic(path, write)
     return x, value, outcome
 
 
@@ -420,10 +423,8 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
                        config.players, iteration=iteration)
             save_model(folder.path / "model.npz", regressor.coefs_, regressor.intercepts_,
                        config.players, iteration=iteration)
-            partial = folder.path / "state.pkl.partial"
-            with partial.open("wb") as handle:
-                pickle.dump({"regressor": regressor, "iterations_done": iteration}, handle)
-            partial.replace(folder.path / "state.pkl")
+            state = {"regressor": regressor, "iterations_done": iteration}
+            write_bytes(folder.path / "state.pkl", pickle.dumps(state))
             with (folder.path / "log.jsonl").open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
             write_curve(folder.path)
@@ -456,13 +457,15 @@ def write_curve(path: Path) -> None:
     """``curve.csv`` and ``curve.png`` from the log."""
     rows = read_log(path)
     columns = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
-    partial = Path(path) / "curve.csv.partial"
-    with partial.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        for row in rows:
-            writer.writerow([row[c] for c in columns])
-    partial.replace(Path(path) / "curve.csv")
+
+    def write(temporary: Path) -> None:
+        with temporary.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(columns)
+            for row in rows:
+                writer.writerow([row[c] for c in columns])
+
+    write_atomic(Path(path) / "curve.csv", write)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
