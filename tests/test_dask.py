@@ -265,7 +265,9 @@ def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_resume_completes(tmp_path,
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
-    assert "--resume" in err and "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert "--resume" in err
+    # only sniff's own lines: no worker traceback, no Dask warning (e.g. a port in use)
+    assert all(line.startswith("sniff: ") for line in err.splitlines() if line), err
     assert manifest(folder)["status"] == "interrupted"
     resumed = subprocess.run(command[:-2] + ["--resume", "-q"], capture_output=True, text=True,
                              cwd=tmp_path)

@@ -86,10 +86,14 @@ def dask_setup(worker) -> None:
 
     A terminal's Ctrl-C reaches every process of the foreground group; the run stops its
     workers itself (``DaskChunks.close``), so they ignore it instead of dying with tracebacks.
+    They also keep their logs to themselves: when the run stops its scheduler first, a
+    worker's next heartbeat fails and Dask logs that as an error with a traceback on the
+    user's terminal. A chunk's own error reaches the run through its future.
     """
     import signal
     import threading
 
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -221,7 +225,10 @@ class DaskChunks:
                 per_worker = threads or max(1, machine_cores() // value)
                 self.cluster = distributed.LocalCluster(
                     n_workers=value, threads_per_worker=1, processes=True,
-                    dashboard_address=None, silence_logs=logging.ERROR, preload=[__name__],
+                    # no dashboard; its small HTTP server on a free port, not 8787 (which
+                    # another cluster may hold: a warning on the user's terminal)
+                    dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                    silence_logs=logging.CRITICAL, preload=[__name__],  # see dask_setup
                     # before numba's import in the worker: the size of its thread pool
                     env={"NUMBA_NUM_THREADS": str(per_worker)},
                 )
