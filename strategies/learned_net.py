@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from sim.errors import SniffError
+from sim.files import write_atomic
 from strategies.learned_features import FEATURE_VERSION, N_INPUTS
 
 MAX_WIDTH = 512
@@ -79,10 +80,11 @@ def save_model(path: Path, coefs, intercepts, players: int, **extra) -> None:
     arrays["players"] = np.array(players)
     for key, value in extra.items():
         arrays[key] = np.asarray(value)
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial.npz")
-    np.savez(partial, **arrays)
-    partial.replace(path)
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as handle:  # a handle: np.savez would append ".npz"
+            np.savez(handle, **arrays)
+
+    write_atomic(Path(path), write)
 
 
 def read_layers(path: Path, players: int) -> tuple[list[np.ndarray], list[np.ndarray]]:

@@ -39,9 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from sim.errors import SniffError, Stopped
+from sim.files import write_atomic
 from sim.learn import selfplay
 from sim.stats.intervals import mean_interval
-from sim.store.folders import write_atomic
 from sim.store.io import write_bytes, write_json
 from strategies.learned_features import FEATURE_VERSION, N_INPUTS
 from strategies.learned_net import pack, save_model

@@ -21,8 +21,8 @@ from sim.core.tiles import N_PIPS
 from sim.display.blocks import Chart, Heading, Paragraph, Table, html_body, to_markdown
 from sim.display.formatting import signed
 from sim.errors import SniffError
+from sim.files import write_atomic
 from sim.openings.play import FORMAT, METRIC_TITLES, OpeningsConfig
-from sim.store.folders import write_atomic
 from sim.store.integrity import file_problem, part_record
 from sim.store.io import write_json
 from sim.version import __version__

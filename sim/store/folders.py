@@ -1,8 +1,8 @@
-"""Output folders: default names, refusals before work starts, disk space, atomic files.
+"""Output folders: default names, refusals before work starts, disk space.
 
 Shared by every command that writes a folder (``sniff simulate``, ``report``,
 ``tournament``, ``openings``): each refuses an output it cannot use with one line, before
-it plays or traces anything.
+it plays or traces anything. The files in them are written by ``sim.files``.
 """
 
 from __future__ import annotations
@@ -10,46 +10,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from sim.errors import SniffError
-
-TEMP_SUFFIX = ".tmp"  # of every temporary file (a killed run's are cleared by resume)
-
-
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """The one atomic file writer: ``write(temporary)``, synced, then renamed into place.
-
-    The temporary file is hidden and beside ``path`` (``.NAME.tmp``: no dataset reader
-    picks it up, and a rename within a folder is atomic), so a reader sees the old file or
-    the new one, never part of one.
-    """
-    path = Path(path)
-    temporary = path.with_name("." + path.name + TEMP_SUFFIX)
-    try:
-        write(temporary)
-        with open(temporary, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
-def place_new(temporary: Path, final: Path) -> bool:
-    """Move ``temporary`` to ``final`` unless a file is there (atomically: a hard link
-    fails on an existing name); False, and the temporary removed, if one was."""
-    try:
-        os.link(temporary, final)
-    except FileExistsError:
-        return False
-    except OSError:  # a file system without hard links: the rename, as before
-        os.replace(temporary, final)
-        return True
-    finally:
-        Path(temporary).unlink(missing_ok=True)
-    return True
 
 
 def new_folder(prefix: str, base: Path = Path("results")) -> Path:

@@ -33,8 +33,8 @@ from sim.core import engine
 from sim.core.seating import team_count
 from sim.core.tiles import TILE_NAMES
 from sim.errors import SniffError
+from sim.files import TEMP_SUFFIX, place_new, write_atomic
 from sim.store import arrow
-from sim.store.folders import TEMP_SUFFIX, place_new, write_atomic
 from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
     TABLES,
     error_text,
@@ -273,7 +273,7 @@ def write_json(path: Path, data: dict) -> None:
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    """Write a whole file atomically (``sim.store.folders.write_atomic``): a Parquet table or a
+    """Write a whole file atomically (``sim.files.write_atomic``): a Parquet table or a
     PNG built in memory, and JSON."""
     write_atomic(Path(path), lambda temporary: temporary.write_bytes(data))
 
