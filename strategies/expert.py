@@ -69,12 +69,10 @@ from strategies.learned import (
     SIZES_4,
     WEIGHTS_2,
     WEIGHTS_4,
-    afterstate_value,
     choose_learned,
-    read_for,
 )
-from strategies.learned_features import N_INPUTS
-from strategies.learned_net import MAX_WIDTH
+from strategies.learned_features import N_INPUTS, encode
+from strategies.learned_net import MAX_WIDTH, forward
 from strategies.playout import (
     POLICIES,
     give_streams,
@@ -101,17 +99,16 @@ MAX_PLIES = 64
 MAX_TRIES = 64
 SALT_DEALS = np.uint64(0x6A09E667F3BCC909)
 
-@njit(_nrt=True)
-def model_value(observation, move, team: int, x, scratch, rng) -> float:
+@njit
+def model_value(observation, move, team: int, x, scratch) -> float:
     """``learned``'s network's value of ``move``'s afterstate as its mover sees it, for
     ``team`` (two sides: the other side's chance is one minus the mover's)."""
+    encode(observation, move, x)
     players = observation[view.PLAYERS]
     if players == 2:
-        hands = read_for(observation, SIZES_2, rng, x)
-        value = afterstate_value(observation, move, hands, WEIGHTS_2, SIZES_2, x, scratch)
+        value = forward(x, WEIGHTS_2, SIZES_2, scratch)
     else:
-        hands = read_for(observation, SIZES_4, rng, x)
-        value = afterstate_value(observation, move, hands, WEIGHTS_4, SIZES_4, x, scratch)
+        value = forward(x, WEIGHTS_4, SIZES_4, scratch)
     value = min(max(value, 0.0), 1.0)
     if view.team_of(observation[view.SEAT], players) == team:
         return value
@@ -141,7 +138,7 @@ def play_candidate_until(
     mover = play_round_until(state, deal, seat, move, placements, seat_functions,
                              seat_params, moves, observation, rng, round_row, events)
     if mover >= 0:
-        value = model_value(observation, moves[0], team, x, scratch, rng)
+        value = model_value(observation, moves[0], team, x, scratch)
         moves[0] = engine.NO_MOVE
         return value
     return outcome(state, deal, team, 0, features)

@@ -41,23 +41,16 @@ from sim.core.layout import (
 )
 from sim.core.rng import random_unit
 from sim.core.tiles import ALL_TILES, N_TILES
-from strategies import MAX_PARAMS
-from strategies.blocker import DEFAULTS as BLOCKER_DEFAULTS
 from strategies.blocker import blocker_choice
 from strategies.determinize import sample_deal
 from strategies.draw_history import draw_periods, hand_fits_draws
 from strategies.features import fill_levels
-from strategies.partner import DEFAULTS as PARTNER_DEFAULTS
 from strategies.partner import partner_choice
+from strategies.playout import POLICY_PARAMS
 
 # Model players, by their index in strategies.playout.POLICIES.
 MODEL_BLOCKER = 1
 MODEL_PARTNER = 2
-# Their registered defaults, by the same index (this module may not import
-# strategies.playout, which plays learned, whose reading imports this module).
-POLICY_PARAMS = np.zeros((MODEL_PARTNER + 1, MAX_PARAMS), dtype=np.float64)
-POLICY_PARAMS[MODEL_BLOCKER, :len(BLOCKER_DEFAULTS)] = tuple(BLOCKER_DEFAULTS.values())
-POLICY_PARAMS[MODEL_PARTNER, :len(PARTNER_DEFAULTS)] = tuple(PARTNER_DEFAULTS.values())
 
 
 @njit(_nrt=True)

@@ -25,9 +25,8 @@ from numba import njit
 from sim.core import observation as view
 from sim.core.layout import move_points
 from strategies import register
-from strategies.learned_features import BASE_INPUTS, N_INPUTS, encode
+from strategies.learned_features import N_INPUTS, encode
 from strategies.learned_net import MAX_WIDTH, forward, load_model
-from strategies.learned_reading import encode_read_move, read_next_hands
 
 MODELS = Path(__file__).parent / "models"
 
@@ -55,39 +54,20 @@ WEIGHTS_4, SIZES_4 = _shipped(4)
 
 
 @njit(_nrt=True)
-def read_for(observation, sizes, rng, x):
-    """The decision's reading when the network takes its inputs (feature version 2): the
-    next seat's hand in each read deal, the shares written into ``x``; else none."""
-    if sizes[0] > BASE_INPUTS:
-        return read_next_hands(observation, rng, x)
-    return np.zeros(0, dtype=np.int64)
-
-
-@njit
-def afterstate_value(observation, move, hands, weights, sizes, x, scratch) -> float:
-    """The network's value of ``move``'s afterstate for its mover (``hands``: the
-    decision's :func:`read_for`)."""
-    encode(observation, move, x)
-    if hands.size:
-        encode_read_move(observation, move, hands, x)
-    return forward(x, weights, sizes, scratch)
-
-
-@njit(_nrt=True)
-def learned_choice(observation, moves, n_moves, weights, sizes, rng) -> int:
+def learned_choice(observation, moves, n_moves, weights, sizes) -> int:
     """Index of the move whose afterstate the network values highest (a winning move
     first; ties: the first move)."""
     team = view.team_of(observation[view.SEAT], observation[view.PLAYERS])
     needed = observation[view.TARGET] - observation[view.SCORE + team]
-    x = np.zeros(N_INPUTS, dtype=np.float64)
+    x = np.empty(N_INPUTS, dtype=np.float64)
     scratch = np.empty((2, MAX_WIDTH), dtype=np.float64)
-    hands = read_for(observation, sizes, rng, x)
     best = 0
     best_value = -np.inf
     for index in range(n_moves):
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
-        value = afterstate_value(observation, moves[index], hands, weights, sizes, x, scratch)
+        encode(observation, moves[index], x)
+        value = forward(x, weights, sizes, scratch)
         if value > best_value:
             best = index
             best_value = value
@@ -102,10 +82,10 @@ def learned_choice(observation, moves, n_moves, weights, sizes, rng) -> int:
 def choose_learned(observation, moves, n_moves, params, rng):
     players = observation[view.PLAYERS]
     if players == 2:
-        return learned_choice(observation, moves, n_moves, WEIGHTS_2, SIZES_2, rng)
+        return learned_choice(observation, moves, n_moves, WEIGHTS_2, SIZES_2)
     if players == 3:
-        return learned_choice(observation, moves, n_moves, WEIGHTS_3, SIZES_3, rng)
-    return learned_choice(observation, moves, n_moves, WEIGHTS_4, SIZES_4, rng)
+        return learned_choice(observation, moves, n_moves, WEIGHTS_3, SIZES_3)
+    return learned_choice(observation, moves, n_moves, WEIGHTS_4, SIZES_4)
 
 
 # learned:model=PATH (a module of its own: it generates one module per model file).

@@ -63,10 +63,8 @@ from strategies.features import (
 )
 from strategies.score_table import COEFFICIENTS
 
-FEATURE_VERSION = 2
-BASE_INPUTS = 107  # version 1's inputs, which every model reads
-N_INPUTS = 137  # version 2 adds the reading (strategies.learned_reading)
-INPUTS_OF_VERSION = {1: BASE_INPUTS, 2: N_INPUTS}
+FEATURE_VERSION = 1
+N_INPUTS = 107
 
 
 @njit(inline="always")
@@ -89,15 +87,14 @@ def _logistic_win(players: int, need_own: float, need_other: float, lead: float,
 
 @njit
 def encode(observation, move: int, out) -> None:
-    """Write the ``BASE_INPUTS`` inputs of ``move``'s afterstate into ``out`` (float64);
-    the reading's inputs after them are the decision's, left as they are."""
+    """Write the ``N_INPUTS`` inputs of ``move``'s afterstate into ``out`` (float64)."""
     seat = observation[view.SEAT]
     players = observation[view.PLAYERS]
     tile = move >> 2
     layout = place_tile(observation[view.LAYOUT], tile, move & 3)
     hand = observation[view.HAND] & ~(1 << tile)
     played = observation[view.PLAYED] | (1 << tile)
-    for index in range(BASE_INPUTS):
+    for index in range(N_INPUTS):
         out[index] = 0.0
     for t in range(N_TILES):
         if hand >> t & 1:

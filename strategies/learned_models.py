@@ -36,7 +36,7 @@ WEIGHTS, SIZES = load_model({copy!r}, {players})
 
 @njit(_nrt=True)
 def choose_learned(observation, moves, n_moves, params, rng):
-    return learned_choice(observation, moves, n_moves, WEIGHTS, SIZES, rng)
+    return learned_choice(observation, moves, n_moves, WEIGHTS, SIZES)
 '''
 
 

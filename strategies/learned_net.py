@@ -24,7 +24,7 @@ from numba import njit
 
 from sim.errors import SniffError
 from sim.files import write_atomic
-from strategies.learned_features import FEATURE_VERSION, INPUTS_OF_VERSION
+from strategies.learned_features import FEATURE_VERSION, N_INPUTS
 
 MAX_WIDTH = 512
 MAX_LAYERS = 4
@@ -70,14 +70,13 @@ def pack(coefs: list[np.ndarray], intercepts: list[np.ndarray]) -> tuple[np.ndar
     return np.concatenate(parts), np.array(sizes, dtype=np.int64)
 
 
-def save_model(path: Path, coefs, intercepts, players: int,
-               feature_version: int = FEATURE_VERSION, **extra) -> None:
+def save_model(path: Path, coefs, intercepts, players: int, **extra) -> None:
     """Write a model file (atomically: a partial file is never left under ``path``)."""
     arrays = {}
     for index, (weight, bias) in enumerate(zip(coefs, intercepts)):
         arrays[f"W{index}"] = np.asarray(weight, dtype=np.float64)
         arrays[f"b{index}"] = np.asarray(bias, dtype=np.float64).ravel()
-    arrays["feature_version"] = np.array(feature_version)
+    arrays["feature_version"] = np.array(FEATURE_VERSION)
     arrays["players"] = np.array(players)
     for key, value in extra.items():
         arrays[key] = np.asarray(value)
@@ -108,21 +107,21 @@ def read_layers(path: Path, players: int) -> tuple[list[np.ndarray], list[np.nda
     except (KeyError, TypeError, ValueError):
         raise ModelError(f"{where} is not a model of learned (no feature_version/players)") \
             from None
-    if version not in INPUTS_OF_VERSION:
-        raise ModelError(f"{where} has feature version {version}; this sniff reads versions "
-                         f"{', '.join(map(str, INPUTS_OF_VERSION))}: train it again")
+    if version != FEATURE_VERSION:
+        raise ModelError(f"{where} has feature version {version}; this sniff reads version "
+                         f"{FEATURE_VERSION}: train it again")
     if trained_for != players:
         raise ModelError(f"{where} is a model for {trained_for} players, not {players}")
     coefs, intercepts = [], []
     while f"W{len(coefs)}" in arrays:
         coefs.append(arrays[f"W{len(coefs)}"])
         intercepts.append(arrays.get(f"b{len(intercepts)}"))
-    inputs = width = INPUTS_OF_VERSION[version]
+    width = N_INPUTS
     for weight, bias in zip(coefs, intercepts):
         if (bias is None or weight.ndim != 2 or weight.shape[0] != width or bias.ndim != 1
                 or bias.shape[0] != weight.shape[1] or weight.shape[1] > MAX_WIDTH
                 or not np.all(np.isfinite(weight)) or not np.all(np.isfinite(bias))):
-            raise ModelError(f"{where} has malformed layers (need W0: {inputs} inputs, "
+            raise ModelError(f"{where} has malformed layers (need W0: {N_INPUTS} inputs, "
                              "each layer's inputs the width of the one before, finite values)")
         width = weight.shape[1]
     if not coefs or width != 1 or len(coefs) > MAX_LAYERS:

@@ -34,7 +34,7 @@ POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy", "lear
 # of tiles on the table up to which it plays (greedy plays the rest).
 LIMIT_UNIT = 16
 
-# Each policy plays out with its registered defaults (kept in step by a test).
+# Each policy plays out with its registered defaults.
 POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), dtype=np.float64)
 POLICY_PARAMS[1, :3] = tuple(BLOCKER_DEFAULTS.values())
 POLICY_PARAMS[2, :5] = tuple(PARTNER_DEFAULTS.values())

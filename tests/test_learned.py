@@ -18,8 +18,8 @@ from sim.errors import SniffError
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
 from strategies import StrategyError, parse_lineup_text, parse_spec
-from strategies.learned import choose_learned, learned_choice, read_for, shipped_path
-from strategies.learned_features import BASE_INPUTS, INPUTS_OF_VERSION, N_INPUTS, encode
+from strategies.learned import choose_learned, learned_choice, shipped_path
+from strategies.learned_features import N_INPUTS, encode
 from strategies.learned_net import (
     MAX_WIDTH,
     ModelError,
@@ -61,13 +61,9 @@ def test_forward_pass_equals_scikit_learn(hidden, dtype, tmp_path: Path) -> None
 def test_shipped_models_load_for_their_player_counts() -> None:
     for players in (2, 3, 4):
         coefs, _ = read_layers(shipped_path(players), players)
-        version = int(np.load(shipped_path(players))["feature_version"])
-        assert coefs[0].shape[0] == INPUTS_OF_VERSION[version] and coefs[-1].shape[1] == 1
+        assert coefs[0].shape[0] == N_INPUTS and coefs[-1].shape[1] == 1
         with pytest.raises(ModelError, match=f"is a model for {players} players, not"):
             read_layers(shipped_path(players), 2 if players != 2 else 3)
-
-
-READING_SIZES = np.array([N_INPUTS, 1])  # a network that takes the reading's inputs
 
 
 def decisions(players: int, text: str, game_id: int):
@@ -81,8 +77,7 @@ def decisions(players: int, text: str, game_id: int):
 def test_learned_sees_nothing_hidden(players: int, text: str) -> None:
     """At real decisions of traced games, learned repeats its traced move from the rebuilt
     view; re-dealing the other hands and the boneyard consistently with everything public
-    changes neither its inputs (the reading's included, on the same random stream) nor
-    its choice."""
+    changes neither its inputs nor its choice."""
     lineup = lineup_of(players, parse_lineup_text(text)).seats
     rng = np.array([4242], dtype=np.uint64)
     no_params = np.zeros(1)
@@ -96,15 +91,9 @@ def test_learned_sees_nothing_hidden(players: int, text: str) -> None:
             chosen = choose_learned(observation, moves, n_moves, no_params,
                                     np.array([1], np.uint64))
             assert moves[chosen] == move
-            reading = np.zeros(N_INPUTS), np.zeros(N_INPUTS)
-            read = read_for(observation, READING_SIZES, np.array([7], np.uint64), reading[0])
             for again, moves_again, n_again, hidden_changed in redealt_views(
                     state, seat, forced, move, players, observation, rng, 3):
                 changed += hidden_changed
-                read_again = read_for(again, READING_SIZES, np.array([7], np.uint64),
-                                      reading[1])
-                np.testing.assert_array_equal(read, read_again)
-                np.testing.assert_array_equal(reading[0], reading[1])
                 for index in range(n_moves):
                     encode(observation, moves[index], x)
                     encode(again, moves_again[index], y)
@@ -165,44 +154,9 @@ def test_learned_choice_takes_a_winning_move_first() -> None:
     weights, sizes = load_model(shipped_path(2), 2)
     # Opening 5-5 counts 10: 255, the target. A network that values every move alike
     # (the first would win a tie) must still take it.
-    rng = np.array([1], np.uint64)
-    assert learned_choice(observation, moves, 2, weights, sizes, rng) == 1
+    assert learned_choice(observation, moves, 2, weights, sizes) == 1
     assert learned_choice(observation, moves, 2, np.zeros(N_INPUTS + 1),
-                          np.array([N_INPUTS, 1]), rng) == 1
-
-
-@pytest.mark.parametrize(("players", "text"), [(2, "blocker,blocker"), (4, "partner,partner")])
-def test_the_reading_gives_the_next_seat_its_hand_size_in_unseen_tiles(players, text) -> None:
-    """Each read deal gives the next seat as many tiles as it holds, all of them unseen by
-    the mover and none of a value it is known to lack; so the shares sum to its hand size,
-    and the per-move inputs are shares too."""
-    from sim.core import observation as view
-    from sim.core.tiles import TILE_HIGH, TILE_LOW
-    from strategies.features import unseen_tiles
-    from strategies.learned_reading import encode_read_move
-
-    x = np.zeros(N_INPUTS)
-    checked = 0
-    for game_id in range(3):
-        for state, seat, forced, move in decisions(players, text, game_id):
-            observation, moves, n_moves = view_of(state, seat, forced, move)
-            nxt = (seat + 1) % players
-            size = observation[view.HAND_SIZE + nxt]
-            hands = read_for(observation, READING_SIZES, np.array([game_id + 1], np.uint64), x)
-            shares = x[BASE_INPUTS:BASE_INPUTS + 28]
-            assert shares.sum() == pytest.approx(size)
-            unseen = unseen_tiles(observation)
-            lacks = observation[view.LACKS + nxt]
-            for tile in range(28):
-                a, b = TILE_LOW[tile], TILE_HIGH[tile]
-                if not unseen >> tile & 1 or lacks >> a & 1 or lacks >> b & 1:
-                    assert shares[tile] == 0.0
-            assert all(bin(int(hand)).count("1") == size for hand in hands)
-            for index in range(n_moves):
-                encode_read_move(observation, moves[index], hands, x)
-                assert 0.0 <= x[BASE_INPUTS + 29] <= 1.0 and x[BASE_INPUTS + 28] >= 0.0
-            checked += 1
-    assert checked > 20
+                          np.array([N_INPUTS, 1])) == 1
 
 
 # --- sniff learn
@@ -278,23 +232,6 @@ def test_training_runs_end_to_end_resumes_and_is_reproducible(tmp_path: Path) ->
         learn(tiny(), whole)
 
 
-def test_training_without_the_reading_makes_a_version_1_model(tmp_path: Path) -> None:
-    """--features 1 (the shipped 3- and 4-player models' inputs) trains on the first
-    BASE_INPUTS inputs; the default, version 2, on all of them."""
-    from sim.learn.training import learn
-
-    for features, width in ((1, BASE_INPUTS), (2, N_INPUTS)):
-        folder = tmp_path / f"v{features}"
-        learn(tiny(iterations=1, features=features), folder)
-        data = arrays(folder / "model.npz")
-        assert int(data["feature_version"]) == features and data["W0"].shape[0] == width
-        assert json.loads((folder / "settings.json").read_text())["feature_version"] == features
-        parse_spec(f"learned:model={folder / 'model.npz'}")
-    with pytest.raises(SniffError, match="--features 2 differs from the folder's 1"):
-        learn(tiny(iterations=2, features=2), tmp_path / "v1", resume=True,
-              given={"features", "iterations"})
-
-
 def test_training_with_the_expert_teacher_keeps_its_labels_and_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -351,7 +288,6 @@ def test_training_with_the_expert_teacher_keeps_its_labels_and_resumes(
     (["--teacher", "expert", "--label-rate", "0"], "--label-rate must be in (0, 1]"),
     (["--teacher", "expert", "--teacher-budget", "0"], "--teacher-budget must be between 1"),
     (["--teacher", "expert", "--target", "outcome"], "with --teacher the teacher's values"),
-    (["--features", "3"], "--features must be one of 1, 2, got 3"),
 ])
 def test_learn_refuses_bad_options_in_one_line(args, message, tmp_path: Path) -> None:
     completed = sniff("learn", "--out", str(tmp_path / "x"), *args)

@@ -29,9 +29,6 @@ OPTIONS = {  # option name: (type, help)
     "label_rate": (float, "With --teacher: share of decisions labelled  [default: 0.3]"),
     "teacher_budget": (int, "With --teacher: expert's play-outs per labelled decision  "
                             "[default: 256]"),
-    "features": (int, "Inputs: 2 reads the next seat's hand from the choices "
-                      "(docs/learned.md); 1 does not (the shipped 3- and 4-player models)  "
-                      "[default: 2]"),
 }
 
 

@@ -34,10 +34,8 @@ from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
 from strategies.blocker import DEFAULTS as BLOCKER_DEFAULTS
 from strategies.blocker import blocker_choice
 from strategies.expert import search_values
-from strategies.learned import afterstate_value
-from strategies.learned_features import BASE_INPUTS, N_INPUTS, _logistic_win, encode
-from strategies.learned_net import MAX_WIDTH
-from strategies.learned_reading import encode_read_move, read_next_hands
+from strategies.learned_features import N_INPUTS, _logistic_win, encode
+from strategies.learned_net import MAX_WIDTH, forward
 from strategies.partner import DEFAULTS as PARTNER_DEFAULTS
 from strategies.partner import partner_choice
 
@@ -63,10 +61,7 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
     kind = np.int64(params[KIND])
-    x = np.zeros(N_INPUTS, dtype=np.float64)
-    hands = np.zeros(0, dtype=np.int64)
-    if params[RECORDING] > 1.5 or (kind == NET and params[SIZES] > BASE_INPUTS):
-        hands = read_next_hands(observation, rng, x)  # the decision's reading
+    x = np.empty(N_INPUTS, dtype=np.float64)
     if params[EPSILON] > 0.0 and random_unit(rng) < params[EPSILON]:
         choice = random_below(rng, n_moves)
     elif kind == PARTNER:
@@ -84,8 +79,8 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         choice = 0
         best = -np.inf
         for index in range(n_moves):
-            value = afterstate_value(observation, moves[index], hands, weights, sizes, x,
-                                     scratch)
+            encode(observation, moves[index], x)
+            value = forward(x, weights, sizes, scratch)
             if value > best:
                 best = value
                 choice = index
@@ -93,14 +88,14 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         return choice
     if params[LABEL_RATE] > 0.0:
         if random_unit(rng) < params[LABEL_RATE]:
-            label(observation, moves, n_moves, params, rng, x, hands)
+            label(observation, moves, n_moves, params, rng, x)
         return choice
-    append_record(observation, moves[choice], -1.0, params, x, hands)
+    append_record(observation, moves[choice], -1.0, params, x)
     return choice
 
 
 @njit(inline="always")
-def append_record(observation, move, value, params, x, hands) -> bool:
+def append_record(observation, move, value, params, x) -> bool:
     """Append ``move``'s afterstate, the round and ``value`` (the teacher's label, -1 for
     none) to the seat's records; False when its room is full."""
     count = np.int64(params[COUNT])
@@ -108,8 +103,6 @@ def append_record(observation, move, value, params, x, hands) -> bool:
         return False
     at = np.int64(params[RECORDS_AT]) + count * RECORD_WIDTH
     encode(observation, move, x)
-    if hands.size:
-        encode_read_move(observation, move, hands, x)
     params[at:at + N_INPUTS] = x
     params[at + N_INPUTS] = observation[view.ROUND]
     params[at + N_INPUTS + 1] = value
@@ -118,13 +111,13 @@ def append_record(observation, move, value, params, x, hands) -> bool:
 
 
 @njit(_nrt=True)
-def label(observation, moves, n_moves, params, rng, x, hands) -> None:
+def label(observation, moves, n_moves, params, rng, x) -> None:
     """Record every candidate's afterstate with the teacher's value of it (``expert``'s
     search, each move on the same deals)."""
     values = np.empty(n_moves, dtype=np.float64)
     search_values(observation, moves, n_moves, params[TEACHER:TEACHER + 10], rng, values)
     for index in range(n_moves):
-        if not append_record(observation, moves[index], values[index], params, x, hands):
+        if not append_record(observation, moves[index], values[index], params, x):
             return
 
 
@@ -138,17 +131,14 @@ _, play_round, _ = engine.make_game_player(dispatch)
 
 def player_row(kind: int, epsilon: float = 0.0, recording: bool = False, capacity: int = 0,
                weights: np.ndarray | None = None, sizes: np.ndarray | None = None,
-               label_rate: float = 0.0, teacher: np.ndarray | None = None,
-               reading: bool = False) -> np.ndarray:
+               label_rate: float = 0.0, teacher: np.ndarray | None = None) -> np.ndarray:
     """A seat's parameter row: header, network weights, room for ``capacity`` records;
     with ``label_rate`` > 0 the seat records only the decisions the ``teacher`` (expert's
-    parameter row) labels, each candidate with its value; with ``reading`` the records
-    carry the reading's inputs (``strategies.learned_reading``; feature version 2)."""
+    parameter row) labels, each candidate with its value."""
     weights = np.zeros(0) if weights is None else np.asarray(weights, dtype=np.float64)
     sizes = np.zeros(0, dtype=np.int64) if sizes is None else np.asarray(sizes)
     row = np.zeros(HEADER + weights.size + capacity * RECORD_WIDTH, dtype=np.float64)
-    row[KIND], row[EPSILON], row[CAPACITY] = kind, epsilon, capacity
-    row[RECORDING] = (2.0 if reading else 1.0) if recording else 0.0
+    row[KIND], row[EPSILON], row[RECORDING], row[CAPACITY] = kind, epsilon, recording, capacity
     row[WEIGHTS_AT] = HEADER
     row[RECORDS_AT] = HEADER + weights.size
     row[N_SIZES] = sizes.size

@@ -43,12 +43,7 @@ from sim.files import write_atomic
 from sim.learn import selfplay
 from sim.stats.intervals import mean_interval
 from sim.store.io import write_bytes, write_json
-from strategies.learned_features import (
-    BASE_INPUTS,
-    FEATURE_VERSION,
-    INPUTS_OF_VERSION,
-    N_INPUTS,
-)
+from strategies.learned_features import FEATURE_VERSION, N_INPUTS
 from strategies.learned_net import pack, save_model
 
 ROUND_CAP = 200
@@ -78,7 +73,6 @@ class LearnConfig:
     teacher: str = "none"
     label_rate: float = 0.3
     teacher_budget: int = 256
-    features: int = FEATURE_VERSION
 
     def check(self) -> None:
         """One :class:`SniffError` line for an option out of range."""
@@ -106,9 +100,6 @@ class LearnConfig:
         if self.labelled and self.target != "value":
             raise SniffError("--target chooses a Monte-Carlo return; with --teacher the "
                              "teacher's values are the targets")
-        if self.features not in INPUTS_OF_VERSION:
-            raise SniffError(f"--features must be one of "
-                             f"{', '.join(map(str, INPUTS_OF_VERSION))}, got {self.features}")
         if self.seed < 0:
             raise SniffError(f"--seed must be 0 or more, got {self.seed}")
         self.layers()
@@ -122,15 +113,6 @@ class LearnConfig:
             raise SniffError(f"--hidden must be 1 to 3 widths of 1..512 separated by commas, "
                              f"got {self.hidden!r}")
         return widths
-
-    @property
-    def inputs(self) -> int:
-        """The network's inputs: the first ``inputs`` of ``strategies.learned_features``."""
-        return INPUTS_OF_VERSION[self.features]
-
-    @property
-    def reading(self) -> bool:
-        return self.inputs > BASE_INPUTS
 
     @property
     def labelled(self) -> bool:
@@ -179,13 +161,11 @@ def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False,
                 ) -> np.ndarray:
     """A network's seat row; recording Monte-Carlo returns, or with ``teacher`` (its
     parameter row) the teacher's labels at ``config.label_rate``."""
-    reading = recording and config.reading
     if teacher is not None and recording:
         return selfplay.player_row(selfplay.NET, epsilon, True, LABELLED_PER_SEAT, weights,
-                                   sizes, config.label_rate, teacher, reading)
+                                   sizes, config.label_rate, teacher)
     return selfplay.player_row(selfplay.NET, epsilon, recording,
-                               RECORDS_PER_SEAT if recording else 0, weights, sizes,
-                               reading=reading)
+                               RECORDS_PER_SEAT if recording else 0, weights, sizes)
 
 
 def iteration_games(config: LearnConfig, iteration: int, network, threads: int = 1
@@ -202,12 +182,10 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
     if teacher is not None:
         per_seat, chunk = LABELLED_PER_SEAT, LABELLED_CHUNK
         heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
-                                        label_rate=config.label_rate, teacher=teacher,
-                                        reading=config.reading)
+                                        label_rate=config.label_rate, teacher=teacher)
     else:
         per_seat, chunk = RECORDS_PER_SEAT, CHUNK
-        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
-                                        reading=config.reading)
+        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat)
     if network is None:
         parts = [(_lineup(players, heuristic, heuristic), config.games)]
     else:
@@ -232,7 +210,7 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
         winners = np.zeros(ids.size, dtype=np.int64)
         n = selfplay.play_games(np.uint64(config.seed), ids, ids, ids % players, players,
                                 roles, ROUND_CAP, x, value, outcome, winners)
-        return x[:n, :config.inputs].copy(), value[:n], outcome[:n]
+        return x[:n].copy(), value[:n], outcome[:n]
 
     if threads > 1 and len(jobs) > 1:
         from concurrent.futures import ThreadPoolExecutor
@@ -289,8 +267,7 @@ class _Folder:
 
 
 def _settings(config: LearnConfig) -> dict:
-    settings = asdict(config)
-    return {"format": "sniff-learn/1", "feature_version": settings.pop("features"), **settings}
+    return {"format": "sniff-learn/1", "feature_version": FEATURE_VERSION, **asdict(config)}
 
 
 def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -> tuple:
@@ -307,12 +284,10 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
     except (OSError, ValueError):
         raise SniffError(f"{folder.path} is not a sniff learn folder (no readable "
                          "settings.json)") from None
-    if saved.get("feature_version") not in INPUTS_OF_VERSION:
-        raise SniffError(f"{folder.path} was trained on a feature version this sniff does "
-                         "not read")
+    if saved.get("feature_version") != FEATURE_VERSION:
+        raise SniffError(f"{folder.path} was trained on another feature version")
     names = {f.name for f in fields(LearnConfig)}
-    recorded = LearnConfig(**{k: v for k, v in saved.items() if k in names},
-                           features=saved["feature_version"])
+    recorded = LearnConfig(**{k: v for k, v in saved.items() if k in names})
     for name in given:
         if getattr(config, name) != getattr(recorded, name):
             if name == "iterations":
@@ -445,11 +420,9 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
                    "win_rate": result["rate"], "low": result["low"], "high": result["high"],
                    "seconds": round(time.perf_counter() - started, 1)}
             save_model(folder.snapshot(iteration), regressor.coefs_, regressor.intercepts_,
-                       config.players, feature_version=config.features,
-                       iteration=iteration)
+                       config.players, iteration=iteration)
             save_model(folder.path / "model.npz", regressor.coefs_, regressor.intercepts_,
-                       config.players, feature_version=config.features,
-                       iteration=iteration)
+                       config.players, iteration=iteration)
             state = {"regressor": regressor, "iterations_done": iteration}
             write_bytes(folder.path / "state.pkl", pickle.dumps(state))
             with (folder.path / "log.jsonl").open("a") as handle:
