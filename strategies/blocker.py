@@ -25,14 +25,10 @@ def blocker_choice(observation, moves, n_moves, params, levels=None):
     )
 
 
-# The defaults, also those of the play-outs, of self-play and of the reading's model.
-DEFAULTS = {"block": 8.0, "reply": 0.5, "shed": 0.1}
-
-
 @register(
     "blocker",
     "points now, plus the chance each opponent cannot place, minus its expected reply",
-    params=DEFAULTS,
+    params={"block": 8.0, "reply": 0.5, "shed": 0.1},
 )
 @njit
 def choose_blocker(observation, moves, n_moves, params, rng):

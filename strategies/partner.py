@@ -29,14 +29,10 @@ def partner_choice(observation, moves, n_moves, params, levels=None):
     )
 
 
-# The defaults, also those of the play-outs, of self-play and of the reading's model.
-DEFAULTS = {"reply": 0.7, "block": 6.0, "partner": 0.2, "stuck": 5.0, "shed": 0.1}
-
-
 @register(
     "partner",
     "greedy with partnership sense: keep opponents off fives, feed and spare the partner",
-    params=DEFAULTS,
+    params={"reply": 0.7, "block": 6.0, "partner": 0.2, "stuck": 5.0, "shed": 0.1},
 )
 @njit
 def choose_partner(observation, moves, n_moves, params, rng):

@@ -17,12 +17,10 @@ from sim.core.layout import can_play, legal_moves, open_values_mask, popcount, t
 from sim.core.rng import next_random
 from sim.core.tiles import N_TILES
 from strategies import MAX_PARAMS
-from strategies.blocker import DEFAULTS as BLOCKER_DEFAULTS
 from strategies.blocker import choose_blocker
 from strategies.greedy import choose_greedy
 from strategies.heavy import choose_heavy
 from strategies.learned import choose_learned
-from strategies.partner import DEFAULTS as PARTNER_DEFAULTS
 from strategies.partner import choose_partner
 from strategies.random import choose_random
 from strategies.weighted import DEFAULTS as WEIGHTED_DEFAULTS
@@ -34,10 +32,10 @@ POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy", "lear
 # of tiles on the table up to which it plays (greedy plays the rest).
 LIMIT_UNIT = 16
 
-# Each policy plays out with its registered defaults.
+# Each policy plays out with its registered defaults (kept in step by a test).
 POLICY_PARAMS = np.zeros((len(POLICIES), MAX_PARAMS), dtype=np.float64)
-POLICY_PARAMS[1, :3] = tuple(BLOCKER_DEFAULTS.values())
-POLICY_PARAMS[2, :5] = tuple(PARTNER_DEFAULTS.values())
+POLICY_PARAMS[1, :3] = (8.0, 0.5, 0.1)
+POLICY_PARAMS[2, :5] = (0.7, 6.0, 0.2, 5.0, 0.1)
 POLICY_PARAMS[3, :8] = tuple(WEIGHTED_DEFAULTS.values())
 
 

@@ -31,12 +31,10 @@ from sim.core import engine
 from sim.core import observation as view
 from sim.core.layout import move_points
 from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
-from strategies.blocker import DEFAULTS as BLOCKER_DEFAULTS
 from strategies.blocker import blocker_choice
 from strategies.expert import search_values
 from strategies.learned_features import N_INPUTS, _logistic_win, encode
 from strategies.learned_net import MAX_WIDTH, forward
-from strategies.partner import DEFAULTS as PARTNER_DEFAULTS
 from strategies.partner import partner_choice
 
 PARTNER, BLOCKER, NET = 0, 1, 2
@@ -47,8 +45,8 @@ LABEL_RATE = 22  # the share of decisions the teacher labels (0: Monte-Carlo ret
 TEACHER = 24  # the teacher's (expert's) parameter row, 10 slots
 HEADER = 34
 RECORD_WIDTH = N_INPUTS + 2  # the inputs, the round number, the teacher's label (-1: none)
-PARTNER_PARAMS = tuple(PARTNER_DEFAULTS.values())
-BLOCKER_PARAMS = tuple(BLOCKER_DEFAULTS.values())
+PARTNER_PARAMS = (0.7, 6.0, 0.2, 5.0, 0.1)
+BLOCKER_PARAMS = (8.0, 0.5, 0.1)
 
 
 @njit(_nrt=True)
