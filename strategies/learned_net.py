@@ -80,6 +80,7 @@ def save_model(path: Path, coefs, intercepts, players: int, **extra) -> None:
     arrays["players"] = np.array(players)
     for key, value in extra.items():
         arrays[key] = np.asarray(value)
+
     def write(temporary: Path) -> None:
         with open(temporary, "wb") as handle:  # a handle: np.savez would append ".npz"
             np.savez(handle, **arrays)
