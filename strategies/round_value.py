@@ -1,10 +1,10 @@
 """The value of a round's end for one side: its chance to win the game from there.
 
-A play-out (``expert``, ``sniff hint``) or an exact solve (``strategies.solve``) ends a
-round on a determinized deal; what that end is worth to the deciding side is its
-probability of winning the game from the new score state with the next leader, from the
-logistic model fitted to simulated games (``strategies.score_table``, made by
-``scripts/score_table.py``), or 1 / 0 when a side reached the target inside the round.
+A play-out (``expert``, ``sniff hint``) ends a round on a determinized deal; what that
+end is worth to the deciding side is its probability of winning the game from the new
+score state with the next leader, from the logistic model fitted to simulated games
+(``strategies.score_table``, made by ``scripts/score_table.py``), or 1 / 0 when a side
+reached the target inside the round.
 ``value_kind`` 1 values it in points instead (own side's points minus the others', plus or
 minus ``POINTS_WIN_BONUS`` for a won game), as ``rollout`` does.
 """
