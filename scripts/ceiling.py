@@ -42,7 +42,8 @@ import time
 
 import numba
 import numpy as np
-from ceiling_loops import CHECKED, _deal_only, lockstep, make_player
+from ceiling_lockstep import deal_only, lockstep
+from ceiling_loops import CHECKED, make_player
 
 from sim.core import engine
 from sim.core.rng import seed_word
@@ -124,7 +125,7 @@ def measure(found: dict, games: int, repeats: int, round_cap: int) -> None:
     rounds = int(counts.sum())
     deck, hands = np.zeros(N_TILES, np.int64), np.zeros(4, np.int64)
     timed = dict(found)
-    timed["deal-only"] = lambda s, i, c: _deal_only(seed_word(s), i, counts, deck, hands)
+    timed["deal-only"] = lambda s, i, c: deal_only(seed_word(s), i, counts, deck, hands)
     for run in timed.values():
         run(1, ids[:500], round_cap)  # compiled and warm
     wall: dict = {name: [] for name in timed}

@@ -43,9 +43,9 @@ from sim.core import (
     record,
 )
 from sim.core import observation as view  # noqa: E402
-from strategies import inference  # noqa: E402
-from strategies.determinize import prepare, sample_deal  # noqa: E402
-from strategies.playout import POLICIES, POLICY_PARAMS, choose_policy  # noqa: E402
+from strategies.search import inference  # noqa: E402
+from strategies.search.determinize import prepare, sample_deal  # noqa: E402
+from strategies.search.playout import POLICIES, POLICY_PARAMS, choose_policy  # noqa: E402
 
 # The deterministic one-ply heuristics among the play-out policies.
 HEURISTICS = tuple(POLICIES.index(name) for name in ("greedy", "blocker", "partner", "weighted"))

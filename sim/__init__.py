@@ -10,12 +10,7 @@ still import, as the same module objects, with a DeprecationWarning; they go in 
 release.
 """
 
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-import warnings
-
+from sim.moved import serve_moved_names
 from sim.version import __version__ as __version__
 
 __all__ = ["load", "simulate"]
@@ -47,29 +42,7 @@ MOVED = {
 }
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves ``sim.<old name>`` as the module at its new path (the same object)."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        old = fullname.removeprefix("sim.")
-        if fullname.startswith("sim.") and old in MOVED:
-            return importlib.util.spec_from_loader(fullname, self)
-        return None
-
-    def create_module(self, spec):
-        new = f"sim.{MOVED[spec.name.removeprefix('sim.')]}"
-        warnings.warn(f"{spec.name} is now {new}; the old name goes in the next release",
-                      DeprecationWarning, stacklevel=3)
-        module = importlib.import_module(new)
-        spec.loader_state = module.__spec__  # the import system overwrites __spec__ next
-        return module
-
-    def exec_module(self, module):
-        module.__spec__ = module.__spec__.loader_state
-
-
-if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
-    sys.meta_path.append(_MovedModules())
+serve_moved_names("sim", MOVED)
 
 
 def __getattr__(name: str):

@@ -22,10 +22,12 @@ from sim.core import engine
 from sim.core import observation as view
 from sim.core.tiles import ALL_TILES, parse_tile
 from sim.kernels.runner import lineup_of, play_batch
-from strategies import StrategyError, expert, parse_spec, playout, round_value
-from strategies import determinize as det
-from strategies.features import tiles_with_values
-from strategies.rollout import deal_hidden
+from strategies import StrategyError, parse_spec
+from strategies.heuristics.features import tiles_with_values
+from strategies.search import determinize as det
+from strategies.search import expert, playout
+from strategies.search.rollout import deal_hidden
+from strategies.value import round_value
 
 HIDDEN = ("0-0", "0-1", "1-2", "2-3", "3-4", "4-6", "1-5")
 SIZES = {1: 2, 2: 2, 3: 1}  # seat 0 decides; two tiles are left for the boneyard

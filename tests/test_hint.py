@@ -67,13 +67,13 @@ def observer():
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(PLUGINS))
         strategies.load_builtins()
-        saved = dict(strategies._REGISTRY)
+        saved = dict(strategies.registry.catalog._REGISTRY)
         strategies.load_plugin("observer")
         import observer as module
 
         yield module
-        strategies._REGISTRY.clear()
-        strategies._REGISTRY.update(saved)
+        strategies.registry.catalog._REGISTRY.clear()
+        strategies.registry.catalog._REGISTRY.update(saved)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -143,7 +143,7 @@ def direct_values(position, moves, deals: int, seed: int) -> np.ndarray:
     plain-Python greedy player (``tests/python_model.py``, which ends every game exactly as
     the engine does), the end valued by expert's win model run as plain Python."""
     from sim.core import seating
-    from strategies import round_value
+    from strategies.value import round_value
 
     patch = pytest.MonkeyPatch()
     patch.setattr(round_value, "win_probability", round_value.win_probability.py_func)
@@ -198,7 +198,7 @@ def _play_round(position, hands: dict[int, set[int]], boneyard: list[int], move:
 
 
 def _direct(position, moves, deals, seed, outcome) -> np.ndarray:
-    from strategies.score_table import N_FEATURES
+    from strategies.value.score_table import N_FEATURES
 
     rng = np.random.default_rng(seed)
     players, seat, team = position.players, position.seat, position.team()

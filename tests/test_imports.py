@@ -141,8 +141,8 @@ def a_cycle(graph: dict[str, set[str]], group: set[str]) -> list[str]:
 def test_the_graph_is_read():
     graph = import_graph()
     assert "sim.core.engine" in graph["sim.kernels.runner"]
-    assert "sim.core.observation" in graph["strategies.features"]
-    assert "strategies" in graph["strategies.greedy"]
+    assert "sim.core.observation" in graph["strategies.heuristics.features"]
+    assert "strategies" in graph["strategies.heuristics.greedy"]
 
 
 def test_no_import_cycles():
@@ -153,11 +153,21 @@ def test_no_import_cycles():
     assert not cycles, "import cycles:\n" + "\n".join(described)
 
 
+# strategies/ in rooms, bottom first: the registry, the package's own __init__ (which
+# re-exports the registry), then the players. heuristics and value are siblings: neither
+# imports the other.
+STRATEGY_ROOMS = [
+    ("strategies.registry",), ("strategies",), ("strategies.heuristics", "strategies.value"),
+    ("strategies.learned",), ("strategies.search",),
+]
+STRATEGIES = {room for layer in STRATEGY_ROOMS for room in layer}
+
 # The map of docs/design.md, bottom first: a room imports only itself and the rooms below
 # it. ``sim`` is the package's own ``__init__`` (``sim.simulate``, ``sim.load``).
 LAYERS = [
-    ("sim.errors", "sim.version", "sim.files"), ("sim.core",), ("sim.stats",), ("sim.display",),
-    ("strategies",), ("sim.kernels",), ("sim.store",), ("sim.run",), ("sim.hint",),
+    ("sim.errors", "sim.version", "sim.files", "sim.moved"), ("sim.core",), ("sim.stats",),
+    ("sim.display",),
+    *STRATEGY_ROOMS, ("sim.kernels",), ("sim.store",), ("sim.run",), ("sim.hint",),
     ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.tune", "sim.learn"),
     ("sim.tournament",), ("sim.cli",), ("sim",),
 ]
@@ -196,8 +206,26 @@ def test_the_compiled_core_imports_nothing_above_it():
     """The game imports only itself; the kernels only the game and the strategies."""
     graph = package_graph()
     assert graph["sim.core"] <= {"sim.errors"}
-    assert graph["strategies"] <= {"sim.errors", "sim.files", "sim.core"}
-    assert graph["sim.kernels"] <= {"sim.errors", "sim.files", "sim.core", "strategies"}
+    below = {"sim.errors", "sim.files", "sim.moved", "sim.core"} | STRATEGIES
+    for room in STRATEGIES:
+        assert graph[room] <= below, room
+    assert graph["sim.kernels"] <= below
+
+
+def test_strategies_is_in_rooms():
+    """At most 8 modules directly in strategies/, none of its rooms over 12."""
+    root = ROOT / "strategies"
+    direct = sorted(path.name for path in root.glob("*.py"))
+    assert len(direct) <= 8, f"strategies/ holds {len(direct)} modules directly: {direct}"
+    for room in sorted(path.parent for path in root.glob("*/__init__.py")):
+        modules = [path.name for path in room.glob("*.py") if path.name != "__init__.py"]
+        assert len(modules) <= 12, f"{room.name} holds {len(modules)} modules"
+        assert f"strategies.{room.name}" in STRATEGIES, f"{room.name} is not in the map"
+    assert graph_rooms_of_strategies() == STRATEGIES
+
+
+def graph_rooms_of_strategies() -> set[str]:
+    return {room_of(module) for module in import_graph() if module.startswith("strategies")}
 
 
 def test_a_room_below_is_refused():
@@ -211,3 +239,20 @@ def test_a_cycle_is_found_and_named():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert strongly_connected(graph) == [{"a", "b", "c"}]
     assert a_cycle(graph, {"a", "b", "c"}) == ["a", "b", "c", "a"]
+
+
+def test_no_module_imports_a_moved_name():
+    """The old flat names are for code outside the project: ours imports the new paths."""
+    import strategies
+
+    old = {f"strategies.{name}" for name in strategies.MOVED if name != "learned"}
+    found = []
+    for name, path in module_names().items():
+        for node in _imports(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                base = node.module or ""
+                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            found += [f"{name}: {target}" for target in targets if target in old]
+    assert not found, "old module names imported:\n" + "\n".join(found)

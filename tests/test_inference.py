@@ -1,5 +1,5 @@
 """The public record and what ``expert`` infers from it (``sim.core.record``,
-``strategies.inference``).
+``strategies.search.inference``).
 
 The record in every view must be what a player saw (rebuilt from traces independently of
 the engine's bookkeeping), the earlier views rebuilt from it must be the views the engine
@@ -21,9 +21,9 @@ from sim.core import engine, record
 from sim.core import observation as view
 from sim.core.layout import legal_moves
 from sim.core.tiles import ALL_TILES, parse_tile
-from strategies import determinize as det
-from strategies import draw_history, inference
-from strategies.features import tiles_with_values
+from strategies.heuristics.features import tiles_with_values
+from strategies.search import determinize as det
+from strategies.search import draw_history, inference
 
 MODEL = {"blocker": inference.MODEL_BLOCKER, "partner": inference.MODEL_PARTNER}
 

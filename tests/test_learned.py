@@ -18,9 +18,8 @@ from sim.errors import SniffError
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
 from strategies import StrategyError, parse_lineup_text, parse_spec
-from strategies.learned import choose_learned, learned_choice, shipped_path
-from strategies.learned_features import N_INPUTS, encode
-from strategies.learned_net import (
+from strategies.learned.features import N_INPUTS, encode
+from strategies.learned.net import (
     MAX_WIDTH,
     ModelError,
     forward,
@@ -29,6 +28,7 @@ from strategies.learned_net import (
     read_layers,
     save_model,
 )
+from strategies.learned.player import choose_learned, learned_choice, shipped_path
 
 sklearn = pytest.importorskip("sklearn.neural_network")
 

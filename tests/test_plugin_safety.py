@@ -45,14 +45,14 @@ def probe() -> Iterator:
         import probe as module
 
         yield module
-        strategies._REGISTRY.clear()
-        strategies._REGISTRY.update(saved)
+        strategies.registry.catalog._REGISTRY.clear()
+        strategies.registry.catalog._REGISTRY.update(saved)
 
 
 def saved_registry() -> dict[str, strategies.Strategy]:
     """The registry with the built-ins loaded, to restore after a test adds plugins."""
     strategies.load_builtins()
-    return dict(strategies._REGISTRY)
+    return dict(strategies.registry.catalog._REGISTRY)
 
 
 def kernel_extra() -> list[strategies.Strategy]:
@@ -131,7 +131,7 @@ BROKEN = {
             return 0
         """,
         "strategy 'greedy' in module taken_name is already registered by module "
-        "strategies.greedy",
+        "strategies.heuristics.greedy",
     ),
 }
 
@@ -147,8 +147,8 @@ def test_broken_plugins_are_one_line(name: str, tmp_path: Path, capsys, monkeypa
     try:
         code, _, err = run_main(["--plugin", name, "strategies"], capsys)
     finally:
-        strategies._REGISTRY.clear()
-        strategies._REGISTRY.update(saved)
+        strategies.registry.catalog._REGISTRY.clear()
+        strategies.registry.catalog._REGISTRY.update(saved)
     assert code == 2
     assert error_lines(err) == [error_lines(err)[0]] and message in err, err
     assert "Traceback" not in err
@@ -180,8 +180,8 @@ def test_plugins_with_a_wrong_signature_are_one_line(
              "--games", "10", "-q", "-o", str(tmp_path / "run")], capsys,
         )
     finally:
-        strategies._REGISTRY.clear()
-        strategies._REGISTRY.update(saved)
+        strategies.registry.catalog._REGISTRY.clear()
+        strategies.registry.catalog._REGISTRY.update(saved)
     assert code == 2
     lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith(f"sniff: error: strategy {name!r}"), err
@@ -191,7 +191,7 @@ def test_plugins_with_a_wrong_signature_are_one_line(
 
 def test_registering_a_name_twice_from_one_module_replaces_it() -> None:
     """A module imported again (a notebook's reload) may register its names again."""
-    from strategies.greedy import choose_greedy
+    from strategies.heuristics.greedy import choose_greedy
 
     before = strategies.get("greedy")
     strategies.register("greedy", before.description)(choose_greedy)
@@ -218,8 +218,8 @@ def test_a_plugin_that_raises_inside_the_engine_is_one_line(command, tmp_path, c
         args = [str(tmp_path / "out") if part == "OUT" else part for part in command]
         code, _, err = run_main(["--plugin", "raiser", *args], capsys)
     finally:
-        strategies._REGISTRY.clear()
-        strategies._REGISTRY.update(saved)
+        strategies.registry.catalog._REGISTRY.clear()
+        strategies.registry.catalog._REGISTRY.update(saved)
     assert code == 2, err
     lines = error_lines(err)
     assert len(lines) == 1, err

@@ -27,8 +27,8 @@ from sim.kernels.trace import placements_from_events
 from sim.run.plan import rotation_for
 from sim.stats.intervals import Z99, wilson_interval
 from strategies import StrategyError, parse_lineup_text, parse_spec
-from strategies import features as feat
-from strategies.rollout import deal_hidden
+from strategies.heuristics import features as feat
+from strategies.search.rollout import deal_hidden
 
 BUILTINS = (
     "blocker", "defensive", "expert", "greedy", "heavy", "partner", "random", "rollout", "weighted",
@@ -137,11 +137,11 @@ def test_sniff_strategies_lists_names_ideas_and_parameters() -> None:
 def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[strategies.Strategy]:
     """Register tests/plugins/my_strategy.py; the registry is restored afterwards."""
     monkeypatch.syspath_prepend(str(PLUGINS))
-    saved = dict(strategies._REGISTRY)
+    saved = dict(strategies.registry.catalog._REGISTRY)
     strategies.load_plugin("my_strategy")
     yield strategies.get("doubles_first")
-    strategies._REGISTRY.clear()
-    strategies._REGISTRY.update(saved)
+    strategies.registry.catalog._REGISTRY.clear()
+    strategies.registry.catalog._REGISTRY.update(saved)
 
 
 def test_plugin_strategy_from_outside_the_package_plays_in_the_kernel(plugin) -> None:

@@ -1,11 +1,11 @@
 """``sniff hint``: every legal move of one position with its estimated value (docs/hint.md).
 
 The estimate is the ``expert`` strategy's, made exhaustive: the hidden tiles are dealt
-``budget`` ways, each consistent deal exactly equally likely (``strategies.determinize``,
+``budget`` ways, each consistent deal exactly equally likely (``strategies.search.determinize``,
 reading only the public view of the seat to move), every legal move is placed on every one
 of those deals and the round played out by the engine's turn loop with the play-out policy
 in every seat, and the round's end is valued by the chance that the mover's side wins the
-game (``strategies.round_value.outcome``). Every move meets the same deals and the same random
+game (``strategies.value.round_value.outcome``). Every move meets the same deals and the same random
 numbers, so the difference between two moves is measured deal by deal (paired), with a
 much narrower interval than either value alone.
 
@@ -33,7 +33,7 @@ from sim.hint.search import HEURISTICS, N_VALUES, VALUE_MARGIN, VALUE_POINTS, VA
 from sim.run.plan import check_seed
 from strategies import MAX_PARAMS
 from strategies import get as get_strategy
-from strategies.playout import POLICIES
+from strategies.search.playout import POLICIES
 
 DEFAULT_BUDGET = 2000
 MIN_BUDGET = 2  # an interval needs two play-outs

@@ -5,13 +5,14 @@ generates (whose file name carries a hash of this file, the engine's and the str
 for the reason ``sim.kernels.generate`` gives: numba's cache of a function does not notice edits to
 the functions it calls in other files.
 
-Nothing here is new game logic. The deals come from ``strategies.determinize`` (every deal
-consistent with the public view exactly equally likely), a candidate is placed and the
-round played out by ``strategies.expert.play_candidate`` (the engine's own turn loop with a
-heuristic policy in every seat) and valued by ``strategies.round_value.outcome``, exactly as the
-``expert`` strategy does; only the budget is spent differently: every move gets every deal
-(no successive halving), so each move's estimate has the same number of play-outs on the
-same deals and the differences between moves are paired (common random numbers).
+Nothing here is new game logic. The deals come from ``strategies.search.determinize``
+(every deal consistent with the public view exactly equally likely), a candidate is placed
+and the round played out by ``strategies.search.expert.play_candidate`` (the engine's own
+turn loop with a heuristic policy in every seat) and valued by
+``strategies.value.round_value.outcome``, exactly as the ``expert`` strategy does; only the
+budget is spent differently: every move gets every deal (no successive halving), so each
+move's estimate has the same number of play-outs on the same deals and the differences
+between moves are paired (common random numbers).
 """
 
 from __future__ import annotations
@@ -23,17 +24,17 @@ from sim.core import engine
 from sim.core import observation as view
 from sim.core.layout import count_ends, legal_moves, open_values_mask, place_tile, tile_moves
 from sim.core.rng import stream_key
-from strategies.blocker import choose_blocker
-from strategies.defensive import choose_defensive
-from strategies.determinize import deal_count, prepare, sample_deal
-from strategies.expert import play_candidate
-from strategies.greedy import choose_greedy
-from strategies.heavy import choose_heavy
-from strategies.learned import choose_learned
-from strategies.partner import choose_partner
-from strategies.playout import give_streams, playout_buffers
-from strategies.score_table import N_FEATURES
-from strategies.weighted import choose_weighted
+from strategies.heuristics.blocker import choose_blocker
+from strategies.heuristics.defensive import choose_defensive
+from strategies.heuristics.greedy import choose_greedy
+from strategies.heuristics.heavy import choose_heavy
+from strategies.heuristics.partner import choose_partner
+from strategies.heuristics.weighted import choose_weighted
+from strategies.learned.player import choose_learned
+from strategies.search.determinize import deal_count, prepare, sample_deal
+from strategies.search.expert import play_candidate
+from strategies.search.playout import give_streams, playout_buffers
+from strategies.value.score_table import N_FEATURES
 
 SALT_HINT = np.uint64(0x3C6EF372FE94F82B)
 # Per play-out values written by search_moves, in this order.

@@ -22,7 +22,7 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -280,8 +280,15 @@ def code_digest(strategies: Sequence[Strategy]) -> str:
     strategy never reaches a result), so a run compares this to know whether the code
     changed under it, and adding or editing a strategy it does not play changes nothing.
     """
-    names = code_modules(strategies)
-    hashes = [_file_code_hash(path) for path in module_files(names)]
+    return _digest_of(code_modules(strategies))
+
+
+def _digest_of(names: Sequence[str], recorded_hashes: Mapping[str, str] | None = None) -> str:
+    """The digest of these modules' code; ``recorded_hashes`` stands in for the code hash of
+    the modules it names (a run's record of code that is the same as today's)."""
+    recorded_hashes = recorded_hashes or {}
+    hashes = [recorded_hashes.get(name) or _file_code_hash(path)
+              for name, path in zip(names, module_files(names))]
     hashes += [hashlib.sha256(path.read_bytes()).hexdigest()[:16] for path in data_files(names)]
     return _combined(template_hash(), hashes)
 
@@ -292,15 +299,19 @@ def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]
     through ``sim.kernels.legacy``."""
     if recorded == current:
         return True
-    from sim.kernels.legacy import PREVIOUS_RELEASE
+    from sim.kernels.legacy import BEFORE_ROOMS, PREVIOUS_RELEASE, flat_name
 
+    names = code_modules(strategies)
+    before_rooms = {name: before for name, (before, now) in BEFORE_ROOMS.items()
+                    if name in names and _file_code_hash(module_files([name])[0]) == now}
+    if before_rooms and _digest_of(names, before_rooms) == recorded:
+        return True
     if recorded not in PREVIOUS_RELEASE:
         return False
     template, modules = PREVIOUS_RELEASE[recorded]
-    names = code_modules(strategies)
-    if not set(names) <= set(modules):
+    if not {flat_name(name) for name in names} <= set(modules):
         return False
-    return _combined(template, [modules[name] for name in names]) == current
+    return _combined(template, [modules[flat_name(name)] for name in names]) == current
 
 
 def kernel_path(strategies: list[Strategy]) -> tuple[Path, str, str]:

@@ -7,7 +7,29 @@ digest, the :func:`sim.kernels.generate.code_hash` of each module as it was then
 :func:`sim.kernels.generate.same_code` can tell whether a lineup's code is unchanged since.
 Runs with a plugin strategy from that release cannot be translated (their digest included
 the plugin's bytes) and start again. The table goes with the old module names.
+
+The release after it moved ``strategies/`` into rooms (``strategies.greedy`` is now
+``strategies.heuristics.greedy``; ``strategies.MOVED``). Its code digests are blind to where
+a module lives, so they still hold, but for one module whose code names the flat modules in a
+string: the template of ``learned:model=PATH``'s generated modules. ``BEFORE_ROOMS`` holds that
+module's code hash before the move and now, so a run recorded before it (any lineup with
+``learned``, ``expert`` or ``rollout``, whose play-outs can play ``learned``) still resumes
+while that module is unchanged since.
 """
+
+from strategies import MOVED
+
+# module -> (its code hash before strategies/ moved into rooms, its code hash after the move)
+BEFORE_ROOMS: dict[str, tuple[str, str]] = {
+    "strategies.learned.model_files": ("c1123fc895baf58b", "d88407022454c1d1"),
+}
+_FLAT = {f"strategies.{new}": f"strategies.{old}" for old, new in MOVED.items()}
+
+
+def flat_name(module: str) -> str:
+    """The name a module had in the flat ``strategies/`` of the previous releases."""
+    return _FLAT.get(module, module)
+
 
 # digest recorded by the previous release -> (template hash, code hash of each module)
 PREVIOUS_RELEASE: dict[str, tuple[str, dict[str, str]]] = {

@@ -2,10 +2,10 @@
 
 Games are played by the engine's own turn loop (``sim.core.engine.make_game_player``) around a
 dispatcher of three players: ``partner`` and ``blocker`` (the strongest heuristics) and
-the value network being trained (``strategies.learned_net``, read from the seat's row),
+the value network being trained (``strategies.learned.net``, read from the seat's row),
 each with an exploration rate ε (a uniformly random legal move with probability ε). A
 seat that records writes, at each of its decisions, the inputs of the afterstate it chose
-(``strategies.learned_features.encode``, the mover's public view only) and the round
+(``strategies.learned.features.encode``, the mover's public view only) and the round
 number; after the game each record gets its Monte-Carlo return:
 
 - ``value``: the mover side's chance to win the game at the end of that round: 1 or 0 if
@@ -31,11 +31,11 @@ from sim.core import engine
 from sim.core import observation as view
 from sim.core.layout import move_points
 from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
-from strategies.blocker import blocker_choice
-from strategies.expert import search_values
-from strategies.learned_features import N_INPUTS, _logistic_win, encode
-from strategies.learned_net import MAX_WIDTH, forward
-from strategies.partner import partner_choice
+from strategies.heuristics.blocker import blocker_choice
+from strategies.heuristics.partner import partner_choice
+from strategies.learned.features import N_INPUTS, _logistic_win, encode
+from strategies.learned.net import MAX_WIDTH, forward
+from strategies.search.expert import search_values
 
 PARTNER, BLOCKER, NET = 0, 1, 2
 KIND, EPSILON, RECORDING, COUNT, CAPACITY, WEIGHTS_AT, RECORDS_AT, N_SIZES = range(8)

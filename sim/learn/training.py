@@ -43,8 +43,8 @@ from sim.files import write_atomic
 from sim.learn import selfplay
 from sim.stats.intervals import mean_interval
 from sim.store.io import write_bytes, write_json
-from strategies.learned_features import FEATURE_VERSION, N_INPUTS
-from strategies.learned_net import pack, save_model
+from strategies.learned.features import FEATURE_VERSION, N_INPUTS
+from strategies.learned.net import pack, save_model
 
 ROUND_CAP = 200
 EVAL_SALT = 1_000_003

@@ -25,7 +25,8 @@ from sim.report.effects import effects_blocks
 from sim.stats.ranking import fit_text, rank_text
 from sim.stats.score_states import convergence_figure, score_states_figure
 
-if TYPE_CHECKING:  # the report is handed in; sim.report.build imports this module to write it
+# Justified circle: type-only, never run; build hands its Report in (Report.write imports this).
+if TYPE_CHECKING:
     from sim.report.build import Report
 
 MARKER = "report.json"

@@ -14,7 +14,8 @@ import numpy as np
 from sim.errors import SniffError
 from sim.stats.intervals import wilson_half_width
 
-if TYPE_CHECKING:  # both import this module
+# Justified circle: type-only, never run; plan and summary import this module at run time.
+if TYPE_CHECKING:
     from sim.run.plan import Plan
     from sim.store.summary import Summary
 

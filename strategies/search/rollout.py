@@ -32,13 +32,13 @@ from sim.core import observation as view
 from sim.core.layout import popcount
 from sim.core.tiles import N_TILES
 from strategies import register
-from strategies.determinize import copy_public, pick_tiles, shuffle_boneyard
-from strategies.features import tiles_with_values, unseen_tiles
-from strategies.greedy import choose_greedy
-from strategies.playout import POLICIES, give_streams, play_round_from, playout_buffers
+from strategies.heuristics.features import tiles_with_values, unseen_tiles
+from strategies.heuristics.greedy import choose_greedy
+from strategies.search.determinize import copy_public, pick_tiles, shuffle_boneyard
+from strategies.search.playout import POLICIES, give_streams, play_round_from, playout_buffers
 
 BASE_POLICIES = ("greedy", "random", "heavy")
-# The play-out policy (``strategies.playout``) of each base policy.
+# The play-out policy (``strategies.search.playout``) of each base policy.
 BASE_POLICY_IDS = np.array([POLICIES.index(name) for name in BASE_POLICIES], dtype=np.int64)
 DEAL_ATTEMPTS = 20
 

@@ -3,7 +3,7 @@
 A play-out (``expert``, ``sniff hint``) ends a round on a determinized deal; what that
 end is worth to the deciding side is its probability of winning the game from the new
 score state with the next leader, from the logistic model fitted to simulated games
-(``strategies.score_table``, made by ``scripts/score_table.py``), or 1 / 0 when a side
+(``strategies.value.score_table``, made by ``scripts/score_table.py``), or 1 / 0 when a side
 reached the target inside the round.
 ``value_kind`` 1 values it in points instead (own side's points minus the others', plus or
 minus ``POINTS_WIN_BONUS`` for a won game), as ``rollout`` does.
@@ -17,7 +17,7 @@ from numba import njit
 
 from sim.core import engine
 from sim.core import observation as view
-from strategies.score_table import COEFFICIENTS, N_FEATURES
+from strategies.value.score_table import COEFFICIENTS, N_FEATURES
 
 POINTS_WIN_BONUS = 50.0
 

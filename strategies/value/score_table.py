@@ -3,7 +3,7 @@
     python scripts/score_table.py --games 20000 --seed 5
 
 Do not edit: regenerate. Row ``players - 2``; P(win) = 1 / (1 + exp(-sum(c * f)))
-with f = ``strategies.round_value.value_features``. Fitted on:
+with f = ``strategies.value.round_value.value_features``. Fitted on:
 
 - 2 players: 383090 round starts x sides, log-loss 0.5317
 - 3 players: 695337 round starts x sides, log-loss 0.4982

@@ -9,7 +9,7 @@ the target). No parameters.
 from numba import njit
 
 from strategies import register
-from strategies.features import choose_by_features
+from strategies.heuristics.features import choose_by_features
 
 
 @register("heavy", "shed the most pips (plays for settlement); ties take the most points")

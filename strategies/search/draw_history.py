@@ -27,7 +27,7 @@ from sim.core import engine, record
 from sim.core import observation as view
 from sim.core.layout import EMPTY_LAYOUT, open_values_mask, place_tile
 from sim.core.tiles import N_TILES
-from strategies.features import tiles_with_values
+from strategies.heuristics.features import tiles_with_values
 
 MAX_PERIODS = N_TILES // 2 + 1  # at most 14 draws in a round, so at most 14 runs
 

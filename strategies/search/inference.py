@@ -41,14 +41,14 @@ from sim.core.layout import (
 )
 from sim.core.rng import random_unit
 from sim.core.tiles import ALL_TILES, N_TILES
-from strategies.blocker import blocker_choice
-from strategies.determinize import sample_deal
-from strategies.draw_history import draw_periods, hand_fits_draws
-from strategies.features import fill_levels
-from strategies.partner import partner_choice
-from strategies.playout import POLICY_PARAMS
+from strategies.heuristics.blocker import blocker_choice
+from strategies.heuristics.features import fill_levels
+from strategies.heuristics.partner import partner_choice
+from strategies.search.determinize import sample_deal
+from strategies.search.draw_history import draw_periods, hand_fits_draws
+from strategies.search.playout import POLICY_PARAMS
 
-# Model players, by their index in strategies.playout.POLICIES.
+# Model players, by their index in strategies.search.playout.POLICIES.
 MODEL_BLOCKER = 1
 MODEL_PARTNER = 2
 
@@ -143,7 +143,7 @@ def model_of(players: int) -> int:
 @njit
 def model_choice(model: int, observation, moves, n_moves: int, levels=None) -> int:
     """The index of the move the model player picks (both models are deterministic;
-    ``levels`` as in ``strategies.features.move_value``, the same pick faster)."""
+    ``levels`` as in ``strategies.heuristics.features.move_value``, the same pick faster)."""
     if model == MODEL_PARTNER:
         return partner_choice(observation, moves, n_moves, POLICY_PARAMS[MODEL_PARTNER], levels)
     return blocker_choice(observation, moves, n_moves, POLICY_PARAMS[MODEL_BLOCKER], levels)
@@ -151,7 +151,7 @@ def model_choice(model: int, observation, moves, n_moves: int, levels=None) -> i
 
 @njit(_nrt=True)
 def level_tables(views, count: int):
-    """For each decision ``d < count``, ``strategies.features.fill_levels``' table of the
+    """For each decision ``d < count``, ``strategies.heuristics.features.fill_levels``' table of the
     layout after every move that some hand could make then (``[d, move, tile]``).
 
     The model is asked about the same few tables for every deal drawn, and the best
@@ -212,7 +212,7 @@ def explains_choices(deal, views, moves, placed_since, count: int, model: int,
 
 @njit
 def fits_draw_history(deal, observation, runs, forbidden, kept) -> bool:
-    """Every other seat's hand in ``deal`` passes ``strategies.draw_history``'s check."""
+    """Every other seat's hand in ``deal`` passes ``strategies.search.draw_history``'s check."""
     for seat in range(observation[view.PLAYERS]):
         if seat != observation[view.SEAT] and not hand_fits_draws(
                 deal[engine.HANDS + seat], runs[seat], forbidden[seat], kept[seat]):
@@ -226,8 +226,8 @@ def inferred_deals(observation, plan, counts, n_deals: int, tries: int, strength
     """``n_deals`` deals drawn in proportion to how well they explain the others' choices.
 
     Rejection sampling: deals are drawn exactly uniformly over those the view's lacks
-    allow (``strategies.determinize``); a deal whose hands the others' earlier draws and
-    passes rule out (``strategies.draw_history``) is dropped, and any other is kept with
+    allow (``strategies.search.determinize``); a deal whose hands the others' earlier draws and
+    passes rule out (``strategies.search.draw_history``) is dropped, and any other is kept with
     probability ``(1 - strength) ** d``, d the number of observed choices the model would
     not have made with its hands (:func:`explains_choices`). The kept deals are then
     distributed exactly as the uniform distribution over the deals the draw history

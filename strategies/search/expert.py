@@ -4,13 +4,13 @@ At each decision with a real choice:
 
 1. A move that reaches the target wins on the spot and is taken.
 2. The hidden tiles are dealt many ways (deals shared by all candidates), each
-   consistent deal exactly equally likely (``strategies.determinize``): other hands of
+   consistent deal exactly equally likely (``strategies.search.determinize``): other hands of
    their known sizes, no tile showing a value its seat is known to lack, the rest a
    uniformly shuffled boneyard. A deal the others' draw history rules out is dropped
-   (``strategies.draw_history``), and any other is kept with probability
+   (``strategies.search.draw_history``), and any other is kept with probability
    ``(1 - infer) ** d``, d the number of the opponents' choices this round (the public
    record) that a model player (``partner`` with 4 players, else ``blocker``) holding
-   that deal's hands would not have made (``strategies.inference``): the deals played
+   that deal's hands would not have made (``strategies.search.inference``): the deals played
    are those that explain what the opponents did.
 3. On a deal, a candidate is placed and the round is played out to its end by the
    compiled engine's own turn loop (``sim.core.engine.make_game_player``) with a heuristic
@@ -21,8 +21,8 @@ At each decision with a real choice:
    wins the game from there: 1 or 0 if a side reached the target inside the round, else
    the win probability of the new score state with the next leader (the domino player,
    or a random seat after a block) from a model fitted to simulated games
-   (``strategies.score_table``, made by ``scripts/score_table.py``;
-   ``strategies.round_value``). Points matter as much as they move the race: 10 points
+   (``strategies.value.score_table``, made by ``scripts/score_table.py``;
+   ``strategies.value.round_value``). Points matter as much as they move the race: 10 points
    when 15 are needed are worth more than when 200 are.
 4. Successive halving spends the budget where the decision is close: the candidates play
    on the same deals with the same random numbers (common random numbers), the worse half
@@ -36,7 +36,7 @@ Parameters: ``budget`` (default 256, 1..4096): play-outs per decision, in all;
 ``policy`` (default ``auto``: ``blocker`` for ``plies`` placements with 2 players, for 2
 placements with 4, ``greedy`` throughout with 3; or ``greedy``, ``blocker``, ``partner``,
 ``weighted``, ``random``, ``heavy``, ``learned``: the trained value network,
-``strategies.learned``): who plays the rounds out; ``plies`` (default 4,
+``strategies.learned.player``): who plays the rounds out; ``plies`` (default 4,
 0..64): placements after the candidate that ``policy`` plays before ``greedy`` takes
 over, 0 for the whole round; ``halving`` (default 1): 1 successive halving, 0 an
 equal share per move; ``value`` (default ``win``; ``points``): ``points`` values a round's
@@ -62,18 +62,18 @@ from sim.core import observation as view
 from sim.core.layout import move_points, popcount
 from sim.core.rng import next_random, stream_key
 from strategies import register
-from strategies.determinize import prepare
-from strategies.inference import inferred_deals, model_choice, model_of
-from strategies.learned import (
+from strategies.learned.features import N_INPUTS, encode
+from strategies.learned.net import MAX_WIDTH, forward
+from strategies.learned.player import (
     SIZES_2,
     SIZES_4,
     WEIGHTS_2,
     WEIGHTS_4,
     choose_learned,
 )
-from strategies.learned_features import N_INPUTS, encode
-from strategies.learned_net import MAX_WIDTH, forward
-from strategies.playout import (
+from strategies.search.determinize import prepare
+from strategies.search.inference import inferred_deals, model_choice, model_of
+from strategies.search.playout import (
     POLICIES,
     give_streams,
     limit_policy,
@@ -81,8 +81,8 @@ from strategies.playout import (
     play_round_until,
     playout_buffers,
 )
-from strategies.round_value import outcome
-from strategies.score_table import N_FEATURES
+from strategies.value.round_value import outcome
+from strategies.value.score_table import N_FEATURES
 
 VALUES = ("win", "points", "learned")
 VALUE_LEARNED = VALUES.index("learned")

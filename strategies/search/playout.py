@@ -17,14 +17,14 @@ from sim.core.layout import can_play, legal_moves, open_values_mask, popcount, t
 from sim.core.rng import next_random
 from sim.core.tiles import N_TILES
 from strategies import MAX_PARAMS
-from strategies.blocker import choose_blocker
-from strategies.greedy import choose_greedy
-from strategies.heavy import choose_heavy
-from strategies.learned import choose_learned
-from strategies.partner import choose_partner
-from strategies.random import choose_random
-from strategies.weighted import DEFAULTS as WEIGHTED_DEFAULTS
-from strategies.weighted import choose_weighted
+from strategies.heuristics.blocker import choose_blocker
+from strategies.heuristics.greedy import choose_greedy
+from strategies.heuristics.heavy import choose_heavy
+from strategies.heuristics.partner import choose_partner
+from strategies.heuristics.random import choose_random
+from strategies.heuristics.weighted import DEFAULTS as WEIGHTED_DEFAULTS
+from strategies.heuristics.weighted import choose_weighted
+from strategies.learned.player import choose_learned
 
 POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy", "learned")
 # A seat's play-out function code: the policy's index in POLICIES, plus, when the policy

@@ -33,7 +33,7 @@ from sim.core import observation as view
 from sim.core.layout import bit_index, popcount
 from sim.core.rng import random_below, random_unit
 from sim.core.tiles import N_TILES
-from strategies.features import tiles_with_values, unseen_tiles
+from strategies.heuristics.features import tiles_with_values, unseen_tiles
 
 MAX_OTHERS = 3
 MAX_CLASSES = 1 << MAX_OTHERS

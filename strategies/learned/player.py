@@ -1,18 +1,18 @@
 """``learned``: one ply with a learned value network, at the engine's speed.
 
 For each legal move it encodes the afterstate as the mover sees it
-(``strategies.learned_features``: own hand, table, hand sizes, known lacks, scores and the
+(``strategies.learned.features``: own hand, table, hand sizes, known lacks, scores and the
 heuristics' move features; only observation slots) and values it with a small multi-layer
-perceptron (``strategies.learned_net``) trained to predict the mover side's chance to win
+perceptron (``strategies.learned.net``) trained to predict the mover side's chance to win
 the game (``sniff learn``, docs/learned.md: the 2- and 4-player models distil ``expert``'s
 values of the moves of self-play games, the 3-player one fits Monte-Carlo returns); it
 plays the move of highest value. A move
 that reaches the target wins on the spot and is taken; ties go to the first move. The
 forward pass is compiled into the kernel: no Python runs per decision.
 
-The trained models for 2, 3 and 4 players ship in ``strategies/models/learned-Np.npz``
+The trained models for 2, 3 and 4 players ship in ``strategies/learned/models/learned-Np.npz``
 (plain arrays, read with numpy only); ``learned:model=PATH`` plays one's own model file
-(``strategies.learned_models``).
+(``strategies.learned.model_files``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from numba import njit
 from sim.core import observation as view
 from sim.core.layout import move_points
 from strategies import register
-from strategies.learned_features import N_INPUTS, encode
-from strategies.learned_net import MAX_WIDTH, forward, load_model
+from strategies.learned.features import N_INPUTS, encode
+from strategies.learned.net import MAX_WIDTH, forward, load_model
 
 MODELS = Path(__file__).parent / "models"
 
@@ -89,4 +89,4 @@ def choose_learned(observation, moves, n_moves, params, rng):
 
 
 # learned:model=PATH (a module of its own: it generates one module per model file).
-import strategies.learned_models  # noqa: E402,F401
+import strategies.learned.model_files  # noqa: E402,F401

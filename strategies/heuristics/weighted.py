@@ -2,7 +2,7 @@
 
 A heuristic can be defined on the command line without writing code, e.g.
 ``weighted:points=1,shed=0.3,reply=-0.7``. Each move is scored by the sum of weight times
-feature, measured on the table and hand after the move (``strategies.features``):
+feature, measured on the table and hand after the move (``strategies.heuristics.features``):
 
 - ``points``: points scored now;
 - ``shed``: pips of the tile placed;
@@ -21,7 +21,7 @@ define a heuristic from scratch.
 from numba import njit
 
 from strategies import register
-from strategies.features import FEATURE_NAMES, choose_by_features
+from strategies.heuristics.features import FEATURE_NAMES, choose_by_features
 
 # Parameter order = the order of choose_by_features' weights, checked below.
 DEFAULTS = {

@@ -6,7 +6,7 @@ side's chance to win the game from the move's afterstate), as scikit-learn's
 only (a user without the training extra plays with it):
 
     W0, b0, W1, b1, ...   layer weights (inputs x outputs) and biases, float64
-    feature_version       ``strategies.learned_features.FEATURE_VERSION`` it was trained on
+    feature_version       ``strategies.learned.features.FEATURE_VERSION`` it was trained on
     players               the player count it was trained for (2, 3 or 4)
 
 In the kernel the layers are one flat float64 array (each layer's weights row-major, then
@@ -24,7 +24,7 @@ from numba import njit
 
 from sim.errors import SniffError
 from sim.files import write_atomic
-from strategies.learned_features import FEATURE_VERSION, N_INPUTS
+from strategies.learned.features import FEATURE_VERSION, N_INPUTS
 
 MAX_WIDTH = 512
 MAX_LAYERS = 4

@@ -3,7 +3,7 @@
 The next seat always plays against us, and it moves on the table we leave. Its hand is
 modelled as its hand size in tiles drawn from the unseen tiles that show no value it is
 known to lack; a move is worth its points minus ``risk`` times that opponent's expected
-best score in reply (``strategies.features.expected_best_reply``).
+best score in reply (``strategies.heuristics.features.expected_best_reply``).
 
 Parameters: ``risk`` (default 1): weight of the opponent's expected reply;
 ``shed`` (default 0.1): weight of the pips shed, which mostly breaks ties.
@@ -12,7 +12,7 @@ Parameters: ``risk`` (default 1): weight of the opponent's expected reply;
 from numba import njit
 
 from strategies import register
-from strategies.features import choose_by_features
+from strategies.heuristics.features import choose_by_features
 
 
 @register(

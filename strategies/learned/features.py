@@ -15,8 +15,8 @@ so nothing hidden can reach the network by construction. Every input lies roughl
     70..90   values relative seat 1, 2, 3 is publicly known to lack (7 bits each)
     91       what the own side still needs after the move / target
     92, 93   what the other sides still need / target (4 players: one side; 3: seats 1, 2)
-    94       P(own side wins) from the score after the move (``strategies.score_table``)
-    95       expected best reply of the next seat / 10   (``strategies.features``)
+    94       P(own side wins) from the score after the move (``strategies.value.score_table``)
+    95       expected best reply of the next seat / 10   (``strategies.heuristics.features``)
     96       sum over opponents of P(it cannot place on the new table)
     97       partner's expected best score on the new table / 10 (4 players)
     98       how much the partner's known lacks raise its P(cannot place) (4 players)
@@ -51,7 +51,7 @@ from sim.core.layout import (
     popcount,
 )
 from sim.core.tiles import DOUBLES_MASK, N_TILES, TILE_PIPS
-from strategies.features import (
+from strategies.heuristics.features import (
     best_points,
     expected_best_reply,
     held_values,
@@ -61,7 +61,7 @@ from strategies.features import (
     stuck_probability,
     unseen_tiles,
 )
-from strategies.score_table import COEFFICIENTS
+from strategies.value.score_table import COEFFICIENTS
 
 FEATURE_VERSION = 1
 N_INPUTS = 107
@@ -70,7 +70,7 @@ N_INPUTS = 107
 @njit(inline="always")
 def _logistic_win(players: int, need_own: float, need_other: float, lead: float,
                   target: float) -> float:
-    """``strategies.round_value.value_features`` and the score table's logistic, inlined (no
+    """``strategies.value.round_value.value_features`` and the score table's logistic, inlined (no
     scratch array)."""
     x = min(max(need_own / target, 0.02), 3.0)
     y = min(max(need_other / target, 0.02), 3.0)

@@ -1,0 +1,106 @@
+"""Which modules register strategies: the built-ins, and plugins named by the user.
+
+A strategy is found by importing the module that registers it. The built-ins are imported on
+the first look-up (``available``, ``get``), then the plugins named in ``SNIFF_PLUGINS``; the
+CLI's ``--plugin MODULE`` adds one (:func:`load_plugins`, which also names it for worker
+processes). A plugin that fails to import is one line naming the module and where it failed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import traceback
+from collections.abc import Iterable
+
+from strategies.registry.catalog import _REGISTRY, Strategy, StrategyError
+
+BUILTIN_MODULES = (
+    "strategies.heuristics.random",
+    "strategies.heuristics.greedy",
+    "strategies.heuristics.heavy",
+    "strategies.heuristics.defensive",
+    "strategies.heuristics.blocker",
+    "strategies.heuristics.partner",
+    "strategies.heuristics.weighted",
+    "strategies.search.rollout",
+    "strategies.search.expert",
+    "strategies.learned.player",
+)
+PLUGINS_ENV = "SNIFF_PLUGINS"
+_builtins_loaded = False
+
+
+def load_builtins() -> None:
+    """Import the built-in strategy modules, then the plugins named in ``SNIFF_PLUGINS``."""
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        for module in BUILTIN_MODULES:
+            importlib.import_module(module)
+        for module in os.environ.get(PLUGINS_ENV, "").split(","):
+            if module.strip():
+                load_plugin(module.strip())
+
+
+def load_plugin(module: str) -> None:
+    """Import a module that registers strategies (e.g. ``mypackage.my_strategy``).
+
+    The module must stay importable by that name (installed or on ``PYTHONPATH``): the
+    generated kernel imports the strategy from it.
+    """
+    load_builtins()  # so that a plugin reusing a built-in name is the one refused
+    try:
+        importlib.import_module(module)
+    except StrategyError as error:
+        raise StrategyError(f"plugin {module!r}: {error}") from None
+    except ModuleNotFoundError as error:
+        if error.name is not None and module.startswith(error.name):
+            raise StrategyError(
+                f"cannot import strategy module {module!r}: {error} (a plugin module must "
+                "be importable: install it or put its folder on PYTHONPATH)"
+            ) from None
+        raise StrategyError(f"plugin {module!r} failed to import: {_one_line(error)}") from None
+    except Exception as error:  # anything a module can raise at import
+        raise StrategyError(f"plugin {module!r} failed to import: {_one_line(error)}") from None
+
+
+def _one_line(error: BaseException) -> str:
+    """``Type: message`` on one line, with the line of the module that raised it."""
+    text = " ".join(str(error).split()) or "(no message)"
+    where = ""
+    frames = [
+        f for f in traceback.extract_tb(error.__traceback__) if "importlib" not in f.filename
+    ]
+    if frames:
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})"
+    return f"{type(error).__name__}: {text}{where}"
+
+
+def load_plugins(modules: Iterable[str]) -> None:
+    """Load plugin modules and name them in ``SNIFF_PLUGINS`` for child processes.
+
+    Worker processes (parallel or distributed runs) rebuild the registry from the
+    environment, so a plugin named once on the command line reaches them too.
+    """
+    named = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    for module in modules:
+        load_plugin(module)
+        if module not in named:
+            named.append(module)
+    if named:
+        os.environ[PLUGINS_ENV] = ",".join(named)
+
+
+def available() -> dict[str, Strategy]:
+    load_builtins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get(name: str) -> Strategy:
+    strategies = available()
+    if name not in strategies:
+        raise StrategyError(
+            f"unknown strategy {name!r}; available: {', '.join(strategies)}"
+        )
+    return strategies[name]
