@@ -24,6 +24,7 @@ from sim.errors import SniffError
 from sim.report.effects import effects_blocks
 from sim.stats.ranking import fit_text, rank_text
 from sim.stats.score_states import convergence_figure, score_states_figure
+from sim.store.summary import stop_text
 
 # Justified circle: type-only, never run; build hands its Report in (Report.write imports this).
 if TYPE_CHECKING:
@@ -129,8 +130,7 @@ def _run_meta(run) -> str:
         parts.append(f"duplicate deals ({run.group} games per deal)")
     stop = info.get("stopped")
     if stop:
-        parts.append(f"--precision {stop['precision']:g}: stopped at {stop['games']:,} games "
-                     f"({'precise enough' if stop['reason'] == 'precision' else 'cap reached'})")
+        parts.append(stop_text(stop))
     parts.append(f"status {info['status']}")
     where = f"{info['path']}: " if info["path"] else ""
     return where + "; ".join(parts)

@@ -42,12 +42,12 @@ class RunInterrupted(Stopped):
         self.chunks = chunks
         self.games_done = games_done
 
-    def hint(self) -> str:
+    def hint(self, command: str = "sniff simulate") -> str:
         if self.folder is None:
             return "stopped; nothing was kept (an in-memory run)"
         return (f"stopped after {self.chunks_done} of {self.chunks} chunks "
                 f"({self.games_done:,} games) in {self.folder}; complete the run with: "
-                f"sniff simulate --out {shlex.quote(str(self.folder))} --resume")
+                f"{command} --out {shlex.quote(str(self.folder))} --resume")
 
 
 class StopOnInterrupt:

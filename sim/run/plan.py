@@ -100,11 +100,14 @@ class Plan:
     round_cap: int
     precision: float | None = None  # --precision: stop early (see precision_stop)
     rounds: bool = True  # write the rounds table (--no-rounds: the games table alone)
+    # sniff compare: (h0, h1, alpha, beta) of the sequential test that stops the run
+    sequential: tuple[float, float, float, float] | None = None
 
     @classmethod
     def build(
         cls, players: int, strategies, games: int, seed: int, duplicate: bool, chunk_size: int,
         round_cap: int | None = None, precision: float | None = None, rounds: bool = True,
+        sequential=None,
     ) -> Plan:
         from sim.kernels.runner import ROUND_CAP, lineup_of
         from strategies import parse_lineup_text, parse_spec
@@ -132,6 +135,9 @@ class Plan:
                 f"--games must be a multiple of {group} (e.g. {low or group} or {high}), "
                 f"got {games}"
             )
+        if sequential is not None:
+            sequential = check_sequential(sequential, players, bool(duplicate), chunk_size,
+                                          precision)
         return cls(
             players=players,
             strategies=tuple(spec_text(spec) for spec in lineup.seats),
@@ -142,6 +148,7 @@ class Plan:
             round_cap=ROUND_CAP if round_cap is None else round_cap,
             precision=precision,
             rounds=bool(rounds),
+            sequential=sequential,
         )
 
     @classmethod
@@ -156,6 +163,7 @@ class Plan:
             config["players"], ",".join(config["strategies"]), config["games"], config["seed"],
             config["duplicate"], config["chunk_size"], config["round_cap"],
             config.get("precision"), config.get("rounds", True),
+            sequential=config.get("sequential"),
         )
 
     @cached_property
@@ -191,6 +199,8 @@ class Plan:
         }
         if self.precision is not None:  # it decides how many of the games are played
             key["precision"] = self.precision
+        if self.sequential is not None:  # so does a sequential test
+            key["sequential"] = list(self.sequential)
         return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
 
     def config(self) -> dict:
@@ -216,6 +226,7 @@ class Plan:
             "rounds": self.rounds,
             **({"precision": self.precision, "precision_step": PRECISION_STEP}
                if self.precision is not None else {}),
+            **({"sequential": list(self.sequential)} if self.sequential is not None else {}),
         }
 
     def flag_text(self, name: str) -> str:
@@ -228,6 +239,24 @@ class Plan:
         if name == "games" and self.precision is not None:
             return f"--max-games {self.games}"
         return f"{FLAGS[name]} {getattr(self, name)}"
+
+
+def check_sequential(sequential, players: int, duplicate: bool, chunk_size: int,
+                     precision) -> tuple[float, float, float, float]:
+    """A sequential test's settings, checked: it reads duplicate deals, chunk by chunk."""
+    from sim.stats.sprt import Sprt
+
+    try:
+        h0, h1, alpha, beta = (float(value) for value in sequential)
+    except (TypeError, ValueError):
+        raise SniffError(f"a sequential test takes h0, h1, alpha, beta, got {sequential!r}"
+                         ) from None
+    Sprt(h0, h1, alpha, beta)
+    group = deal_group(players, True)
+    if not duplicate or precision is not None or chunk_size % group:
+        raise SniffError("a sequential test plays duplicate deals in chunks of whole deals "
+                         f"(a multiple of {group} games), without --precision")
+    return (h0, h1, alpha, beta)
 
 
 def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | None = None) -> Plan:
@@ -248,7 +277,7 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
         "players": recorded.players, "strategies": list(recorded.strategies),
         "games": recorded.games, "seed": recorded.seed, "duplicate": recorded.duplicate,
         "chunk_size": recorded.chunk_size, "precision": recorded.precision,
-        "rounds": recorded.rounds,
+        "rounds": recorded.rounds, "sequential": recorded.sequential,
     }
     values.update({k: v for k, v in options.items() if k in DEFAULTS and v is not None})
     asked = Plan.build(**values, round_cap=recorded.round_cap)

@@ -91,9 +91,10 @@ def precision_stop(
 
 
 def stopped_games(manifest: dict | None) -> int | None:
-    """Games of a run that stopped for precision (its last part is cut there), else None."""
+    """Games of a run that stopped early, for precision (its last part is cut there) or on a
+    sequential test's decision (after a whole chunk), else None."""
     stopped = (manifest or {}).get("stopped")
-    if stopped and stopped.get("reason") == "precision":
+    if stopped and stopped.get("reason") in ("precision", "sprt"):
         return int(stopped["games"])
     return None
 

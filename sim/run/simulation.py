@@ -36,6 +36,7 @@ from sim.run.precision import (
     truncate_chunk,
     widest_half_width,
 )
+from sim.run.sequential import SequentialStop
 from sim.store.arrow import to_numpy
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.summary import Summary
@@ -197,6 +198,7 @@ def execute(
     kernel_strategies=(),
     scheduler: str | None = None,
     check_space: bool = True,
+    sequential: SequentialStop | None = None,
 ):
     """Play the plan into ``folder`` (or into memory when None) and return a ``sim.store.io.Run``.
 
@@ -211,16 +213,21 @@ def execute(
     tables; ``threads`` is then the numba threads of each task. ``check_space`` refuses a
     run whose estimated size exceeds the free disk space (``--ignore-disk-space`` skips it).
     ``alert`` (default ``notice``) gets the lines a resume must say even when notices are
-    off: a bad part it set aside, and where.
+    off: a bad part it set aside, and where. A plan with a sequential test stops after the
+    chunk that decides it; ``sequential`` (made from the plan if not given) is its state,
+    for a caller that reports it chunk by chunk (``sniff compare``).
     """
     check_target(plan, folder, mode)
+    if plan.sequential is not None and sequential is None:
+        sequential = SequentialStop(plan)
     created = folder is not None and not folder.exists()
     lock = None if folder is None else _lock(folder, command)
     try:
         return _execute(plan, folder, mode=mode, threads=threads, progress=progress,
                         command=command, on_chunk=on_chunk, notice=notice, alert=alert,
                         announce=announce, kernel_strategies=kernel_strategies,
-                        scheduler=scheduler, check_space=check_space)
+                        scheduler=scheduler, check_space=check_space,
+                        sequential=sequential)
     finally:
         if lock is not None:
             lock.release()
@@ -246,7 +253,8 @@ def _lock(folder: Path, command: str) -> RunLock:
 
 
 def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, command,
-             on_chunk, notice, alert, announce, kernel_strategies, scheduler, check_space):
+             on_chunk, notice, alert, announce, kernel_strategies, scheduler, check_space,
+             sequential=None):
     """``execute`` with the folder locked."""
     import pyarrow as pa
     from tqdm import tqdm
@@ -338,8 +346,10 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
                                        enough if plan.precision is not None else None)
                 for chunk in range(n_chunks):
                     if chunk in done:  # resumed: its parts are there, read them for the summary
-                        summary.add_tables(*io.summary_part(
-                            folder, io.part_name(chunk), manifest["config"]))
+                        parts = io.summary_part(folder, io.part_name(chunk), manifest["config"])
+                        summary.add_tables(*parts)
+                        if sequential is not None:
+                            sequential.add(parts[0])
                         continue
                     lo, hi = chunk_bounds(chunk)
                     started = time.perf_counter()
@@ -379,6 +389,11 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
                     session.seconds += time.perf_counter() - started
                     chunks_done += 1
                     summary.add_tables(*(tables[name] for name in tables_kept))
+                    if sequential is not None:
+                        sequential.add(tables["games"])
+                        bar.set_postfix_str(f"LLR {sequential.llr:+.2f}")
+                        if sequential.decision is not None:
+                            stopped = sequential.stop_record("sprt", chunk + 1)
                     if plan.precision is not None:
                         bar.set_postfix_str(f"widest half-width {widest_half_width(summary):.2%}"
                                             f" (target {plan.precision:.2%})")
@@ -405,6 +420,10 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
             if status == "complete" and plan.precision is not None:
                 manifest["stopped"] = stopped or manifest.get("stopped") or stop_record(
                     plan, "max_games", summary.games, n_chunks, widest_half_width(summary))
+                summary.stopped = manifest["stopped"]
+            elif status == "complete" and sequential is not None:
+                manifest["stopped"] = stopped or manifest.get("stopped") or (
+                    sequential.stop_record("max_games", n_chunks))
                 summary.stopped = manifest["stopped"]
             if status == "complete":
                 summary.timing = {"played": session.played, "seconds": session.seconds,

@@ -56,7 +56,7 @@ class Summary:
         self.timing: dict | None = None  # played, seconds, threads of the last session
         self.folder: Path | None = None
         self.tables: tuple[str, ...] = ("games", "rounds")  # the run folder's tables
-        self.stopped: dict | None = None  # a --precision run: why and where it stopped
+        self.stopped: dict | None = None  # --precision or compare: why and where it stopped
 
     def add_tables(self, games, rounds=None) -> None:
         """Add a chunk given as pyarrow tables (or anything with the same columns).
@@ -200,11 +200,7 @@ class Summary:
                     f"(as precise as {factor:.2f}x the games)"
                 )
         if self.stopped is not None:
-            stop = self.stopped
-            why = ("precise enough" if stop["reason"] == "precision"
-                   else f"the --max-games cap, not yet +-{stop['precision']:.2%}")
-            out.append(f"  --precision {stop['precision']:g}: stopped at {stop['games']:,} games "
-                       f"({why}); widest win-rate half-width {stop['half_width']:.2%}")
+            out.append(f"  {stop_text(self.stopped)}")
         if self.timing:
             played, seconds = self.timing["played"], self.timing["seconds"]
             rate = played / seconds if seconds > 0 else math.nan
@@ -242,6 +238,20 @@ def game_point_sums(team_points: list, rounds_per_game: np.ndarray
             taken = running[ends]
             out[:, team] = taken - np.r_[0, taken[:-1]] if taken.size else taken
     return sums, squares
+
+
+def stop_text(stop: dict) -> str:
+    """Why a run stopped early: ``--precision`` reached (or its cap), or a sequential test
+    (``sniff compare``) decided (or its cap)."""
+    if "decision" in stop:
+        why = ("the test decided " + stop["decision"] if stop["reason"] == "sprt"
+               else "the --max-games cap, undecided")
+        return (f"sequential test: stopped at {stop['games']:,} games ({why}); LLR "
+                f"{stop['llr']:+.2f} in [{stop['lower']:+.2f}, {stop['upper']:+.2f}]")
+    why = ("precise enough" if stop["reason"] == "precision"
+           else f"the --max-games cap, not yet +-{stop['precision']:.2%}")
+    return (f"--precision {stop['precision']:g}: stopped at {stop['games']:,} games ({why}); "
+            f"widest win-rate half-width {stop['half_width']:.2%}")
 
 
 def summary_columns(players: int, rounds: bool = True) -> dict[str, list[str]]:

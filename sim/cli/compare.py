@@ -1,0 +1,82 @@
+"""``sniff compare``'s options (in their own module to keep ``sim.cli.main`` short); the work
+is ``sim.compare.play.compare``."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from sim.compare import ALPHA, BETA, CHUNK_DEALS, DEFAULT_MAX_GAMES, H0, H1, RESULT
+
+
+@click.command()
+@click.argument("a", required=False)
+@click.argument("b", required=False)
+@click.option("--players", type=click.IntRange(2, 4), default=4, show_default=True,
+              help="2, 3 (A against B in both other seats) or 4 (partnerships).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
+@click.option("-o", "--out", type=click.Path(path_type=Path),
+              help="Run folder to write [default: results/compare-DATE-TIME].")
+@click.option("--h0", type=float, default=H0, show_default=True,
+              help="H0: A's win-rate advantage over B is at most this (0.05 = 5 points).")
+@click.option("--h1", type=float, default=H1, show_default=True,
+              help="H1: A's win-rate advantage is at least this (0.05 is about 17 Elo).")
+@click.option("--alpha", type=float, default=ALPHA, show_default=True,
+              help="Chance of deciding H1 when H0 holds.")
+@click.option("--beta", type=float, default=BETA, show_default=True,
+              help="Chance of deciding H0 when H1 holds.")
+@click.option("--max-games", type=int, default=DEFAULT_MAX_GAMES, show_default=True,
+              help="Stop undecided after this many games.")
+@click.option("--chunk-size", type=int,
+              help=f"Games between checks, whole deals [default: {CHUNK_DEALS} deals: "
+                   f"{2 * CHUNK_DEALS} games, {3 * CHUNK_DEALS} with 3 players].")
+@click.option("--threads", type=click.IntRange(1, 1024), help="Compute threads.")
+@click.option("-q", "--quiet", is_flag=True, help="Only the decision.")
+@click.option("--resume", is_flag=True, help="Complete the interrupted comparison in --out.")
+@click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
+def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size, threads,
+            quiet, resume, overwrite) -> None:
+    """Is strategy A better than B? Play duplicate deals until a sequential test decides.
+
+    After each chunk the log-likelihood ratio of H1 (A's advantage >= --h1) against H0
+    (<= --h0) is checked against the bounds of --alpha and --beta; the games are a normal run
+    folder, with compare.json. --resume takes the settings of the run in --out.
+    """
+    from sim.compare.play import compare as run_compare
+    from sim.errors import SniffError
+    from sim.kernels import generate as kernels
+    from sim.run.chunks import RunInterrupted
+    from sim.run.simulation import stderr_notice
+    from sim.store.folders import new_folder
+
+    if resume:
+        if a is not None or b is not None:
+            raise SniffError("--resume takes the strategies of the run in --out: give no A B")
+        if out is None:
+            raise SniffError("--resume needs --out, the folder of the comparison to complete")
+    elif a is None or b is None:
+        raise SniffError("give two strategies, A and B (e.g. sniff compare partner greedy)")
+    if quiet:
+        kernels.set_notice(None)
+    folder = out if out is not None else new_folder("compare", Path("results"))
+
+    def announce() -> None:
+        if not quiet:
+            click.echo(f"sniff: comparing in {folder}: H0 difference <= {h0:+.1%} against H1 "
+                       f">= {h1:+.1%}, alpha {alpha:g}, beta {beta:g}", err=True)
+
+    try:
+        result = run_compare(
+            a, b, players=players, seed=seed, out=folder, h0=h0, h1=h1, alpha=alpha,
+            beta=beta, max_games=max_games, chunk_size=chunk_size, threads=threads,
+            resume=resume, overwrite=overwrite, on_line=None if quiet else click.echo,
+            command=shlex.join(["sniff", *sys.argv[1:]]), announce=announce,
+            notice=(lambda message: None) if quiet else stderr_notice)
+    except RunInterrupted as stopped:
+        click.echo(f"sniff: {stopped.hint('sniff compare')}", err=True)
+        raise
+    click.echo(result.decision_text())
+    click.echo(f"  data: {folder}/ ({RESULT}, games/, rounds/, manifest.json)")
