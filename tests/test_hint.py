@@ -307,6 +307,7 @@ lacks: 1=3,4
     (GOOD.replace("6-1 R", "5-1 L"), "not legal there"),
     (GOOD.replace("hand: 1-2", "hand: 1-9"), "not a tile"),
     (GOOD.replace("scores: 10 20", "scores: 10 250"), "the game is over"),
+    (GOOD.replace("scores: 10 20", "scores: 11 20"), "not a multiple of 5"),
     (GOOD.replace("lacks: 1=3,4", "lacks: 1=0,1,2,3,4,5,6"), "no deal of the hidden tiles"),
     (GOOD.replace("lacks: 1=3,4", "lacks: 0=5"), "is said to lack 5 but holds 5-5"),
     (GOOD.replace("table: 2-6,", "table: 2-6 L,"), "the table's first placement is the opening"),

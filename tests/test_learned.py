@@ -189,7 +189,7 @@ def test_training_runs_end_to_end_resumes_and_is_reproducible(tmp_path: Path) ->
     whole = tmp_path / "whole"
     learn(tiny(), whole)
     for name in ("model.npz", "settings.json", "log.jsonl", "curve.csv", "curve.png",
-                 "state.pkl", "snapshots/iter-001.npz", "snapshots/iter-002.npz"):
+                 "state.npz", "state.json", "snapshots/iter-001.npz", "snapshots/iter-002.npz"):
         assert (whole / name).exists(), name
     log = [json.loads(line) for line in (whole / "log.jsonl").read_text().splitlines()]
     assert [row["iteration"] for row in log] == [1, 2]
@@ -324,3 +324,37 @@ def test_a_signal_during_the_fit_stops_after_it_not_inside_it() -> None:
     with _Signals() as signals, pytest.raises(Stopped) as stopped:
         signals.fit(regressor, None, None)
     assert regressor.calls == 1 and stopped.value.exit_status == 143
+
+
+def test_the_training_state_is_plain_arrays_and_a_pickle_is_never_read(tmp_path: Path) -> None:
+    """The regressor saved and restored through state.npz/state.json continues exactly as the
+    one kept in memory; a state.pkl (an earlier release's, or planted) is refused, unread."""
+    from sklearn.neural_network import MLPRegressor
+
+    from sim.learn.state import load_state, save_state
+
+    def new():
+        return MLPRegressor(hidden_layer_sizes=(8, 4), random_state=1, batch_size=16)
+
+    rng = np.random.default_rng(0)
+    x, y = rng.random((200, 5)), rng.random(200)
+    kept, saved = new(), new()
+    for regressor in (kept, saved):
+        regressor.partial_fit(x, y)
+    save_state(tmp_path, saved, 1)
+    restored = new()
+    assert load_state(tmp_path, restored) == 1
+    kept.partial_fit(x, y)
+    restored.partial_fit(x, y)
+    assert all(np.array_equal(a, b) for a, b in zip(kept.coefs_, restored.coefs_))
+    with np.load(tmp_path / "state.npz", allow_pickle=False) as data:
+        assert "coef0" in data.files
+    (tmp_path / "state.json").write_text("{not json")
+    with pytest.raises(SniffError, match="damaged"):
+        load_state(tmp_path, new())
+    planted = tmp_path / "old"
+    planted.mkdir()
+    (planted / "state.pkl").write_bytes(b"cos\nsystem\n(S'touch ran'\ntR.")
+    with pytest.raises(SniffError, match="does not read"):
+        load_state(planted, new())
+    assert not Path("ran").exists()

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import click
 
+MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
+
 
 def simulate_command(
     options: dict, out: Path | None, *, resume: bool, overwrite: bool, threads: int | None,
@@ -194,9 +196,12 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         if round_number is not None or turn is not None:
             raise SniffError("--round and --turn choose a position of a --trace")
         if str(position_file) == "-":
-            text, source = sys.stdin.read(), "standard input"
+            text, source = sys.stdin.read(MAX_POSITION + 1), "standard input"
+            if len(text) > MAX_POSITION:
+                raise SniffError("the position on standard input is longer than "
+                                 f"{MAX_POSITION:,} characters: not a position")
         else:
-            text = read_user_text(position_file, "position", "position")
+            text = read_user_text(position_file, "position", "position", MAX_POSITION)
             source = str(position_file)
         position = parse_position(text, source)
     if print_position:

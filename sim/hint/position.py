@@ -149,6 +149,9 @@ class Position:
             raise SniffError(f"position: scores needs {teams} numbers (one per side), "
                              f"got {len(self.scores)}")
         for team, score in enumerate(self.scores):
+            if score % 5:
+                raise SniffError(f"position: side {team}'s score {score} is not a multiple "
+                                 "of 5 (every score and penalty is)")
             if score >= self.target:
                 raise SniffError(f"position: side {team} has {score}, at or past the target "
                                  f"{self.target}: the game is over")

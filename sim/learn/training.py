@@ -19,17 +19,17 @@ The folder holds ``model.npz`` (the latest network, the file ``learned:model=PAT
 plays), ``settings.json``, ``log.jsonl`` (one line per iteration), ``curve.csv`` and
 ``curve.png``, ``snapshots/iter-NNN.npz`` (each iteration's network: the games of an
 iteration are a function of the seed and the network before it, so ``--resume``
-regenerates the window's records from them) and ``state.pkl`` (the regressor and its
-optimiser after the last finished iteration). Ctrl-C or SIGTERM keeps every finished
-iteration; ``--resume`` continues and ends with the same model as an uninterrupted run.
-scikit-learn is the optional extra ``learn`` and is imported only here.
+regenerates the window's records from them) and ``state.npz`` with ``state.json`` (the
+regressor and its optimiser after the last finished iteration, as plain arrays and numbers:
+``sim.learn.state``; nothing in the folder is ever unpickled). Ctrl-C or SIGTERM keeps
+every finished iteration; ``--resume`` continues and ends with the same model as an
+uninterrupted run. scikit-learn is the optional extra ``learn`` and is imported only here.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import pickle
 import signal
 import sys
 import time
@@ -41,8 +41,9 @@ import numpy as np
 from sim.errors import SniffError, Stopped
 from sim.files import write_atomic
 from sim.learn import selfplay
+from sim.learn.state import load_state, save_state
 from sim.stats.intervals import mean_interval
-from sim.store.io import write_bytes, write_json
+from sim.store.io import write_json
 from strategies.learned.features import FEATURE_VERSION, N_INPUTS
 from strategies.learned.net import pack, save_model
 
@@ -272,7 +273,6 @@ def _settings(config: LearnConfig) -> dict:
 
 def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -> tuple:
     """``(config, regressor, iterations done)`` for a new or resumed folder."""
-    state_file = folder.path / "state.pkl"
     if not resume:
         if folder.path.exists() and any(folder.path.iterdir()):
             raise SniffError(f"{folder.path} is not empty: choose another --out or --resume it")
@@ -294,11 +294,10 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
                 continue  # more iterations may be asked for
             raise SniffError(f"--{name.replace('_', '-')} {getattr(config, name)} differs from "
                              f"the folder's {getattr(recorded, name)}")
-    regressor, done = None, 0
-    if state_file.exists():
-        with state_file.open("rb") as handle:
-            state = pickle.load(handle)
-        regressor, done = state["regressor"], int(state["iterations_done"])
+    regressor = new_regressor(recorded)
+    done = load_state(folder.path, regressor)
+    if done == 0:
+        regressor = None
     if "iterations" in given:
         if config.iterations < done:
             raise SniffError(f"--iterations {config.iterations} is fewer than the {done} "
@@ -423,8 +422,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
                        config.players, iteration=iteration)
             save_model(folder.path / "model.npz", regressor.coefs_, regressor.intercepts_,
                        config.players, iteration=iteration)
-            state = {"regressor": regressor, "iterations_done": iteration}
-            write_bytes(folder.path / "state.pkl", pickle.dumps(state))
+            save_state(folder.path, regressor, iteration)
             with (folder.path / "log.jsonl").open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
             write_curve(folder.path)

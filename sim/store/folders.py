@@ -61,6 +61,12 @@ def size_text(size: float) -> str:
     return ""
 
 
+# The table folders of run and openings folders, and the files that mark those folders: a
+# reader of a table folder (pyarrow, pandas, DuckDB) takes every Parquet file below it.
+TABLE_FOLDERS = ("games", "rounds")
+FOLDER_MARKERS = ("manifest.json", "openings.parquet")
+
+
 def check_text_path(path: Path, what: str = "path") -> None:
     """Refuse a path whose name is not valid UTF-8 (bytes the file system accepts but that
     Parquet, JSON and HTML cannot carry), before anything is read or written."""
@@ -81,6 +87,13 @@ def check_folder_path(folder: Path) -> None:
             if not parent.is_dir():
                 raise SniffError(f"cannot create {folder}: {parent} is a file")
             break
+    for inside in (folder, *folder.parents):
+        owner = inside.parent
+        if inside.name in TABLE_FOLDERS and any(
+                (owner / marker).is_file() for marker in FOLDER_MARKERS):
+            raise SniffError(f"--out {folder} is inside the {inside.name}/ table of the sniff "
+                             f"folder {owner}, whose readers take every file there as a part: "
+                             "choose a folder outside it")
 
 
 def check_writable_folder(folder: Path) -> None:

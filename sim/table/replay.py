@@ -11,6 +11,7 @@ from sim.errors import SniffError, read_user_text
 from sim.table.render import replay_lines
 
 STEP_PROMPT = "[Enter: next event · q: stop] "
+MAX_LINE = 1_000_000  # characters of one event (the longest real ones are a few hundred)
 
 
 def read_trace(path: Path) -> list[dict]:
@@ -20,12 +21,18 @@ def read_trace(path: Path) -> list[dict]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE:
+            raise SniffError(f"{path} line {number} is longer than {MAX_LINE:,} characters: "
+                             "not a trace event")
         try:
             event = json.loads(line)
         except json.JSONDecodeError as error:
             raise SniffError(
                 f"{path} line {number} is not JSON ({error.msg}): not a JSON Lines trace"
             ) from None
+        except RecursionError:
+            raise SniffError(f"{path} line {number} is nested too deeply: not a trace "
+                             "event") from None
         if not isinstance(event, dict) or not isinstance(event.get("event"), str):
             raise SniffError(f"{path} line {number} is not a trace event (no \"event\" field)")
         events.append(event)

@@ -1,0 +1,62 @@
+"""A file or folder from someone else is data: bounded when read, never a place to write into.
+
+The cases of the adversarial campaign that one reader or writer answers (docs/data-format.md,
+"What is verified"): a trace that never ends or nests without end, a position too long, an
+output folder inside another folder's table.
+"""
+
+from __future__ import annotations
+
+import pytest
+from cli_helpers import error_lines, run_main
+
+import sim.errors
+
+
+def one_line(code: int, err: str, text: str) -> None:
+    lines = error_lines(err)
+    assert code == 2 and len(lines) == 1 and text in lines[0], err
+    assert "Traceback" not in err
+
+
+def test_an_endless_trace_is_refused_after_a_bounded_read(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(sim.errors, "MAX_USER_FILE", 2**20)
+    code, out, err = run_main(["replay", "/dev/zero"], capsys)
+    one_line(code, err, "is larger than 1 MiB")
+
+
+@pytest.mark.parametrize("command", [
+    ["replay"], ["hint", "--round", "1", "--turn", "1", "--trace"]])
+def test_a_trace_nested_without_end_is_one_line(command, tmp_path, capsys) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text("[" * 100_000 + "\n")
+    code, out, err = run_main([*command, str(path)], capsys)
+    one_line(code, err, "nested too deeply")
+
+
+def test_a_trace_line_without_end_is_one_line(tmp_path, capsys) -> None:
+    path = tmp_path / "long.jsonl"
+    path.write_text('{"event": "' + "x" * 1_100_000 + '"}\n')
+    code, out, err = run_main(["replay", str(path)], capsys)
+    one_line(code, err, "longer than 1,000,000 characters")
+
+
+def test_a_position_on_standard_input_is_bounded(capsys, monkeypatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("x" * (2**20 + 10)))
+    code, out, err = run_main(["hint", "-"], capsys)
+    one_line(code, err, "longer than 1,048,576 characters")
+
+
+def test_no_output_inside_another_folders_table(tmp_path, capsys) -> None:
+    run = tmp_path / "run"
+    code, out, err = run_main(["simulate", "--games", "20", "-q", "-o", str(run)], capsys)
+    assert code == 0, err
+    for inside in (run / "games" / "newrun", run / "rounds"):
+        code, out, err = run_main(["simulate", "--games", "20", "-q", "-o", str(inside)],
+                                  capsys)
+        one_line(code, err, "inside the")
+    assert sorted(p.name for p in (run / "games").iterdir()) == ["part-000000.parquet"]
+    code, out, err = run_main(["report", str(run), "-o", str(run / "games" / "r")], capsys)
+    one_line(code, err, "inside the games/ table")
