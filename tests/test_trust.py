@@ -60,3 +60,23 @@ def test_no_output_inside_another_folders_table(tmp_path, capsys) -> None:
     assert sorted(p.name for p in (run / "games").iterdir()) == ["part-000000.parquet"]
     code, out, err = run_main(["report", str(run), "-o", str(run / "games" / "r")], capsys)
     one_line(code, err, "inside the games/ table")
+
+
+def test_a_tuning_folder_has_one_writer(tmp_path, capsys) -> None:
+    """A second ``sniff tune --resume`` while another process writes the folder is refused
+    in one line, and changes nothing."""
+    pytest.importorskip("cma", reason="sniff tune needs the tune extra (installed by [test])")
+    from sim.store.lock import RunLock
+    from sim.tune import folder as tune_folder
+    from sim.tune.setup import TuneConfig
+
+    folder = tmp_path / "tuning"
+    config = TuneConfig.build(strategy="weighted", against="greedy", players=2,
+                              games=4000, games_per_trial=100)
+    tune_folder.create(folder, config, "test")
+    before = (folder / "manifest.json").read_bytes()
+    with RunLock(folder) as other:
+        other.acquire("another sniff tune")
+        code, out, err = run_main(["tune", "--resume", "-o", str(folder)], capsys)
+    one_line(code, err, "is being written by")
+    assert (folder / "manifest.json").read_bytes() == before

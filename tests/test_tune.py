@@ -46,7 +46,7 @@ def tuned(tmp_path_factory):
 def test_a_run_writes_every_file_and_validates_on_fresh_deals(tuned):
     folder = tuned.folder
     assert sorted(p.name for p in folder.iterdir()) == [
-        "best.json", "learning-curve.png", "manifest.json", "trials.parquet"]
+        ".lock", "best.json", "learning-curve.png", "manifest.json", "trials.parquet"]
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["status"] == "complete"
     assert manifest["generations"] == manifest["generations_done"] == 6  # 3000 / (5 x 100)

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from sim.errors import SniffError
 from sim.store import folders, io
+from sim.store.lock import LOCK_NAME, RunLock
 from sim.tune.setup import (
     BEST,
     CURVE,
@@ -46,15 +47,20 @@ def default_folder() -> Path:
     return folders.new_folder("tune")
 
 
-def create(folder: Path, config: TuneConfig, command: str | None) -> dict:
-    """A new tuning folder with its manifest; refuses a folder that holds anything."""
+def check_new(folder: Path) -> None:
+    """Refuse a folder for a new tuning run that holds anything (but its writer's lock)."""
     folders.check_writable_folder(folder)
-    if folder.exists() and any(folder.iterdir()):
+    if folder.exists() and any(path.name != LOCK_NAME for path in folder.iterdir()):
         if (folder / MANIFEST).exists() and _is_tuning(folder):
             raise SniffError(f"{folder} already holds a tuning run: complete it with "
                              f"sniff tune --resume -o {folder}, or choose another folder")
         raise SniffError(f"{folder} is not empty and holds no tuning run; choose another "
                          "folder")
+
+
+def create(folder: Path, config: TuneConfig, command: str | None) -> dict:
+    """A new tuning folder with its manifest; refuses a folder that holds anything."""
+    check_new(folder)
     folder.mkdir(parents=True, exist_ok=True)
     from sim.version import __version__
 
@@ -68,6 +74,16 @@ def create(folder: Path, config: TuneConfig, command: str | None) -> dict:
     }
     write_manifest(folder, manifest)
     return manifest
+
+
+def lock(folder: Path, command: str | None) -> RunLock:
+    """The one writer's lock of a tuning folder (created if missing), held for the session:
+    a second ``sniff tune`` into it, new or ``--resume``, is refused in one line."""
+    folders.check_writable_folder(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    held = RunLock(folder)
+    held.acquire(command or "sim.tune.tune")
+    return held
 
 
 def _is_tuning(folder: Path) -> bool:

@@ -63,10 +63,8 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
         if out is None:
             raise SniffError("--resume needs the tuning folder: -o FOLDER")
         folder = Path(out)
-        manifest = tune_folder.read(folder)
-        config = TuneConfig.from_dict(manifest["config"])
-        given = {key: value for key, value in options.items() if value is not None}
-        tune_folder.check_resume(folder, manifest, config, given)
+        tune_folder.read(folder)  # a tuning folder, before a lock file is added to it
+        lock = tune_folder.lock(folder, command)
     else:
         if strategy is None or against is None:
             raise SniffError("name the strategy to tune and the field: "
@@ -74,7 +72,18 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
         config = TuneConfig.build(**{key: value for key, value in options.items()
                                      if value is not None})
         folder = Path(out) if out is not None else tune_folder.default_folder()
-        manifest = tune_folder.create(folder, config, command)
-    with StopOnInterrupt(at_once=True):  # SIGTERM keeps the generations as Ctrl-C does
-        return run(folder, config, manifest, progress=progress,
-                   notice=notice or (lambda message: None), command=command)
+        tune_folder.check_new(folder)  # before a lock file is added to it
+        lock = tune_folder.lock(folder, command)
+    try:
+        if resume:  # read under the lock: no other writer can be changing it
+            manifest = tune_folder.read(folder)
+            config = TuneConfig.from_dict(manifest["config"])
+            given = {key: value for key, value in options.items() if value is not None}
+            tune_folder.check_resume(folder, manifest, config, given)
+        else:
+            manifest = tune_folder.create(folder, config, command)
+        with StopOnInterrupt(at_once=True):  # SIGTERM keeps the generations as Ctrl-C does
+            return run(folder, config, manifest, progress=progress,
+                       notice=notice or (lambda message: None), command=command)
+    finally:
+        lock.release()
