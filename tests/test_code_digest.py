@@ -105,9 +105,9 @@ BEFORE_ROOMS_DIGESTS = {
 
 def test_runs_from_before_the_rooms_resume():
     """Moving strategies/ into rooms left every built-in's code digest as it was, but for the
-    lineups whose code holds learned's model-file module (its generated template names the
-    module paths), which ``sim.kernels.legacy.BEFORE_ROOMS`` translates; an edit of the code
-    would still be refused."""
+    lineups that can play learned, whose code then held three modules with no compiled code
+    that no digest holds now (``sim.kernels.legacy.BEFORE_ROOMS_LEARNED``); an edit of the
+    code would still be refused."""
     for name, recorded in BEFORE_ROOMS_DIGESTS.items():
         played = [get_strategy(name)]
         now = generate.code_digest(played)
@@ -115,6 +115,9 @@ def test_runs_from_before_the_rooms_resume():
         if name not in ("learned", "expert", "rollout"):
             assert now == recorded, name  # blind to where a module lives
         assert not generate.same_code(recorded[::-1], now, played), name
+    for name in ("learned", "expert", "rollout"):  # no module without compiled code
+        held = generate.code_modules([get_strategy(name)])
+        assert not {"strategies.learned.model_files", "sim.errors", "sim.files"} & set(held)
     blocker = get_strategy("blocker")
     assert not generate.same_code(BEFORE_ROOMS_DIGESTS["partner"],
                                   generate.code_digest([blocker]), [blocker])

@@ -80,3 +80,22 @@ def test_a_tuning_folder_has_one_writer(tmp_path, capsys) -> None:
         code, out, err = run_main(["tune", "--resume", "-o", str(folder)], capsys)
     one_line(code, err, "is being written by")
     assert (folder / "manifest.json").read_bytes() == before
+
+
+def test_a_cache_nobody_can_write_falls_back_to_the_users_own(tmp_path, monkeypatch) -> None:
+    """A home that cannot be written (a service account; another user's install): the
+    generated kernels and numba's cache go to a folder of this user's instead of failing."""
+    import numba
+
+    from sim import cache as files
+
+    monkeypatch.delenv("SNIFF_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setattr(files.tempfile, "tempdir", str(tmp_path))
+    assert files.cache_base() == tmp_path / f"sniff-cache-{__import__('os').getuid()}"
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    monkeypatch.setattr(files, "_writable", lambda folder: folder.is_relative_to(tmp_path)
+                        and "a-file" not in str(folder))
+    files.use_writable_numba_cache(tmp_path / "a-file" / "package")
+    assert numba.config.CACHE_DIR == str(files.cache_base() / "numba")

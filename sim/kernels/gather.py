@@ -8,7 +8,13 @@ through a callee in another file.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from numba import njit, prange
+
+from sim.cache import use_writable_numba_cache
+
+use_writable_numba_cache(Path(__file__).parent)  # this module's cache is beside it
 
 
 @njit(parallel=True, cache=True, nogil=True)

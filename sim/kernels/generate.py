@@ -20,14 +20,14 @@ import functools
 import hashlib
 import importlib.util
 import inspect
-import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
 from numba import types
 
+from sim.cache import cache_base
 from sim.files import write_once
 from strategies import Strategy, StrategyError
 
@@ -103,9 +103,7 @@ def set_notice(function: Callable[[str], None] | None) -> None:
 
 def cache_dir() -> Path:
     """Where generated kernel modules and their numba caches live (``SNIFF_CACHE_DIR``)."""
-    configured = os.environ.get("SNIFF_CACHE_DIR")
-    base = Path(configured) if configured else Path.home() / ".cache" / "sniff"
-    return base / "kernels"
+    return cache_base() / "kernels"
 
 
 def kernel_source(strategies: list[Strategy]) -> str:
@@ -128,9 +126,11 @@ CORE_MODULES = (
     "sim.core.tiles", "sim.core.layout", "sim.core.rng", "sim.core.seating", "sim.core.record",
     "sim.core.observation", "sim.core.engine",
 )
-# The strategies' registry: names, parameters and parsing, no compiled code (a run records
-# its parameters itself), so adding a strategy leaves the code of every other unchanged.
-REGISTRY_MODULE = "strategies"
+# Modules that hold no compiled code: the strategies' registry (names, parameters and parsing;
+# a run records its parameters itself, so adding a strategy leaves the code of every other
+# unchanged), the exceptions, the file writers and the cache's place. Their edits change no
+# game, so they are in no code digest.
+NOT_COMPILED = ("strategies", "sim.errors", "sim.files", "sim.cache", "sim.moved")
 # A module whose compiled code bakes in the contents of files (a learned strategy's shipped
 # networks) lists their paths in this attribute; their bytes are part of the code digest.
 DATA_FILES = "COMPILED_DATA_FILES"
@@ -195,13 +195,13 @@ def code_modules(strategies: Sequence[Strategy]) -> list[str]:
 
 def module_closure(modules: Sequence[str]) -> list[str]:
     """The engine's modules, these modules and every module they import, directly or not,
-    from ``sim``, ``strategies`` or their own packages (the registry left out)."""
+    from ``sim``, ``strategies`` or their own packages (``NOT_COMPILED`` left out)."""
     found = set(CORE_MODULES)
     pending = list(modules)
     roots = {"sim", "strategies"} | {name.split(".")[0] for name in modules}
     while pending:
         name = pending.pop()
-        if name in found or name == REGISTRY_MODULE:
+        if name in found or name in NOT_COMPILED:
             continue
         found.add(name)
         pending.extend(n for n in _imported_modules(_module(name)) if n.split(".")[0] in roots)
@@ -283,12 +283,10 @@ def code_digest(strategies: Sequence[Strategy]) -> str:
     return _digest_of(code_modules(strategies))
 
 
-def _digest_of(names: Sequence[str], recorded_hashes: Mapping[str, str] | None = None) -> str:
-    """The digest of these modules' code; ``recorded_hashes`` stands in for the code hash of
-    the modules it names (a run's record of code that is the same as today's)."""
-    recorded_hashes = recorded_hashes or {}
-    hashes = [recorded_hashes.get(name) or _file_code_hash(path)
-              for name, path in zip(names, module_files(names))]
+def _digest_of(names: Sequence[str], extra: Sequence[str] = ()) -> str:
+    """The digest of these modules' code, with ``extra`` code hashes (of modules a run's
+    closure held then and no longer does)."""
+    hashes = [_file_code_hash(path) for path in module_files(names)] + list(extra)
     hashes += [hashlib.sha256(path.read_bytes()).hexdigest()[:16] for path in data_files(names)]
     return _combined(template_hash(), hashes)
 
@@ -299,12 +297,15 @@ def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]
     through ``sim.kernels.legacy``."""
     if recorded == current:
         return True
-    from sim.kernels.legacy import BEFORE_ROOMS, PREVIOUS_RELEASE, flat_name
+    from sim.kernels.legacy import (
+        BEFORE_ROOMS_LEARNED,
+        LEARNED_PLAYER,
+        PREVIOUS_RELEASE,
+        flat_name,
+    )
 
     names = code_modules(strategies)
-    before_rooms = {name: before for name, (before, now) in BEFORE_ROOMS.items()
-                    if name in names and _file_code_hash(module_files([name])[0]) == now}
-    if before_rooms and _digest_of(names, before_rooms) == recorded:
+    if LEARNED_PLAYER in names and _digest_of(names, BEFORE_ROOMS_LEARNED) == recorded:
         return True
     if recorded not in PREVIOUS_RELEASE:
         return False

@@ -9,20 +9,20 @@ Runs with a plugin strategy from that release cannot be translated (their digest
 the plugin's bytes) and start again. The table goes with the old module names.
 
 The release after it moved ``strategies/`` into rooms (``strategies.greedy`` is now
-``strategies.heuristics.greedy``; ``strategies.MOVED``). Its code digests are blind to where
-a module lives, so they still hold, but for one module whose code names the flat modules in a
-string: the template of ``learned:model=PATH``'s generated modules. ``BEFORE_ROOMS`` holds that
-module's code hash before the move and now, so a run recorded before it (any lineup with
-``learned``, ``expert`` or ``rollout``, whose play-outs can play ``learned``) still resumes
-while that module is unchanged since.
+``strategies.heuristics.greedy``; ``strategies.MOVED``). Its code digests are blind to where a
+module lives, so they still hold, but for the lineups that can play ``learned`` (``learned``,
+``expert``, ``rollout``): their code then held three modules with no compiled code, which
+no digest holds now (``sim.kernels.generate.NOT_COMPILED`` and the spec parser of
+``learned:model=PATH``). ``BEFORE_ROOMS_LEARNED`` is those modules' code hashes then, so
+such a run recorded before the move still resumes while the rest of its code is unchanged.
 """
 
 from strategies import MOVED
 
-# module -> (its code hash before strategies/ moved into rooms, its code hash after the move)
-BEFORE_ROOMS: dict[str, tuple[str, str]] = {
-    "strategies.learned.model_files": ("c1123fc895baf58b", "d88407022454c1d1"),
-}
+# code hashes, in the release before the rooms, of strategies.learned_models, sim.errors and
+# sim.files: in the code of every lineup with learned's player then, in none now
+BEFORE_ROOMS_LEARNED = ("c1123fc895baf58b", "6fb1bb7dd2ef0cc1", "ca32f76ac53a9c0c")
+LEARNED_PLAYER = "strategies.learned.player"
 _FLAT = {f"strategies.{new}": f"strategies.{old}" for old, new in MOVED.items()}
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from sim.cache import cache_base
 from sim.files import write_atomic, write_once
 from strategies import Strategy, StrategyError, StrategySpec, register_spec_parser
 from strategies.learned.net import ModelError, read_layers
@@ -41,9 +41,7 @@ def choose_learned(observation, moves, n_moves, params, rng):
 
 
 def models_dir() -> Path:
-    configured = os.environ.get("SNIFF_CACHE_DIR")
-    base = Path(configured) if configured else Path.home() / ".cache" / "sniff"
-    return base / "learned"
+    return cache_base() / "learned"
 
 
 def model_players(path: Path) -> int:

@@ -86,7 +86,3 @@ def choose_learned(observation, moves, n_moves, params, rng):
     if players == 3:
         return learned_choice(observation, moves, n_moves, WEIGHTS_3, SIZES_3)
     return learned_choice(observation, moves, n_moves, WEIGHTS_4, SIZES_4)
-
-
-# learned:model=PATH (a module of its own: it generates one module per model file).
-import strategies.learned.model_files  # noqa: E402,F401

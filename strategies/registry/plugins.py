@@ -26,6 +26,8 @@ BUILTIN_MODULES = (
     "strategies.search.rollout",
     "strategies.search.expert",
     "strategies.learned.player",
+    # learned:model=PATH: its spec parser, no compiled code (so in no kernel's code digest)
+    "strategies.learned.model_files",
 )
 PLUGINS_ENV = "SNIFF_PLUGINS"
 _builtins_loaded = False
