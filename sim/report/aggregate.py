@@ -50,9 +50,17 @@ def _codes(column, names) -> np.ndarray:
 
 def _by_side(values: np.ndarray, rotation: np.ndarray, players: int) -> np.ndarray:
     """``(rows, teams)`` team columns reordered by side (the rotation undone)."""
-    rows = np.arange(values.shape[0])
-    return np.column_stack([values[rows, team_of_side(k, rotation, players)]
-                            for k in range(values.shape[1])])
+    teams = values.shape[1]
+    out = np.empty_like(values)
+    if teams == 2:
+        flip = (rotation % 2).astype(bool)  # side 0 played team 0 unless the rotation is odd
+        out[:, 0] = np.where(flip, values[:, 1], values[:, 0])
+        out[:, 1] = np.where(flip, values[:, 0], values[:, 1])
+        return out
+    columns = [values[:, t] for t in range(teams)]
+    for k in range(teams):
+        out[:, k] = np.choose(team_of_side(k, rotation, players), columns)
+    return out
 
 
 def _margins(scores: np.ndarray) -> np.ndarray:
@@ -110,29 +118,54 @@ class RunFigures:
         self.sample_size = sample
         self.sample: dict[str, list[np.ndarray]] = {}
         self.first_labels: list[str] | None = None
+        # side_of[rotation, team]: the side that played the team (sim.core.seating, tabled)
+        self.side_of = np.array([[side_of_team(t, r, players) for t in range(k)]
+                                 for r in range(players)], dtype=np.int64)
+        self.seat_team = np.array([team_of(s, players) for s in range(players)],
+                                  dtype=np.int64)
 
     # --- adding a chunk
 
     def add(self, games: pa.Table, rounds: pa.Table) -> None:
         """Add one chunk: its games and the rounds of those games."""
+        self.consume(self.prepare(games, rounds))
+
+    def prepare(self, games: pa.Table, rounds: pa.Table) -> dict | None:
+        """The chunk's arrays and its compiled round pass, without touching the counts: a
+        reader thread prepares the next chunk while :meth:`consume` adds this one."""
         players, k = self.players, self.sides
         g = {name: to_numpy(games[name]) for name in games.column_names
              if not name.endswith("_strategy")}
         if g["game_id"].size == 0:
-            return
+            return None
         order = np.argsort(g["game_id"], kind="stable")
         if np.any(order != np.arange(order.size)):
             g = {name: values[order] for name, values in g.items()}
         if np.any(g["players"] != players):
             raise SniffError("the games table mixes player counts; pass one run at a time")
+        rotation = int(g["rotation"][0])
+        labels = [str(_labels(games[f"seat{int(team_of_side(s, rotation, players))}"
+                                    "_strategy"].slice(int(order[0]), 1))[0])
+                  for s in range(k)]
+        return {"games": g, "labels": labels, **self._prepare_rounds(g, rounds)}
+
+    def consume(self, prepared: dict | None) -> None:
+        """Add a chunk :meth:`prepare` made ready (chunks in game id order)."""
+        if prepared is None:
+            return
         if self.first_labels is None:
-            rotation = int(g["rotation"][0])
-            first = int(order[0])
-            self.first_labels = [str(_labels(games[f"seat{int(team_of_side(s, rotation, players))}"
-                                                   "_strategy"].slice(first, 1))[0])
-                                 for s in range(k)]
-        self._add_games(g)
-        self._add_rounds(g, rounds)
+            self.first_labels = prepared["labels"]
+        self._add_games(prepared["games"])
+        k = self.sides
+        self.rounds += prepared["rounds"]
+        points, penalties, settled = (prepared["points"], prepared["penalties"],
+                                      prepared["settled"])
+        for s in range(k):
+            self.points[s].add(points[:, s])
+            self.penalties[s].add(penalties[settled, s])
+        self.endings += prepared["endings"]
+        self.domino += prepared["domino"]
+        self._add_cells(*prepared["cells"])
 
     def _add_games(self, g: dict) -> None:
         players, k = self.players, self.sides
@@ -215,9 +248,11 @@ class RunFigures:
         for index, pair in enumerate(self.pairs):
             self.by_deal[pair].add(sums[complete, index])
 
-    def _add_rounds(self, g: dict, rounds: pa.Table) -> None:
+    def _prepare_rounds(self, g: dict, rounds: pa.Table) -> dict:
         players, k = self.players, self.sides
-        r = {name: to_numpy(rounds[name]) for name in rounds.column_names
+        # the columns' own integer types (int16 mostly): the compiled pass reads them as
+        # they are, without a copy to int64 first
+        r = {name: to_numpy(rounds[name], None) for name in rounds.column_names
              if name != "end_reason"}
         reason = _codes(rounds["end_reason"], list(END_NAMES))
         ids = r["game_id"]
@@ -226,57 +261,55 @@ class RunFigures:
             order = np.lexsort((r["round_number"], ids))
             r = {name: values[order] for name, values in r.items()}
             reason, ids = reason[order], r["game_id"]
-        where = np.searchsorted(g["game_id"], ids)
-        if ids.size and (where.max() >= g["game_id"].size
-                         or np.any(g["game_id"][np.minimum(where, g["game_id"].size - 1)]
-                                   != ids)):
+        first, count = int(g["game_id"][0]), g["game_id"].size
+        if np.all(np.diff(g["game_id"]) == 1):  # the chunk's ids are consecutive
+            where = ids - first
+            lacking = ids.size and (int(ids[0]) < first or int(ids[-1]) - first >= count)
+        else:
+            where = np.minimum(np.searchsorted(g["game_id"], ids), count - 1)
+            lacking = ids.size and np.any(g["game_id"][where] != ids)
+        if lacking:
             raise SniffError("its rounds table has games its games table lacks")
-        rotation = g["rotation"][where]
-        self.rounds += ids.size
-        points = _by_side(np.column_stack([r[f"team{t}_points"] for t in range(k)]),
-                          rotation, players)
-        settled = reason != END_NAMES.index("target")
-        penalties = np.zeros((ids.size, k), dtype=np.int64)
-        for seat in range(players):
-            side = side_of_team(team_of(seat, players), rotation, players)
-            penalty = r[f"seat{seat}_penalty"]
-            for s in range(k):
-                penalties[:, s] += np.where(side == s, penalty, 0)
-        for s in range(k):
-            self.points[s].add(points[:, s])
-            self.penalties[s].add(penalties[settled, s])
-        self.endings += np.bincount(reason[reason >= 0], minlength=len(END_NAMES))
-        seat = r["domino_seat"]
-        out = seat >= 0
-        domino_side = side_of_team(team_of(seat[out], players), rotation[out], players)
-        self.domino += np.bincount(domino_side, minlength=k)[:k]
-        self._add_states(g, r, ids)
+        from sim.report.passes import round_pass
 
-    def _add_states(self, g: dict, r: dict, ids: np.ndarray) -> None:
-        """Score-state cells (``sim.stats.score_states``): a game counts once per cell."""
-        import pandas as pd
+        (points, penalties, domino_side, cell_side, cell_own, cell_opp,
+         cell_won) = round_pass(
+            where, g["rotation"], g["winner_side"],
+            np.column_stack([r[f"team{t}_points"] for t in range(k)]),
+            np.column_stack([r[f"team{t}_score"] for t in range(k)]) // self.bin_size,
+            np.column_stack([r[f"seat{s}_penalty"] for s in range(players)]),
+            r["domino_seat"], self.side_of, self.seat_team, self.bin_size)
+        lonely = np.flatnonzero(np.bincount(where, minlength=g["game_id"].size) == 0)
+        if lonely.size:  # a game without round rows still started round 1 at 0-0
+            cell_side = np.concatenate([cell_side, np.repeat(np.arange(k), lonely.size)])
+            cell_own = np.concatenate([cell_own, np.zeros(k * lonely.size, dtype=np.int64)])
+            cell_opp = np.concatenate([cell_opp, np.zeros(k * lonely.size, dtype=np.int64)])
+            cell_won = np.concatenate([cell_won] + [
+                (g["winner_side"][lonely] == side).astype(np.int64) for side in range(k)])
+        return {"rounds": int(ids.size), "points": points, "penalties": penalties,
+                "settled": reason != END_NAMES.index("target"),
+                "endings": np.bincount(reason[reason >= 0], minlength=len(END_NAMES)),
+                "domino": np.bincount(domino_side[domino_side >= 0], minlength=k)[:k],
+                "cells": (cell_side, cell_own, cell_opp, cell_won)}
 
-        players, k, size = self.players, self.sides, self.bin_size
-        scores = np.column_stack([r[f"team{t}_score"] for t in range(k)])
-        has_next = np.zeros(ids.size, dtype=bool)
-        has_next[:-1] = ids[1:] == ids[:-1]
-        game_ids = np.concatenate([g["game_id"], ids[has_next]])
-        states = np.vstack([np.zeros((g["game_id"].size, k), dtype=np.int64),
-                            scores[has_next]])
-        where = np.searchsorted(g["game_id"], game_ids)
-        per_side = _by_side(states, g["rotation"][where], players)
-        winner = g["winner_side"][where]
-        for side in range(k):
-            own = (per_side[:, side] // size) * size
-            others = (np.delete(per_side, side, axis=1).max(axis=1) // size) * size
-            frame = pd.DataFrame({"game_id": game_ids, "own": own, "opp": others,
-                                  "won": (winner == side).astype(np.int64)})
-            frame = frame[~frame.duplicated(["game_id", "own", "opp"])]
-            cells = frame.groupby(["own", "opp"], sort=False)["won"].agg(["size", "sum"])
-            for (o, p), (n, w) in zip(cells.index, cells.to_numpy()):
-                entry = self.cells.setdefault((side, int(o), int(p)), [0, 0])
-                entry[0] += int(n)
-                entry[1] += int(w)
+    def _add_cells(self, side, own, opp, won) -> None:
+        """Score-state cells (``sim.stats.score_states``), one entry per game and cell."""
+        if not side.size:
+            return
+        size = self.bin_size
+        low_own, low_opp = int(own.min()) // size, int(opp.min()) // size
+        width = int(opp.max()) // size - low_opp + 1
+        height = int(own.max()) // size - low_own + 1
+        key = (side * height + (own // size - low_own)) * width + (opp // size - low_opp)
+        games = np.bincount(key)
+        wins = np.bincount(key, weights=won).astype(np.int64)
+        for index in np.flatnonzero(games):
+            rest, p = divmod(int(index), width)
+            k, o = divmod(rest, height)
+            entry = self.cells.setdefault((k, (o + low_own) * size, (p + low_opp) * size),
+                                          [0, 0])
+            entry[0] += int(games[index])
+            entry[1] += int(wins[index])
 
     # --- after the last chunk
 
@@ -350,8 +383,7 @@ def read_figures(runs, samples: dict[str, int] | None = None, progress=None) -> 
                 progress(offset + index, sum(totals))
 
         try:
-            for chunk in scan(run.run, columns, step):
-                figures.add(chunk["games"], chunk["rounds"])
+            _pipeline(figures, scan(run.run, columns, step))
         except SniffError as error:
             where = str(run.path) if run.path else "in-memory run"
             text = str(error)
@@ -359,3 +391,26 @@ def read_figures(runs, samples: dict[str, int] | None = None, progress=None) -> 
                              else f"{where}: {text}") from None
         run.figures = figures.finish()
         done += total
+
+
+def _pipeline(figures: RunFigures, chunks) -> None:
+    """Add ``chunks`` to ``figures``, the next one read and prepared in a second thread
+    meanwhile (pyarrow and the compiled pass release the GIL): the counts are exact
+    integers added in game id order, so this changes no figure."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    iterator = iter(chunks)
+    done = object()
+
+    def next_prepared():
+        chunk = next(iterator, done)
+        return done if chunk is done else figures.prepare(chunk["games"], chunk["rounds"])
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(next_prepared)
+        while True:
+            prepared = pending.result()
+            if prepared is done:
+                break
+            pending = pool.submit(next_prepared)
+            figures.consume(prepared)
