@@ -6,7 +6,7 @@ so they are computed a chunk at a time (a chunk's games part and its rounds part
 same games) and memory stays at one chunk whatever the run's size. Every part read here
 is one that ``sim.store.integrity`` checked against the run's ledger (its size, footer,
 rows and identity) and is decoded with its Parquet page checksums verified
-(``sim.store.io.read_part``): a damaged part is one ``SniffError`` line naming it, as for
+(:func:`read_part`): a damaged part is one ``SniffError`` line naming it, as for
 any other reader. pyarrow rather than DuckDB here because DuckDB does not verify Parquet
 page checksums (measured: a flipped byte in an uncompressed page reads as a wrong number).
 
@@ -78,12 +78,20 @@ def scan(run, columns: dict[str, list[str]],
             problem = _schema_problem(path, name, cols)
             if problem:
                 raise SniffError(problem)
-            from sim.store.io import read_part
-
             out[name] = read_part(path, cols)
         yield out
         if progress is not None:
             progress(index + 1, len(chunks))
+
+
+def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """One checked part, every page's checksum verified: a part that does not decode is one
+    line naming it, never a raw "OSError: Corrupt Lz4 compressed data"."""
+    try:
+        return pq.read_table(path, columns=columns, page_checksum_verification=True)
+    except (OSError, pa.ArrowException) as error:
+        raise SniffError(f"{path}: its content cannot be decoded ({error_text(error)}); "
+                         "`sniff verify` checks the run, `--resume` replays a bad chunk") from None
 
 
 def _select(table: pa.Table, columns: list[str], name: str) -> pa.Table:
@@ -133,3 +141,20 @@ def available_memory() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4
     except (ValueError, OSError):
         return 1 << 62
+
+
+def require_memory(run, name: str, peak: bool = True) -> None:
+    """Refuse, in one line, to read a whole table the memory available now cannot hold
+    (``peak``: into pandas, whose conversion holds the Arrow table too), naming the ways
+    to read it in parts."""
+    from sim.store.folders import size_text
+
+    need = frame_bytes(run, name) * (PEAK_FACTOR if peak else 1.0)
+    free = available_memory()
+    if need > free:
+        raise SniffError(
+            f"{run.path}: its {name} table ({table_rows(run, name):,} rows) needs about "
+            f"{size_text(need)} of memory to read whole, more than the {size_text(free)} "
+            f"available; read it in parts instead: run.query(\"SELECT ... FROM {name}\") "
+            f"(DuckDB), run.dataset(\"{name}\") (pyarrow: filter and project first), "
+            f"or `sniff query {run.path} \"SQL\"`")
