@@ -158,14 +158,18 @@ class RunFigures:
         self._add_games(prepared["games"])
         k = self.sides
         self.rounds += prepared["rounds"]
-        points, penalties, settled = (prepared["points"], prepared["penalties"],
-                                      prepared["settled"])
         for s in range(k):
-            self.points[s].add(points[:, s])
-            self.penalties[s].add(penalties[settled, s])
+            self.points[s].add_counts(prepared["point_low"], prepared["points"][s])
+            self.penalties[s].add_counts(prepared["penalty_low"], prepared["penalties"][s])
         self.endings += prepared["endings"]
         self.domino += prepared["domino"]
-        self._add_cells(*prepared["cells"])
+        low, size = prepared["bin_low"], self.bin_size
+        games, wins = prepared["cell_games"], prepared["cell_wins"]
+        for side, own, opp in zip(*np.nonzero(games)):
+            entry = self.cells.setdefault(
+                (int(side), (int(own) + low) * size, (int(opp) + low) * size), [0, 0])
+            entry[0] += int(games[side, own, opp])
+            entry[1] += int(wins[side, own, opp])
 
     def _add_games(self, g: dict) -> None:
         players, k = self.players, self.sides
@@ -249,67 +253,88 @@ class RunFigures:
             self.by_deal[pair].add(sums[complete, index])
 
     def _prepare_rounds(self, g: dict, rounds: pa.Table) -> dict:
-        players, k = self.players, self.sides
-        # the columns' own integer types (int16 mostly): the compiled pass reads them as
-        # they are, without a copy to int64 first
+        """The chunk's rounds added into small count arrays (``sim.report.passes``)."""
+        from sim.report.passes import BAD_GAME, BAD_ORDER, round_pass
+
+        players, k, size = self.players, self.sides, self.bin_size
+        # the columns' own integer types (int16 mostly), read without a copy
         r = {name: to_numpy(rounds[name], None) for name in rounds.column_names
              if name != "end_reason"}
-        reason = _codes(rounds["end_reason"], list(END_NAMES))
-        ids = r["game_id"]
-        if ids.size and (np.any(np.diff(ids) < 0) or np.any(
-                (np.diff(ids) == 0) & (np.diff(r["round_number"]) < 0))):
-            order = np.lexsort((r["round_number"], ids))
-            r = {name: values[order] for name, values in r.items()}
-            reason, ids = reason[order], r["game_id"]
-        first, count = int(g["game_id"][0]), g["game_id"].size
-        if np.all(np.diff(g["game_id"]) == 1):  # the chunk's ids are consecutive
-            where = ids - first
-            lacking = ids.size and (int(ids[0]) < first or int(ids[-1]) - first >= count)
+        reason = rounds["end_reason"].combine_chunks()
+        if not pa.types.is_dictionary(reason.type):
+            reason = reason.dictionary_encode()
+        r["reason_index"] = to_numpy(reason.indices, None)
+        reason_code = np.array([END_NAMES.index(v) if v in END_NAMES else -1
+                                for v in reason.dictionary.to_pylist()] or [-1],
+                               dtype=np.int64)
+        count = g["game_id"].size
+        if np.all(np.diff(g["game_id"]) == 1):  # the chunk's game ids are consecutive
+            first_id = int(g["game_id"][0])
+        else:  # rows by their game's place in the chunk instead
+            where = np.searchsorted(g["game_id"], r["game_id"])
+            lacking = np.minimum(where, count - 1)
+            if np.any(g["game_id"][lacking] != r["game_id"]):
+                raise SniffError("its rounds table has games its games table lacks")
+            r["game_id"], first_id = where.astype(np.int64), 0
+
+        def same(columns):
+            kinds = {c.dtype for c in columns}
+            return tuple(columns) if len(kinds) == 1 else tuple(c.astype(np.int64)
+                                                                for c in columns)
+
+        points = same([r[f"team{t}_points"] for t in range(k)])
+        scores = same([r[f"team{t}_score"] for t in range(k)])
+        penalties = same([r[f"seat{s}_penalty"] for s in range(players)])
+        rows = r["game_id"].size
+        out = {"rounds": int(rows), "endings": np.zeros(len(END_NAMES), dtype=np.int64),
+               "domino": np.zeros(k, dtype=np.int64)}
+        has_rows = np.zeros(count, dtype=np.bool_)
+        if rows:
+            point_low = min(int(c.min()) for c in points)
+            point_high = max(int(c.max()) for c in points)
+            team_seats = [[s for s in range(players) if self.seat_team[s] == t]
+                          for t in range(k)]
+            penalty_low = min(sum(int(penalties[s].min()) for s in seats)
+                              for seats in team_seats)
+            penalty_high = max(sum(int(penalties[s].max()) for s in seats)
+                               for seats in team_seats)
+            bin_low = min(0, min(int(c.min()) // size for c in scores))
+            bin_high = max(0, max(int(c.max()) // size for c in scores))
         else:
-            where = np.minimum(np.searchsorted(g["game_id"], ids), count - 1)
-            lacking = ids.size and np.any(g["game_id"][where] != ids)
-        if lacking:
-            raise SniffError("its rounds table has games its games table lacks")
-        from sim.report.passes import round_pass
-
-        (points, penalties, domino_side, cell_side, cell_own, cell_opp,
-         cell_won) = round_pass(
-            where, g["rotation"], g["winner_side"],
-            np.column_stack([r[f"team{t}_points"] for t in range(k)]),
-            np.column_stack([r[f"team{t}_score"] for t in range(k)]) // self.bin_size,
-            np.column_stack([r[f"seat{s}_penalty"] for s in range(players)]),
-            r["domino_seat"], self.side_of, self.seat_team, self.bin_size)
-        lonely = np.flatnonzero(np.bincount(where, minlength=g["game_id"].size) == 0)
+            point_low = point_high = penalty_low = penalty_high = bin_low = bin_high = 0
+        bins = bin_high - bin_low + 1
+        out.update(point_low=point_low,
+                   points=np.zeros((k, point_high - point_low + 1), dtype=np.int64),
+                   penalty_low=penalty_low,
+                   penalties=np.zeros((k, penalty_high - penalty_low + 1), dtype=np.int64),
+                   bin_low=bin_low, cell_games=np.zeros((k, bins, bins), dtype=np.int64),
+                   cell_wins=np.zeros((k, bins, bins), dtype=np.int64))
+        if rows:
+            arguments = [r["game_id"], r["round_number"]]
+            rest = (first_id, g["rotation"], g["winner_side"], points, scores, penalties,
+                    r["reason_index"], reason_code, r["domino_seat"], self.side_of,
+                    self.seat_team, size, END_NAMES.index("target"), point_low,
+                    out["points"], penalty_low, out["penalties"], bin_low, bin_low,
+                    out["cell_games"], out["cell_wins"], out["endings"], out["domino"],
+                    has_rows)
+            status = round_pass(*arguments, *rest)
+            if status == BAD_ORDER:  # rows not in game, then round order: sort, pass again
+                order = np.lexsort((r["round_number"], r["game_id"]))
+                r = {name: values[order] for name, values in r.items()}
+                points, scores, penalties = (tuple(c[order] for c in cols)
+                                             for cols in (points, scores, penalties))
+                rest = (*rest[:3], points, scores, penalties, r["reason_index"],
+                        *rest[7:8], r["domino_seat"], *rest[9:])
+                status = round_pass(r["game_id"], r["round_number"], *rest)
+            if status == BAD_GAME:
+                raise SniffError("its rounds table has games its games table lacks")
+        lonely = np.flatnonzero(~has_rows)
         if lonely.size:  # a game without round rows still started round 1 at 0-0
-            cell_side = np.concatenate([cell_side, np.repeat(np.arange(k), lonely.size)])
-            cell_own = np.concatenate([cell_own, np.zeros(k * lonely.size, dtype=np.int64)])
-            cell_opp = np.concatenate([cell_opp, np.zeros(k * lonely.size, dtype=np.int64)])
-            cell_won = np.concatenate([cell_won] + [
-                (g["winner_side"][lonely] == side).astype(np.int64) for side in range(k)])
-        return {"rounds": int(ids.size), "points": points, "penalties": penalties,
-                "settled": reason != END_NAMES.index("target"),
-                "endings": np.bincount(reason[reason >= 0], minlength=len(END_NAMES)),
-                "domino": np.bincount(domino_side[domino_side >= 0], minlength=k)[:k],
-                "cells": (cell_side, cell_own, cell_opp, cell_won)}
-
-    def _add_cells(self, side, own, opp, won) -> None:
-        """Score-state cells (``sim.stats.score_states``), one entry per game and cell."""
-        if not side.size:
-            return
-        size = self.bin_size
-        low_own, low_opp = int(own.min()) // size, int(opp.min()) // size
-        width = int(opp.max()) // size - low_opp + 1
-        height = int(own.max()) // size - low_own + 1
-        key = (side * height + (own // size - low_own)) * width + (opp // size - low_opp)
-        games = np.bincount(key)
-        wins = np.bincount(key, weights=won).astype(np.int64)
-        for index in np.flatnonzero(games):
-            rest, p = divmod(int(index), width)
-            k, o = divmod(rest, height)
-            entry = self.cells.setdefault((k, (o + low_own) * size, (p + low_opp) * size),
-                                          [0, 0])
-            entry[0] += int(games[index])
-            entry[1] += int(wins[index])
+            for side in range(k):
+                out["cell_games"][side, -bin_low, -bin_low] += lonely.size
+                out["cell_wins"][side, -bin_low, -bin_low] += int(
+                    (g["winner_side"][lonely] == side).sum())
+        return out
 
     # --- after the last chunk
 

@@ -3,9 +3,11 @@
 Why compiled: a 10 million-game run has 75 million round rows, and numpy needs a dozen
 temporary arrays per figure (each side's points and penalties with the rotation undone, the
 score state at each round's start, a game's states seen once per cell); at numpy's pace on
-two busy cores that was most of a report's time. One numba loop does it all in a pass over
-the rows (cached on disk, as ``sim.kernels.gather`` is). Self-contained: it imports nothing
-of ours, so its cache cannot go stale.
+two busy cores that was most of a report's time. One numba loop reads the columns as they
+are (no copies) and adds straight into small count arrays: no array as long as the rows is
+allocated (measured: fresh memory's page faults were most of an earlier version's time).
+Cached on disk, as ``sim.kernels.gather`` is; self-contained (it imports nothing of ours),
+so its cache cannot go stale.
 """
 
 from __future__ import annotations
@@ -13,51 +15,65 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+BAD_ORDER = 1  # the rows are not in game, then round order: sort them and pass again
+BAD_GAME = 2  # a row's game is not among the chunk's games
+
 
 @njit(cache=True, nogil=True)
-def round_pass(game, rotation, winner, points, score_bins, penalties, domino_seat, side_of,
-               seat_team, bin_size):
-    """Per round row ``i`` of a chunk (rows in game, then round order; ``game[i]`` the row
-    of its game in the chunk's games): each side's placement points and settlement
-    penalty (rotation undone), the side that went out (-1: none), and the score-state
-    cells: for each side, each distinct ``(own bin, opponents' bin)`` a game started a
-    round in, one entry ``(side, own_low, opponents_low, won)``.
+def round_pass(ids, round_number, first_id, rotation, winner, points, scores, penalties,
+               reason_index, reason_code, domino_seat, side_of, seat_team, bin_size,
+               target_code, point_low, point_hist, penalty_low, penalty_hist, own_low,
+               opp_low, cell_games, cell_wins, endings, domino, has_rows):
+    """Add one chunk's round rows to the count arrays given (see ``RunFigures``).
 
-    ``points`` and ``score_bins`` (each team's score after the round, floor-divided by
-    ``bin_size``: numpy divides faster) are ``(rows, teams)``, ``penalties``
-    ``(rows, players)``;
-    ``side_of[rotation, team]`` is the side that played ``team`` in a game of that
-    rotation and ``seat_team[seat]`` the team a seat scores for (``sim.core.seating``,
-    tabled: a division per lookup was most of the pass). The state at a round's start is
-    the score after the game's previous round, 0-0 for its first.
+    Row ``i`` belongs to the game ``ids[i] - first_id`` of the chunk's games (whose
+    ``rotation`` and ``winner`` side are given); ``points``, ``scores`` (per team) and
+    ``penalties`` (per seat) are tuples of columns; ``reason_code[reason_index[i]]`` is the
+    row's end reason as an index of ``END_NAMES`` (-1: another). ``side_of[rotation, team]``
+    is the side that played ``team``, ``seat_team[seat]`` the team a seat scores for
+    (``sim.core.seating``, tabled). Adds, per side: the placement points of every round
+    (``point_hist[side, points - point_low]``), the settlement penalty of every settled round,
+    the rounds it went out of, and the score-state cells: each distinct ``(own bin,
+    opponents' bin)`` a game started a round in, once per game (``cell_games``, and
+    ``cell_wins`` if the side won the game). The state at a round's start is the score
+    after the game's previous round, 0-0 for its first. Returns 0, or ``BAD_ORDER`` /
+    ``BAD_GAME`` before adding anything when the rows are not what it needs.
     """
-    rows = game.size
-    teams = points.shape[1]
-    players = seat_team.size
-    side_points = np.empty((rows, teams), dtype=np.int64)
-    side_penalties = np.zeros((rows, teams), dtype=np.int64)
-    domino_side = np.full(rows, -1, dtype=np.int64)
-    cell_side = np.empty(rows * teams, dtype=np.int64)
-    cell_own = np.empty(rows * teams, dtype=np.int64)
-    cell_opp = np.empty(rows * teams, dtype=np.int64)
-    cell_won = np.empty(rows * teams, dtype=np.int64)
-    cells = 0
+    rows = ids.size
+    teams = len(points)
+    players = len(penalties)
+    games = rotation.size
+    for i in range(rows):
+        g = ids[i] - first_id
+        if g < 0 or g >= games:
+            return BAD_GAME
+        if i and (ids[i] < ids[i - 1] or (ids[i] == ids[i - 1]
+                                          and round_number[i] <= round_number[i - 1])):
+            return BAD_ORDER
     by_side = np.zeros(teams, dtype=np.int64)
+    team_penalty = np.zeros(teams, dtype=np.int64)
     seen_own = np.empty((teams, 256), dtype=np.int64)
     seen_opp = np.empty((teams, 256), dtype=np.int64)
     seen = np.zeros(teams, dtype=np.int64)
     for i in range(rows):
-        g = game[i]
+        g = ids[i] - first_id
+        has_rows[g] = True
         r = rotation[g]
-        first = i == 0 or game[i - 1] != g
+        first = i == 0 or ids[i - 1] != ids[i]
+        code = reason_code[reason_index[i]]
+        if code >= 0:
+            endings[code] += 1
+        team_penalty[:] = 0
+        for s in range(players):
+            team_penalty[seat_team[s]] += penalties[s][i]
         for t in range(teams):
             k = side_of[r, t]
-            side_points[i, k] = points[i, t]
-            by_side[k] = 0 if first else score_bins[i - 1, t]
-        for s in range(players):
-            side_penalties[i, side_of[r, seat_team[s]]] += penalties[i, s]
+            point_hist[k, points[t][i] - point_low] += 1
+            if code != target_code:
+                penalty_hist[k, team_penalty[t] - penalty_low] += 1
+            by_side[k] = 0 if first else scores[t][i - 1] // bin_size
         if domino_seat[i] >= 0:
-            domino_side[i] = side_of[r, seat_team[domino_seat[i]]]
+            domino[side_of[r, seat_team[domino_seat[i]]]] += 1
         if first:
             seen[:] = 0
         for k in range(teams):
@@ -77,10 +93,7 @@ def round_pass(game, rotation, winner, points, score_bins, penalties, domino_sea
                 seen_own[k, seen[k]] = own
                 seen_opp[k, seen[k]] = opp
                 seen[k] += 1
-            cell_side[cells] = k
-            cell_own[cells] = own * bin_size
-            cell_opp[cells] = opp * bin_size
-            cell_won[cells] = 1 if winner[g] == k else 0
-            cells += 1
-    return (side_points, side_penalties, domino_side, cell_side[:cells], cell_own[:cells],
-            cell_opp[:cells], cell_won[:cells])
+            cell_games[k, own - own_low, opp - opp_low] += 1
+            if winner[g] == k:
+                cell_wins[k, own - own_low, opp - opp_low] += 1
+    return 0

@@ -40,6 +40,18 @@ class Tally:
         self._cover(low, high)
         self.counts += np.bincount(values - self.low, minlength=self.counts.size)
 
+    def add_counts(self, low: int, counts: np.ndarray) -> None:
+        """Add counts already made: ``counts[i]`` occurrences of the integer ``low + i``."""
+        counts = np.asarray(counts, dtype=np.int64)
+        where = np.flatnonzero(counts)
+        if not where.size:
+            return
+        counts = counts[where[0]:where[-1] + 1]
+        low = int(low) + int(where[0])
+        self._cover(low, low + counts.size - 1)
+        start = low - self.low
+        self.counts[start:start + counts.size] += counts
+
     def merge(self, other: Tally) -> None:
         """Add another tally's counts (the same scale)."""
         if other.counts.size == 0:
