@@ -144,7 +144,7 @@ def test_a_table_too_big_for_memory_is_refused_with_the_alternatives(run, monkey
     monkeypatch.setattr(scan, "available_memory", lambda: 1000)
     loaded = sim.load(run)
     with pytest.raises(SniffError) as refused:
-        loaded.rounds
+        _ = loaded.rounds
     text = str(refused.value)
     assert "\n" not in text and "rows" in text and "memory" in text
     assert "run.query" in text and "sniff query" in text and "dataset" in text
