@@ -96,6 +96,15 @@ class Tournament:
         not; the matrix, ratings and ``lines`` are computed from streaming summaries)."""
         import pandas as pd
 
+        from sim.store.folders import size_text
+        from sim.store.scan import PEAK_FACTOR, available_memory, frame_bytes
+
+        need = sum(frame_bytes(run, "games") for run in self.runs if run.path) * PEAK_FACTOR
+        if need > (free := available_memory()):
+            raise SniffError(f"{self.folder}: the games of all its pairings need about "
+                             f"{size_text(need)} of memory, more than the {size_text(free)} "
+                             "available; query each pairing instead (run.query(SQL), "
+                             "`sniff query PAIRING \"SQL\"`)")
         frames = []
         for pairing, run in zip(self.manifest["pairings"], self.runs):
             frame = run.games.copy()
