@@ -46,7 +46,9 @@ def test_an_answer_is_the_one_pandas_gives(run):
 
 def test_a_lazy_answer_is_a_relation_fetched_in_pieces(run):
     relation = sim.load(run).query("SELECT game_id FROM games ORDER BY game_id", lazy=True)
-    batches = list(relation.fetch_record_batch(64))
+    from sim.store.answer import batches as reader
+
+    batches = list(reader(relation, 64))
     assert sum(b.num_rows for b in batches) == 300 and len(batches) > 1
     assert batches[0].column(0).to_pylist()[:3] == [0, 1, 2]
 
@@ -131,9 +133,8 @@ def test_a_damaged_part_met_by_a_query_is_named(run, tmp_path, capsys):
     data = bytearray(part.read_bytes())
     data[len(data) // 3] ^= 0x5A  # the same size: the cheap check passes, the page's CRC not
     part.write_bytes(bytes(data))
-    code, _, err = run_main(["query", str(damaged),
-                             "SELECT sum(team0_points + team1_points + draws + passes) "
-                             "FROM rounds"], capsys)
+    code, _, err = run_main(["query", str(damaged), "SELECT * FROM rounds", "--csv"],
+                            capsys)  # every column read
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "rounds/part-000001.parquet" in lines[0], err
 

@@ -75,6 +75,12 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
     return run_sources(run), threads_of(run.manifest)
 
 
+def batches(result, size: int = 100_000):
+    """The relation's rows as a pyarrow RecordBatchReader, ``size`` rows at a time."""
+    reader = getattr(result, "to_arrow_reader", None)  # DuckDB 1.4+; fetch_record_batch before
+    return reader(size) if reader is not None else result.fetch_record_batch(size)
+
+
 def _plain(batch):
     """A record batch with dictionary columns as plain strings (for CSV)."""
     import pyarrow as pa
@@ -110,6 +116,7 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     memory; the Parquet file appears whole or not at all.
     """
     import duckdb
+    import pyarrow as pa
 
     stream = stream or sys.stdout
     folder = None if not isinstance(path, (str, os.PathLike)) else Path(path)
@@ -125,7 +132,7 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
             if csv:
                 return _write_csv(result, stream)
             frame = result.limit(max_rows + 1).df()
-    except duckdb.Error as error:
+    except (duckdb.Error, pa.ArrowException, OSError) as error:  # a batch reader's are Arrow's
         raise query_error(session, error) from None
     shown = frame.head(max_rows)
     stream.write(shown.to_string(index=False) + "\n" if len(shown.columns) else "\n")
@@ -137,7 +144,7 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
 def _write_csv(result, stream) -> int:
     import pyarrow.csv as pacsv
 
-    reader = result.fetch_record_batch(100_000)
+    reader = batches(result)
     binary = getattr(stream, "buffer", None)
     rows = 0
     first = True
@@ -169,7 +176,7 @@ def _write_parquet(result, out: Path) -> int:
 
     def write(temporary: Path) -> None:
         nonlocal rows
-        reader = result.fetch_record_batch(100_000)
+        reader = batches(result)
         with pq.ParquetWriter(temporary, reader.schema, compression="zstd") as writer:
             for batch in reader:
                 writer.write_batch(batch)

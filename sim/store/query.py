@@ -192,7 +192,7 @@ def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
           sources: dict[str, list[Path]] | None = None):
     """The answer to ``sql`` over a run (``sim.store.io.Run``: its checked parts) or over
     ``sources``: a pandas DataFrame, or with ``lazy`` the DuckDB relation (fetch it in
-    pieces with ``fetch_record_batch``; its errors are then DuckDB's own)."""
+    pieces with ``to_arrow_reader``; its errors are then DuckDB's own)."""
     import duckdb
 
     if sources is None:
