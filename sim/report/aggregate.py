@@ -14,6 +14,7 @@ duplicate deal cut by a chunk boundary waits for its other games (``_pending``).
 
 from __future__ import annotations
 
+import os
 from itertools import combinations
 
 import numpy as np
@@ -408,7 +409,11 @@ def read_figures(runs, samples: dict[str, int] | None = None, progress=None) -> 
                 progress(offset + index, sum(totals))
 
         try:
-            _pipeline(figures, scan(run.run, columns, step))
+            if run.path is None:
+                for chunk in scan(run.run, columns, step):
+                    figures.add(chunk["games"], chunk["rounds"])
+            else:
+                _pipeline(figures, chunk_parts(run.run), columns, step, _workers(run))
         except SniffError as error:
             where = str(run.path) if run.path else "in-memory run"
             text = str(error)
@@ -418,24 +423,33 @@ def read_figures(runs, samples: dict[str, int] | None = None, progress=None) -> 
         done += total
 
 
-def _pipeline(figures: RunFigures, chunks) -> None:
-    """Add ``chunks`` to ``figures``, the next one read and prepared in a second thread
-    meanwhile (pyarrow and the compiled pass release the GIL): the counts are exact
-    integers added in game id order, so this changes no figure."""
+def _workers(run) -> int:
+    """Reader threads: the threads the run was played with (its last session's), 1 to 4."""
+    sessions = run.manifest.get("sessions") or [{}]
+    threads = sessions[-1].get("threads")
+    if not isinstance(threads, int) or threads < 1:
+        threads = os.cpu_count() or 1
+    return max(1, min(4, threads))
+
+
+def _pipeline(figures: RunFigures, chunks: list, columns: dict, step, workers: int) -> None:
+    """Add the chunks (``sim.store.scan.chunk_parts``) to ``figures`` in game id order, each
+    read and prepared by one of ``workers`` threads a few chunks ahead (pyarrow and the
+    compiled pass release the GIL). The counts are exact integers added in order, so the
+    figures do not depend on the threads; at most ``workers + 1`` chunks are in memory."""
     from concurrent.futures import ThreadPoolExecutor
 
-    iterator = iter(chunks)
-    done = object()
+    from sim.store.scan import read_chunk
 
-    def next_prepared():
-        chunk = next(iterator, done)
-        return done if chunk is done else figures.prepare(chunk["games"], chunk["rounds"])
+    def prepared(index: int):
+        chunk = read_chunk(chunks[index], columns)
+        return figures.prepare(chunk["games"], chunk["rounds"])
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(next_prepared)
-        while True:
-            prepared = pending.result()
-            if prepared is done:
-                break
-            pending = pool.submit(next_prepared)
-            figures.consume(prepared)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = [pool.submit(prepared, index) for index in range(min(workers, len(chunks)))]
+        for index in range(len(chunks)):
+            result = pending.pop(0).result()
+            if index + workers < len(chunks):
+                pending.append(pool.submit(prepared, index + workers))
+            figures.consume(result)
+            step(index + 1, len(chunks))

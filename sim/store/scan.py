@@ -72,16 +72,21 @@ def scan(run, columns: dict[str, list[str]],
         return
     chunks = chunk_parts(run)
     for index, parts in enumerate(chunks):
-        out = {}
-        for name, cols in columns.items():
-            path = parts[name]
-            problem = _schema_problem(path, name, cols)
-            if problem:
-                raise SniffError(problem)
-            out[name] = read_part(path, cols)
-        yield out
+        yield read_chunk(parts, columns)
         if progress is not None:
             progress(index + 1, len(chunks))
+
+
+def read_chunk(parts: dict[str, Path], columns: dict[str, list[str]]) -> dict[str, pa.Table]:
+    """One chunk's parts (``chunk_parts``): the ``columns`` of each table, checked."""
+    out = {}
+    for name, cols in columns.items():
+        path = parts[name]
+        problem = _schema_problem(path, name, cols)
+        if problem:
+            raise SniffError(problem)
+        out[name] = read_part(path, cols)
+    return out
 
 
 def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
