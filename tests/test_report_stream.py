@@ -100,3 +100,28 @@ def test_a_scaled_tally_tests_its_mean_as_paired_difference_does():
     for field in ("estimate", "se", "p_value", "low", "high"):
         assert getattr(got, field) == pytest.approx(getattr(expected, field), rel=1e-12)
     assert got.n == expected.n == 800
+
+
+def test_a_value_out_of_range_is_refused_not_used_as_an_index(runs, tmp_path, capsys):
+    """A part rewritten with a rotation no run has (a run of an older version, without a
+    ledger, so its footers are all that is checked) is one line, not a wrong figure."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "odd"
+    shutil.copytree(runs / "small-chunks", folder)
+    path = folder / "games" / "part-000002.parquet"
+    table = pq.read_table(path)
+    index = table.schema.get_field_index("rotation")
+    table = table.set_column(index, table.schema.field(index),
+                             pa.array([9] * table.num_rows, pa.int8()))
+    pq.write_table(table, path)
+    (folder / "parts.jsonl").unlink()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["ledger"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    code, _, err = run_main(["report", str(folder), "--placement-sample", "0", "-o",
+                             str(tmp_path / "out")], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert "rotation column holds values outside 0..3" in lines[0] and str(folder) in lines[0]

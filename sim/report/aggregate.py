@@ -64,6 +64,14 @@ def _by_side(values: np.ndarray, rotation: np.ndarray, players: int) -> np.ndarr
     return out
 
 
+def _within(columns: dict, name: str, low: int, high: int, label: str | None = None) -> None:
+    """Refuse a column holding a value outside ``low..high`` (never trusted as an index)."""
+    values = columns[name]
+    if values.size and (int(values.min()) < low or int(values.max()) > high):
+        raise SniffError(f"its {label or name} column holds values outside {low}..{high}: "
+                         "not a sniff run's table (or a damaged one: `sniff verify`)")
+
+
 def _margins(scores: np.ndarray) -> np.ndarray:
     """Per side: own score minus the best other side's."""
     out = np.empty_like(scores)
@@ -144,6 +152,11 @@ class RunFigures:
             g = {name: values[order] for name, values in g.items()}
         if np.any(g["players"] != players):
             raise SniffError("the games table mixes player counts; pass one run at a time")
+        # every value used as an index, checked first (the compiled pass trusts them)
+        _within(g, "rotation", 0, players - 1)
+        _within(g, "first_leader", 0, players - 1)
+        _within(g, "winner_side", -1, k - 1)
+        _within(g, "winner_team", -1, k - 1)
         rotation = int(g["rotation"][0])
         labels = [str(_labels(games[f"seat{int(team_of_side(s, rotation, players))}"
                                     "_strategy"].slice(int(order[0]), 1))[0])
@@ -268,6 +281,8 @@ class RunFigures:
         reason_code = np.array([END_NAMES.index(v) if v in END_NAMES else -1
                                 for v in reason.dictionary.to_pylist()] or [-1],
                                dtype=np.int64)
+        _within(r, "reason_index", 0, reason_code.size - 1, "end_reason")
+        _within(r, "domino_seat", -1, players - 1)
         count = g["game_id"].size
         if np.all(np.diff(g["game_id"]) == 1):  # the chunk's game ids are consecutive
             first_id = int(g["game_id"][0])

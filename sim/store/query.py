@@ -51,10 +51,12 @@ def run_sources(run) -> dict[str, list[Path]]:
 
 
 def threads_of(manifest: dict) -> int:
-    """The threads the run's last session played with (the machine's cores if unknown)."""
+    """The threads the run's last session played with, at most the machine's cores (all of
+    them if unknown)."""
     sessions = manifest.get("sessions") or [{}]
     threads = sessions[-1].get("threads")
-    return int(threads) if isinstance(threads, int) and threads > 0 else (os.cpu_count() or 1)
+    cores = os.cpu_count() or 1
+    return min(int(threads), cores) if isinstance(threads, int) and threads > 0 else cores
 
 
 class Session:
