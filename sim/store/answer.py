@@ -12,9 +12,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sim.errors import SniffError
 from sim.store.integrity import error_text
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 from sim.store.query import (
     DEFAULT_MEMORY,
     Progress,
@@ -75,7 +80,7 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
     return run_sources(run), threads_of(run.manifest)
 
 
-def batches(result, size: int = 100_000):
+def batches(result, size: int = 100_000) -> pa.RecordBatchReader:
     """The relation's rows as a pyarrow RecordBatchReader, ``size`` rows at a time."""
     reader = getattr(result, "to_arrow_reader", None)  # DuckDB 1.4+; fetch_record_batch before
     return reader(size) if reader is not None else result.fetch_record_batch(size)

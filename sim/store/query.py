@@ -27,9 +27,14 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sim.errors import SniffError
 from sim.store.integrity import error_text
+
+if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
+    import duckdb
+    import pandas as pd
 
 DEFAULT_MEMORY = 1 << 30  # DuckDB's memory limit for a query (it spills nothing: no disk)
 _STREAM_FAILED = re.compile(r"reading the stream registered as '([^']+)' failed")
@@ -101,7 +106,7 @@ def check_sql(sql: str, tables) -> None:
                          f"{kind.name.replace('_', ' ')} (tables: {', '.join(tables)})")
 
 
-def relation(session: Session, sql: str):
+def relation(session: Session, sql: str) -> duckdb.DuckDBPyRelation:
     """The query as a lazy DuckDB relation (checked by :func:`check_sql` first)."""
     check_sql(sql, list(session.sources))
     try:
@@ -191,7 +196,8 @@ class Progress:
 
 
 def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
-          sources: dict[str, list[Path]] | None = None):
+          sources: dict[str, list[Path]] | None = None
+          ) -> pd.DataFrame | duckdb.DuckDBPyRelation:
     """The answer to ``sql`` over a run (``sim.store.io.Run``: its checked parts) or over
     ``sources``: a pandas DataFrame, or with ``lazy`` the DuckDB relation (fetch it in
     pieces with ``to_arrow_reader``; its errors are then DuckDB's own)."""
