@@ -125,3 +125,31 @@ def test_a_value_out_of_range_is_refused_not_used_as_an_index(runs, tmp_path, ca
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1, err
     assert "rotation column holds values outside 0..3" in lines[0] and str(folder) in lines[0]
+
+
+def test_reading_holds_a_few_chunks_whatever_the_run_size(tmp_path):
+    """Peak memory of adding up a run's figures grows with the chunk, not the run: ten
+    times the games in the same chunk size stays within the same bound (numpy's memory, as
+    tracemalloc sees it; Arrow's buffers are the same few chunks)."""
+    import tracemalloc
+
+    from sim.report.aggregate import read_figures
+    from sim.store.rundata import open_runs
+
+    folders = {}
+    for games in (2_000, 20_000):
+        folders[games] = tmp_path / f"g{games}"
+        sim.simulate(4, "greedy,random", games, 5, chunk_size=500, out=folders[games])
+    read_figures(open_runs([folders[2_000]]))  # once first: what is loaded only once
+    peaks = {}
+    for games, folder in folders.items():
+        runs = open_runs([folder])
+        tracemalloc.start()
+        read_figures(runs)
+        peaks[games] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert runs[0].figures.games == games
+    # the columns read of the whole 20,000-game rounds table, as numpy arrays, would be
+    # about 15 MB (150,000 rows x 13 columns x 8 bytes)
+    # ten times the games: a few more score-state cells, not ten times the memory
+    assert peaks[20_000] < 2 * peaks[2_000] and peaks[20_000] < 2_000_000, peaks
