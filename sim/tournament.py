@@ -91,9 +91,20 @@ class Tournament:
 
     @property
     def games(self):
-        """All games of all pairings as one DataFrame, with a ``pairing`` column."""
+        """All games of all pairings as one DataFrame, with a ``pairing`` column (for
+        tournaments that fit in memory: each pairing's ``Run.games`` refuses one that would
+        not; the matrix, ratings and ``lines`` are computed from streaming summaries)."""
         import pandas as pd
 
+        from sim.store.folders import size_text
+        from sim.store.scan import PEAK_FACTOR, available_memory, frame_bytes
+
+        need = sum(frame_bytes(run, "games") for run in self.runs if run.path) * PEAK_FACTOR
+        if need > (free := available_memory()):
+            raise SniffError(f"{self.folder}: the games of all its pairings need about "
+                             f"{size_text(need)} of memory, more than the {size_text(free)} "
+                             "available; query each pairing instead (run.query(SQL), "
+                             "`sniff query PAIRING \"SQL\"`)")
         frames = []
         for pairing, run in zip(self.manifest["pairings"], self.runs):
             frame = run.games.copy()
@@ -106,7 +117,7 @@ class Tournament:
 
     def lines(self) -> list[str]:
         config = self.manifest["config"]
-        games = sum(len(run.games) for run in self.runs)
+        games = sum(run.summary.games for run in self.runs)
         kind = "triple" if config["players"] == 3 else "pairing"
         how = "duplicate deals" if config["duplicate"] else "seats rotated"
         size = (f"until +-{config['precision']:.2%} (at most {config['games_per_pair']:,} "
@@ -132,7 +143,7 @@ class Tournament:
             out += [f"  note: {note}" for note in self.ratings.notes]
         names = list(table["strategy"])
         cell = {(r["row"], r["column"]): r["share"] for _, r in self.matrix.iterrows()}
-        undecided = sum(int((run.games["winner_side"] < 0).sum()) for run in self.runs)
+        undecided = sum(run.summary.unfinished for run in self.runs)
         out.append("pairwise win rate of the row against the column (share of the games "
                    "decided between the two, so each cell and its mirror add to 100%"
                    + (f"; {undecided:,} games undecided at the round cap left out"
@@ -350,7 +361,8 @@ class TournamentInterrupted(Stopped):
 
 
 def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tournament:
-    """Matrix and ratings from the pairing runs' tables; charts and CSVs beside them."""
+    """Matrix and ratings from the pairing runs' wins (their streaming summaries, never a
+    table held in memory); charts and CSVs beside them."""
     from sim.display import charts
     from sim.report.tables import contests, pairwise_matrix
     from sim.stats.ranking import csv_table, rank

@@ -413,10 +413,12 @@ def test_across_runs_lists_each_comparison_once(runs):
     import copy
     import dataclasses
 
+    from sim.report.aggregate import read_figures
     from sim.report.tables import comparison_rows
     from sim.store.rundata import open_runs
 
     three = open_runs([runs["three"]])[0]  # greedy, random, random
+    read_figures([three])  # the counts the tables are made of, read from the parts
     manifest = copy.deepcopy(three.manifest)
     manifest["config"]["labels"] = ["greedy", "heavy", "random"]
     other = dataclasses.replace(three, name="other", manifest=manifest)

@@ -18,6 +18,31 @@ import click
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
 
 
+class progress_bar:  # noqa: N801 (used as a context manager, like open)
+    """A progress callback ``(done, total)`` drawing a bar on stderr, shown only on a
+    terminal and only once the work has taken more than two seconds (quick reads stay
+    silent)."""
+
+    def __init__(self, desc: str, unit: str) -> None:
+        self.desc, self.unit, self.bar = desc, unit, None
+
+    def __enter__(self):
+        return self.update if sys.stderr.isatty() else None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit=self.unit, desc=self.desc, file=sys.stderr,
+                            leave=False, delay=2)
+        self.bar.total = total
+        self.bar.update(done - self.bar.n)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def simulate_command(
     options: dict, out: Path | None, *, resume: bool, overwrite: bool, threads: int | None,
     quiet: bool, argv: list[str], scheduler: str | None = None, check_space: bool = True,
@@ -114,9 +139,10 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
 
     folder = Path(out) if out is not None else report_folder()
     check_writable_folder(folder)  # before the minutes of tracing that build may take
-    report = build(paths, placement_sample=placement_sample, title=title,
-                   notice=lambda text: click.echo(f"sniff: {text}", err=True),
-                   openings=openings, pairings=pairings)
+    with progress_bar("sniff report: reading", "chunk") as progress:
+        report = build(paths, placement_sample=placement_sample, title=title,
+                       notice=lambda text: click.echo(f"sniff: {text}", err=True),
+                       openings=openings, pairings=pairings, progress=progress)
     files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     what = f"{len(report.runs)} run(s)" if report.runs else "openings"
@@ -276,7 +302,8 @@ def verify_command(folders: Sequence[Path]) -> None:
             runs.append(folder)
     for folder in runs:
         manifest = io.read_manifest(folder)
-        checked = integrity.check_run(folder, manifest, "full")
+        with progress_bar(f"sniff verify: {folder.name}", "chunk") as progress:
+            checked = integrity.check_run(folder, manifest, "full", progress)
         n_chunks = integrity.expected_chunks(manifest)[0]
         status = manifest.get("status")
         problems = [p.line() for p in checked.problems]

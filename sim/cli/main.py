@@ -10,6 +10,7 @@ import click
 from sim.cli.compare import compare as compare_command
 from sim.cli.hint import hint as hint_command
 from sim.cli.learn import learn as learn_command
+from sim.cli.query import query as query_command
 from sim.errors import SniffError
 
 
@@ -482,6 +483,7 @@ def plan(difference: float, paired: bool, sd: float | None, power: float,
 cli.add_command(hint_command)
 cli.add_command(learn_command)  # sniff learn: sim/cli/learn.py
 cli.add_command(compare_command)  # sniff compare: sim/cli/compare.py
+cli.add_command(query_command)  # sniff query: sim/cli/query.py
 
 
 EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr

@@ -1,5 +1,6 @@
-"""``sniff report``: runs to numbers with intervals (``build``), their tables, effects and
-placement sample, and the self-contained HTML, Markdown and JSON.
+"""``sniff report``: runs to counts in one pass over their parts (``aggregate``, ``passes``),
+to numbers with intervals (``build``), their tables, effects, score states and placement
+sample, and the self-contained HTML, Markdown and JSON.
 
 May import: the packages below it (``sim.core`` … ``sim.openings``).
 """

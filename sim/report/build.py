@@ -36,8 +36,10 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import SniffError
+from sim.report.aggregate import read_figures
 from sim.report.effects import run_effects, tournament_effects
 from sim.report.placements import DEFAULT_PLACEMENT_SAMPLE, sample_ids, sample_placements
+from sim.report.states import field_convergence_table, run_tables
 from sim.report.tables import (
     comparison_rows,
     contests,
@@ -54,7 +56,6 @@ from sim.report.tables import (
 from sim.stats.multiple import add_adjusted
 from sim.stats.ranking import rank
 from sim.stats.ratings import fit_ratings
-from sim.stats.score_states import field_convergence, run_tables
 from sim.store.rundata import RunData, open_runs
 
 # --- the report
@@ -134,7 +135,7 @@ MAX_PLACEMENT_SAMPLE = 100_000  # games traced again per run: minutes at most
 
 def build(paths: Sequence, placement_sample: int | None = None,
           title: str | None = None, notice=None, openings: Sequence = (),
-          pairings: bool = False) -> Report:
+          pairings: bool = False, progress=None) -> Report:
     """The report of run folders (or ``sim.store.io.Run`` objects, tournament or openings folders).
 
     A tournament's pairings are shown in the aggregate only (each strategy against the
@@ -150,6 +151,9 @@ def build(paths: Sequence, placement_sample: int | None = None,
     compiles its tracer (about 30 s, cached after that). ``notice(text)`` hears what is
     being done. ``openings``: folders of ``sniff openings`` whose per-tile section the
     report adds; an openings folder among ``paths`` is taken as one too.
+
+    The runs are read once, chunk by chunk (``sim.report.aggregate``): memory stays at a
+    chunk whatever their size; ``progress(done, total)`` hears every chunk read.
     """
     from sim.openings.output import is_openings_folder, load_openings
 
@@ -174,6 +178,8 @@ def build(paths: Sequence, placement_sample: int | None = None,
         raise SniffError("placement samples are shown in each pairing's section: add "
                          "--pairings to trace a tournament's pairings (or leave out "
                          "--placement-sample)")
+    read_figures(runs, {run.name: _sample_size(run, placement_sample) for run in runs},
+                 progress)
     frame = pd.DataFrame
     report = Report(
         runs=runs,
@@ -194,8 +200,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
         compact=compact,
     )
     report.effects = {run.name: run_effects(run) for run in runs if run.name not in compact}
-    report.score_states, report.convergence = run_tables(
-        [(run.name, run.games, run.rounds, run.players, list(run.strategies)) for run in runs])
+    report.score_states, report.convergence = run_tables(runs)
     if compact:  # a tournament in the aggregate: each strategy against the field
         report.convergence = _field_convergence(report.convergence, runs, compact)
     if rateable(runs):
@@ -229,9 +234,8 @@ def _field_convergence(paths: pd.DataFrame, runs: list[RunData],
     parts = [paths[~paths["run"].isin(compact)]]
     folders = dict.fromkeys(r.tournament for r in runs if r.name in compact)
     for folder in folders:
-        members = [(r.games, list(r.strategies)) for r in runs
-                   if r.tournament == folder and r.name in compact]
-        path = field_convergence(members)
+        members = [r for r in runs if r.tournament == folder and r.name in compact]
+        path = field_convergence_table(members)
         path.insert(0, "run", f"tournament {folder.name}: each strategy against the field "
                               "(x: games per pairing)")
         parts.append(path)

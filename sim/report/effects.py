@@ -1,8 +1,9 @@
 """The report's effects section: the value of leading, of each seat, and signed final margins.
 
-Why a module of its own: ``sim.stats.effects`` computes the effects on one games table; a report
-needs them per run (with the run's side names) and, for a tournament shown in the
-aggregate, pooled over its pairings (each strategy against the field), and then as tables.
+Why a module of its own: ``sim.stats.effects`` computes the effects (on a games table, or
+from the counts ``sim.report.aggregate`` adds up over a run's parts); a report needs them per
+run (with the run's side names) and, for a tournament shown in the aggregate, pooled over
+its pairings (each strategy against the field), and then as tables.
 Both jobs are here, so ``sim.report.build`` (numbers) and ``sim.report.html`` (layout) stay
 below their size and share one definition of what the section holds.
 
@@ -29,24 +30,44 @@ import pandas as pd
 from sim.display.blocks import Heading, Paragraph, Table
 from sim.display.formatting import p_value_text, pct, pp
 from sim.stats.effects import (
-    leader_effect,
-    leader_effect_by_side,
-    leader_effect_pooled,
-    margin_quantiles,
-    margins_pooled,
-    seat_effects,
+    leader_by_side_from,
+    leader_effect_from,
+    leader_pooled_from,
+    margin_row_from,
+    margins_pooled_from,
+    seat_effects_from,
 )
+from sim.stats.tally import merged
 from sim.store.rundata import RunData
 
 
 def run_effects(run: RunData) -> dict:
-    """The effects of one run, its sides named as the report names them."""
-    by_side = leader_effect_by_side(run.games)
+    """The effects of one run, its sides named as the report names them (from the counts
+    ``sim.report.aggregate`` added up)."""
+    f = run.figures
+    by_side = leader_by_side_from(f.leader_counts, f.first_labels)
     by_side["side"] = run.sides
-    margins = margin_quantiles(run.games)
+    margins = pd.DataFrame([{"side": side, "strategy": strategy,
+                             **margin_row_from(f.margins[side])}
+                            for side, strategy in enumerate(f.first_labels)])
     margins["side"] = run.sides
-    return {"leader": leader_effect(run.games), "leader_by_side": by_side,
-            "seats": seat_effects(run.games), "margins": margins}
+    return {"leader": _leader(run.players, [f]),
+            "leader_by_side": by_side,
+            "seats": _seats(run.players, [f]), "margins": margins}
+
+
+def _leader(players: int, figures: list) -> dict:
+    return leader_effect_from(players, sum(f.games for f in figures),
+                              sum(f.leader_won for f in figures),
+                              sum(f.others_won for f in figures),
+                              merged(f.leader_values for f in figures))
+
+
+def _seats(players: int, figures: list) -> pd.DataFrame:
+    teams = figures[0].sides
+    return seat_effects_from(players, sum(f.games for f in figures),
+                             sum(f.team_wins for f in figures),
+                             [merged(f.seat_values[t] for f in figures) for t in range(teams)])
 
 
 def tournament_effects(runs: Sequence[RunData], order: Sequence[str] = ()) -> dict[str, dict]:
@@ -58,16 +79,14 @@ def tournament_effects(runs: Sequence[RunData], order: Sequence[str] = ()) -> di
     folders = dict.fromkeys(run.tournament for run in runs if run.tournament is not None)
     for folder in folders:
         members = [run for run in runs if run.tournament == folder]
-        games = pd.concat([run.games for run in members], ignore_index=True)
-        for column in games.columns:  # categories differ between pairings
-            if isinstance(games[column].dtype, pd.CategoricalDtype):
-                games[column] = games[column].astype(str)
-        tables = [(run.games, list(run.strategies)) for run in members]
-        by_side = _ordered(leader_effect_pooled(tables), order)
-        margins = _ordered(margins_pooled(tables), order)
+        figures = [run.figures for run in members]
+        by_side = _ordered(leader_pooled_from(
+            [(run.figures.leader_counts, list(run.strategies)) for run in members]), order)
+        margins = _ordered(margins_pooled_from(
+            [(run.figures.margins, list(run.strategies)) for run in members]), order)
         out[f"tournament {folder.name}"] = {
-            "leader": leader_effect(games), "leader_by_side": by_side,
-            "seats": seat_effects(games), "margins": margins}
+            "leader": _leader(members[0].players, figures), "leader_by_side": by_side,
+            "seats": _seats(members[0].players, figures), "margins": margins}
     return out
 
 

@@ -22,9 +22,10 @@ DEFAULT_PLACEMENT_SAMPLE = 300
 
 
 def sample_ids(run: RunData, size: int) -> np.ndarray:
-    """The first ``size`` games, cut to whole rotation cycles and deals when there is room."""
-    ids = run.games["game_id"].to_numpy(np.int64)
-    size = min(size, ids.size)
+    """The first ``size`` games, cut to whole rotation cycles and deals when there is room
+    (the run's first games' rows, kept while its figures were added up)."""
+    ids = run.figures.sample_rows().get("game_id", np.zeros(0, dtype=np.int64))
+    size = min(size, run.n_games, ids.size)
     block = run.players * run.group
     if size >= block:
         size -= size % block
@@ -54,7 +55,7 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
         return {**empty, "note": f"placement scores not sampled: {error}"}
     players = run.players
     seed = int(run.config["seed"])
-    by_id = run.games.set_index("game_id")
+    by_id = pd.DataFrame(run.figures.sample_rows()).set_index("game_id")
     seats, points = [], []
     mismatched = 0
     for game_id in ids:

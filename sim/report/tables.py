@@ -1,8 +1,9 @@
 """The tables of a report: per-run figures by side, and comparisons across runs.
 
-Each function takes :class:`sim.store.rundata.RunData` (one run, or several) and returns plain
-rows or DataFrames; ``sim.report.build`` gathers them into a ``Report``. Definitions (sides,
-Wilson intervals, paired and independent differences) are in ``sim.report.build``'s module doc.
+Each function takes :class:`sim.store.rundata.RunData` (one run, or several) whose ``figures``
+``sim.report.aggregate`` has added up, and returns plain rows or DataFrames;
+``sim.report.build`` gathers them into a ``Report``. Definitions (sides, Wilson intervals,
+paired and independent differences) are in ``sim.report.build``'s module doc.
 """
 
 from __future__ import annotations
@@ -15,21 +16,15 @@ import numpy as np
 import pandas as pd
 
 from sim.core.engine import END_NAMES
-from sim.core.seating import team_name, team_of_side
+from sim.core.seating import team_name
 from sim.stats.intervals import (
     Z95,
-    paired_difference,
     proportion_difference,
     wilson_interval,
     win_rate_difference,
 )
-from sim.store.rundata import (
-    RunData,
-    domino_sides,
-    side_final_scores,
-    side_round_penalties,
-    side_round_points,
-)
+from sim.stats.tally import merged, tally_difference
+from sim.store.rundata import RunData
 
 # --- one run, by side
 
@@ -53,14 +48,13 @@ def mean_se(values: np.ndarray) -> tuple[float, float]:
 
 def summary_rows(run: RunData) -> list[dict]:
     """Games, wins with a Wilson interval, and points per round ± standard error, per side."""
-    winner = run.games["winner_side"].to_numpy(np.int64)
-    points = side_round_points(run)
+    f = run.figures
     rows = []
     for k in range(run.n_sides):
-        mean, se = mean_se(points[:, k])
+        mean, se = f.points[k].mean_se()
         row = {"run": run.name, "side": run.sides[k], "strategy": run.strategies[k],
-               **interval_row(int((winner == k).sum()), len(winner)),
-               "unfinished": int((winner < 0).sum()), "rounds": int(points.shape[0]),
+               **interval_row(int(f.wins[k]), f.games),
+               "unfinished": int(f.unfinished), "rounds": int(f.rounds),
                "points_per_round": mean, "points_se": se,
                "points_low": mean - Z95 * se, "points_high": mean + Z95 * se}
         rows.append(row)
@@ -69,16 +63,14 @@ def summary_rows(run: RunData) -> list[dict]:
 
 def seat_rows(run: RunData) -> list[dict]:
     """Win rate of each side by where it sat: seat (2-3 players) or partnership seats."""
-    rotation = run.games["rotation"].to_numpy(np.int64)
-    winner = run.games["winner_side"].to_numpy(np.int64)
+    f = run.figures
     rows = []
     for k in range(run.n_sides):
-        where = team_of_side(k, rotation, run.players)
         for position in range(run.n_sides):
-            name = team_name(position, run.players)
-            mask = where == position
-            rows.append({"run": run.name, "side": run.sides[k], "position": name,
-                         **interval_row(int((winner[mask] == k).sum()), int(mask.sum()))})
+            rows.append({"run": run.name, "side": run.sides[k],
+                         "position": team_name(position, run.players),
+                         **interval_row(int(f.seat_wins[k, position]),
+                                        int(f.seat_games[k, position]))})
     return rows
 
 
@@ -90,21 +82,13 @@ def leader_positions(players: int) -> list[str]:
 
 def leader_rows(run: RunData) -> list[dict]:
     """Win rate of each side by its turn order in round 1 (the first leader is drawn)."""
-    rotation = run.games["rotation"].to_numpy(np.int64)
-    leader = run.games["first_leader"].to_numpy(np.int64)
-    winner = run.games["winner_side"].to_numpy(np.int64)
-    names = leader_positions(run.players)
+    f = run.figures
     rows = []
     for k in range(run.n_sides):
-        team = team_of_side(k, rotation, run.players)
-        if run.players == 4:
-            order = (leader % 2 != team).astype(np.int64)
-        else:
-            order = (team - leader) % run.players
-        for position, name in enumerate(names):
-            mask = order == position
+        for position, name in enumerate(leader_positions(run.players)):
             rows.append({"run": run.name, "side": run.sides[k], "position": name,
-                         **interval_row(int((winner[mask] == k).sum()), int(mask.sum()))})
+                         **interval_row(int(f.lead_wins[k, position]),
+                                        int(f.lead_games[k, position]))})
     return rows
 
 
@@ -115,25 +99,22 @@ def difference_rows(run: RunData) -> list[dict]:
     so every estimate is positive or zero and a chart of them needs no axis below zero
     beyond the intervals; ``strategy_a``/``strategy_b`` name the two sides' strategies.
     """
-    winner = run.games["winner_side"].to_numpy(np.int64)
-    n = winner.size
+    f = run.figures
+    n = f.games
     rows = []
     for first, second in combinations(range(run.n_sides), 2):
-        i, j = (second, first) if (winner == second).sum() > (winner == first).sum() \
-            else (first, second)
-        wins_i, wins_j = int((winner == i).sum()), int((winner == j).sum())
+        swap = f.wins[second] > f.wins[first]
+        i, j = (second, first) if swap else (first, second)
+        wins_i, wins_j = int(f.wins[i]), int(f.wins[j])
         by_game = win_rate_difference(wins_i, wins_j, n)
         base = {"run": run.name, "side_a": run.sides[i], "side_b": run.sides[j],
                 "strategy_a": run.strategies[i], "strategy_b": run.strategies[j],
                 "win_rate_a": wins_i / n, "win_rate_b": wins_j / n}
         rows.append({**base, **by_game.to_dict(), "unit": "game"})
         if run.group > 1:
-            x = (winner == i).astype(np.int64) - (winner == j)
-            deals = run.games["deal_id"].to_numpy(np.int64)
-            per_deal = pd.Series(x).groupby(deals).agg(["mean", "size"])
-            complete = per_deal["size"] == run.group
-            paired = paired_difference(per_deal.loc[complete, "mean"].to_numpy(),
-                                       method="paired by deal")
+            deals = f.by_deal[(first, second)]
+            paired = tally_difference(deals.negated() if swap else deals,
+                                      method="paired by deal")
             row = {**base, **paired.to_dict(), "unit": "deal"}
             row["independent_se"] = by_game.se
             row["narrower_by"] = (1 - paired.se / by_game.se) if by_game.se > 0 else math.nan
@@ -169,17 +150,16 @@ def field_rows(runs: Sequence[RunData], order: Sequence[str] = ()) -> pd.DataFra
     """
     totals: dict[str, dict] = {}
     for run in runs:
-        winner = run.games["winner_side"].to_numpy(np.int64)
-        points = side_round_points(run)
+        f = run.figures
         for k, name in enumerate(run.strategies):
             entry = totals.setdefault(name, {"runs": 0, "games": 0, "wins": 0, "points": []})
             entry["runs"] += 1
-            entry["games"] += int(winner.size)
-            entry["wins"] += int((winner == k).sum())
-            entry["points"].append(points[:, k])
+            entry["games"] += int(f.games)
+            entry["wins"] += int(f.wins[k])
+            entry["points"].append(f.points[k])
     rows = []
     for name, entry in totals.items():
-        mean, se = mean_se(np.concatenate(entry["points"]))
+        mean, se = merged(entry["points"]).mean_se()
         rows.append({"strategy": name, "runs": entry["runs"],
                      **interval_row(entry["wins"], entry["games"]),
                      "points_per_round": mean, "points_se": se})
@@ -203,61 +183,34 @@ def value_counts(values: np.ndarray, key: str, count: str = "count") -> pd.DataF
 
 def distributions(run: RunData) -> dict:
     """Scoring distributions of one run: tables of counts and shares, plus their means."""
-    points = side_round_points(run)
-    penalties = side_round_penalties(run)
-    reason = run.rounds["end_reason"].to_numpy()
-    settled = reason != "target"
-    scores = side_final_scores(run)
-    winner = run.games["winner_side"].to_numpy(np.int64)
+    f = run.figures
     out: dict = {}
 
-    frames = []
-    for k in range(run.n_sides):
-        frame = value_counts(points[:, k], "points", "rounds")
-        frame.insert(0, "side", run.sides[k])
-        frames.append(frame)
-    out["points_per_round"] = pd.concat(frames, ignore_index=True)
+    def by_side(tallies, key: str, count: str, label: str = "side") -> pd.DataFrame:
+        frames = []
+        for k, tally in enumerate(tallies):
+            frame = tally.value_counts(key, count)
+            frame.insert(0, label, run.sides[k])
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
 
-    decided = winner >= 0
-    margins = []
-    frames = []
-    for k in range(run.n_sides):
-        mask = decided & (winner == k)
-        own = scores[mask, k]
-        others = np.delete(scores[mask], k, axis=1).max(axis=1) if mask.any() else own
-        margin = own - others
-        margins.append(margin)
-        frame = value_counts(margin, "margin", "games")
-        frame.insert(0, "winner", run.sides[k])
-        frames.append(frame)
-    out["margin"] = pd.concat(frames, ignore_index=True)
-    all_margins = np.concatenate(margins) if margins else np.zeros(0)
-    out["margin_mean"] = mean_se(all_margins)
+    out["points_per_round"] = by_side(f.points, "points", "rounds")
+    out["margin"] = by_side(f.winner_margins, "margin", "games", "winner")
+    out["margin_mean"] = merged(f.winner_margins).mean_se()
+    out["length"] = f.length.value_counts("rounds", "games")
+    out["length_mean"] = f.length.mean_se()
+    out["penalties"] = by_side(f.penalties, "penalty", "rounds")
+    out["penalty_mean"] = {run.sides[k]: f.penalties[k].mean_se() for k in range(run.n_sides)}
 
-    lengths = run.games["rounds"].to_numpy(np.int64)
-    out["length"] = value_counts(lengths, "rounds", "games")
-    out["length_mean"] = mean_se(lengths)
-
-    frames = []
-    penalty_means = {}
-    for k in range(run.n_sides):
-        frame = value_counts(penalties[settled, k], "penalty", "rounds")
-        frame.insert(0, "side", run.sides[k])
-        frames.append(frame)
-        penalty_means[run.sides[k]] = mean_se(penalties[settled, k])
-    out["penalties"] = pd.concat(frames, ignore_index=True)
-    out["penalty_mean"] = penalty_means
-
-    total = len(reason)
-    domino_side = domino_sides(run)
+    total = int(f.rounds)
     rows = []
-    for ending in END_NAMES:
-        count = int((reason == ending).sum())
+    for index, ending in enumerate(END_NAMES):
+        count = int(f.endings[index])
         low, high = wilson_interval(count, total)
         rows.append({"ending": ending, "side": "", "rounds": count,
                      "share": count / total if total else math.nan, "low": low, "high": high})
     for k in range(run.n_sides):
-        count = int((domino_side == k).sum())
+        count = int(f.domino[k])
         low, high = wilson_interval(count, total)
         rows.append({"ending": "domino", "side": run.sides[k], "rounds": count,
                      "share": count / total if total else math.nan, "low": low, "high": high})
@@ -281,8 +234,8 @@ def comparison_rows(runs: Sequence[RunData]) -> list[dict]:
     for a, b in combinations(runs, 2):
         if a.tournament is not None and a.tournament == b.tournament:
             continue
-        wins_a = a.games["winner_side"].to_numpy()
-        wins_b = b.games["winner_side"].to_numpy()
+        wins_a, games_a = a.figures.wins, a.figures.games
+        wins_b, games_b = b.figures.wins, b.figures.games
         for i in range(a.n_sides):
             for j in range(b.n_sides):
                 opp_a = sorted(s for k, s in enumerate(a.strategies) if k != i)
@@ -295,13 +248,20 @@ def comparison_rows(runs: Sequence[RunData]) -> list[dict]:
                 if key in seen:
                     continue
                 seen.add(key)
-                diff = proportion_difference(int((wins_a == i).sum()), wins_a.size,
-                                             int((wins_b == j).sum()), wins_b.size)
+                diff = proportion_difference(int(wins_a[i]), games_a, int(wins_b[j]), games_b)
                 rows.append({"run_a": a.name, "side_a": a.sides[i], "run_b": b.name,
                              "side_b": b.sides[j], "opposition": ", ".join(opp_a),
-                             "win_rate_a": float((wins_a == i).mean()),
-                             "win_rate_b": float((wins_b == j).mean()), **diff.to_dict()})
+                             "win_rate_a": float(wins_a[i] / games_a),
+                             "win_rate_b": float(wins_b[j] / games_b), **diff.to_dict()})
     return rows
+
+
+def side_wins(run: RunData) -> np.ndarray:
+    """Each side's wins: from the report's figures, else from the run's streaming summary
+    (``sim.store.summary``: kept by a run just played, else read from the games parts)."""
+    if run.figures is not None:
+        return run.figures.wins
+    return run.run.summary.wins
 
 
 def contests(runs: Sequence[RunData]):
@@ -310,9 +270,8 @@ def contests(runs: Sequence[RunData]):
 
     out = []
     for run in runs:
-        winner = run.games["winner_side"].to_numpy()
-        out.append(Contest(tuple(run.strategies),
-                           tuple(int((winner == k).sum()) for k in range(run.n_sides))))
+        wins = side_wins(run)
+        out.append(Contest(tuple(run.strategies), tuple(int(w) for w in wins)))
     return out
 
 
@@ -331,13 +290,13 @@ def pairwise_matrix(runs: Sequence[RunData]) -> pd.DataFrame:
                 names.append(s)
     wins = {(a, b): 0 for a in names for b in names}
     for run in runs:
-        winner = run.games["winner_side"].to_numpy()
+        won = side_wins(run)
         for i, j in combinations(range(run.n_sides), 2):
             a, b = run.strategies[i], run.strategies[j]
             if a == b:
                 continue
-            wins[(a, b)] += int((winner == i).sum())
-            wins[(b, a)] += int((winner == j).sum())
+            wins[(a, b)] += int(won[i])
+            wins[(b, a)] += int(won[j])
     rows = []
     for a in names:
         for b in names:

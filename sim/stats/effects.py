@@ -34,6 +34,7 @@ import pandas as pd
 from sim.stats.intervals import paired_difference, proportion_difference
 from sim.stats.multiple import adjust, family_text, interval_z
 from sim.stats.sides import n_teams, players_of, side_columns, side_strategies, team_of_side
+from sim.stats.tally import Tally, tally_difference
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
@@ -106,7 +107,11 @@ def seat_effects(games: pd.DataFrame, method: str = "holm") -> pd.DataFrame:
         rows.append({"position": name, "win_rate": float(won[:, t].mean()),
                      "estimate": diff.estimate, "se": diff.se, "p_value": diff.p_value,
                      "n": diff.n})
-    table = pd.DataFrame(rows)
+    return _adjusted_seats(pd.DataFrame(rows), teams, method)
+
+
+def _adjusted_seats(table: pd.DataFrame, teams: int, method: str) -> pd.DataFrame:
+    """The seat effects' p-values adjusted over the positions, intervals to match."""
     p = table["p_value"].to_numpy(dtype=np.float64)
     if teams == 2:  # the two effects are one comparison (each the other's negative)
         method = "none"
@@ -212,3 +217,86 @@ def _margin_row(values: np.ndarray, quantiles: tuple[float, ...]) -> dict:
     for q in quantiles:
         row[f"q{round(100 * q):02d}"] = float(np.quantile(values, q)) if n else np.nan
     return row
+
+
+# --- the same figures from counts (``sim.stats.tally``): runs read chunk by chunk
+
+
+def leader_effect_from(players: int, games: int, leader_won: int, others_won: int,
+                       values: Tally) -> dict:
+    """:func:`leader_effect` from its counts: games, games the leader's side won, games
+    another side won, and the tally of the per-game values."""
+    teams = n_teams(players)
+    diff = tally_difference(values, method="leader vs others, per game")
+    return {"players": players, "games": int(games),
+            "leader_win_rate": leader_won / games if games else np.nan,
+            "others_win_rate": others_won / games / (teams - 1) if games else np.nan,
+            **diff.to_dict()}
+
+
+def leader_by_side_from(counts, strategies: list[str]) -> pd.DataFrame:
+    """:func:`leader_effect_by_side` from each side's (wins leading, games leading, wins
+    not leading, games not leading)."""
+    rows = []
+    for side, (strategy, (won_lead, led, won_rest, rest)) in enumerate(zip(strategies,
+                                                                           counts)):
+        diff = proportion_difference(int(won_lead), int(led), int(won_rest), int(rest))
+        rows.append({"side": side, "strategy": strategy,
+                     "win_rate_leading": won_lead / led if led else np.nan,
+                     "win_rate_not_leading": won_rest / rest if rest else np.nan,
+                     **diff.to_dict()})
+    return pd.DataFrame(rows)
+
+
+def seat_effects_from(players: int, games: int, team_wins, values: list[Tally],
+                      method: str = "holm") -> pd.DataFrame:
+    """:func:`seat_effects` from each position's wins and the tally of its per-game values."""
+    teams = n_teams(players)
+    rows = []
+    for t in range(teams):
+        diff = tally_difference(values[t], method="position vs average, per game")
+        name = f"seats {t}+{t + 2}" if players == 4 else f"seat {t}"
+        rows.append({"position": name, "win_rate": float(team_wins[t] / games),
+                     "estimate": diff.estimate, "se": diff.se, "p_value": diff.p_value,
+                     "n": diff.n})
+    return _adjusted_seats(pd.DataFrame(rows), teams, method)
+
+
+def margin_row_from(tally: Tally, quantiles: tuple[float, ...] = QUANTILES) -> dict:
+    """:func:`margin_quantiles`' row of one side from the tally of its margins."""
+    n = tally.n
+    mean, se = tally.mean_se()
+    row = {"games": n, "mean": mean if n else np.nan, "se": se if n > 1 else np.nan,
+           "ahead": tally.share_above(0) if n else np.nan}
+    for q in quantiles:
+        row[f"q{round(100 * q):02d}"] = tally.quantile(q) if n else np.nan
+    return row
+
+
+def leader_pooled_from(runs: list[tuple[object, list[str]]]) -> pd.DataFrame:
+    """:func:`leader_effect_pooled` from each run's per-side counts and its strategies."""
+    counts: dict[str, list[int]] = {}
+    for by_side, strategies in runs:
+        for side, strategy in enumerate(strategies):
+            entry = counts.setdefault(strategy, [0, 0, 0, 0])
+            for index, value in enumerate(by_side[side]):
+                entry[index] += int(value)
+    rows = []
+    for strategy, (won_lead, led, won_rest, rest) in counts.items():
+        diff = proportion_difference(won_lead, led, won_rest, rest)
+        rows.append({"strategy": strategy, "games_leading": led, "games_not_leading": rest,
+                     "win_rate_leading": won_lead / led if led else np.nan,
+                     "win_rate_not_leading": won_rest / rest if rest else np.nan,
+                     **diff.to_dict()})
+    return pd.DataFrame(rows)
+
+
+def margins_pooled_from(runs: list[tuple[list[Tally], list[str]]],
+                        quantiles: tuple[float, ...] = QUANTILES) -> pd.DataFrame:
+    """:func:`margins_pooled` from each run's per-side margin tallies and strategies."""
+    pooled: dict[str, Tally] = {}
+    for tallies, strategies in runs:
+        for side, strategy in enumerate(strategies):
+            pooled.setdefault(strategy, Tally()).merge(tallies[side])
+    return pd.DataFrame([{"strategy": strategy, **margin_row_from(tally, quantiles)}
+                         for strategy, tally in pooled.items()])

@@ -37,7 +37,7 @@ def to_numpy(column, dtype=np.int64) -> np.ndarray:
     """A numeric column (pyarrow, or anything ``np.asarray`` takes) as a numpy array.
 
     A pyarrow column without nulls is read from its buffers; anything else goes through
-    ``np.asarray``.
+    ``np.asarray``. ``dtype`` None keeps the column's own integer type (no copy).
     """
     if isinstance(column, pa.ChunkedArray | pa.Array):
         chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
@@ -49,5 +49,6 @@ def to_numpy(column, dtype=np.int64) -> np.ndarray:
             ]
             if not parts:
                 return np.zeros(0, dtype=dtype)
-            return np.concatenate(parts).astype(dtype, copy=False)
+            joined = np.concatenate(parts)
+            return joined if dtype is None else joined.astype(dtype, copy=False)
     return np.asarray(column, dtype=dtype)

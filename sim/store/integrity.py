@@ -219,9 +219,10 @@ def _decode_problem(path: Path, table: str, lo: int, hi: int) -> str | None:
     return None
 
 
-def check_run(folder: Path, manifest: dict, depth: str = "cheap") -> Checked:
+def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None) -> Checked:
     """Check the parts of a run folder against its ledger and plan (``depth``: ``cheap``,
-    ``hash`` or ``full``, see the module's docstring). Changes nothing."""
+    ``hash`` or ``full``, see the module's docstring). Changes nothing. ``progress(done,
+    total)`` hears each chunk checked (a full check of a big run takes a while)."""
     folder = Path(folder)
     tables = tables_of(manifest["config"])
     n_chunks, size, total = expected_chunks(manifest)
@@ -275,6 +276,8 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap") -> Checked:
             out.good[chunk] = record
         else:
             out.problems.append(bad)
+        if progress is not None:
+            progress(chunk + 1, n_chunks)
     if not ledger:  # a run of an older version: its footers are all there is
         for chunk, have in list(out.unrecorded.items()):
             lo, hi = chunk * size, min(total, (chunk + 1) * size)

@@ -42,6 +42,7 @@ from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
     tables_for,
     tables_of,
 )
+from sim.store.scan import read_part  # noqa: F401 (part of sim.store.io's API)
 from sim.store.summary import Summary, game_point_sums, summary_columns
 
 FORMAT = "sniff-simulate/1"
@@ -343,16 +344,6 @@ def part_files(folder: Path, table: str) -> list[Path]:
     return sorted((Path(folder) / table).glob("part-*.parquet"))
 
 
-def read_part(path: Path, columns: list[str] | None = None) -> pa.Table:
-    """One checked part, every page's checksum verified: a part that does not decode is one
-    line naming it, never a raw "OSError: Corrupt Lz4 compressed data"."""
-    try:
-        return pq.read_table(path, columns=columns, page_checksum_verification=True)
-    except (OSError, pa.ArrowException) as error:
-        raise SniffError(f"{path}: its content cannot be decoded ({error_text(error)}); "
-                         "`sniff verify` checks the run, `--resume` replays a bad chunk") from None
-
-
 def summary_part(folder: Path, name: str, config: dict) -> list[pa.Table]:
     """The columns the summary reads of one chunk's parts (``name``: the part's file name):
     of the games part and, unless the run kept none, of the rounds part."""
@@ -383,11 +374,12 @@ def summarise_folder(folder: Path, manifest: dict, checked=None) -> Summary:
 class Run:
     """A finished (or partly finished) run: its tables as pandas DataFrames, lazily.
 
-    ``games`` and ``rounds`` read the whole table into memory on first use; for big runs
-    use ``dataset("games")`` (a ``pyarrow.dataset.Dataset``: filter and project before
-    loading) or read the parts with DuckDB or polars. ``tables`` holds the tables of an
-    in-memory run (``path`` None); ``summary`` the one its simulation kept (else it is
-    recomputed from the parts when first asked for).
+    ``games`` and ``rounds`` read the whole table into memory on first use (and refuse, in
+    one line, a table the memory available cannot hold); for big runs use ``query(SQL)``
+    (DuckDB over the checked parts, streamed), ``dataset("games")`` (a
+    ``pyarrow.dataset.Dataset``: filter and project before loading), or ``summary``.
+    ``tables`` holds the tables of an in-memory run (``path`` None); ``summary`` the one
+    its simulation kept (else it is recomputed from the parts when first asked for).
     """
 
     def __init__(self, path: Path | None, manifest: dict, tables: dict | None = None,
@@ -428,6 +420,7 @@ class Run:
         if name not in tables_of(self.config):
             raise SniffError(f"this run was played with --no-rounds: it has no {name} table")
         if name not in self._tables:
+            self._require_memory(name, peak=False)
             files = self.parts(name)
             if files:
                 self._tables[name] = pa.concat_tables([read_part(path) for path in files])
@@ -445,10 +438,27 @@ class Run:
                           format=ds.ParquetFileFormat(default_fragment_scan_options=checksums))
 
     def frame(self, name: str):
-        """The table as a pandas DataFrame (read once, then kept)."""
+        """The table as a pandas DataFrame (read once, then kept); a table that would not
+        fit in memory is refused in one line naming the ways to read it in parts."""
         if name not in self._frames:
+            self._require_memory(name, peak=True)
             self._frames[name] = self.table(name).to_pandas()
         return self._frames[name]
+
+    def _require_memory(self, name: str, peak: bool) -> None:
+        if self.path is not None and name not in self._tables \
+                and name in tables_of(self.config):
+            from sim.store.scan import require_memory
+
+            require_memory(self, name, peak)
+
+    def query(self, sql: str, lazy: bool = False):
+        """The answer to ``sql`` (DuckDB SQL over the views ``games`` and ``rounds``: the
+        checked parts, page checksums verified) as a pandas DataFrame, or with ``lazy`` a
+        DuckDB relation to fetch in pieces; read-only (docs/query.md)."""
+        from sim.store.query import query
+
+        return query(self, sql, lazy=lazy)
 
     @property
     def games(self):

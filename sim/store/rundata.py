@@ -1,10 +1,11 @@
 """Run folders opened for analysis: the columns a report reads, and a run's sides.
 
 :func:`open_runs` turns run folders (or in-memory ``sim.store.io.Run`` objects, or tournament
-folders, which stand for their pairings) into :class:`RunData`: the games and rounds columns
-that ``sim.report.build`` needs, checked with a one-line reason for each run it cannot use. The
-side functions turn the tables' teams and seats into sides (lineup positions followed
-through the seat rotation, ``sim.core.seating``), the unit every figure of a report is given for.
+folders, which stand for their pairings) into :class:`RunData`: the checked run, how many
+games it holds and how to name its sides, with a one-line reason for each run a report
+cannot use. It reads no table: the report adds up each run's figures chunk by chunk
+(``sim.report.aggregate`` over ``sim.store.scan``), so memory stays bounded whatever the
+run's size.
 
 A tournament folder's manifest is read here (``sim.tournament`` writes it), so that a report
 can stand on a tournament without importing the module that plays one.
@@ -16,10 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from sim.core.seating import side_of_team, team_count, team_of, team_of_side
+from sim.core.seating import team_count
 from sim.errors import SniffError
 
 TOURNAMENT_FORMAT = "sniff-tournament/1"
@@ -72,15 +70,17 @@ def pairing_folders(folder: Path) -> list[Path]:
 
 @dataclass
 class RunData:
-    """One run's columns that the report needs, and how to name its sides."""
+    """One run a report covers: the checked run, its size, how to name its sides, and (once
+    ``sim.report`` has read it) ``figures``, the counts behind every figure."""
 
     name: str
     path: Path | None
     manifest: dict
-    games: pd.DataFrame
-    rounds: pd.DataFrame
+    run: object  # sim.store.io.Run, its parts checked
+    n_games: int
     tournament: Path | None = None
     notes: list[str] = field(default_factory=list)
+    figures: object = None  # sim.report.aggregate.RunFigures
 
     @property
     def config(self) -> dict:
@@ -119,7 +119,7 @@ class RunData:
         return {
             "run": self.name, "path": str(self.path) if self.path else None,
             "players": self.players, "lineup": list(config["labels"]),
-            "games": int(len(self.games)), "planned_games": int(config["games"]),
+            "games": int(self.n_games), "planned_games": int(config["games"]),
             "seed": config["seed"], "duplicate": bool(config.get("duplicate")),
             "status": self.manifest.get("status"), "run_id": self.manifest.get("run_id"),
             "stopped": self.manifest.get("stopped"), "notes": list(self.notes),
@@ -163,37 +163,6 @@ def expand_paths(paths: Sequence) -> list[tuple[object, Path | None]]:
     return out
 
 
-def read_table(run, name: str, columns: list[str]) -> pd.DataFrame:
-    """The columns of one table, checking every part's schema first (clear errors)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from sim.store import io
-
-    if run.path is None:
-        table = run.table(name)
-        missing = [c for c in columns if c not in table.column_names]
-        if missing and table.num_rows:
-            raise SniffError(f"in-memory run: the {name} table lacks column(s) "
-                             f"{', '.join(missing)}")
-        return table.select([c for c in columns if c in table.column_names]).to_pandas()
-    files = run.parts(name)  # checked against the run's ledger (sim.store.integrity)
-    for path in files:
-        try:
-            schema = pq.read_schema(path)
-        except (OSError, pa.ArrowException) as error:
-            raise SniffError(f"cannot read {path}: not a readable Parquet file ({error})") from None
-        missing = [c for c in columns if c not in schema.names]
-        if missing:
-            raise SniffError(
-                f"{path} lacks column(s) {', '.join(missing)}: not a sniff-simulate {name} "
-                "table (or written by an incompatible version)")
-    if not files:
-        return pd.DataFrame(columns=columns)
-    # Part by part, every page's checksum verified: a bad part is named.
-    return pa.concat_tables([io.read_part(path, columns) for path in files]).to_pandas()
-
-
 def open_runs(paths: Sequence) -> list[RunData]:
     """Read the runs a report covers, refusing what it cannot report on, with the reason."""
     from sim.store import io
@@ -210,29 +179,22 @@ def open_runs(paths: Sequence) -> list[RunData]:
         if "rounds" not in io.tables_of(config):
             raise SniffError(f"{where} was played with --no-rounds and a report needs its "
                              "rounds table: play it again without --no-rounds")
-        players = int(config["players"])
-        columns = required_columns(players)
-        games = read_table(run, "games", columns["games"])
-        if games.empty:
+        from sim.store.scan import table_rows
+
+        games = table_rows(run, "games")
+        if not games:
             raise SniffError(f"{where} holds no finished games (status "
                              f"{run.manifest.get('status')}): nothing to report")
-        rounds = read_table(run, "rounds", columns["rounds"])
-        games = games.sort_values("game_id", kind="stable").reset_index(drop=True)
-        rounds = rounds.sort_values(["game_id", "round_number"], kind="stable").reset_index(
-            drop=True)
-        rounds["end_reason"] = rounds["end_reason"].astype(str)
         notes = []
         status = run.manifest.get("status")
         if status == "running":  # its writer holds the folder's lock now (sim.store.lock)
-            notes.append(f"the run is still being written: {len(games):,} of "
+            notes.append(f"the run is still being written: {games:,} of "
                          f"{config['games']:,} games finished so far (the report covers those)")
         elif status != "complete":
-            notes.append(f"the run is {status}: {len(games):,} of {config['games']:,} games "
+            notes.append(f"the run is {status}: {games:,} of {config['games']:,} games "
                          "finished (the report covers those)")
-        if not np.isin(rounds["game_id"].to_numpy(), games["game_id"].to_numpy()).all():
-            raise SniffError(f"{where}: its rounds table has games its games table lacks")
         name = run.path.name if run.path else "run"
-        runs.append(RunData(name, run.path, run.manifest, games, rounds, tournament, notes))
+        runs.append(RunData(name, run.path, run.manifest, run, games, tournament, notes))
     for folder in dict.fromkeys(r.tournament for r in runs if r.tournament is not None):
         manifest = read_tournament_manifest(folder)
         members = [r for r in runs if r.tournament == folder]
@@ -258,52 +220,3 @@ def open_runs(paths: Sequence) -> list[RunData]:
         else:
             seen[r.name] = 1
     return runs
-
-
-# --- per-game and per-round quantities by side
-
-
-def round_rotation(run: RunData) -> np.ndarray:
-    """The rotation of each round's game."""
-    ids = run.games["game_id"].to_numpy()
-    index = np.searchsorted(ids, run.rounds["game_id"].to_numpy())
-    return run.games["rotation"].to_numpy(np.int64)[index]
-
-
-def _team_columns_by_side(run: RunData, table, pattern: str, rotation) -> np.ndarray:
-    """Columns ``pattern.format(team)`` of ``table`` reordered by side (rotation undone)."""
-    values = np.column_stack([table[pattern.format(t)].to_numpy(np.int64)
-                              for t in range(run.n_sides)])
-    rows = np.arange(values.shape[0])
-    return np.column_stack([values[rows, team_of_side(k, rotation, run.players)]
-                            for k in range(run.n_sides)])
-
-
-def side_round_points(run: RunData) -> np.ndarray:
-    """Points each side scored by placements in each round: ``(rounds, sides)``."""
-    return _team_columns_by_side(run, run.rounds, "team{}_points", round_rotation(run))
-
-
-def side_round_penalties(run: RunData) -> np.ndarray:
-    """Settlement penalty of each side in each round (its seats' penalties added)."""
-    rotation = round_rotation(run)
-    out = np.zeros((len(run.rounds), run.n_sides), dtype=np.int64)
-    for seat in range(run.players):
-        side = side_of_team(team_of(seat, run.players), rotation, run.players)
-        penalty = run.rounds[f"seat{seat}_penalty"].to_numpy(np.int64)
-        for k in range(run.n_sides):
-            out[:, k] += np.where(side == k, penalty, 0)
-    return out
-
-
-def side_final_scores(run: RunData) -> np.ndarray:
-    """Final score of each side in each game: ``(games, sides)``."""
-    rotation = run.games["rotation"].to_numpy(np.int64)
-    return _team_columns_by_side(run, run.games, "team{}_score", rotation)
-
-
-def domino_sides(run: RunData) -> np.ndarray:
-    """Side that went out in each round (-1 for rounds nobody went out of)."""
-    domino_seat = run.rounds["domino_seat"].to_numpy(np.int64)
-    team = team_of(np.maximum(domino_seat, 0), run.players)
-    return np.where(domino_seat >= 0, side_of_team(team, round_rotation(run), run.players), -1)

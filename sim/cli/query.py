@@ -1,0 +1,40 @@
+"""The ``sniff query`` command line (``sim.cli.main`` adds it to the ``sniff`` group).
+
+Its own module to keep ``sim.cli.main`` short; the work is in ``sim.store.answer`` (the folder
+and the answer's output) and ``sim.store.query`` (the locked, read-only DuckDB connection).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("folder", metavar="FOLDER", type=click.Path(path_type=Path))
+@click.argument("sql", metavar="SQL")
+@click.option("--csv", "as_csv", is_flag=True, help="Print every row as CSV (streamed).")
+@click.option("--parquet", "parquet", type=click.Path(path_type=Path), metavar="OUT",
+              help="Write every row to the Parquet file OUT (a new file) instead.")
+@click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Rows of the aligned table printed (--csv and --parquet give all).")
+def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite: bool,
+          max_rows: int) -> None:
+    """Answer SQL about a run folder (tables games, rounds) or an openings folder (its
+    tables: openings, games), read-only, in bounded memory.
+
+    The tables are views over the folder's checked parts (DuckDB SQL; one SELECT).
+    Example: sniff query results/NAME "SELECT end_reason, count(*) FROM rounds GROUP BY ALL".
+    Prints an aligned table of the first --max-rows rows; --csv prints all rows as CSV;
+    --parquet OUT writes them to a Parquet file. See docs/query.md.
+    """
+    from sim.errors import SniffError
+    from sim.store.answer import answer
+
+    if as_csv and parquet is not None:
+        raise SniffError("--csv and --parquet exclude each other")
+    if overwrite and parquet is None:
+        raise SniffError("--overwrite replaces the --parquet file; give --parquet OUT")
+    answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows)

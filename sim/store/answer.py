@@ -1,0 +1,191 @@
+"""``sniff query``'s answers: the folder asked, and the answer printed or written.
+
+Why apart from ``sim.store.query``: that module is the locked connection a ``Run`` asks
+through (``Run.query``); this one opens what the command line names (a run folder, or an
+openings folder and its recorded files) and writes the answer: an aligned table of its
+first rows, or all of it as CSV on stdout or as a Parquet file, batch by batch, so an
+answer of any size passes in bounded memory. It never writes into the folder it reads.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sim.errors import SniffError
+from sim.store.integrity import error_text
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+from sim.store.query import (
+    DEFAULT_MEMORY,
+    Progress,
+    connect,
+    query_error,
+    relation,
+    run_sources,
+    threads_of,
+)
+
+
+def openings_sources(folder: Path) -> dict[str, list[Path]]:
+    """An openings folder's tables: each ``NAME.parquet`` beside ``summary.json`` and each
+    folder of ``part-*.parquet`` files, every file checked against the record of it in
+    ``summary.json`` (size and sha256) when it has one."""
+    import json
+
+    from sim.store.integrity import file_problem
+
+    folder = Path(folder)
+    try:
+        records = json.loads((folder / "summary.json").read_text(encoding="utf-8")).get(
+            "files") or {}
+    except (OSError, ValueError) as error:
+        raise SniffError(f"{folder}/summary.json cannot be read ({error_text(error)})") from None
+    tables: dict[str, list[Path]] = {}
+    for path in sorted(folder.glob("*.parquet")):
+        tables[path.stem] = [path]
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        parts = sorted(sub.glob("part-*.parquet"))
+        if parts:
+            tables[sub.name] = parts
+    for paths in tables.values():
+        for path in paths:
+            problem = file_problem(folder, str(path.relative_to(folder)), records)
+            if problem:
+                raise SniffError(problem)
+    return tables
+
+
+def sources_of(path) -> tuple[dict[str, list[Path]], int]:
+    """The tables a query of ``path`` (a run folder, a ``Run`` or an openings folder) may
+    name, and the threads its run was played with."""
+    from sim.store import io
+
+    if isinstance(path, io.Run):
+        return run_sources(path), threads_of(path.manifest)
+    folder = Path(path)
+    if not folder.is_dir():
+        raise SniffError(f"no such folder: {folder}" if not folder.exists()
+                         else f"{folder} is a file; give a run folder or an openings folder")
+    if (folder / "summary.json").is_file() and not (folder / io.MANIFEST).is_file():
+        return openings_sources(folder), os.cpu_count() or 1
+    if (folder / "tournament.json").is_file():
+        raise SniffError(f"{folder} is a tournament: query one of its pairings "
+                         f"({folder}/pairs/NAME), each a run folder")
+    run = io.open_run(folder)
+    return run_sources(run), threads_of(run.manifest)
+
+
+def batches(result, size: int = 100_000) -> pa.RecordBatchReader:
+    """The relation's rows as a pyarrow RecordBatchReader, ``size`` rows at a time."""
+    reader = getattr(result, "to_arrow_reader", None)  # DuckDB 1.4+; fetch_record_batch before
+    return reader(size) if reader is not None else result.fetch_record_batch(size)
+
+
+def _plain(batch):
+    """A record batch with dictionary columns as plain strings (for CSV)."""
+    import pyarrow as pa
+
+    columns = [column.cast(column.type.value_type) if pa.types.is_dictionary(column.type)
+               else column for column in batch.columns]
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
+    """Where ``--parquet OUT`` may write: a new file (or ``--overwrite``), outside the
+    folder queried, in a folder that exists."""
+    out = Path(out)
+    if out.exists() and (out.is_dir() or not overwrite):
+        what = "a folder" if out.is_dir() else "a file"
+        raise SniffError(f"{out} exists ({what}); give a new file name"
+                         + ("" if out.is_dir() else " or --overwrite"))
+    if not out.parent.is_dir():
+        raise SniffError(f"cannot write {out}: no folder {out.parent}")
+    if folder is not None and out.resolve().is_relative_to(Path(folder).resolve()):
+        raise SniffError(f"{out} is inside {folder}: a query never writes into the folder "
+                         "it reads; write it elsewhere")
+    return out
+
+
+def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
+           overwrite: bool = False, max_rows: int = 1000, stream=None,
+           memory_limit: int = DEFAULT_MEMORY) -> int:
+    """``sniff query``: print the answer as an aligned table (its first ``max_rows`` rows),
+    or all of it as CSV, or write it to a Parquet file; returns the rows written or shown.
+
+    CSV and Parquet are written batch by batch, so an answer of any size passes in bounded
+    memory; the Parquet file appears whole or not at all.
+    """
+    import duckdb
+    import pyarrow as pa
+
+    stream = stream or sys.stdout
+    folder = None if not isinstance(path, (str, os.PathLike)) else Path(path)
+    if parquet is not None:
+        check_output(parquet, overwrite, folder)
+    sources, threads = sources_of(path)
+    session = connect(sources, threads, memory_limit)
+    result = relation(session, sql)
+    try:
+        with Progress(session):
+            if parquet is not None:
+                return _write_parquet(result, Path(parquet))
+            if csv:
+                return _write_csv(result, stream)
+            frame = result.limit(max_rows + 1).df()
+    except (duckdb.Error, pa.ArrowException, OSError) as error:  # a batch reader's are Arrow's
+        raise query_error(session, error) from None
+    shown = frame.head(max_rows)
+    stream.write(shown.to_string(index=False) + "\n" if len(shown.columns) else "\n")
+    if len(frame) > max_rows:
+        stream.write(f"(the first {max_rows:,} rows; --csv or --parquet OUT gives them all)\n")
+    return len(shown)
+
+
+def _write_csv(result, stream) -> int:
+    import pyarrow.csv as pacsv
+
+    reader = batches(result)
+    binary = getattr(stream, "buffer", None)
+    rows = 0
+    first = True
+    for batch in reader:
+        batch = _plain(batch)
+        if binary is not None:
+            pacsv.write_csv(batch, binary, pacsv.WriteOptions(include_header=first))
+            binary.flush()
+        else:
+            import io as _io
+
+            buffer = _io.BytesIO()
+            pacsv.write_csv(batch, buffer, pacsv.WriteOptions(include_header=first))
+            stream.write(buffer.getvalue().decode())
+        first = False
+        rows += batch.num_rows
+    if first:  # no rows: the header alone
+        names = ",".join(f'"{name}"' for name in reader.schema.names)
+        stream.write(names + "\n")
+    return rows
+
+
+def _write_parquet(result, out: Path) -> int:
+    import pyarrow.parquet as pq
+
+    from sim.files import write_atomic
+
+    rows = 0
+
+    def write(temporary: Path) -> None:
+        nonlocal rows
+        reader = batches(result)
+        with pq.ParquetWriter(temporary, reader.schema, compression="zstd") as writer:
+            for batch in reader:
+                writer.write_batch(batch)
+                rows += batch.num_rows
+
+    write_atomic(out, write)
+    return rows

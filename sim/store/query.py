@@ -1,0 +1,218 @@
+"""Your own questions of a run, in SQL: ``sniff query RUN "SQL"`` and ``Run.query``.
+
+Why DuckDB: a question such as "points per round by end reason" over 75 million round rows
+is an aggregation a columnar engine answers from the parts in seconds and in bounded
+memory (``memory_limit``), where pandas would first need the whole table (8.5 GB). It is a
+core dependency for that reason: every run's data is meant to be asked about.
+
+What a query sees: views named ``games`` and ``rounds`` (a run folder; ``--no-rounds``:
+``games`` only) or an openings folder's tables (``openings``, ``games``, ...), each over the
+parts the folder's checks passed (``sim.store.integrity``: ledger, sizes, footers; an openings
+folder's files against the sha256 in its ``summary.json``). The views scan the parts through
+pyarrow with every Parquet page checksum verified (DuckDB's own reader does not verify
+them); a damaged part met during a scan is one line naming it.
+
+Read-only, by three locks: the SQL must be one ``SELECT`` statement (so no ``COPY``,
+``ATTACH``, ``INSTALL``/``LOAD``, ``CREATE``, ``SET``, ``PRAGMA``...); the connection is
+made with external access off once the views exist (so ``read_csv``, ``read_parquet``,
+``glob`` and the like of any path are refused) and its configuration locked; and the
+database is in memory, so nothing a query does can touch the folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sim.errors import SniffError
+from sim.store.integrity import error_text
+
+if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
+    import duckdb
+    import pandas as pd
+
+DEFAULT_MEMORY = 1 << 30  # DuckDB's memory limit for a query (it spills nothing: no disk)
+_STREAM_FAILED = re.compile(r"reading the stream registered as '([^']+)' failed")
+
+
+def _checked_dataset(paths: list[Path]):
+    import pyarrow.dataset as ds
+
+    options = ds.ParquetFragmentScanOptions(page_checksum_verification=True)
+    return ds.dataset([str(p) for p in paths],
+                      format=ds.ParquetFileFormat(default_fragment_scan_options=options))
+
+
+def run_sources(run) -> dict[str, list[Path]]:
+    """The tables of a run (``sim.store.io.Run``) and their checked parts."""
+    from sim.store.integrity import tables_of
+
+    return {name: run.parts(name) for name in tables_of(run.config)}
+
+
+def threads_of(manifest: dict) -> int:
+    """The threads the run's last session played with, at most the machine's cores (all of
+    them if unknown)."""
+    sessions = manifest.get("sessions") or [{}]
+    threads = sessions[-1].get("threads")
+    cores = os.cpu_count() or 1
+    return min(int(threads), cores) if isinstance(threads, int) and threads > 0 else cores
+
+
+class Session:
+    """A locked DuckDB connection (``db``) and the tables its views stand for."""
+
+    def __init__(self, db, sources: dict[str, list[Path]]) -> None:
+        self.db, self.sources = db, sources
+
+
+def connect(sources: dict[str, list[Path]], threads: int = 1,
+            memory_limit: int = DEFAULT_MEMORY) -> Session:
+    """An in-memory DuckDB connection with one read-only view per table, locked."""
+    import duckdb
+
+    connection = duckdb.connect(":memory:", config={
+        "threads": max(1, int(threads)), "memory_limit": f"{max(memory_limit, 1 << 26)}B",
+        "autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    for name, paths in sources.items():
+        if paths:
+            connection.register(name, _checked_dataset(paths))
+    connection.execute("SET enable_external_access = false")
+    connection.execute("SET lock_configuration = true")
+    return Session(connection, sources)
+
+
+def check_sql(sql: str, tables) -> None:
+    """Refuse, in one line, SQL that does not parse or is not one read-only SELECT."""
+    import duckdb
+
+    if not sql.strip():
+        raise SniffError("give a query, e.g. \"SELECT end_reason, count(*) FROM rounds "
+                         "GROUP BY ALL\"")
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as error:
+        raise SniffError(f"the query does not parse: {error_text(error)}") from None
+    if len(statements) != 1:
+        raise SniffError(f"give one SELECT statement, not {len(statements)}")
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        raise SniffError(f"queries are read-only: only a SELECT is run, not "
+                         f"{kind.name.replace('_', ' ')} (tables: {', '.join(tables)})")
+
+
+def relation(session: Session, sql: str) -> duckdb.DuckDBPyRelation:
+    """The query as a lazy DuckDB relation (checked by :func:`check_sql` first)."""
+    check_sql(sql, list(session.sources))
+    try:
+        return session.db.sql(sql)
+    except Exception as error:  # duckdb raises its own classes, all of one base
+        raise query_error(session, error) from None
+
+
+def query_error(session: Session, error: BaseException) -> SniffError:
+    """A DuckDB error as one line: a damaged part named, an unknown table listed."""
+    import duckdb
+
+    text = error_text(error)
+    sources = session.sources
+    tables = ", ".join(sources)
+    failed = _STREAM_FAILED.search(text)
+    if failed and failed.group(1) in sources:
+        return SniffError(_bad_part(sources[failed.group(1)], text))
+    if isinstance(error, duckdb.CatalogException):
+        return SniffError(f"the query names no table of this folder ({text}); tables: "
+                          f"{tables}")
+    if isinstance(error, duckdb.PermissionException):
+        return SniffError(f"queries read only the folder's tables ({tables}), no other "
+                          f"file: {text}")
+    if isinstance(error, duckdb.ParserException):
+        return SniffError(f"the query does not parse: {text}")
+    if isinstance(error, duckdb.OutOfMemoryException):
+        return SniffError(f"the query needs more than its memory limit: {text}; aggregate "
+                          "more (GROUP BY) or write the rows with --parquet OUT")
+    if isinstance(error, duckdb.Error):
+        return SniffError(f"the query failed: {text}")
+    return SniffError(f"the query failed: {type(error).__name__}: {text}")
+
+
+def _bad_part(paths: list[Path], text: str) -> str:
+    """The part a failed scan met: every part decoded until one fails its checks."""
+    from sim.store.scan import read_part
+
+    for path in paths:
+        try:
+            read_part(path)
+        except SniffError as error:
+            return str(error)
+    return f"a part could not be read ({text})"
+
+
+class Progress:
+    """A line on stderr while a query runs longer than ``delay`` seconds (a terminal only):
+    DuckDB's estimate of how far it is, or the time it has taken."""
+
+    def __init__(self, session: Session, delay: float = 2.0, stream=None) -> None:
+        self.connection, self.delay = session.db, delay
+        self.stream = stream or sys.stderr
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._shown = False
+
+    def __enter__(self) -> Progress:
+        if self.stream.isatty():
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        if self._shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def _watch(self) -> None:
+        start = time.monotonic()
+        while not self._stop.wait(0.5):
+            elapsed = time.monotonic() - start
+            if elapsed < self.delay:
+                continue
+            try:
+                done = self.connection.query_progress()
+            except Exception:  # noqa: BLE001 (a progress line must never fail a query)
+                done = -1
+            where = f"{done:.0f}%, " if done is not None and done >= 0 else ""
+            self.stream.write(f"\rsniff: query running ({where}{elapsed:.0f} s)")
+            self.stream.flush()
+            self._shown = True
+
+
+
+
+def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
+          sources: dict[str, list[Path]] | None = None
+          ) -> pd.DataFrame | duckdb.DuckDBPyRelation:
+    """The answer to ``sql`` over a run (``sim.store.io.Run``: its checked parts) or over
+    ``sources``: a pandas DataFrame, or with ``lazy`` the DuckDB relation (fetch it in
+    pieces with ``to_arrow_reader``; its errors are then DuckDB's own)."""
+    import duckdb
+
+    if sources is None:
+        sources, threads = run_sources(run), threads_of(run.manifest)
+    else:
+        threads = os.cpu_count() or 1
+    session = connect(sources, threads, memory_limit)
+    result = relation(session, sql)
+    if lazy:
+        return result
+    try:
+        with Progress(session):
+            return result.df()
+    except duckdb.Error as error:
+        raise query_error(session, error) from None

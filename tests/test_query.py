@@ -1,0 +1,171 @@
+"""``sniff query`` and ``Run.query``: SQL over a run's checked parts, read-only.
+
+Small runs (4 players, 300 games in 3 chunks); every answer is checked against pandas on
+the same Parquet, every refusal is one line and exit 2, and no query changes the folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from cli_helpers import run_main
+
+import sim
+from sim.errors import SniffError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("query") / "run"
+    sim.simulate(4, "greedy,random", 300, 7, chunk_size=100, out=folder)
+    return folder
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_an_answer_is_the_one_pandas_gives(run):
+    rounds = pd.read_parquet(run / "rounds")
+    answer = sim.load(run).query(
+        "SELECT end_reason, count(*) AS n, avg(team0_points) AS points FROM rounds "
+        "GROUP BY ALL ORDER BY end_reason")
+    expected = rounds.groupby(rounds["end_reason"].astype(str))["team0_points"].agg(
+        ["size", "mean"])
+    assert list(answer["end_reason"]) == list(expected.index)
+    assert list(answer["n"]) == list(expected["size"])
+    assert answer["points"].tolist() == pytest.approx(expected["mean"].tolist())
+
+
+def test_a_lazy_answer_is_a_relation_fetched_in_pieces(run):
+    relation = sim.load(run).query("SELECT game_id FROM games ORDER BY game_id", lazy=True)
+    from sim.store.answer import batches as reader
+
+    batches = list(reader(relation, 64))
+    assert sum(b.num_rows for b in batches) == 300 and len(batches) > 1
+    assert batches[0].column(0).to_pylist()[:3] == [0, 1, 2]
+
+
+def test_the_worked_examples_of_the_docs_run(run):
+    """Every ```sql block of docs/data-format.md and docs/query.md answers over a run."""
+    blocks = []
+    for page in ("data-format.md", "query.md"):
+        text = (ROOT / "docs" / page).read_text()
+        blocks += re.findall(r"```sql\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 3
+    loaded = sim.load(run)
+    for sql in blocks:
+        answer = loaded.query(sql)
+        assert len(answer) > 0 and len(answer.columns) >= 2, sql
+
+
+def test_the_command_prints_a_table_csv_and_parquet(run, tmp_path, capsys):
+    sql = "SELECT rounds, count(*) AS games FROM games GROUP BY rounds ORDER BY rounds"
+    games = pd.read_parquet(run / "games")
+    expected = games.groupby("rounds").size()
+    code, out, err = run_main(["query", str(run), sql], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["rounds", "games"]
+    assert [tuple(map(int, line.split())) for line in lines[1:]] == list(expected.items())
+    code, out, _ = run_main(["query", str(run), sql, "--csv"], capsys)
+    assert code == 0 and out.splitlines()[0] == '"rounds","games"'
+    assert [tuple(map(int, line.split(","))) for line in out.splitlines()[1:]] == list(
+        expected.items())
+    target = tmp_path / "answer.parquet"
+    code, out, err = run_main(["query", str(run), sql, "--parquet", str(target)], capsys)
+    assert code == 0, err
+    written = pd.read_parquet(target)
+    assert list(zip(written["rounds"], written["games"])) == list(expected.items())
+    code, out, _ = run_main(["query", str(run), "SELECT * FROM rounds", "--max-rows", "5"],
+                            capsys)
+    assert code == 0 and len(out.splitlines()) == 1 + 5 + 1 and "--csv" in out
+
+
+def test_bad_queries_are_one_line_and_change_nothing(run, tmp_path, capsys):
+    before = digest(run)
+    part = run / "games" / "part-000000.parquet"
+    target = tmp_path / "exists.parquet"
+    target.write_bytes(b"mine")
+    cases = [
+        (["SELECT"], "does not parse"),
+        (["SELECT * FROM nothing"], "names no table"),
+        (["SELECT 1; SELECT 2"], "one SELECT statement"),
+        ([f"COPY games TO '{part}'"], "only a SELECT is run, not COPY"),
+        ([f"ATTACH '{tmp_path / 'x.db'}'"], "not ATTACH"),
+        (["INSTALL httpfs"], "only a SELECT"),
+        (["LOAD httpfs"], "only a SELECT"),
+        (["CREATE TABLE t AS SELECT 1"], "not CREATE"),
+        (["SET threads = 1"], "not SET"),
+        (["DELETE FROM games"], "not DELETE"),
+        (["SELECT * FROM read_csv('/etc/passwd')"], "no other file"),
+        ([f"SELECT * FROM read_parquet('{part}')"], "no other file"),
+        (["SELECT * FROM glob('/*')"], "no other file"),
+        (["SELECT 1", "--parquet", str(target)], "exists"),
+        (["SELECT 1", "--parquet", str(run / "answer.parquet")], "never writes into"),
+        (["SELECT 1", "--csv", "--parquet", str(tmp_path / "new.parquet")], "exclude"),
+    ]
+    for args, message in cases:
+        code, out, err = run_main(["query", str(run), *args], capsys)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and message in lines[0], (args, err)
+        assert "Traceback" not in err
+    assert target.read_bytes() == b"mine"
+    code, _, err = run_main(["query", str(run), "SELECT 1 AS a", "--parquet", str(target),
+                             "--overwrite"], capsys)
+    assert code == 0 and pd.read_parquet(target)["a"].tolist() == [1]
+    assert digest(run) == before
+
+
+def test_a_damaged_part_met_by_a_query_is_named(run, tmp_path, capsys):
+    import shutil
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(run, damaged)
+    part = damaged / "rounds" / "part-000001.parquet"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 3] ^= 0x5A  # the same size: the cheap check passes, the page's CRC not
+    part.write_bytes(bytes(data))
+    code, _, err = run_main(["query", str(damaged), "SELECT * FROM rounds", "--csv"],
+                            capsys)  # every column read
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "rounds/part-000001.parquet" in lines[0], err
+
+
+def test_a_table_too_big_for_memory_is_refused_with_the_alternatives(run, monkeypatch):
+    import sim.store.scan as scan
+
+    monkeypatch.setattr(scan, "available_memory", lambda: 1000)
+    loaded = sim.load(run)
+    with pytest.raises(SniffError) as refused:
+        _ = loaded.rounds
+    text = str(refused.value)
+    assert "\n" not in text and "rows" in text and "memory" in text
+    assert "run.query" in text and "sniff query" in text and "dataset" in text
+    assert loaded.query("SELECT count(*) AS n FROM rounds")["n"][0] > 300  # still answered
+    monkeypatch.undo()
+    assert len(sim.load(run).rounds) > 300
+
+
+def test_an_openings_folder_is_queried_by_its_tables(tmp_path, capsys):
+    from sim.openings.study import run_openings
+
+    folder = tmp_path / "openings"
+    run_openings(players=2, strategies="greedy", deals=4, seed=3, out=folder)
+    code, out, err = run_main(["query", str(folder),
+                               "SELECT count(*) AS tiles FROM openings"], capsys)
+    assert code == 0, err
+    assert out.split() == ["tiles", "28"]
+    code, out, err = run_main(["query", str(folder), "SELECT count(*) AS n FROM games"], capsys)
+    assert code == 0, err
+    games = sum(len(pd.read_parquet(p)) for p in
+                ([folder / "games.parquet"] if (folder / "games.parquet").exists()
+                 else sorted((folder / "games").glob("part-*.parquet"))))
+    assert int(out.split()[-1]) == games
