@@ -165,9 +165,11 @@ def test_a_changed_missing_or_stray_part_is_refused(tmp_path):
     part.unlink()
     with pytest.raises(SniffError, match="part-000001.parquet: missing"):
         table_files(folder, check="size")
+    stray.write_bytes(b"not a part of this run")
     code = subprocess.run([sys.executable, "-m", "sim.cli", "verify", str(folder)],
                           capture_output=True, text=True, timeout=300)
     assert code.returncode == 2 and f"bad: {part}: missing" in code.stdout
+    assert f"bad: {stray}: not recorded in summary.json" in code.stdout
     assert "4 of 5 recorded files sound" in code.stdout
 
 

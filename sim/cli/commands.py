@@ -7,7 +7,6 @@ stderr, prints the result, and on a stop prints how to resume.
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from collections.abc import Sequence
@@ -257,7 +256,7 @@ def verify_command(folders: Sequence[Path]) -> None:
     against the run's ledger, decoded page by page and its game ids checked; one line per
     run, one per problem; a problem ends in an error (exit 2)."""
     from sim.errors import SniffError
-    from sim.openings.output import is_openings_folder
+    from sim.openings.folder import folder_problems, is_openings_folder
     from sim.store import integrity, io
     from sim.store.folders import size_text
     from sim.store.rundata import TOURNAMENT_MANIFEST, read_tournament_manifest
@@ -266,15 +265,14 @@ def verify_command(folders: Sequence[Path]) -> None:
     bad = 0
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
-            files = json.loads((folder / "summary.json").read_text(encoding="utf-8")).get(
-                "files") or {}
-            problems = [p for p in (integrity.file_problem(folder, n, files) for n in files) if p]
+            recorded, problems = folder_problems(folder)
             for line in problems:
                 click.echo(f"bad: {line}")
             bad += len(problems)
-            click.echo(f"{folder}: openings folder, {len(files) - len(problems)} of "
-                       f"{len(files)} recorded files sound" + ("" if files else
-                                                               " (none recorded: older version)"))
+            unsound = sum(1 for line in problems if "not recorded in" not in line)
+            click.echo(f"{folder}: openings folder, {recorded - unsound} of "
+                       f"{recorded} recorded files sound" + ("" if recorded else
+                                                             " (none recorded: older version)"))
         elif (folder / TOURNAMENT_MANIFEST).is_file():
             manifest = read_tournament_manifest(folder)
             runs += [folder / p["folder"] for p in manifest["pairings"]
