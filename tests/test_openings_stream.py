@@ -253,3 +253,37 @@ def test_a_folder_from_before_the_parts_is_still_read(tmp_path):
     assert table_files(folder)["games"] == [folder / "games.parquet"]
     pd.testing.assert_frame_equal(read_games(folder), games)
     assert np.isfinite(load_openings(folder)[0]["differential"]).all()
+
+
+def test_a_record_that_leads_out_of_the_folder_or_skips_a_part_is_refused(tmp_path):
+    folder = tmp_path / "run"
+    measure_openings(make_config(2, "random", 12, 1), folder, part_deals=5)
+    path = folder / "summary.json"
+    good = json.loads(path.read_text())
+    for change, message in [
+        (lambda f: f.update({"../outside.parquet": f["openings.parquet"]}),
+         "records a file that is not an openings file: '../outside.parquet'"),
+        (lambda f: f.pop("games/part-000001.parquet"), "not numbered 0..1 without a gap"),
+        (lambda f: f["games/part-000002.parquet"].update(rows=1), "do not add up"),
+    ]:
+        summary = json.loads(json.dumps(good))
+        change(summary["files"])
+        path.write_text(json.dumps(summary))
+        with pytest.raises(SniffError, match=message):
+            table_files(folder)
+        recorded, problems = folder_problems(folder)
+        assert recorded == 0 and len(problems) == 1 and message.split(":")[0] in problems[0]
+
+
+def test_the_in_memory_writer_gives_the_same_folder(tmp_path):
+    """``write_outputs`` (a games table held in memory) writes what the streamed run does."""
+    from sim.openings.output import write_outputs
+
+    config = make_config(3, "greedy,random", 14, 4)
+    measure_openings(config, tmp_path / "streamed")
+    games = play_openings(config)
+    table, summary = summarise_openings(games, config)
+    write_outputs(tmp_path / "held", config, games, table, summary)
+    for name in ("openings.parquet", "games/part-000000.parquet", "tile-pairs.csv"):
+        assert (tmp_path / "held" / name).read_bytes() == (tmp_path / "streamed" / name
+                                                           ).read_bytes(), name

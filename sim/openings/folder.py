@@ -12,6 +12,7 @@ one way for other code (``sniff query``, reports) to find an openings folder's t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -139,12 +140,33 @@ def read_summary(folder: Path) -> dict:
     return summary
 
 
-def _recorded(summary: dict) -> dict[str, dict]:
+PART_KEY = re.compile(rf"{GAMES_DIR}/part-(\d{{6}})\.parquet")
+
+
+def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
+    """``summary.json``'s record of the files, checked before any name in it is opened:
+    only the folder's own file names (no path leads out of it), and the games parts
+    numbered 0, 1, ... without a gap, their rows adding up to the run's games."""
     files = summary.get("files")
     if files is None:
         return {}
+    where = Path(folder) / SUMMARY
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
-        raise SniffError("summary.json's files record is not a table of files")
+        raise SniffError(f"{where}: its files record is not a table of files")
+    numbers = []
+    for name in files:
+        match = PART_KEY.fullmatch(name)
+        if match is None and name not in (TABLE, PAIRS, GAMES_FILE):
+            raise SniffError(f"{where}: records a file that is not an openings file: {name!r}")
+        if match is not None:
+            numbers.append(int(match.group(1)))
+    if sorted(numbers) != list(range(len(numbers))):
+        raise SniffError(f"{where}: the recorded games parts are not numbered 0.."
+                         f"{len(numbers) - 1} without a gap")
+    rows = [files[name].get("rows") for name in files if PART_KEY.fullmatch(name)]
+    games = summary.get("games")
+    if rows and (not all(isinstance(r, int) for r in rows) or sum(rows) != games):
+        raise SniffError(f"{where}: its games parts' rows do not add up to its {games} games")
     return files
 
 
@@ -185,7 +207,7 @@ def table_files(folder: Path | str, check: str = "hash") -> dict[str, list[Path]
     if check not in CHECKS:
         raise ValueError(f"check must be one of {CHECKS}, got {check!r}")
     folder = Path(folder)
-    files = _recorded(read_summary(folder))
+    files = _recorded(read_summary(folder), folder)
     problem = (lambda name: file_problem(folder, name, files)) if check == "hash" else (
         lambda name: _size_problem(folder, name, files[name]) if name in files else None)
     parts = game_part_keys(files)
@@ -222,7 +244,10 @@ def folder_problems(folder: Path | str) -> tuple[int, list[str]]:
     """``sniff verify`` of an openings folder: (files recorded, one line per problem): every
     recorded file hashed against ``summary.json``, and no unrecorded games part."""
     folder = Path(folder)
-    files = _recorded(read_summary(folder))
+    try:
+        files = _recorded(read_summary(folder), folder)
+    except SniffError as error:  # a record not to be followed is the folder's one problem
+        return 0, [str(error)]
     problems = [p for p in (file_problem(folder, name, files) for name in files) if p]
     recorded = set(game_part_keys(files))
     problems += [f"{folder / name}: not recorded in {SUMMARY} (not written with this "
