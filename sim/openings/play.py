@@ -219,6 +219,21 @@ def hand_text(mask: int) -> str:
     return " ".join(TILE_NAMES[t] for t in range(N_TILES) if (mask >> t) & 1)
 
 
+def hand_texts(masks: np.ndarray) -> np.ndarray:
+    """``hand_text`` of many masks at once (object array of str), joined by Arrow: the
+    per-game Python join was a fifth of a run's time."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    masks = np.asarray(masks, dtype=np.int64)
+    bits = ((masks[:, None] >> np.arange(N_TILES, dtype=np.int64)) & 1).astype(bool)
+    _, tiles = np.nonzero(bits)  # row by row, tile id order within a row
+    offsets = np.concatenate([[0], np.cumsum(bits.sum(axis=1))]).astype(np.int32)
+    names = pa.array(TILE_NAMES).take(pa.array(tiles))
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), names), " ")
+    return joined.to_numpy(zero_copy_only=False)
+
+
 def hand_tiles(text: str) -> list[int]:
     """Tile ids of a ``leader_hand`` string."""
     return [TILE_NAMES.index(name) for name in text.split()]
@@ -330,7 +345,7 @@ def _play_chunk(config: OpeningsConfig, deals: np.ndarray) -> pd.DataFrame:
         "forced": forced >= 0,
         "leader": leader.astype(np.int8),
         "leader_team": side.astype(np.int8),
-        "leader_hand": [hand_text(int(mask)) for mask in hands],
+        "leader_hand": hand_texts(hands),
         "swapped": swapped,
         "opening_tile": pd.Categorical.from_codes(opening, TILE_NAMES),
         "opening_tile_id": opening.astype(np.int8),
