@@ -141,7 +141,7 @@ def test_the_parts_are_recorded_and_listed_in_order(case):
     names = ", ".join(f"'{path}'" for path in tables["games"])
     ((count,),) = duckdb.sql(f"select count(*) from read_parquet([{names}])").fetchall()
     assert count == config.deals * SLOTS_PER_DEAL
-    assert folder_problems(folder) == (5, [])
+    assert folder_problems(folder) == (5, 5, [])
 
 
 def test_a_changed_missing_or_stray_part_is_refused(tmp_path):
@@ -153,8 +153,8 @@ def test_a_changed_missing_or_stray_part_is_refused(tmp_path):
     stray.write_bytes(part.read_bytes())
     with pytest.raises(SniffError, match="part-000009.parquet: a games part that"):
         table_files(folder)
-    assert folder_problems(folder)[1] == [f"{stray}: not recorded in summary.json (not "
-                                          "written with this folder's run)"]
+    assert folder_problems(folder) == (5, 5, [f"{stray}: not recorded in summary.json (not "
+                                              "written with this folder's run)"])
     stray.unlink()
     data = bytearray(part.read_bytes())
     data[100] ^= 1
@@ -271,8 +271,9 @@ def test_a_record_that_leads_out_of_the_folder_or_skips_a_part_is_refused(tmp_pa
         path.write_text(json.dumps(summary))
         with pytest.raises(SniffError, match=message):
             table_files(folder)
-        recorded, problems = folder_problems(folder)
-        assert recorded == 0 and len(problems) == 1 and message.split(":")[0] in problems[0]
+        recorded, sound, problems = folder_problems(folder)
+        assert (recorded, sound) == (0, 0) and len(problems) == 1
+        assert message.split(":")[0] in problems[0]
 
 
 def test_the_in_memory_writer_gives_the_same_folder(tmp_path):

@@ -265,14 +265,13 @@ def verify_command(folders: Sequence[Path]) -> None:
     bad = 0
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
-            recorded, problems = folder_problems(folder)
+            recorded, sound, problems = folder_problems(folder)
             for line in problems:
                 click.echo(f"bad: {line}")
             bad += len(problems)
-            unsound = sum(1 for line in problems if "not recorded in" not in line)
-            click.echo(f"{folder}: openings folder, {recorded - unsound} of "
-                       f"{recorded} recorded files sound" + ("" if recorded else
-                                                             " (none recorded: older version)"))
+            click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
+                       "sound" + ("" if recorded or problems else
+                                  " (none recorded: older version)"))
         elif (folder / TOURNAMENT_MANIFEST).is_file():
             manifest = read_tournament_manifest(folder)
             runs += [folder / p["folder"] for p in manifest["pairings"]

@@ -240,20 +240,22 @@ def _parts_on_disk(folder: Path) -> list[str]:
             if path.name.endswith(".parquet") and not path.name.startswith(".")]
 
 
-def folder_problems(folder: Path | str) -> tuple[int, list[str]]:
-    """``sniff verify`` of an openings folder: (files recorded, one line per problem): every
-    recorded file hashed against ``summary.json``, and no unrecorded games part."""
+def folder_problems(folder: Path | str) -> tuple[int, int, list[str]]:
+    """``sniff verify`` of an openings folder: (files recorded, of them sound, one line per
+    problem): every recorded file hashed against ``summary.json``, and a games part that the
+    record does not name is a problem too (a reader globbing ``games/`` would take it)."""
     folder = Path(folder)
     try:
         files = _recorded(read_summary(folder), folder)
     except SniffError as error:  # a record not to be followed is the folder's one problem
-        return 0, [str(error)]
+        return 0, 0, [str(error)]
     problems = [p for p in (file_problem(folder, name, files) for name in files) if p]
+    sound = len(files) - len(problems)
     recorded = set(game_part_keys(files))
     problems += [f"{folder / name}: not recorded in {SUMMARY} (not written with this "
                  "folder's run)" for name in sorted(_parts_on_disk(folder))
                  if files and name not in recorded]
-    return len(files), problems
+    return len(files), sound, problems
 
 
 def is_openings_folder(path: object) -> bool:

@@ -1,9 +1,12 @@
 """``sniff openings``: the value of every opening tile, measured with common random numbers.
 
 The entry points: :func:`run_openings` (measure, and write the output folder when given
-one), :func:`trace_opening_game` (any game of a run, traced again) and the command. The
-measurement and its design are in ``sim.openings.play``; what is written and shown, in
-``sim.openings.output``. Their public names are importable from here too.
+one), :func:`measure_openings` (the same for a config, chunk by chunk in bounded memory:
+what the command runs), :func:`trace_opening_game` (any game of a run, traced again). The
+measurement and its design are in ``sim.openings.play``; the figures, from sums kept per
+chunk, in ``sim.openings.tally``; what is written and shown, in ``sim.openings.output``;
+the folder on disk (games in parts, the record, ``table_files``) in
+``sim.openings.folder``. Their public names are importable from here too.
 """
 
 from __future__ import annotations
