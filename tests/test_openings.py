@@ -70,7 +70,7 @@ def run(tmp_path_factory) -> dict:
         "stdout": out,
         "table": table,
         "summary": summary,
-        "games": pd.read_parquet(folder / "games.parquet"),
+        "games": pd.read_parquet(folder / "games"),
         "config": make_config(4, STRATEGIES, DEALS, SEED),
     }
 
@@ -122,9 +122,10 @@ def test_all_28_tiles_are_present(run):
 def test_output_files_and_printed_ranking(run):
     folder = run["folder"]
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["games.parquet", "heatmap.png", "openings.parquet", "ranking.md", "summary.json",
+        ["games", "heatmap.png", "openings.parquet", "ranking.md", "summary.json",
          "tile-pairs.csv"]
     )
+    assert [p.name for p in (folder / "games").iterdir()] == ["part-000000.parquet"]
     png = (folder / "heatmap.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
     ranking = (folder / "ranking.md").read_text()
@@ -144,7 +145,7 @@ def test_output_files_and_printed_ranking(run):
 def test_existing_folder_is_not_overwritten(run):
     code, _ = cli(["openings", "--deals", "1", "--out", str(run["folder"]), "-q"])
     assert code == 2
-    assert len(pd.read_parquet(run["folder"] / "games.parquet")) == DEALS * SLOTS_PER_DEAL
+    assert len(pd.read_parquet(run["folder"] / "games")) == DEALS * SLOTS_PER_DEAL
 
 
 # --- the forced lead happens, on the deals the table says
@@ -248,7 +249,7 @@ def test_more_deals_repeat_the_smaller_runs_games(run):
                                   check_categorical=False)
 
 
-# --- figures equal a direct computation from games.parquet
+# --- figures equal a direct computation from the games table
 
 
 def test_figures_agree_with_the_recorded_games(run):
@@ -378,7 +379,7 @@ def test_readme_documents_every_column(run):
     text = (ROOT / "docs" / "openings.md").read_text()
     pairs = pd.read_csv(run["folder"] / "tile-pairs.csv")
     for heading, frame in [("\n## `openings.parquet`", run["table"]),
-                           ("\n## `games.parquet` of an openings run", run["games"]),
+                           ("\n## `games/` of an openings run", run["games"]),
                            ("\n## Tile against tile", pairs)]:
         section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         names = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)

@@ -83,7 +83,7 @@ def test_report_of_an_openings_folder_alone_and_its_corrections(tmp_path: Path):
         assert (rows["estimate"] >= 0).all()
         assert (rows["different"] == (rows["p_adjusted"] < 0.05)).all()
     # one pair recomputed from the games: per-deal difference of the two tiles
-    games = pd.read_parquet(folder / "games.parquet")
+    games = pd.read_parquet(folder / "games")
     forced = games[games["forced"]].pivot(index="deal_id", columns="opening_tile",
                                           values="differential")
     row = pairs[pairs["metric"] == "differential"].iloc[0]

@@ -7,7 +7,6 @@ stderr, prints the result, and on a stop prints how to resume.
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from collections.abc import Sequence
@@ -93,11 +92,14 @@ def simulate_command(
 
 def openings_command(players: int, strategies: str, deals: int, seed: int, out: Path | None,
                      overwrite: bool, quiet: bool, argv: Sequence[str] = ()) -> None:
-    """``sniff openings``: play, write the folder, print the ranked table."""
-    from sim.openings.output import ranking_text, write_outputs
-    from sim.openings.play import make_config, play_openings, summarise_openings
-    from sim.openings.study import check_folder
+    """``sniff openings``: play (chunk by chunk, the games written in parts), write the
+    folder, print the ranked table. Ctrl-C or SIGTERM stops between chunks, with a notice."""
+    from sim.errors import Stopped
+    from sim.openings.output import ranking_text
+    from sim.openings.play import PART_DEALS, make_config
+    from sim.openings.study import check_folder, measure_openings
     from sim.openings.study import default_folder as openings_folder
+    from sim.run.chunks import StopOnInterrupt
 
     config = make_config(players, strategies, deals, seed)
     folder = out if out is not None else openings_folder()
@@ -109,23 +111,34 @@ def openings_command(players: int, strategies: str, deals: int, seed: int, out: 
 
         bar = tqdm(total=config.deals, unit="deal", desc="sniff openings", file=sys.stderr,
                    leave=False)
+    done = [0]
 
-    def progress(done: int) -> None:
+    def progress(deals_done: int) -> None:
+        done[0] = deals_done
         if bar is not None:
-            bar.update(done - bar.n)
+            bar.update(deals_done - bar.n)
 
     try:
-        games = play_openings(config, progress)
+        with StopOnInterrupt(lambda text: click.echo(f"sniff: {text}", err=True)) as stop:
+            table, summary = measure_openings(config, folder, progress, command,
+                                              between_chunks=stop.check)
+    except Stopped:
+        if bar is not None:
+            bar.close()
+            bar = None
+        click.echo(f"sniff: stopped after {done[0]:,} of {config.deals:,} deals: {folder} "
+                   "holds the games parts written so far and no summary.json (not a "
+                   "result); run again with --overwrite", err=True)
+        raise
     finally:
         if bar is not None:
             bar.close()
-    table, summary = summarise_openings(games, config)
-    write_outputs(folder, config, games, table, summary, command)
     sys.stdout.write(ranking_text(table, summary))
+    parts = -(-config.deals // PART_DEALS)
     sys.stdout.write(
-        f"\n{len(games):,} games; wrote openings.parquet, games.parquet, heatmap.png, "
-        f"tile-pairs.csv, "
-        f"ranking.md and summary.json to {folder}\n"
+        f"\n{summary['games']:,} games; wrote openings.parquet, games/ ({parts} part"
+        f"{'s' if parts > 1 else ''}), heatmap.png, tile-pairs.csv, ranking.md and "
+        f"summary.json to {folder}\n"
     )
 
 
@@ -274,7 +287,7 @@ def verify_command(folders: Sequence[Path]) -> None:
     against the run's ledger, decoded page by page and its game ids checked; one line per
     run, one per problem; a problem ends in an error (exit 2)."""
     from sim.errors import SniffError
-    from sim.openings.output import is_openings_folder
+    from sim.openings.folder import folder_problems, is_openings_folder
     from sim.store import integrity, io
     from sim.store.folders import size_text
     from sim.store.rundata import TOURNAMENT_MANIFEST, read_tournament_manifest
@@ -283,15 +296,13 @@ def verify_command(folders: Sequence[Path]) -> None:
     bad = 0
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
-            files = json.loads((folder / "summary.json").read_text(encoding="utf-8")).get(
-                "files") or {}
-            problems = [p for p in (integrity.file_problem(folder, n, files) for n in files) if p]
+            recorded, sound, problems = folder_problems(folder)
             for line in problems:
                 click.echo(f"bad: {line}")
             bad += len(problems)
-            click.echo(f"{folder}: openings folder, {len(files) - len(problems)} of "
-                       f"{len(files)} recorded files sound" + ("" if files else
-                                                               " (none recorded: older version)"))
+            click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
+                       "sound" + ("" if recorded or problems else
+                                  " (none recorded: older version)"))
         elif (folder / TOURNAMENT_MANIFEST).is_file():
             manifest = read_tournament_manifest(folder)
             runs += [folder / p["folder"] for p in manifest["pairings"]

@@ -203,8 +203,9 @@ def openings(players: int, strategies: str, deals: int, seed: int, out: Path | N
     """The value of every opening tile: lead each tile by force on the same deals (common
     random numbers) and measure round 1 and the game that follows, with 95% intervals.
 
-    Writes openings.parquet, games.parquet, heatmap.png, ranking.md and summary.json, and
-    prints the ranked table.
+    Writes openings.parquet, the games in parts (games/part-NNNNNN.parquet), heatmap.png,
+    tile-pairs.csv, ranking.md and summary.json, and prints the ranked table. Memory stays
+    bounded whatever --deals; Ctrl-C or SIGTERM stops between chunks (no result is written).
     """
     from sim.cli.commands import openings_command
 

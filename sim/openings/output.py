@@ -8,7 +8,6 @@ text, ``ranking.md``, the heat map) and programs (``openings.parquet``, ``games.
 from __future__ import annotations
 
 import io as bytes_io
-import json
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,13 +21,28 @@ from sim.display.blocks import Chart, Heading, Paragraph, Table, html_body, to_m
 from sim.display.formatting import signed
 from sim.errors import SniffError
 from sim.files import write_atomic
+from sim.openings.folder import (
+    OUTPUT_FILES,
+    PAIRS,
+    SUMMARY,
+    TABLE,
+    GamesParts,
+    is_openings_folder,
+    load_openings,
+    parquet_metadata,
+    read_games,
+    table_files,
+    write_parquet,
+)
 from sim.openings.play import FORMAT, METRIC_TITLES, OpeningsConfig
 from sim.store.integrity import file_problem, part_record
 from sim.store.io import write_json
 from sim.version import __version__
 
-OUTPUT_FILES = ("openings.parquet", "games.parquet", "heatmap.png", "ranking.md",
-                "summary.json", "tile-pairs.csv")
+# Re-exported: the folder's readers, where ``sniff report`` and ``sniff query`` import them.
+__all__ = ["OUTPUT_FILES", "ReportSection", "heatmap_figure", "is_openings_folder",
+           "load_openings", "openings_blocks", "openings_section", "ranking_markdown",
+           "ranking_text", "read_games", "table_files", "write_outputs", "write_results"]
 
 
 # --- the ranked table
@@ -289,50 +303,6 @@ SECTION_METHOD = (
 )
 
 
-def is_openings_folder(path: object) -> bool:
-    """Whether ``path`` is a ``sniff openings`` output folder (its manifest, summary.json,
-    beside openings.parquet), so ``sniff report FOLDER`` can tell it from a run folder."""
-    if not isinstance(path, str | Path):
-        return False
-    folder = Path(path)
-    if not (folder / "openings.parquet").is_file() or not (folder / "summary.json").is_file():
-        return False
-    try:
-        record = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
-        and "config" in record
-
-
-def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:
-    """``openings.parquet`` and ``summary.json`` of an openings output folder."""
-    folder = Path(folder)
-    if not (folder / "openings.parquet").is_file():
-        raise SniffError(f"{folder} holds no openings.parquet (not a sniff openings folder)")
-    import pyarrow as pa
-
-    try:
-        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-        problem = file_problem(folder, "openings.parquet",
-                               summary.get("files") if isinstance(summary, dict) else None)
-        if problem:
-            raise SniffError(problem)
-        table = pd.read_parquet(folder / "openings.parquet")
-    except (OSError, ValueError, pa.ArrowException) as error:
-        raise SniffError(f"cannot read the openings folder {folder}: "
-                         f"{str(error).splitlines()[0]}") from None
-    missing = [c for c in ("tile", "low", "high", "rank", "differential") if c not in table]
-    if missing:
-        raise SniffError(f"{folder}/openings.parquet lacks column(s) {', '.join(missing)}: "
-                         "not a sniff openings table")
-    if not isinstance(summary, dict) or "config" not in summary:
-        raise SniffError(f"{folder}/summary.json has no run configuration: not a sniff "
-                         "openings folder")
-    table.attrs["summary"] = summary
-    return table, summary
-
-
 def _table_and_summary(source: pd.DataFrame | Path | str, summary: dict | None
                        ) -> tuple[pd.DataFrame, dict]:
     if not isinstance(source, pd.DataFrame):
@@ -422,41 +392,38 @@ def openings_section(source: pd.DataFrame | Path | str, summary: dict | None = N
 # --- the output folder
 
 
-def _parquet_metadata(config: OpeningsConfig, summary: dict, table: str, command: str) -> dict:
-    return {"format": FORMAT, "version": __version__, "table": table, "command": command,
-            "config": config.to_dict(), "summary": summary}
-
-
-def _write_parquet(frame: pd.DataFrame, path: Path, metadata: dict) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    arrow = pa.Table.from_pandas(frame, preserve_index=False)
-    schema_metadata = dict(arrow.schema.metadata or {})
-    schema_metadata[b"sniff"] = json.dumps(metadata).encode()
-    arrow = arrow.replace_schema_metadata(schema_metadata)
-    write_atomic(path, lambda temporary: pq.write_table(arrow, temporary, compression="zstd"))
+def write_results(folder: Path, config: OpeningsConfig, table: pd.DataFrame, summary: dict,
+                  pairs: pd.DataFrame, games_records: dict[str, dict],
+                  command: str = "") -> dict:
+    """Everything but the games (written in parts as they were played, ``games_records``
+    their records): the per-tile table, heat map, ranking, pairs, and ``summary.json`` last,
+    which records every file. The record written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_parquet(table, folder / TABLE,
+                  parquet_metadata(config, command, "openings", summary=summary))
+    figure = heatmap_figure(table, summary)
+    write_atomic(folder / "heatmap.png", lambda t: t.write_bytes(figure_png(figure)))
+    write_atomic(folder / "ranking.md", lambda t: t.write_text(ranking_markdown(table, summary)))
+    write_atomic(folder / PAIRS, lambda t: pairs.to_csv(t, index=False))
+    # Written last, it vouches for the tables: every read checks them against it.
+    files = {TABLE: part_record(folder / TABLE, len(table)), **games_records,
+             PAIRS: part_record(folder / PAIRS, len(pairs))}
+    record = {"format": FORMAT, **summary, "command": command, "version": __version__,
+              "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "files": files}
+    write_json(folder / SUMMARY, record)
+    return record
 
 
 def write_outputs(folder: Path, config: OpeningsConfig, games: pd.DataFrame,
                   table: pd.DataFrame, summary: dict, command: str = "") -> None:
-    """The five output files (docs/openings.md: outputs)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    _write_parquet(table, folder / "openings.parquet",
-                   _parquet_metadata(config, summary, "openings", command))
-    _write_parquet(games, folder / "games.parquet",
-                   _parquet_metadata(config, summary, "games", command))
-    figure = heatmap_figure(table, summary)
-    write_atomic(folder / "heatmap.png", lambda t: t.write_bytes(figure_png(figure)))
-    write_atomic(folder / "ranking.md", lambda t: t.write_text(ranking_markdown(table, summary)))
+    """The output files (docs/openings.md: outputs) from a games table held in memory
+    (``play_openings``): its parts, then the rest as ``write_results``."""
     from sim.openings.pairs import tile_pairs
+    from sim.openings.play import PART_DEALS, chunk_ranges
 
-    pairs = tile_pairs(games)
-    write_atomic(folder / "tile-pairs.csv", lambda t: pairs.to_csv(t, index=False))
-    # Written last, it vouches for the tables: every read checks them against it.
-    files = {name: part_record(folder / name, rows)
-             for name, rows in (("openings.parquet", len(table)), ("games.parquet", len(games)),
-                                ("tile-pairs.csv", len(pairs)))}
-    record = {"format": FORMAT, **summary, "command": command, "version": __version__,
-              "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "files": files}
-    write_json(folder / "summary.json", record)
+    folder.mkdir(parents=True, exist_ok=True)
+    parts = GamesParts(folder, config, PART_DEALS, command)
+    deal_ids = games["deal_id"].to_numpy()
+    for lo, hi in chunk_ranges(config.deals, PART_DEALS, PART_DEALS):
+        parts.add(lo, hi, games[(deal_ids >= lo) & (deal_ids < hi)])
+    write_results(folder, config, table, summary, tile_pairs(games), parts.records, command)

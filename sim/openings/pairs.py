@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from sim.core.tiles import N_TILES, TILE_NAMES
-from sim.stats.intervals import Z95
+from sim.stats.intervals import Z95, Moments
 from sim.stats.multiple import adjust, family_text
 
 METRICS = {"differential": "differential", "p_win": "side_won"}
@@ -40,40 +40,114 @@ COLUMNS = ["metric", "tile_a", "tile_b", "tile_a_id", "tile_b_id", "deals", "est
 ALPHA = 0.05
 
 
-def _per_deal(games: pd.DataFrame, column: str) -> np.ndarray:
-    """Deals × 28 tiles: the forced games' value of ``column`` (deals with all 28 only)."""
+class CrossSums:
+    """Per-deal sums that every paired figure between the 28 tiles needs, added chunk by chunk.
+
+    Why: a paired interval between tiles a and b needs the spread of the per-deal difference
+    ``v_a - v_b``, which is ``var(a) + var(b) - 2 cov(a, b)``; the 28 tile sums and the 28 x 28
+    sums of per-deal products give every such variance (and the tile-vs-average ones) without
+    keeping the deals. The values are integers (``scale`` turns them back into the figure:
+    0.5 for half points), so the sums are exact and the figures do not depend on how the
+    deals were chunked.
+    """
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+        self.n = 0
+        self.total = np.zeros(N_TILES, dtype=np.int64)
+        self.cross = np.zeros((N_TILES, N_TILES), dtype=np.int64)
+
+    def add(self, values: np.ndarray) -> None:
+        """Add deals: ``values`` is deals x 28 integers (one deal per row, tile id order)."""
+        values = np.asarray(values)
+        if values.ndim != 2 or values.shape[1] != N_TILES or not np.issubdtype(
+            values.dtype, np.integer
+        ):
+            raise TypeError("CrossSums takes a deals x 28 integer array")
+        values = values.astype(np.int64)
+        self.n += values.shape[0]
+        self.total += values.sum(axis=0)
+        self.cross += values.T @ values
+
+    def means(self) -> np.ndarray:
+        """Each tile's mean (as ``values.mean(axis=0)`` gives for the deals at once)."""
+        if self.n == 0:
+            return np.full(N_TILES, np.nan)
+        return (self.scale * self.total.astype(np.float64)) / self.n
+
+    def combination(self, weights: np.ndarray) -> Moments:
+        """The moments of ``weights @ v`` over the deals (integer weights, ``scale`` kept):
+        its sum and its sum of squares follow from the tile sums and the products."""
+        weights = [int(w) for w in weights]
+        total = sum(w * int(t) for w, t in zip(weights, self.total))
+        square = sum(weights[i] * weights[j] * int(self.cross[i, j])
+                     for i in range(N_TILES) if weights[i]
+                     for j in range(N_TILES) if weights[j])
+        moments = Moments(scale=self.scale)
+        moments.add_sums(self.n, total, square)
+        return moments
+
+    def difference(self, a: int, b: int) -> Moments:
+        """The moments of the per-deal difference ``v_a - v_b``."""
+        weights = np.zeros(N_TILES, dtype=np.int64)
+        weights[a] += 1
+        weights[b] -= 1
+        return self.combination(weights)
+
+    def versus_average(self, tile: int) -> Moments:
+        """The moments of ``v_tile`` minus the deal's mean over the 28 tiles (scaled by 28 in
+        integers, so the sums stay exact)."""
+        weights = np.full(N_TILES, -1, dtype=np.int64)
+        weights[tile] += N_TILES
+        moments = self.combination(weights)
+        moments.scale = self.scale / N_TILES
+        return moments
+
+
+def _cross_sums(games: pd.DataFrame, column: str) -> CrossSums:
+    """The sums of the forced games' ``column`` per deal (deals with all 28 tiles only)."""
     forced = games.loc[games["forced"], ["deal_id", "opening_tile_id", column]].copy()
     forced[column] = forced[column].astype(np.float64)
     grid = forced.pivot_table(index="deal_id", columns="opening_tile_id",
                               values=column, aggfunc="first", observed=True)
-    grid = grid.reindex(columns=range(N_TILES)).dropna()
-    return grid.to_numpy(dtype=np.float64)
+    grid = grid.reindex(columns=range(N_TILES)).dropna().to_numpy(dtype=np.float64)
+    scale = 0.5 if column == "differential" else 1.0
+    integers = np.rint(grid / scale)
+    if not np.array_equal(integers * scale, grid):
+        raise ValueError(f"the games' {column} is not a multiple of {scale}")
+    sums = CrossSums(scale)
+    sums.add(integers.astype(np.int64))
+    return sums
 
 
 def tile_pairs(games: pd.DataFrame, method: str = "holm") -> pd.DataFrame:
     """Every pair of tiles, for each figure: paired difference, interval, raw and adjusted p.
 
-    ``games`` is an openings run's games table (``games.parquet``). Each row reads "better
-    − worse" (``tile_a`` has the higher mean, so ``estimate`` ≥ 0). Columns: ``metric``
-    (``differential`` in points, ``p_win`` as a probability), ``tile_a``, ``tile_b`` and
-    their ids, ``deals``, ``estimate``, ``low``, ``high``, ``se``, ``p_value``,
-    ``p_adjusted`` (over the metric's 378 pairs), ``different`` (adjusted p < 5%),
-    ``family``.
+    ``games`` is an openings run's games table (``games.parquet``, or its parts read
+    together). Each row reads "better − worse" (``tile_a`` has the higher mean, so
+    ``estimate`` ≥ 0). Columns: ``metric`` (``differential`` in points, ``p_win`` as a
+    probability), ``tile_a``, ``tile_b`` and their ids, ``deals``, ``estimate``, ``low``,
+    ``high``, ``se``, ``p_value``, ``p_adjusted`` (over the metric's 378 pairs),
+    ``different`` (adjusted p < 5%), ``family``. The same as :func:`pairs_table` of the
+    run's :class:`CrossSums`, which is how ``sniff openings`` gets them without the games.
     """
+    return pairs_table({metric: _cross_sums(games, column)
+                        for metric, column in METRICS.items()}, method)
+
+
+def pairs_table(sums: dict[str, CrossSums], method: str = "holm") -> pd.DataFrame:
+    """The table of :func:`tile_pairs` from each metric's per-deal sums (``METRICS`` keys)."""
     frames = []
-    for metric, column in METRICS.items():
-        values = _per_deal(games, column)
-        n = values.shape[0]
-        means = values.mean(axis=0) if n else np.full(N_TILES, np.nan)
-        cov = np.cov(values, rowvar=False, ddof=1) if n > 1 else np.full((N_TILES, N_TILES),
-                                                                           np.nan)
+    for metric in METRICS:
+        cross = sums[metric]
+        n = cross.n
+        means = cross.means()
         rows = []
         for i in range(N_TILES):
             for j in range(i + 1, N_TILES):
                 a, b = (i, j) if means[i] >= means[j] else (j, i)
                 estimate = float(means[a] - means[b])
-                variance = cov[a, a] + cov[b, b] - 2 * cov[a, b]
-                se = math.sqrt(max(variance, 0.0) / n) if n > 1 else math.nan
+                se = cross.difference(a, b).std / math.sqrt(n) if n > 1 else math.nan
                 if se > 0:
                     p = math.erfc(abs(estimate) / se / math.sqrt(2.0))
                 else:

@@ -29,8 +29,7 @@ Why this design (docs/openings.md has the user-facing account):
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,11 +40,9 @@ from sim.core import engine
 from sim.core.layout import ARM_L, EMPTY_LAYOUT, move_points
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count, team_of
-from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, TILE_NAMES
+from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.errors import SniffError
 from sim.kernels.runner import ROUND_CAP, Lineup, play_batch
-from sim.stats.intervals import mean_interval, wilson_interval
-from sim.stats.multiple import adjust, p_from_interval
 
 FORMAT = "sniff-openings/1"
 SLOTS_PER_DEAL = N_TILES + 1  # 28 forced games, then the unforced one
@@ -53,6 +50,7 @@ UNFORCED_SLOT = N_TILES
 DEFAULT_DEALS = 10_000
 DEFAULT_STRATEGIES = "greedy"
 CHUNK_DEALS = 1_000  # deals per play_batch call: bounds the round buffer (~100 MB at most)
+PART_DEALS = 10_000  # deals per part of the games table (290,000 games, some 5 MB on disk)
 METRICS = ("side_points", "differential", "p_out", "p_win")
 METRIC_TITLES = {
     "side_points": "points the leader's side scores in round 1",
@@ -221,6 +219,21 @@ def hand_text(mask: int) -> str:
     return " ".join(TILE_NAMES[t] for t in range(N_TILES) if (mask >> t) & 1)
 
 
+def hand_texts(masks: np.ndarray) -> np.ndarray:
+    """``hand_text`` of many masks at once (object array of str), joined by Arrow: the
+    per-game Python join was a fifth of a run's time."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    masks = np.asarray(masks, dtype=np.int64)
+    bits = ((masks[:, None] >> np.arange(N_TILES, dtype=np.int64)) & 1).astype(bool)
+    _, tiles = np.nonzero(bits)  # row by row, tile id order within a row
+    offsets = np.concatenate([[0], np.cumsum(bits.sum(axis=1))]).astype(np.int32)
+    names = pa.array(TILE_NAMES).take(pa.array(tiles))
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), names), " ")
+    return joined.to_numpy(zero_copy_only=False)
+
+
 def hand_tiles(text: str) -> list[int]:
     """Tile ids of a ``leader_hand`` string."""
     return [TILE_NAMES.index(name) for name in text.split()]
@@ -229,214 +242,126 @@ def hand_tiles(text: str) -> list[int]:
 # --- playing
 
 
+def chunk_ranges(deals: int, chunk_deals: int = CHUNK_DEALS,
+                 part_deals: int = PART_DEALS) -> Iterator[tuple[int, int]]:
+    """The ``[lo, hi)`` deal ranges played in one ``play_batch`` call each: ``chunk_deals``
+    at most, and none across a multiple of ``part_deals`` (so a part of the games table is
+    whole chunks, whatever the chunk size)."""
+    if chunk_deals < 1 or part_deals < 1:
+        raise ValueError("chunk and part sizes must be positive")
+    lo = 0
+    while lo < deals:
+        hi = min(deals, lo + chunk_deals, (lo // part_deals + 1) * part_deals)
+        yield lo, hi
+        lo = hi
+
+
+def iter_openings(
+    config: OpeningsConfig,
+    chunk_deals: int = CHUNK_DEALS,
+    part_deals: int = PART_DEALS,
+    first_deal: int = 0,
+) -> Iterator[tuple[int, int, pd.DataFrame]]:
+    """Play the deals chunk by chunk: ``(lo, hi, games)`` for deals ``lo..hi-1``.
+
+    Why a generator: a run of 10^8 deals is 2.9 * 10^9 games, far more than memory holds, so
+    each chunk's games are handed on (to the accumulators of ``sim.openings.tally`` and the
+    part writer) and dropped. ``games`` holds every game of the chunk's deals in game id
+    order; the columns are the ``games`` table of docs/openings.md. The games do not depend
+    on the chunking: each is keyed by its deal and game id alone.
+    """
+    for lo, hi in chunk_ranges(config.deals, chunk_deals, part_deals):
+        if hi > first_deal:
+            yield lo, hi, _play_chunk(config, np.arange(max(lo, first_deal), hi,
+                                                        dtype=np.int64))
+
+
 def play_openings(
     config: OpeningsConfig,
     progress: Callable[[int], None] | None = None,
     chunk_deals: int = CHUNK_DEALS,
 ) -> pd.DataFrame:
-    """Play every deal's 28 forced games and its unforced game; one row per game.
+    """Play every deal's 28 forced games and its unforced game; one row per game, in memory.
 
     Rows are in game id order (deal, then slot). ``progress(deals_done)`` is called after
-    each chunk. The columns are the ``games.parquet`` table of docs/openings.md.
+    each chunk. The columns are the ``games`` table of docs/openings.md. For small runs and
+    tests: ``sniff openings`` streams the chunks (``iter_openings``) instead of holding them.
     """
-    players = config.players
-    team_table = np.array([team_of(seat, players) for seat in range(players)], dtype=np.int64)
-    teams = team_count(players)
-    points_table = opening_points()
     frames = []
-    for lo in range(0, config.deals, chunk_deals):
-        hi = min(config.deals, lo + chunk_deals)
-        deals = np.arange(lo, hi, dtype=np.int64)
-        leaders, decks = deal_table(config, deals)
-        slot = np.tile(np.arange(SLOTS_PER_DEAL, dtype=np.int64), len(deals))
-        deal_ids = np.repeat(deals, SLOTS_PER_DEAL)
-        game_leaders = np.repeat(leaders, SLOTS_PER_DEAL)
-        forced = np.where(slot < UNFORCED_SLOT, slot, -1)
-        rotations = (-game_leaders) % players
-        result = play_batch(
-            config.lineup, config.seed, game_id_of(deal_ids, slot), deal_ids=deal_ids,
-            rotations=rotations, forced_leads=forced, round_cap=config.round_cap,
-        )
-        games = result.games
-        first = result.first_rounds().astype(np.int64)  # round 1 of every game
-        leader = first[:, engine.ROUND_LEADER]
-        opening = first[:, engine.ROUND_OPENING_TILE]
-        if not np.array_equal(leader, game_leaders) or not np.array_equal(
-            games[:, engine.GAME_FIRST_LEADER], game_leaders
-        ):
-            raise RuntimeError("engine leader differs from the deal table's (engine changed?)")
-        if not np.array_equal(opening[forced >= 0], forced[forced >= 0]):
-            raise RuntimeError("a forced lead was not played as the opening tile")
-        hands, swapped = leader_hands(
-            config, game_leaders, np.repeat(decks, SLOTS_PER_DEAL, axis=0), forced
-        )
-        side = team_table[leader]
-        team_points = first[:, engine.ROUND_POINTS : engine.ROUND_POINTS + teams]
-        penalties = first[:, engine.ROUND_PENALTY : engine.ROUND_PENALTY + players]
-        team_penalty = np.zeros((len(leader), teams), dtype=np.int64)
-        for seat in range(players):
-            team_penalty[:, team_table[seat]] += penalties[:, seat]
-        rows = np.arange(len(leader))
-        side_points = team_points[rows, side]
-        side_penalty = team_penalty[rows, side]
-        others_points = team_points.sum(axis=1) - side_points
-        others_penalty = team_penalty.sum(axis=1) - side_penalty
-        reason = first[:, engine.ROUND_END_REASON]
-        domino = first[:, engine.ROUND_DOMINO_SEAT]
-        winner = games[:, engine.GAME_WINNER_TEAM]
-        frames.append(pd.DataFrame({
-            "game_id": result.game_ids,
-            "deal_id": result.deal_ids,
-            "rotation": result.rotations.astype(np.int8),
-            "forced": forced >= 0,
-            "leader": leader.astype(np.int8),
-            "leader_team": side.astype(np.int8),
-            "leader_hand": [hand_text(int(mask)) for mask in hands],
-            "swapped": swapped,
-            "opening_tile": pd.Categorical.from_codes(opening, TILE_NAMES),
-            "opening_tile_id": opening.astype(np.int8),
-            "opening_points": points_table[opening].astype(np.int16),
-            "end_reason": pd.Categorical.from_codes(reason, engine.END_NAMES),
-            "domino_seat": domino.astype(np.int8),
-            "side_points": side_points.astype(np.int16),
-            "side_penalty": side_penalty.astype(np.int16),
-            "others_points": others_points.astype(np.int16),
-            "others_penalty": others_penalty.astype(np.int16),
-            "differential": (side_points - side_penalty)
-            - (others_points - others_penalty) / (teams - 1),
-            "side_out": (reason == engine.END_DOMINO)
-            & (team_table[np.maximum(domino, 0)] == side),
-            "winner_team": winner.astype(np.int8),
-            "side_won": winner == side,
-            "rounds": games[:, engine.GAME_ROUNDS].astype(np.int16),
-            "cap_hit": games[:, engine.GAME_CAP_HIT] != 0,
-        }))
+    for _, hi, games in iter_openings(config, chunk_deals):
+        frames.append(games)
         if progress is not None:
             progress(hi)
     return pd.concat(frames, ignore_index=True)
 
 
-# --- figures
-
-
-def _per_deal(forced: pd.DataFrame, column: str, deals: int) -> np.ndarray:
-    return forced[column].to_numpy(dtype=np.float64).reshape(deals, N_TILES)
-
-
-def summarise_openings(games: pd.DataFrame, config: OpeningsConfig | None = None
-                       ) -> tuple[pd.DataFrame, dict]:
-    """The per-tile table (docs/openings.md) and the run summary, from the games.
-
-    Plain intervals treat each tile's deals as independent samples. The paired ``*_vs_avg``
-    figures difference each game against its own deal's mean over the 28 tiles, which
-    cancels the luck of the deal; the ranking uses them.
-    """
-    forced = games[games["forced"]].sort_values("game_id")
-    unforced = games[~games["forced"]].sort_values("game_id")
-    deals = len(forced) // N_TILES
-    tiles = forced["opening_tile_id"].to_numpy().reshape(-1, N_TILES) if deals else None
-    if deals == 0 or len(forced) != deals * N_TILES or not (
-        tiles == np.arange(N_TILES)[None, :]
-    ).all():
-        raise SniffError("the games table must hold all 28 forced tiles of every deal")
+def _play_chunk(config: OpeningsConfig, deals: np.ndarray) -> pd.DataFrame:
+    """The 29 games of each of ``deals`` (consecutive deal ids), one row per game."""
+    players = config.players
+    team_table = np.array([team_of(seat, players) for seat in range(players)], dtype=np.int64)
+    teams = team_count(players)
     points_table = opening_points()
-    table: dict[str, object] = {
-        "tile": TILE_NAMES,
-        "tile_id": np.arange(N_TILES, dtype=np.int8),
-        "low": TILE_LOW.astype(np.int8),
-        "high": TILE_HIGH.astype(np.int8),
-        "deals": np.full(N_TILES, deals, dtype=np.int32),
-        "opening_points": points_table.astype(np.int16),
-    }
-    for metric in METRICS:
-        values = _per_deal(forced, GAME_COLUMNS[metric], deals)
-        if metric.startswith("p_"):
-            successes = values.sum(axis=0)
-            plain = [(s / deals, *wilson_interval(s, deals)) for s in successes]
-        else:
-            plain = [mean_interval(values[:, tile]) for tile in range(N_TILES)]
-        centred = values - values.mean(axis=1, keepdims=True)
-        paired = [mean_interval(centred[:, tile]) for tile in range(N_TILES)]
-        table[metric] = [row[0] for row in plain]
-        table[f"{metric}_low"] = [row[1] for row in plain]
-        table[f"{metric}_high"] = [row[2] for row in plain]
-        table[f"{metric}_vs_avg"] = [row[0] for row in paired]
-        table[f"{metric}_vs_avg_low"] = [row[1] for row in paired]
-        table[f"{metric}_vs_avg_high"] = [row[2] for row in paired]
-    # The strategy's own choice, from the unforced games: P(it opens with t | it holds t).
-    held = np.zeros(N_TILES, dtype=np.int64)
-    for text in unforced["leader_hand"]:
-        held[hand_tiles(text)] += 1
-    chosen = np.bincount(unforced["opening_tile_id"].to_numpy(dtype=np.int64),
-                         minlength=N_TILES)
-    table["held"] = held.astype(np.int32)
-    table["chosen"] = chosen.astype(np.int32)
-    ratio = [c / h if h else math.nan for c, h in zip(chosen, held)]
-    bounds = [wilson_interval(c, h) for c, h in zip(chosen, held)]
-    table["p_chosen"] = ratio
-    table["p_chosen_low"] = [b[0] for b in bounds]
-    table["p_chosen_high"] = [b[1] for b in bounds]
-    table["chosen_share"] = chosen / max(len(unforced), 1)
-    frame = pd.DataFrame(table)
-    for metric in ("differential", "p_win"):  # tile vs the average tile: a family of 28
-        raw = p_from_interval(frame[f"{metric}_vs_avg"], frame[f"{metric}_vs_avg_low"],
-                              frame[f"{metric}_vs_avg_high"])
-        frame[f"{metric}_vs_avg_p"] = raw
-        frame[f"{metric}_vs_avg_p_holm"] = adjust(raw, "holm")
-    order = np.lexsort((np.arange(N_TILES), -frame["differential"].to_numpy()))
-    rank = np.empty(N_TILES, dtype=np.int8)
-    rank[order] = np.arange(1, N_TILES + 1)
-    frame["rank"] = rank
-    summary = _summary(games, forced, unforced, frame, config)
-    frame.attrs["summary"] = summary
-    return frame, summary
-
-
-def _interval(values) -> dict:
-    mean, low, high = mean_interval(values)
-    return {"mean": mean, "low": low, "high": high}
-
-
-def _proportion(flags) -> dict:
-    flags = np.asarray(flags, dtype=bool)
-    low, high = wilson_interval(int(flags.sum()), flags.size)
-    return {"mean": float(flags.mean()) if flags.size else math.nan, "low": low, "high": high}
-
-
-def _summary(games, forced, unforced, frame, config) -> dict:
-    best = frame.sort_values("rank").iloc[0]
-    worst = frame.sort_values("rank").iloc[-1]
-    half_widths = {
-        metric: {
-            "plain": float(np.median(frame[f"{metric}_high"] - frame[f"{metric}_low"]) / 2),
-            "paired": float(
-                np.median(frame[f"{metric}_vs_avg_high"] - frame[f"{metric}_vs_avg_low"]) / 2
-            ),
-        }
-        for metric in METRICS
-    }
-    return {
-        "format": FORMAT,
-        "config": config.to_dict() if config is not None else None,
-        "deals": int(frame["deals"].iloc[0]),
-        "games": int(len(games)),
-        "cap_hit": int(games["cap_hit"].sum()),
-        # Leading at all: the leader's side against the others in round 1, its own opening.
-        "lead_value": _interval(unforced["differential"]),
-        "unforced": {
-            "side_points": _interval(unforced["side_points"]),
-            "differential": _interval(unforced["differential"]),
-            "p_out": _proportion(unforced["side_out"]),
-            "p_win": _proportion(unforced["side_won"]),
-        },
-        "average_tile": {
-            "side_points": float(forced["side_points"].mean()),
-            "differential": float(forced["differential"].mean()),
-            "p_out": float(forced["side_out"].mean()),
-            "p_win": float(forced["side_won"].mean()),
-        },
-        "best_tile": str(best["tile"]),
-        "worst_tile": str(worst["tile"]),
-        # How much the common deals narrow the intervals (docs/openings.md: method).
-        "median_half_width": half_widths,
-    }
+    leaders, decks = deal_table(config, deals)
+    slot = np.tile(np.arange(SLOTS_PER_DEAL, dtype=np.int64), len(deals))
+    deal_ids = np.repeat(deals, SLOTS_PER_DEAL)
+    game_leaders = np.repeat(leaders, SLOTS_PER_DEAL)
+    forced = np.where(slot < UNFORCED_SLOT, slot, -1)
+    rotations = (-game_leaders) % players
+    result = play_batch(
+        config.lineup, config.seed, game_id_of(deal_ids, slot), deal_ids=deal_ids,
+        rotations=rotations, forced_leads=forced, round_cap=config.round_cap,
+    )
+    games = result.games
+    first = result.first_rounds().astype(np.int64)  # round 1 of every game
+    leader = first[:, engine.ROUND_LEADER]
+    opening = first[:, engine.ROUND_OPENING_TILE]
+    if not np.array_equal(leader, game_leaders) or not np.array_equal(
+        games[:, engine.GAME_FIRST_LEADER], game_leaders
+    ):
+        raise RuntimeError("engine leader differs from the deal table's (engine changed?)")
+    if not np.array_equal(opening[forced >= 0], forced[forced >= 0]):
+        raise RuntimeError("a forced lead was not played as the opening tile")
+    hands, swapped = leader_hands(
+        config, game_leaders, np.repeat(decks, SLOTS_PER_DEAL, axis=0), forced
+    )
+    side = team_table[leader]
+    team_points = first[:, engine.ROUND_POINTS : engine.ROUND_POINTS + teams]
+    penalties = first[:, engine.ROUND_PENALTY : engine.ROUND_PENALTY + players]
+    team_penalty = np.zeros((len(leader), teams), dtype=np.int64)
+    for seat in range(players):
+        team_penalty[:, team_table[seat]] += penalties[:, seat]
+    rows = np.arange(len(leader))
+    side_points = team_points[rows, side]
+    side_penalty = team_penalty[rows, side]
+    others_points = team_points.sum(axis=1) - side_points
+    others_penalty = team_penalty.sum(axis=1) - side_penalty
+    reason = first[:, engine.ROUND_END_REASON]
+    domino = first[:, engine.ROUND_DOMINO_SEAT]
+    winner = games[:, engine.GAME_WINNER_TEAM]
+    return pd.DataFrame({
+        "game_id": result.game_ids,
+        "deal_id": result.deal_ids,
+        "rotation": result.rotations.astype(np.int8),
+        "forced": forced >= 0,
+        "leader": leader.astype(np.int8),
+        "leader_team": side.astype(np.int8),
+        "leader_hand": hand_texts(hands),
+        "swapped": swapped,
+        "opening_tile": pd.Categorical.from_codes(opening, TILE_NAMES),
+        "opening_tile_id": opening.astype(np.int8),
+        "opening_points": points_table[opening].astype(np.int16),
+        "end_reason": pd.Categorical.from_codes(reason, engine.END_NAMES),
+        "domino_seat": domino.astype(np.int8),
+        "side_points": side_points.astype(np.int16),
+        "side_penalty": side_penalty.astype(np.int16),
+        "others_points": others_points.astype(np.int16),
+        "others_penalty": others_penalty.astype(np.int16),
+        "differential": (side_points - side_penalty)
+        - (others_points - others_penalty) / (teams - 1),
+        "side_out": (reason == engine.END_DOMINO)
+        & (team_table[np.maximum(domino, 0)] == side),
+        "winner_team": winner.astype(np.int8),
+        "side_won": winner == side,
+        "rounds": games[:, engine.GAME_ROUNDS].astype(np.int16),
+        "cap_hit": games[:, engine.GAME_CAP_HIT] != 0,
+    })

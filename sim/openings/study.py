@@ -1,9 +1,12 @@
 """``sniff openings``: the value of every opening tile, measured with common random numbers.
 
 The entry points: :func:`run_openings` (measure, and write the output folder when given
-one), :func:`trace_opening_game` (any game of a run, traced again) and the command. The
-measurement and its design are in ``sim.openings.play``; what is written and shown, in
-``sim.openings.output``. Their public names are importable from here too.
+one), :func:`measure_openings` (the same for a config, chunk by chunk in bounded memory:
+what the command runs), :func:`trace_opening_game` (any game of a run, traced again). The
+measurement and its design are in ``sim.openings.play``; the figures, from sums kept per
+chunk, in ``sim.openings.tally``; what is written and shown, in ``sim.openings.output``;
+the folder on disk (games in parts, the record, ``table_files``) in
+``sim.openings.folder``. Their public names are importable from here too.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pandas as pd
 from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.errors import SniffError
 from sim.kernels.runner import ROUND_CAP, trace_events
+from sim.openings.folder import GamesParts, clear_outputs, table_files
 from sim.openings.output import (
     OUTPUT_FILES,
     ReportSection,
@@ -26,20 +30,24 @@ from sim.openings.output import (
     openings_section,
     ranking_markdown,
     write_outputs,
+    write_results,
 )
 from sim.openings.play import (
+    CHUNK_DEALS,
     DEFAULT_DEALS,
     DEFAULT_STRATEGIES,
+    PART_DEALS,
     SLOTS_PER_DEAL,
     UNFORCED_SLOT,
     OpeningsConfig,
     deal_table,
     game_id_of,
+    iter_openings,
     leader_lineup,
     make_config,
     play_openings,
-    summarise_openings,
 )
+from sim.openings.tally import OpeningsTally, summarise_openings
 
 RESULTS_DIR = Path("results")
 
@@ -84,11 +92,49 @@ def run_openings(
     folder = None if out is None else Path(out)
     if folder is not None:
         check_folder(folder, overwrite)
-    games = play_openings(config, progress)
-    table, summary = summarise_openings(games, config)
-    if folder is not None:
-        write_outputs(folder, config, games, table, summary, command)
+    table, _ = measure_openings(config, folder, progress, command)
     return table
+
+
+def measure_openings(
+    config: OpeningsConfig,
+    folder: Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    command: str = "",
+    chunk_deals: int = CHUNK_DEALS,
+    part_deals: int = PART_DEALS,
+    between_chunks: Callable[[], None] | None = None,
+) -> tuple[pd.DataFrame, dict]:
+    """Play the run chunk by chunk in bounded memory; the per-tile table and the summary.
+
+    Each chunk's games go into an :class:`OpeningsTally` (the sums every figure needs) and,
+    with ``folder``, into the games parts (``GamesParts``); then they are dropped, so memory
+    does not grow with ``--deals``. The results are written at the end (``summary.json``
+    last); a folder already checked by ``check_folder`` is cleared of a previous run's
+    openings files first. ``progress(deals_done)`` follows each chunk, and
+    ``between_chunks()`` before the next (where a requested stop raises: what was written
+    stays, without ``summary.json``, so no reader takes it for a result). The figures do
+    not depend on ``chunk_deals``, nor the parts on it.
+    """
+    tally = OpeningsTally()
+    parts = None
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        clear_outputs(folder)
+        parts = GamesParts(folder, config, part_deals, command)
+    for lo, hi, games in iter_openings(config, chunk_deals, part_deals):
+        tally.add(games)
+        if parts is not None:
+            parts.add(lo, hi, games)
+        del games
+        if progress is not None:
+            progress(hi)
+        if between_chunks is not None and hi < config.deals:
+            between_chunks()
+    table, summary = tally.table(config)
+    if parts is not None:
+        write_results(folder, config, table, summary, tally.pairs(), parts.records, command)
+    return table, summary
 
 
 # --- traces: any recorded game, played again by the engine with every event
@@ -120,8 +166,9 @@ def trace_opening_game(config: OpeningsConfig, game_id: int) -> list[dict]:
 
 
 __all__ = [
-    "N_TILES", "OUTPUT_FILES", "OpeningsConfig", "ReportSection", "SLOTS_PER_DEAL",
-    "game_id_of", "heatmap_figure", "leader_lineup", "load_openings", "make_config",
-    "openings_blocks", "openings_section", "play_openings", "ranking_markdown",
-    "run_openings", "summarise_openings", "trace_opening_game", "write_outputs",
+    "N_TILES", "OUTPUT_FILES", "OpeningsConfig", "OpeningsTally", "ReportSection",
+    "SLOTS_PER_DEAL", "game_id_of", "heatmap_figure", "leader_lineup", "load_openings",
+    "make_config", "measure_openings", "openings_blocks", "openings_section", "play_openings",
+    "ranking_markdown", "run_openings", "summarise_openings", "table_files",
+    "trace_opening_game", "write_outputs",
 ]
