@@ -31,10 +31,16 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
     --parquet OUT writes them to a Parquet file. See docs/query.md.
     """
     from sim.errors import SniffError
+    from sim.openings.folder import is_openings_folder, table_files
     from sim.store.answer import answer
 
     if as_csv and parquet is not None:
         raise SniffError("--csv and --parquet exclude each other")
     if overwrite and parquet is None:
         raise SniffError("--overwrite replaces the --parquet file; give --parquet OUT")
-    answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows)
+    sources = None
+    if is_openings_folder(folder):  # its tables, checked against its summary.json
+        sources = {name: files for name, files in table_files(folder).items()
+                   if files and files[0].suffix == ".parquet"}
+    answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows,
+           sources=sources)

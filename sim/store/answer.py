@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sim.errors import SniffError
-from sim.store.integrity import error_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -31,38 +30,10 @@ from sim.store.query import (
 )
 
 
-def openings_sources(folder: Path) -> dict[str, list[Path]]:
-    """An openings folder's tables: each ``NAME.parquet`` beside ``summary.json`` and each
-    folder of ``part-*.parquet`` files, every file checked against the record of it in
-    ``summary.json`` (size and sha256) when it has one."""
-    import json
-
-    from sim.store.integrity import file_problem
-
-    folder = Path(folder)
-    try:
-        records = json.loads((folder / "summary.json").read_text(encoding="utf-8")).get(
-            "files") or {}
-    except (OSError, ValueError) as error:
-        raise SniffError(f"{folder}/summary.json cannot be read ({error_text(error)})") from None
-    tables: dict[str, list[Path]] = {}
-    for path in sorted(folder.glob("*.parquet")):
-        tables[path.stem] = [path]
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
-        parts = sorted(sub.glob("part-*.parquet"))
-        if parts:
-            tables[sub.name] = parts
-    for paths in tables.values():
-        for path in paths:
-            problem = file_problem(folder, str(path.relative_to(folder)), records)
-            if problem:
-                raise SniffError(problem)
-    return tables
-
-
 def sources_of(path) -> tuple[dict[str, list[Path]], int]:
-    """The tables a query of ``path`` (a run folder, a ``Run`` or an openings folder) may
-    name, and the threads its run was played with."""
+    """The tables a query of ``path`` (a run folder or a ``Run``) may name, and the threads
+    its run was played with. An openings folder's tables come from the room that writes it
+    (``sim.openings.folder.table_files``, which checks them): pass them as ``sources``."""
     from sim.store import io
 
     if isinstance(path, io.Run):
@@ -72,7 +43,8 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
         raise SniffError(f"no such folder: {folder}" if not folder.exists()
                          else f"{folder} is a file; give a run folder or an openings folder")
     if (folder / "summary.json").is_file() and not (folder / io.MANIFEST).is_file():
-        return openings_sources(folder), os.cpu_count() or 1
+        raise SniffError(f"{folder} is an openings folder: its tables are listed by "
+                         "sim.openings.folder.table_files (sniff query does it)")
     if (folder / "tournament.json").is_file():
         raise SniffError(f"{folder} is a tournament: query one of its pairings "
                          f"({folder}/pairs/NAME), each a run folder")
@@ -113,7 +85,8 @@ def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
 
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
            overwrite: bool = False, max_rows: int = 1000, stream=None,
-           memory_limit: int = DEFAULT_MEMORY) -> int:
+           memory_limit: int = DEFAULT_MEMORY,
+           sources: dict[str, list[Path]] | None = None) -> int:
     """``sniff query``: print the answer as an aligned table (its first ``max_rows`` rows),
     or all of it as CSV, or write it to a Parquet file; returns the rows written or shown.
 
@@ -127,7 +100,10 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     folder = None if not isinstance(path, (str, os.PathLike)) else Path(path)
     if parquet is not None:
         check_output(parquet, overwrite, folder)
-    sources, threads = sources_of(path)
+    if sources is None:
+        sources, threads = sources_of(path)
+    else:  # an openings folder's checked tables (sim.openings.folder.table_files)
+        threads = os.cpu_count() or 1
     session = connect(sources, threads, memory_limit)
     result = relation(session, sql)
     try:
