@@ -99,3 +99,18 @@ def test_a_cache_nobody_can_write_falls_back_to_the_users_own(tmp_path, monkeypa
                         and "a-file" not in str(folder))
     files.use_writable_numba_cache(tmp_path / "a-file" / "package")
     assert numba.config.CACHE_DIR == str(files.cache_base() / "numba")
+
+
+def test_openings_overwrite_replaces_only_an_openings_folder(tmp_path, capsys) -> None:
+    """``sniff openings --overwrite -o RUN`` would have deleted a run's games parts and left
+    a folder that verify calls an openings folder: refused, the run untouched."""
+    run = tmp_path / "run"
+    code, out, err = run_main(["simulate", "--games", "20", "-q", "-o", str(run)], capsys)
+    assert code == 0, err
+    before = sorted(str(p.relative_to(run)) for p in run.rglob("*"))
+    code, out, err = run_main(["openings", "--deals", "3", "--overwrite", "-q", "-o", str(run)],
+                              capsys)
+    one_line(code, err, "holds manifest.json, which no openings run writes")
+    assert sorted(str(p.relative_to(run)) for p in run.rglob("*")) == before
+    code, out, err = run_main(["verify", str(run)], capsys)
+    assert code == 0 and "chunks sound" in out

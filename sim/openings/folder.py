@@ -61,6 +61,18 @@ def write_arrow(arrow, path: Path, metadata: dict) -> int:
     return arrow.num_rows
 
 
+def is_openings_file(path: Path) -> bool:
+    """Whether ``path`` (an entry of a folder) is one an openings run writes: its outputs,
+    its ``games/`` of parts, a temporary of either. ``--overwrite`` replaces a folder of
+    these only (a run folder's ``manifest.json``, ``rounds/`` or own files are never)."""
+    name = path.name
+    if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+        return True
+    if name == GAMES_DIR and path.is_dir():
+        return all(part.name.startswith(("part-", ".part-")) for part in path.iterdir())
+    return name in OUTPUT_FILES
+
+
 def clear_outputs(folder: Path) -> None:
     """Remove what a previous run wrote here (``--overwrite``), the record first: a folder
     is never left vouching for files that are not its own. Only the openings files go."""

@@ -63,12 +63,19 @@ def default_folder(base: Path = RESULTS_DIR) -> Path:
 
 def check_folder(folder: Path, overwrite: bool) -> None:
     """Refuse a file, or a folder with anything in it unless ``overwrite``."""
+    from sim.openings.folder import is_openings_file
     from sim.store.folders import check_folder_path
 
     check_folder_path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
         raise SniffError(f"{folder} is not empty; use --overwrite to replace the openings "
                          "files in it")
+    foreign = sorted((path.name for path in folder.iterdir() if not is_openings_file(path)),
+                     key=lambda name: (name.startswith("."), name)) \
+        if folder.is_dir() else []
+    if foreign:  # --overwrite replaces an openings folder, never another kind
+        raise SniffError(f"{folder} holds {foreign[0]}, which no openings run writes: "
+                         "--overwrite replaces only an openings folder; choose another -o")
 
 
 def run_openings(
