@@ -158,21 +158,8 @@ def leader_effect_pooled(tables: list[tuple[pd.DataFrame, list[str]]]) -> pd.Dat
     (a tournament: each strategy against the field), then compared as two independent
     proportions (Newcombe interval), as :func:`leader_effect_by_side` does for one run.
     """
-    counts: dict[str, list[int]] = {}
-    for games, strategies in tables:
-        by_side = _leader_counts(games)
-        for side, strategy in enumerate(strategies):
-            entry = counts.setdefault(strategy, [0, 0, 0, 0])
-            for index, value in enumerate(by_side[side]):
-                entry[index] += value
-    rows = []
-    for strategy, (won_lead, led, won_rest, rest) in counts.items():
-        diff = proportion_difference(won_lead, led, won_rest, rest)
-        rows.append({"strategy": strategy, "games_leading": led, "games_not_leading": rest,
-                     "win_rate_leading": won_lead / led if led else np.nan,
-                     "win_rate_not_leading": won_rest / rest if rest else np.nan,
-                     **diff.to_dict()})
-    return pd.DataFrame(rows)
+    return leader_pooled_from([(_leader_counts(games), strategies)
+                               for games, strategies in tables])
 
 
 def _leader_counts(games: pd.DataFrame) -> list[tuple[int, int, int, int]]:
