@@ -12,7 +12,6 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +36,7 @@ from sim.run.precision import (
     widest_half_width,
 )
 from sim.run.sequential import SequentialStop
+from sim.run.session import Session, new_manifest, prepare_folder, write_error
 from sim.store.arrow import to_numpy
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.summary import Summary
@@ -112,75 +112,10 @@ def _set_threads(threads: int | None) -> int | None:
     return previous
 
 
-def _write_error(error: OSError, folder: Path, chunks_done: int) -> SniffError:
-    where = error.filename or folder
-    reason = error.strerror or str(error)
-    return SniffError(
-        f"cannot write {where}: {reason}; the {chunks_done} finished chunk(s) in {folder} are "
-        "kept: fix the cause and complete the run with --resume"
-    )
-
-
 def stderr_notice(message: str) -> None:
     from tqdm import tqdm
 
     tqdm.write(f"sniff: {message}", file=sys.stderr)
-
-
-@dataclass
-class _Session:
-    command: str
-    started_at: str = field(default_factory=utc_now)
-    played: int = 0
-    seconds: float = 0.0
-    threads: int = 0
-    cluster: dict | None = None  # a Dask run: scheduler and workers (sim.run.cluster)
-
-    def record(self, status: str) -> dict:
-        return {
-            "command": self.command, "started_at": self.started_at, "ended_at": utc_now(),
-            "status": status, "games_played": self.played, "seconds": round(self.seconds, 3),
-            "games_per_second": round(self.played / self.seconds, 1) if self.seconds else None,
-            "threads": self.threads,
-            **({"cluster": self.cluster} if self.cluster else {}),
-        }
-
-
-def _new_manifest(plan: Plan, run_id: str, kernel: str, session: _Session) -> dict:
-    from sim.store import io
-    from sim.store.integrity import LEDGER
-    from sim.version import __version__
-
-    return {
-        "format": io.FORMAT, "run_id": run_id, "version": __version__, "kernel": kernel,
-        "command": session.command, "config": plan.config(), "started_at": session.started_at,
-        "status": "running", "sessions": [],
-        "tables": {name: f"{name}/" for name in io.tables_for(plan.rounds)},
-        "ledger": LEDGER,
-    }
-
-
-def _prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> set[int]:
-    """Make the folder ready and write the manifest; return the chunks already finished
-    (on a resume, every part hashed against the ledger: ``sim.store.integrity.resume_chunks``)."""
-    from sim.store import io
-    from sim.store.integrity import resume_chunks
-
-    done: set[int] = set()
-    try:
-        if mode == "resume":
-            io.remove_temporaries(folder)
-            done = resume_chunks(folder, manifest, notice, alert)
-        elif mode == "overwrite" and folder.exists():
-            io.clear_run(folder)
-        for name in io.tables_of(manifest["config"]):
-            (folder / name).mkdir(parents=True, exist_ok=True)
-        io.mark_running(manifest)
-        io.write_json(folder / io.MANIFEST, manifest)
-    except OSError as error:
-        raise SniffError(f"cannot write to {error.filename or folder}: "
-                         f"{error.strerror or error}") from None
-    return done
 
 
 def execute(
@@ -291,9 +226,9 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
         if folder is not None and check_space:
             written = len(io.part_files(folder, "games")) * plan.chunk_size
             run_space.check_space(plan, folder, written, kernel_strategies)
-        session = _Session(command, threads=executor.threads, cluster=executor.describe())
+        session = Session(command, threads=executor.threads, cluster=executor.describe())
         run_id = plan.run_id
-        manifest = recorded or _new_manifest(plan, run_id, kernel, session)
+        manifest = recorded or new_manifest(plan, run_id, kernel, session)
         if kernel_strategies:
             manifest["kernel_strategies"] = [
                 {"name": s.name, "module": s.module} for s in kernel_strategies]
@@ -307,7 +242,7 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
 
         stopped: dict | None = None
         chunk_games = ChunkSizes(total, plan.chunk_size)
-        done = set() if folder is None else _prepare_folder(
+        done = set() if folder is None else prepare_folder(
             folder, mode, manifest, notice, alert or notice)
         if announce is not None:
             announce()
@@ -413,7 +348,7 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
         except OSError as error:
             if folder is None:
                 raise
-            raise _write_error(error, folder, chunks_done) from None
+            raise write_error(error, folder, chunks_done) from None
         finally:
             manifest["sessions"].append(session.record(status))
             manifest["status"] = status

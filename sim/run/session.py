@@ -1,0 +1,78 @@
+"""What a session of a run records, and its folder made ready: the manifest of a new run, the
+folder prepared (a resume's finished chunks found, an overwrite cleared), the session's line
+in the manifest, and the one-line error a failed write becomes (the finished chunks kept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sim.errors import SniffError
+from sim.run.chunks import utc_now
+from sim.run.plan import Plan
+
+
+@dataclass
+class Session:
+    command: str
+    started_at: str = field(default_factory=utc_now)
+    played: int = 0
+    seconds: float = 0.0
+    threads: int = 0
+    cluster: dict | None = None  # a Dask run: scheduler and workers (sim.run.cluster)
+
+    def record(self, status: str) -> dict:
+        return {
+            "command": self.command, "started_at": self.started_at, "ended_at": utc_now(),
+            "status": status, "games_played": self.played, "seconds": round(self.seconds, 3),
+            "games_per_second": round(self.played / self.seconds, 1) if self.seconds else None,
+            "threads": self.threads,
+            **({"cluster": self.cluster} if self.cluster else {}),
+        }
+
+
+def new_manifest(plan: Plan, run_id: str, kernel: str, session: Session) -> dict:
+    from sim.store import io
+    from sim.store.integrity import LEDGER
+    from sim.version import __version__
+
+    return {
+        "format": io.FORMAT, "run_id": run_id, "version": __version__, "kernel": kernel,
+        "command": session.command, "config": plan.config(), "started_at": session.started_at,
+        "status": "running", "sessions": [],
+        "tables": {name: f"{name}/" for name in io.tables_for(plan.rounds)},
+        "ledger": LEDGER,
+    }
+
+
+def prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> set[int]:
+    """Make the folder ready and write the manifest; return the chunks already finished
+    (on a resume, every part hashed against the ledger: ``sim.store.integrity.resume_chunks``)."""
+    from sim.store import io
+    from sim.store.integrity import resume_chunks
+
+    done: set[int] = set()
+    try:
+        if mode == "resume":
+            io.remove_temporaries(folder)
+            done = resume_chunks(folder, manifest, notice, alert)
+        elif mode == "overwrite" and folder.exists():
+            io.clear_run(folder)
+        for name in io.tables_of(manifest["config"]):
+            (folder / name).mkdir(parents=True, exist_ok=True)
+        io.mark_running(manifest)
+        io.write_json(folder / io.MANIFEST, manifest)
+    except OSError as error:
+        raise SniffError(f"cannot write to {error.filename or folder}: "
+                         f"{error.strerror or error}") from None
+    return done
+
+
+def write_error(error: OSError, folder: Path, chunks_done: int) -> SniffError:
+    where = error.filename or folder
+    reason = error.strerror or str(error)
+    return SniffError(
+        f"cannot write {where}: {reason}; the {chunks_done} finished chunk(s) in {folder} are "
+        "kept: fix the cause and complete the run with --resume"
+    )
