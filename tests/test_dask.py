@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from cli_helpers import default_sigint, run_main
 from distributed import Client, LocalCluster
+from frames import assert_frame_equal
 
 import sim
 from sim.errors import SniffError
@@ -42,8 +42,8 @@ def plan_of(**options):
 
 def assert_same_tables(a: Path, b: Path) -> None:
     left, right = sim.load(a), sim.load(b)
-    pd.testing.assert_frame_equal(left.games, right.games)
-    pd.testing.assert_frame_equal(left.rounds, right.rounds)
+    assert_frame_equal(left.games, right.games)
+    assert_frame_equal(left.rounds, right.rounds)
 
 
 def assert_whole_dataset(folder: Path, chunks: int) -> None:
@@ -128,21 +128,21 @@ def test_in_memory_duplicate_and_precision_runs_match_local(cluster):
     options = {"games": 1200, "seed": 5, "chunk_size": 200, "duplicate": True}
     here = sim.simulate(**options)
     there = sim.simulate(**options, scheduler=address)
-    pd.testing.assert_frame_equal(here.games, there.games)
-    pd.testing.assert_frame_equal(here.rounds, there.rounds)
+    assert_frame_equal(here.games, there.games)
+    assert_frame_equal(here.rounds, there.rounds)
     assert str(here.summary).splitlines()[:-1] == str(there.summary).splitlines()[:-1]
     # --precision stops at the same game (chunks played past the stop are dropped).
     options = {"precision": 0.012, "max_games": GAMES, "seed": SEED, "chunk_size": 250}
     here = sim.simulate(**options)
     there = sim.simulate(**options, scheduler=address)
     assert 0 < len(here.games) < GAMES
-    pd.testing.assert_frame_equal(here.games, there.games)
+    assert_frame_equal(here.games, there.games)
     assert here.summary.stopped == there.summary.stopped
     # --no-rounds: the workers send back the games' point sums the summary reads.
     options = {"games": 1200, "seed": 5, "chunk_size": 200, "rounds": False}
     here = sim.simulate(**options)
     there = sim.simulate(**options, scheduler=address)
-    pd.testing.assert_frame_equal(here.games, there.games)
+    assert_frame_equal(here.games, there.games)
     assert here.summary.to_dict() == there.summary.to_dict()
 
 

@@ -1,7 +1,9 @@
 """``expert`` and its exact sampler: uniformity, consistency, reproducibility, errors.
 
 The batches run in the kernel of ``tests/test_strategies.py`` (every built-in strategy,
-``expert`` included), so this file adds no compile of its own beyond the sampler's.
+``expert`` included), and the search called from Python runs in the cached module of
+``tests/compiled_strategies.py``, so this file adds no compile of its own beyond the
+sampler's.
 Strength is not tested here beyond a cheap sanity game: it is measured by
 ``scripts/expert_curve.py`` (docs/expert.md).
 """
@@ -12,6 +14,7 @@ import itertools
 import math
 from collections import Counter
 
+import compiled_strategies as compiled
 import numpy as np
 import pytest
 from cli_helpers import run_main
@@ -186,8 +189,8 @@ def test_a_limited_play_out_policy_hands_over_to_greedy() -> None:
                 continue
 
             own, within, plain, past = (
-                playout.choose_policy(code, observation, moves, n_moves, params,
-                                      np.zeros(1, dtype=np.uint64))
+                compiled.choose_policy(code, observation, moves, n_moves, params,
+                                        np.zeros(1, dtype=np.uint64))
                 for code in (blocker, blocker + unit * played, 0,
                              blocker + unit * (played - 1)))
             assert within == own and past == plain  # the limit: up to it, then past it
@@ -291,14 +294,14 @@ def test_expert_with_the_learned_model_sees_nothing_hidden(
         observation, moves, n_moves = view_of(state, seat, forced, move)
         if n_moves < 2:
             continue
-        chosen = expert.choose_expert(observation, moves, n_moves, params,
-                                      np.array([5], np.uint64))
+        chosen = compiled.choose_expert(observation, moves, n_moves, params,
+                                        np.array([5], np.uint64))
         assert 0 <= chosen < n_moves
         for again, moves_again, n_again, hidden_changed in redealt_views(
                 state, seat, forced, move, players, observation, rng, 2):
             changed += hidden_changed
-            assert expert.choose_expert(again, moves_again, n_again, params,
-                                        np.array([5], np.uint64)) == chosen
+            assert compiled.choose_expert(again, moves_again, n_again, params,
+                                          np.array([5], np.uint64)) == chosen
         checked += 1
         if checked == 12:
             break
@@ -365,15 +368,15 @@ def test_search_values_are_the_search_without_halving_or_prior() -> None:
             if n_moves < 2:
                 continue
             values = np.zeros(n_moves)
-            expert.search_values(observation, moves, n_moves, default,
-                                 np.array([5], dtype=np.uint64), values)
+            compiled.search_values(observation, moves, n_moves, default,
+                                   np.array([5], dtype=np.uint64), values)
             assert np.all((values >= 0) & (values <= 1))
-            choice = expert.choose_expert(observation, moves, n_moves, plain,
-                                          np.array([5], dtype=np.uint64))
+            choice = compiled.choose_expert(observation, moves, n_moves, plain,
+                                            np.array([5], dtype=np.uint64))
             assert values[choice] == values.max()
             unbiased = np.zeros(n_moves)
-            expert.search_values(observation, moves, n_moves, plain,
-                                 np.array([5], dtype=np.uint64), unbiased)
+            compiled.search_values(observation, moves, n_moves, plain,
+                                   np.array([5], dtype=np.uint64), unbiased)
             np.testing.assert_array_equal(values, unbiased)
             checked += 1
     assert checked > 20

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import compiled_strategies as compiled
 import numpy as np
 import pytest
 from cli_helpers import sniff
@@ -18,7 +19,7 @@ from sim.errors import SniffError
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
 from strategies import StrategyError, parse_lineup_text, parse_spec
-from strategies.learned.features import N_INPUTS, encode
+from strategies.learned.features import N_INPUTS
 from strategies.learned.net import (
     MAX_WIDTH,
     ModelError,
@@ -28,7 +29,7 @@ from strategies.learned.net import (
     read_layers,
     save_model,
 )
-from strategies.learned.player import choose_learned, learned_choice, shipped_path
+from strategies.learned.player import learned_choice, shipped_path
 
 sklearn = pytest.importorskip("sklearn.neural_network")
 
@@ -88,18 +89,18 @@ def test_learned_sees_nothing_hidden(players: int, text: str) -> None:
             observation, moves, n_moves = view_of(state, seat, forced, move)
             if n_moves < 2 or lineup[seat].strategy.name != "learned":
                 continue
-            chosen = choose_learned(observation, moves, n_moves, no_params,
-                                    np.array([1], np.uint64))
+            chosen = compiled.choose_learned(observation, moves, n_moves, no_params,
+                                             np.array([1], np.uint64))
             assert moves[chosen] == move
             for again, moves_again, n_again, hidden_changed in redealt_views(
                     state, seat, forced, move, players, observation, rng, 3):
                 changed += hidden_changed
                 for index in range(n_moves):
-                    encode(observation, moves[index], x)
-                    encode(again, moves_again[index], y)
+                    compiled.encode(observation, moves[index], x)
+                    compiled.encode(again, moves_again[index], y)
                     np.testing.assert_array_equal(x, y)
-                assert choose_learned(again, moves_again, n_again, no_params,
-                                      np.array([1], np.uint64)) == chosen
+                assert compiled.choose_learned(again, moves_again, n_again, no_params,
+                                               np.array([1], np.uint64)) == chosen
             checked += 1
     assert checked > 10 and changed > checked
 

@@ -3,6 +3,7 @@ tie groups, the Bradley–Terry goodness of fit, score states, planning and effe
 
 from __future__ import annotations
 
+import gc
 import math
 from itertools import combinations
 
@@ -27,6 +28,7 @@ def test_holm_and_bh_known_values():
     # BH by hand: sorted 0.005*4/1, 0.01*4/2, 0.03*4/3, 0.04*4/4, then running minimum
     assert multiple.adjust(p, "bh") == pytest.approx([0.02, 0.04, 0.04, 0.02])
     assert multiple.adjust(p, "none") == pytest.approx(p)
+    assert gc.get_freeze_count() == 0  # adjust undid its gc.freeze: all collectable again
 
 
 def test_adjust_matches_statsmodels_and_keeps_nan():

@@ -40,7 +40,7 @@ import numpy as np
 
 from sim.errors import SniffError, Stopped
 from sim.files import write_atomic
-from sim.learn import selfplay
+from sim.learn import kernel, selfplay
 from sim.learn.state import load_state, save_state
 from sim.stats.intervals import mean_interval
 from sim.store.io import write_json
@@ -202,6 +202,8 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
                                                         dtype=np.int64)
             jobs.append((roles, ids))
 
+    play_games = kernel.load().play_games
+
     def play(job):
         roles, ids = job
         rows = ids.size * per_seat
@@ -209,8 +211,8 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
         value = np.zeros(rows)
         outcome = np.zeros(rows)
         winners = np.zeros(ids.size, dtype=np.int64)
-        n = selfplay.play_games(np.uint64(config.seed), ids, ids, ids % players, players,
-                                roles, ROUND_CAP, x, value, outcome, winners)
+        n = play_games(np.uint64(config.seed), ids, ids, ids % players, players, roles,
+                       ROUND_CAP, x, value, outcome, winners)
         return x[:n].copy(), value[:n], outcome[:n]
 
     if threads > 1 and len(jobs) > 1:
@@ -234,9 +236,9 @@ def evaluate(players: int, seed: int, games: int, first: np.ndarray, second: np.
     ids = np.arange(games, dtype=np.int64)
     winners = np.zeros(games, dtype=np.int64)
     empty = np.zeros((1, N_INPUTS), dtype=np.float32)
-    selfplay.play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
-                          _lineup(players, first, second), ROUND_CAP, empty, np.zeros(1),
-                          np.zeros(1), winners)
+    kernel.load().play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
+                             _lineup(players, first, second), ROUND_CAP, empty, np.zeros(1),
+                             np.zeros(1), winners)
     won = (winners == 0).astype(float)
     rate, low, high = mean_interval(won.reshape(-1, 2).mean(axis=1))  # over deals
     if games == 2:  # one deal: no spread to measure

@@ -38,6 +38,7 @@ rejections.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Sequence
 
@@ -76,10 +77,29 @@ def adjust(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.n
     if METHODS[key] is None:
         out[finite] = p[finite]
         return out
+    out[finite] = _multipletests(p[finite], METHODS[key])
+    return out
+
+
+def _multipletests(p: np.ndarray, name: str) -> np.ndarray:
+    """statsmodels' adjusted p-values, without the full garbage collection of its Holm.
+
+    ``multipletests(method="holm")`` ends with ``gc.collect()``, which walks every object
+    of the process: in one that holds compiled kernels (numba's) that is most of a second
+    per family (the test suite spent 40 s in it), and a report adjusts many families. The
+    objects that exist before the call are frozen out of that collection (``gc.freeze``),
+    so it walks only the few the call makes; all are collectable again afterwards. Objects
+    frozen by someone else are left as they are (and the call then pays the collection).
+    """
     from statsmodels.stats.multitest import multipletests
 
-    out[finite] = multipletests(p[finite], method=METHODS[key])[1]
-    return out
+    if gc.get_freeze_count():
+        return multipletests(p, method=name)[1]
+    gc.freeze()
+    try:
+        return multipletests(p, method=name)[1]
+    finally:
+        gc.unfreeze()
 
 
 def reject(p_values: Sequence[float] | np.ndarray, method: str = "holm",
