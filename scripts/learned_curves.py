@@ -5,7 +5,7 @@ Usage::
     python scripts/learned_curves.py results/learned-2p-expert results/learned-3p \\
         results/learned-4p-expert -o docs/img/learned-curves.png
 
-Each panel is the folder's ``log.jsonl`` (``sim.learn.training.read_log``): the win rate on
+Each panel is the folder's ``log.jsonl`` (``sim.learn.curve.read_log``): the win rate on
 the held-out duplicate deals against the heuristic per iteration, with its 95% paired
 interval, titled by the folder's player count and teacher.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from sim.learn.training import plot_curve, read_log
+from sim.learn.curve import plot_curve, read_log
 
 
 def draw(folders: list[Path], out: Path) -> None:

@@ -114,3 +114,24 @@ def test_openings_overwrite_replaces_only_an_openings_folder(tmp_path, capsys) -
     assert sorted(str(p.relative_to(run)) for p in run.rglob("*")) == before
     code, out, err = run_main(["verify", str(run)], capsys)
     assert code == 0 and "chunks sound" in out
+
+
+def test_a_training_folder_has_one_writer(tmp_path, capsys) -> None:
+    """``sniff learn --resume`` while another process trains into the folder is refused in
+    one line; a new training into a folder that holds anything is refused before a lock
+    file is added to it."""
+    from sim.store.lock import RunLock
+
+    folder = tmp_path / "training"
+    folder.mkdir()
+    (folder / "settings.json").write_text("{}")
+    with RunLock(folder) as other:
+        other.acquire("another sniff learn")
+        code, out, err = run_main(["learn", "--out", str(folder), "--resume", "-q"], capsys)
+    one_line(code, err, "is being written by")
+    elsewhere = tmp_path / "notes"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("x")
+    code, out, err = run_main(["learn", "--out", str(elsewhere), "-q"], capsys)
+    one_line(code, err, "is not empty")
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["mine.txt"]

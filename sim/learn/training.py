@@ -28,7 +28,6 @@ uninterrupted run. scikit-learn is the optional extra ``learn`` and is imported 
 
 from __future__ import annotations
 
-import csv
 import json
 import signal
 import sys
@@ -41,9 +40,11 @@ import numpy as np
 from sim.errors import SniffError, Stopped
 from sim.files import write_atomic
 from sim.learn import kernel, selfplay
+from sim.learn.curve import read_log, write_curve
 from sim.learn.state import load_state, save_state
 from sim.stats.intervals import mean_interval
 from sim.store.io import write_json
+from sim.store.lock import LOCK_NAME, RunLock
 from strategies.learned.features import FEATURE_VERSION, N_INPUTS
 from strategies.learned.net import pack, save_model
 
@@ -275,9 +276,7 @@ def _settings(config: LearnConfig) -> dict:
 
 def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -> tuple:
     """``(config, regressor, iterations done)`` for a new or resumed folder."""
-    if not resume:
-        if folder.path.exists() and any(folder.path.iterdir()):
-            raise SniffError(f"{folder.path} is not empty: choose another --out or --resume it")
+    if not resume:  # the folder is empty but its lock (checked by _lock)
         folder.snapshots.mkdir(parents=True, exist_ok=True)
         folder.write_json("settings.json", _settings(config))
         return config, None, 0
@@ -379,8 +378,30 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     step (None: quiet); ``threads`` play an iteration's games (the model does not depend
     on it)."""
     config.check()
-    say = progress or (lambda text: None)
     folder = _Folder(out)
+    lock = _lock(folder.path, resume)
+    try:
+        return _train(folder, config, resume, given, progress, threads)
+    finally:
+        lock.release()
+
+
+def _lock(path: Path, resume: bool) -> RunLock:
+    """One writer per training folder: a second ``sniff learn`` into it, new or ``--resume``,
+    is refused in one line (the lock ends with its process however it ends)."""
+    if resume and not (path / "settings.json").is_file():
+        raise SniffError(f"{path} is not a sniff learn folder (no readable settings.json)")
+    if not resume and path.exists() and any(p.name != LOCK_NAME for p in path.iterdir()):
+        raise SniffError(f"{path} is not empty: choose another --out or --resume it")
+    path.mkdir(parents=True, exist_ok=True)
+    held = RunLock(path)
+    held.acquire("sniff learn")
+    return held
+
+
+def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] | None,
+           progress, threads: int) -> dict:
+    say = progress or (lambda text: None)
     config, regressor, done = _open(folder, config, resume, given or set())
     if done >= config.iterations:
         say(f"{folder.path}: {done} of {config.iterations} iterations already done")
@@ -440,56 +461,6 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     finally:
         signals.__exit__()
     return row
-
-
-def read_log(path: Path) -> list[dict]:
-    log = Path(path) / "log.jsonl"
-    if not log.exists():
-        return []
-    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    latest: dict[int, dict] = {}
-    for row in rows:  # a resumed iteration replaces an interrupted write of the same one
-        latest[row["iteration"]] = row
-    return [latest[k] for k in sorted(latest)]
-
-
-def write_curve(path: Path) -> None:
-    """``curve.csv`` and ``curve.png`` from the log."""
-    rows = read_log(path)
-    columns = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
-
-    def write(temporary: Path) -> None:
-        with temporary.open("w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(columns)
-            for row in rows:
-                writer.writerow([row[c] for c in columns])
-
-    write_atomic(Path(path) / "curve.csv", write)
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(6, 3.6))
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    plot_curve(axes, rows, even=0.5)
-    axes.set_title("learned: held-out duplicate deals")
-    figure.tight_layout()
-    figure.savefig(Path(path) / "curve.png", dpi=110)
-
-
-def plot_curve(axes, rows: list[dict], even: float) -> None:
-    """A learning curve on ``axes``: the win rate per iteration with its 95% paired
-    interval, and a dashed line at an even share (also ``scripts/learned_curves.py``)."""
-    its = [r["iteration"] for r in rows]
-    axes.plot(its, [r["win_rate"] for r in rows], marker="o", color="C0")
-    axes.fill_between(its, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.25,
-                      color="C0", label="95% paired interval")
-    axes.axhline(even, color="grey", lw=0.8, ls="--")
-    opponent = rows[0]["opponent"] if rows else ""
-    axes.set_xlabel("iteration")
-    axes.set_ylabel(f"win rate against {opponent}")
-    axes.legend(loc="lower right", fontsize=8)
 
 
 def main_progress(text: str) -> None:

@@ -1,0 +1,62 @@
+"""The learning curve of a training folder: ``log.jsonl`` read back, ``curve.csv`` and
+``curve.png`` written from it (the win rate against the heuristic after each iteration, with
+its interval), and the panel ``scripts/learned_curves.py`` draws for several folders.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from sim.files import write_atomic
+
+
+def read_log(path: Path) -> list[dict]:
+    log = Path(path) / "log.jsonl"
+    if not log.exists():
+        return []
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    latest: dict[int, dict] = {}
+    for row in rows:  # a resumed iteration replaces an interrupted write of the same one
+        latest[row["iteration"]] = row
+    return [latest[k] for k in sorted(latest)]
+
+
+def write_curve(path: Path) -> None:
+    """``curve.csv`` and ``curve.png`` from the log."""
+    rows = read_log(path)
+    columns = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
+
+    def write(temporary: Path) -> None:
+        with temporary.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(columns)
+            for row in rows:
+                writer.writerow([row[c] for c in columns])
+
+    write_atomic(Path(path) / "curve.csv", write)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6, 3.6))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    plot_curve(axes, rows, even=0.5)
+    axes.set_title("learned: held-out duplicate deals")
+    figure.tight_layout()
+    figure.savefig(Path(path) / "curve.png", dpi=110)
+
+
+def plot_curve(axes, rows: list[dict], even: float) -> None:
+    """A learning curve on ``axes``: the win rate per iteration with its 95% paired
+    interval, and a dashed line at an even share (also ``scripts/learned_curves.py``)."""
+    its = [r["iteration"] for r in rows]
+    axes.plot(its, [r["win_rate"] for r in rows], marker="o", color="C0")
+    axes.fill_between(its, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.25,
+                      color="C0", label="95% paired interval")
+    axes.axhline(even, color="grey", lw=0.8, ls="--")
+    opponent = rows[0]["opponent"] if rows else ""
+    axes.set_xlabel("iteration")
+    axes.set_ylabel(f"win rate against {opponent}")
+    axes.legend(loc="lower right", fontsize=8)
