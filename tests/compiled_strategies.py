@@ -13,7 +13,6 @@ changes.
 
 from __future__ import annotations
 
-import hashlib
 from types import ModuleType
 
 import numpy as np
@@ -51,13 +50,9 @@ _NO_RNG = np.zeros(1, dtype=np.uint64)
 def _call(*args):
     global _module
     if _module is None:
-        modules = kernels.module_closure([
+        name = kernels.generated_name("sniff_tests", TEMPLATE, [
             "strategies.search.expert", "strategies.learned.player",
             "strategies.learned.features", "strategies.search.playout"])
-        digest = hashlib.sha256(TEMPLATE.encode())
-        for path in [*kernels.module_files(modules), *kernels.data_files(modules)]:
-            digest.update(path.read_bytes())
-        name = f"sniff_tests_{digest.hexdigest()[:16]}"
         _module = kernels.import_generated(kernels.write_generated(name, TEMPLATE))
     return _module.call(*args)
 

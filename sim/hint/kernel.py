@@ -14,7 +14,6 @@ nothing once the module is cached.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from types import ModuleType
 
@@ -60,11 +59,7 @@ _module: ModuleType | None = None
 
 
 def module_name() -> str:
-    digest = hashlib.sha256(TEMPLATE.encode())
-    modules = kernels.module_closure(["sim.hint.search"])  # with every strategy it calls
-    for path in [*kernels.module_files(modules), *kernels.data_files(modules)]:
-        digest.update(path.read_bytes())
-    return f"sniff_hint_{digest.hexdigest()[:16]}"
+    return kernels.generated_name("sniff_hint", TEMPLATE, ["sim.hint.search"])
 
 
 def load(search: bool = False) -> ModuleType:

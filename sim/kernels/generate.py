@@ -249,6 +249,19 @@ def template_hash() -> str:
     return code_hash(KERNEL_TEMPLATE.format(names="", imports="", branches="    pass"))
 
 
+def generated_name(prefix: str, template: str, roots: Sequence[str]) -> str:
+    """The name of a generated one-file module of ``cache=True`` wrappers (``sniff hint``'s
+    search, ``sniff learn``'s games): ``prefix`` and a hash of its template and of every file
+    whose compiled code it may hold (``roots`` and what they import, their data files).
+    numba keys a function's cache by its own file only, so an edit of any callee gives the
+    module a new name, and a fresh compile, instead of a stale cache."""
+    digest = hashlib.sha256(template.encode())
+    modules = module_closure(roots)
+    for path in [*module_files(modules), *data_files(modules)]:
+        digest.update(path.read_bytes())
+    return f"{prefix}_{digest.hexdigest()[:16]}"
+
+
 def write_generated(name: str, source: str) -> Path:
     """Write a generated module ``name`` into the cache folder, once (``sim.files``); its
     path."""

@@ -13,7 +13,6 @@ cache.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from types import ModuleType
 
@@ -36,11 +35,7 @@ _lock = threading.Lock()  # the training's threads may ask at once
 
 
 def module_name() -> str:
-    digest = hashlib.sha256(TEMPLATE.encode())
-    modules = kernels.module_closure(["sim.learn.selfplay"])  # with every strategy it calls
-    for path in [*kernels.module_files(modules), *kernels.data_files(modules)]:
-        digest.update(path.read_bytes())
-    return f"sniff_learn_{digest.hexdigest()[:16]}"
+    return kernels.generated_name("sniff_learn", TEMPLATE, ["sim.learn.selfplay"])
 
 
 def load() -> ModuleType:
