@@ -122,7 +122,7 @@ def test_all_28_tiles_are_present(run):
 def test_output_files_and_printed_ranking(run):
     folder = run["folder"]
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["games", "heatmap.png", "openings.parquet", "ranking.md", "summary.json",
+        [".lock", "games", "heatmap.png", "openings.parquet", "ranking.md", "summary.json",
          "tile-pairs.csv"]
     )
     assert [p.name for p in (folder / "games").iterdir()] == ["part-000000.parquet"]

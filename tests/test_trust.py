@@ -135,3 +135,23 @@ def test_a_training_folder_has_one_writer(tmp_path, capsys) -> None:
     code, out, err = run_main(["learn", "--out", str(elsewhere), "-q"], capsys)
     one_line(code, err, "is not empty")
     assert sorted(p.name for p in elsewhere.iterdir()) == ["mine.txt"]
+
+
+def test_an_openings_folder_has_one_writer(tmp_path, capsys) -> None:
+    """Two ``sniff openings`` into one folder at once: the second is refused in one line and
+    writes nothing, so the tables and the record cannot come from two seeds."""
+    from sim.store.lock import RunLock
+
+    folder = tmp_path / "openings"
+    folder.mkdir()
+    with RunLock(folder) as other:
+        other.acquire("another sniff openings")
+        code, out, err = run_main(["openings", "--deals", "3", "-q", "-o", str(folder),
+                                   "--overwrite"], capsys)
+    one_line(code, err, "is being written by")
+    assert sorted(p.name for p in folder.iterdir()) == [".lock"]
+    code, out, err = run_main(["openings", "--deals", "3", "-q", "-o", str(folder),
+                               "--overwrite"], capsys)
+    assert code == 0, err
+    code, out, err = run_main(["verify", str(folder)], capsys)
+    assert code == 0, err

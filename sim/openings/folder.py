@@ -21,6 +21,7 @@ from sim.errors import SniffError
 from sim.files import TEMP_SUFFIX, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.integrity import file_problem, part_name, part_record
+from sim.store.lock import LOCK_NAME
 from sim.version import __version__
 
 SUMMARY = "summary.json"
@@ -66,7 +67,7 @@ def is_openings_file(path: Path) -> bool:
     its ``games/`` of parts, a temporary of either. ``--overwrite`` replaces a folder of
     these only (a run folder's ``manifest.json``, ``rounds/`` or own files are never)."""
     name = path.name
-    if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+    if name == LOCK_NAME or (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
         return True
     if name == GAMES_DIR and path.is_dir():
         return all(part.name.startswith(("part-", ".part-")) for part in path.iterdir())

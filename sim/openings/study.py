@@ -48,6 +48,7 @@ from sim.openings.play import (
     play_openings,
 )
 from sim.openings.tally import OpeningsTally, summarise_openings
+from sim.store.lock import RunLock
 
 RESULTS_DIR = Path("results")
 
@@ -124,23 +125,30 @@ def measure_openings(
     not depend on ``chunk_deals``, nor the parts on it.
     """
     tally = OpeningsTally()
-    parts = None
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        clear_outputs(folder)
-        parts = GamesParts(folder, config, part_deals, command)
-    for lo, hi, games in iter_openings(config, chunk_deals, part_deals):
-        tally.add(games)
+    parts = lock = None
+    try:
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            lock = RunLock(folder)  # one writer: a second run into the folder is one line
+            lock.acquire(command or "sniff openings")
+            clear_outputs(folder)
+            parts = GamesParts(folder, config, part_deals, command)
+        for lo, hi, games in iter_openings(config, chunk_deals, part_deals):
+            tally.add(games)
+            if parts is not None:
+                parts.add(lo, hi, games)
+            del games
+            if progress is not None:
+                progress(hi)
+            if between_chunks is not None and hi < config.deals:
+                between_chunks()
+        table, summary = tally.table(config)
         if parts is not None:
-            parts.add(lo, hi, games)
-        del games
-        if progress is not None:
-            progress(hi)
-        if between_chunks is not None and hi < config.deals:
-            between_chunks()
-    table, summary = tally.table(config)
-    if parts is not None:
-        write_results(folder, config, table, summary, tally.pairs(), parts.records, command)
+            write_results(folder, config, table, summary, tally.pairs(), parts.records,
+                          command)
+    finally:
+        if lock is not None:
+            lock.release()
     return table, summary
 
 
