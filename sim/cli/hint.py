@@ -11,28 +11,13 @@ from pathlib import Path
 
 import click
 
-
-class _TextPath(click.Path):
-    """A path whose name must be valid UTF-8, as ``sim.cli.main.TextPath`` (which this module
-    cannot import: ``sim.cli.main`` imports it)."""
-
-    def convert(self, value, param, ctx):
-        from sim.errors import SniffError
-        from sim.store.folders import check_text_path
-
-        path = super().convert(value, param, ctx)
-        if str(path) != "-":
-            try:
-                check_text_path(Path(path), "the name")
-            except SniffError as error:
-                self.fail(str(error), param, ctx)
-        return path
+from sim.cli.options import TextPath
 
 
 @click.command()
 @click.argument("position_file", metavar="[POSITION]", required=False,
-                type=_TextPath(dir_okay=True, allow_dash=True, path_type=Path))
-@click.option("--trace", "trace_file", type=_TextPath(dir_okay=False, path_type=Path),
+                type=TextPath(dir_okay=True, allow_dash=True, path_type=Path))
+@click.option("--trace", "trace_file", type=TextPath(dir_okay=False, path_type=Path),
               help="Take the position from this trace (with --round and --turn).")
 @click.option("--game", default=0, show_default=True, type=int,
               help="With --trace: which game of the file (0 = the first).")

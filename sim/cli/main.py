@@ -10,60 +10,9 @@ import click
 from sim.cli.compare import compare as compare_command
 from sim.cli.hint import hint as hint_command
 from sim.cli.learn import learn as learn_command
+from sim.cli.options import TextPath, WholeRange, at_most, players_given, players_option, positive
 from sim.cli.query import query as query_command
 from sim.errors import SniffError
-
-
-class TextPath(click.Path):
-    """A path option or argument whose name must be valid UTF-8
-    (``sim.store.folders.check_text_path``): refused at once, before anything is read or
-    written, in one line."""
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, str) and not value.strip():  # Path("") is "." : the cwd
-            self.fail("an empty name: give a file or folder name", param, ctx)
-        path = super().convert(value, param, ctx)
-        from sim.store.folders import check_text_path
-
-        try:
-            check_text_path(Path(path), "the name")
-        except SniffError as error:
-            self.fail(str(error), param, ctx)
-        return path
-
-
-class WholeRange(click.IntRange):
-    """``click.IntRange`` that calls a non-number what it is ("'abc' is not a valid
-    integer"), not "not a valid integer range"."""
-
-    name = "integer"
-
-
-def _positive(ctx, param, value):
-    if value is not None and value <= 0:
-        raise click.BadParameter(f"must be a positive integer, got {value}")
-    return value
-
-
-def _at_most(maximum: int):
-    """A callback for a count from 1 to ``maximum``: sizes that cannot work are refused
-    before anything starts."""
-
-    def check(ctx, param, value):
-        _positive(ctx, param, value)
-        if value is not None and value > maximum:
-            raise click.BadParameter(f"must be at most {maximum:,}, got {value:,}")
-        return value
-
-    return check
-
-
-def _players(ctx, param, value):
-    from sim.core.seating import PLAYER_COUNTS
-
-    if value not in PLAYER_COUNTS:
-        raise click.BadParameter(f"must be 2, 3 or 4, got {value}")
-    return value
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -95,14 +44,14 @@ def list_strategies() -> None:
 
 
 @cli.command()
-@click.option("--players", default=4, show_default=True, type=int, callback=_players,
+@click.option("--players", default=4, show_default=True, type=int, callback=players_option,
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
 @click.option("--strategies", required=True,
               help="One strategy per seat, or with 4 players one per partnership "
                    "(A,B = seats 0,2 play A and seats 1,3 play B).")
 @click.option("--games", default=1, show_default=True, type=int,
-              callback=_at_most(1_000_000), help="Number of games (game ids 0..K-1).")
+              callback=at_most(1_000_000), help="Number of games (game ids 0..K-1).")
 @click.option("-o", "--out", "output", type=TextPath(dir_okay=False, path_type=Path),
               help="Write the JSON Lines here instead of standard output.")
 def trace(players: int, seed: int, strategies: str, games: int, output: Path | None) -> None:
@@ -128,27 +77,23 @@ def trace(players: int, seed: int, strategies: str, games: int, output: Path | N
     click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
 
 
-def _players_given(ctx, param, value):
-    return None if value is None else _players(ctx, param, value)
-
-
 # Options that decide the games default to None here: a new run fills them from
 # sim.run.plan.DEFAULTS, a resumed run from its manifest (the help shows the defaults).
 @cli.command()
-@click.option("--players", type=int, callback=_players_given, show_default="4",
+@click.option("--players", type=int, callback=players_given, show_default="4",
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
 @click.option("--strategies", show_default="greedy,random",
               help="One strategy per seat, or with 4 players one per partnership.")
-@click.option("--games", type=int, callback=_positive, show_default="100000",
+@click.option("--games", type=int, callback=positive, show_default="100000",
               help="Games to play (game ids 0..games-1).")
 @click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Run folder to write [default: results/run-DATE-TIME].")
-@click.option("--chunk-size", type=int, callback=_positive, show_default="50000",
+@click.option("--chunk-size", type=int, callback=positive, show_default="50000",
               help="Games per Parquet part (a resumed run keeps its own).")
 @click.option("--duplicate/--no-duplicate", default=None, show_default="no",
               help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
-@click.option("--threads", type=int, callback=_positive,
+@click.option("--threads", type=int, callback=positive,
               help="Compute threads [default: all cores; with --scheduler: numba threads "
                    "per Dask task, default cores / Dask threads of each machine].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
@@ -157,7 +102,7 @@ def _players_given(ctx, param, value):
 @click.option("--precision", type=float,
               help="Play until every win rate's 95% interval half-width is at most this "
                    "(e.g. 0.005), checked every 600 games; replaces --games.")
-@click.option("--max-games", type=int, callback=_positive, show_default="1000000",
+@click.option("--max-games", type=int, callback=positive, show_default="1000000",
               help="The cap on games of a --precision run.")
 @click.option("--scheduler", metavar="ADDRESS",
               help="Play the chunks on a Dask cluster: tcp://HOST:PORT (a running "
@@ -185,12 +130,12 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 
 
 @cli.command()
-@click.option("--players", default=4, show_default=True, type=int, callback=_players,
+@click.option("--players", default=4, show_default=True, type=int, callback=players_option,
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
 @click.option("--strategies", default="greedy", show_default=True,
               help="S (every seat), S,T (the leader's side plays S, everyone else T), or one "
                    "name per seat counted from the leader.")
-@click.option("--deals", default=10000, show_default=True, type=int, callback=_at_most(10**8),
+@click.option("--deals", default=10000, show_default=True, type=int, callback=at_most(10**8),
               help="Deals per tile: every deal is played with each of the 28 tiles forced "
                    "as the lead, and once unforced.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed (0 .. 2**63-1).")
@@ -268,7 +213,7 @@ def replay(trace_file: Path, game: int, step: bool, ascii: bool, analyze: bool,
 
 
 @cli.command()
-@click.option("--players", default=2, show_default=True, type=int, callback=_players,
+@click.option("--players", default=2, show_default=True, type=int, callback=players_option,
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
 @click.option("--seat", default=0, show_default=True, type=int,
               help="Your seat, 0..players-1.")
@@ -365,12 +310,12 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | Non
 
 
 @cli.command()
-@click.option("--players", type=int, callback=_players_given, show_default="4",
+@click.option("--players", type=int, callback=players_given, show_default="4",
               help="2, 3 or 4 (4: partnership A against partnership B; 3: triples).")
 @click.option("--strategies",
               help="The strategies, comma-separated (name:key=value sets parameters); every "
                    "pairing of them plays (3 players: every triple).")
-@click.option("--games-per-pair", type=int, callback=_positive, show_default="10000",
+@click.option("--games-per-pair", type=int, callback=positive, show_default="10000",
               help="Games of each pairing.")
 @click.option("--seed", type=int, show_default="0",
               help="Tournament seed (each pairing's seed is derived from it).")
@@ -381,11 +326,11 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | Non
 @click.option("--precision", type=float,
               help="Play each pairing until every win rate's 95% half-width is at most "
                    "this; replaces --games-per-pair.")
-@click.option("--max-games", type=int, callback=_positive, show_default="1000000",
+@click.option("--max-games", type=int, callback=positive, show_default="1000000",
               help="The cap on games per pairing with --precision.")
-@click.option("--chunk-size", type=int, callback=_positive,
+@click.option("--chunk-size", type=int, callback=positive,
               help="Games per Parquet part [default: 50000, or the pairing's games].")
-@click.option("--threads", type=int, callback=_positive,
+@click.option("--threads", type=int, callback=positive,
               help="Compute threads [default: all cores].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tournament in --out.")
@@ -411,15 +356,15 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
 @click.argument("strategy", required=False)
 @click.option("--against", help="The field: opponents, comma-separated (name:key=value sets "
                                 "parameters); the objective is the win rate averaged over them.")
-@click.option("--players", type=int, callback=_players_given, show_default="4",
+@click.option("--players", type=int, callback=players_given, show_default="4",
               help="2, 3 or 4 (4: the tuned partnership against each opponent's).")
-@click.option("--games", type=int, callback=_positive, show_default="200000",
+@click.option("--games", type=int, callback=positive, show_default="200000",
               help="Budget: games of all trials together (validation not included).")
 @click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
 @click.option("--params", help="Parameters to tune, comma-separated [default: every numeric one].")
-@click.option("--games-per-trial", type=int, callback=_positive, show_default="4000",
+@click.option("--games-per-trial", type=int, callback=positive, show_default="4000",
               help="Games of one candidate, split evenly over the field (whole deals).")
-@click.option("--popsize", type=int, callback=_positive,
+@click.option("--popsize", type=int, callback=positive,
               help="Candidates per generation [default: CMA-ES's, 4 + 3 ln(parameters)].")
 @click.option("--sigma", type=float, show_default="0.5",
               help="Initial CMA-ES step, in units of each parameter's scale.")
@@ -450,7 +395,7 @@ def tune(strategy, against, players, games, seed, params, games_per_trial, popsi
 @cli.command()
 @click.option("--quick", is_flag=True, help="Small sizes: a smoke run, not figures to publish.")
 @click.option("--memory-games", default=10_000_000, show_default=True, type=int,
-              callback=_positive, help="Games of the peak-memory simulate run.")
+              callback=positive, help="Games of the peak-memory simulate run.")
 @click.option("-o", "--out", "output", default=Path("results/bench.json"), show_default=True,
               type=TextPath(dir_okay=False, path_type=Path), help="Where the JSON goes.")
 def bench(quick: bool, memory_games: int, output: Path) -> None:

@@ -1,0 +1,69 @@
+"""Option types and checks shared by the ``sniff`` commands' modules (``main``, ``hint``, ...):
+a path whose name must be UTF-8, whole numbers, counts, player counts. Every refusal is one
+line and exit 2 (click's own errors, printed by ``sim.cli.main.main``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sim.errors import SniffError
+
+
+class TextPath(click.Path):
+    """A path option or argument whose name must be valid UTF-8
+    (``sim.store.folders.check_text_path``): refused at once, before anything is read or
+    written, in one line."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():  # Path("") is "." : the cwd
+            self.fail("an empty name: give a file or folder name", param, ctx)
+        path = super().convert(value, param, ctx)
+        from sim.store.folders import check_text_path
+
+        if str(path) != "-":  # standard input, where the option allows it
+            try:
+                check_text_path(Path(path), "the name")
+            except SniffError as error:
+                self.fail(str(error), param, ctx)
+        return path
+
+
+class WholeRange(click.IntRange):
+    """``click.IntRange`` that calls a non-number what it is ("'abc' is not a valid
+    integer"), not "not a valid integer range"."""
+
+    name = "integer"
+
+
+def positive(ctx, param, value):
+    if value is not None and value <= 0:
+        raise click.BadParameter(f"must be a positive integer, got {value}")
+    return value
+
+
+def at_most(maximum: int):
+    """A callback for a count from 1 to ``maximum``: sizes that cannot work are refused
+    before anything starts."""
+
+    def check(ctx, param, value):
+        positive(ctx, param, value)
+        if value is not None and value > maximum:
+            raise click.BadParameter(f"must be at most {maximum:,}, got {value:,}")
+        return value
+
+    return check
+
+
+def players_option(ctx, param, value):
+    from sim.core.seating import PLAYER_COUNTS
+
+    if value not in PLAYER_COUNTS:
+        raise click.BadParameter(f"must be 2, 3 or 4, got {value}")
+    return value
+
+
+def players_given(ctx, param, value):
+    return None if value is None else players_option(ctx, param, value)
