@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -23,12 +24,15 @@ TEMP_SUFFIX = ".tmp"  # of every temporary file (a killed run's are cleared by r
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     """The one atomic file writer: ``write(temporary)``, synced, then renamed into place.
 
-    The temporary file is hidden and beside ``path`` (``.NAME.tmp``: no dataset reader
-    picks it up, and a rename within a folder is atomic), so a reader sees the old file or
-    the new one, never part of one.
+    The temporary file is hidden and beside ``path`` (``.NAME.PID-RANDOM.tmp``: no dataset
+    reader picks it up, and a rename within a folder is atomic), so a reader sees the old
+    file or the new one, never part of one. Its name is unique, so two writers of one file
+    (two processes, a folder someone else also writes) never write into each other's
+    temporary: the last rename wins, whole.
     """
     path = Path(path)
-    temporary = path.with_name("." + path.name + TEMP_SUFFIX)
+    temporary = path.with_name(
+        f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
         write(temporary)
         with open(temporary, "rb+") as handle:

@@ -23,7 +23,6 @@ Why this shape:
 
 from __future__ import annotations
 
-import hashlib
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,14 +33,17 @@ from pathlib import Path
 from sim.core.seating import check_players
 from sim.display.formatting import slug
 from sim.errors import SniffError, Stopped
+from sim.store.folders import check_writable_folder
+from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.rundata import (
+    PAIRS_DIR,
     TOURNAMENT_FORMAT,
     TOURNAMENT_MANIFEST,
     pairing_folders,
+    pairing_seed,
     read_tournament_manifest,
 )
 
-PAIRS_DIR = "pairs"
 DEFAULT_GAMES_PER_PAIR = 10_000
 DEFAULT_CHUNK = 50_000
 OUTPUT_FILES = ("matrix.png", "ratings.png", "matrix.csv", "ranking.csv")
@@ -59,12 +61,6 @@ def pairings(players: int, labels: list[str]) -> list[tuple[str, ...]]:
                 if players == 3 else "name at least 2")
         raise SniffError(f"a tournament needs more strategies: {need} (got {len(labels)})")
     return list(combinations(labels, size))
-
-
-def pairing_seed(seed: int, lineup: tuple[str, ...]) -> int:
-    """A pairing's run seed: a hash of the tournament seed and the lineup (0..2**63-1)."""
-    digest = hashlib.sha256(f"{seed}|{'|'.join(lineup)}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
 def pairing_name(index: int, lineup: tuple[str, ...]) -> str:
@@ -263,7 +259,8 @@ def run_tournament(
         folder = Path(out) if out is not None else default_folder()
         if folder.exists() and not folder.is_dir():
             raise SniffError(f"--out {folder} is a file; give a folder")
-        if folder.exists() and any(folder.iterdir()):
+        check_writable_folder(folder)  # not inside another run's tables, and writable
+        if folder.exists() and any(p.name != LOCK_NAME for p in folder.iterdir()):
             if not (folder / TOURNAMENT_MANIFEST).exists():
                 raise SniffError(f"{folder} is not empty and holds no sniff tournament; choose "
                                  "another --out (nothing was changed)")
@@ -280,73 +277,84 @@ def run_tournament(
         plans.append((pairing_name(index, lineup), lineup, Plan.build(
             players, [by_label[label] for label in lineup], games,
             pairing_seed(seed, lineup), duplicate, chunk_size, precision=precision)))
-    if manifest is None:
-        if folder.exists() and overwrite:
-            import shutil
-
-            for name in (PAIRS_DIR, TOURNAMENT_MANIFEST, *OUTPUT_FILES):
-                path = folder / name
-                if path.is_dir():
-                    shutil.rmtree(path)
-                elif path.exists():
-                    path.unlink()
-        from sim.version import __version__
-
-        manifest = {
-            "format": TOURNAMENT_FORMAT, "version": __version__, "command": command,
-            "config": _config(players, labels, games, seed, duplicate, chunk_size, precision),
-            "kernel_strategies": [s.name for s in kernel_strategies],
-            "pairings": [{"name": name, "folder": f"{PAIRS_DIR}/{name}",
-                          "lineup": list(lineup), "seed": plan.seed}
-                         for name, lineup, plan in plans],
-            "started_at": datetime.now().astimezone().isoformat(timespec="seconds"),
-            "status": "running",
-        }
     try:
-        (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
-        io.mark_running(manifest)
-        _write_manifest(folder, manifest)
+        folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise SniffError(f"cannot write to {error.filename or folder}: "
                          f"{error.strerror or error}") from None
-
-    runs = []
+    held = RunLock(folder)  # one writer: a second tournament into the folder is one line
+    held.acquire(command or "sniff tournament")
     try:
-        for index, (name, lineup, plan) in enumerate(plans):
-            pair_folder = folder / PAIRS_DIR / name
-            vs = " vs ".join(lineup)
-            if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
-                    "status") == "complete":
-                try:  # its parts checked (sim.store.integrity); a bad one: the resume replays it
-                    runs.append(io.open_run(pair_folder))
-                    say(f"pairing {index + 1}/{len(plans)}: {vs}: already played")
-                    continue
-                except SniffError as error:
-                    say(f"pairing {index + 1}/{len(plans)}: {vs}: {str(error).split('; ')[0]}")
-            mode = "resume" if io.is_run_folder(pair_folder) else "new"
-            say(f"pairing {index + 1}/{len(plans)}: {vs}")
-            run = execute(plan, pair_folder, mode=mode, threads=threads, progress=progress,
-                          command=command, kernel_strategies=kernel_strategies,
-                          notice=lambda message: say(message))
-            runs.append(run)
-    except RunInterrupted as stopped:
-        manifest["status"] = "interrupted"
+        if manifest is None:
+            if folder.exists() and overwrite:
+                import shutil
+
+                for name in (PAIRS_DIR, TOURNAMENT_MANIFEST, *OUTPUT_FILES):
+                    path = folder / name
+                    if path.is_dir():
+                        shutil.rmtree(path)
+                    elif path.exists():
+                        path.unlink()
+            from sim.version import __version__
+
+            manifest = {
+                "format": TOURNAMENT_FORMAT, "version": __version__, "command": command,
+                "config": _config(players, labels, games, seed, duplicate, chunk_size, precision),
+                "kernel_strategies": [s.name for s in kernel_strategies],
+                "pairings": [{"name": name, "folder": f"{PAIRS_DIR}/{name}",
+                              "lineup": list(lineup), "seed": plan.seed, "run_id": plan.run_id}
+                             for name, lineup, plan in plans],
+                "started_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+                "status": "running",
+            }
+        try:
+            (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
+            io.mark_running(manifest)
+            _write_manifest(folder, manifest)
+        except OSError as error:
+            raise SniffError(f"cannot write to {error.filename or folder}: "
+                             f"{error.strerror or error}") from None
+
+        runs = []
+        try:
+            for index, (name, lineup, plan) in enumerate(plans):
+                pair_folder = folder / PAIRS_DIR / name
+                vs = " vs ".join(lineup)
+                if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
+                        "status") == "complete":
+                    # its parts checked (sim.store.integrity); a bad one: the resume replays it
+                    try:
+                        runs.append(io.open_run(pair_folder))
+                        say(f"pairing {index + 1}/{len(plans)}: {vs}: already played")
+                        continue
+                    except SniffError as error:
+                        say(f"pairing {index + 1}/{len(plans)}: {vs}: {str(error).split('; ')[0]}")
+                mode = "resume" if io.is_run_folder(pair_folder) else "new"
+                say(f"pairing {index + 1}/{len(plans)}: {vs}")
+                run = execute(plan, pair_folder, mode=mode, threads=threads, progress=progress,
+                              command=command, kernel_strategies=kernel_strategies,
+                              notice=lambda message: say(message))
+                runs.append(run)
+        except RunInterrupted as stopped:
+            manifest["status"] = "interrupted"
+            _write_manifest(folder, manifest)
+            raise TournamentInterrupted(folder, len(runs), len(plans), stopped.signum) from None
+        except BaseException:
+            manifest["status"] = "failed"
+            _write_manifest(folder, manifest)
+            raise
+        result = _finish(folder, manifest, runs)
+        manifest["status"] = "complete"
+        manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
+        manifest["ratings"] = result.ratings.to_dict()
+        if result.ranking is not None:
+            manifest["fit"] = {key: result.ranking.fit.to_dict()[key]
+                               for key in ("statistic", "df", "p_value", "warning")}
+            manifest["ranking"] = result.ranking.to_dict()
         _write_manifest(folder, manifest)
-        raise TournamentInterrupted(folder, len(runs), len(plans), stopped.signum) from None
-    except BaseException:
-        manifest["status"] = "failed"
-        _write_manifest(folder, manifest)
-        raise
-    result = _finish(folder, manifest, runs)
-    manifest["status"] = "complete"
-    manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
-    manifest["ratings"] = result.ratings.to_dict()
-    if result.ranking is not None:
-        manifest["fit"] = {key: result.ranking.fit.to_dict()[key]
-                           for key in ("statistic", "df", "p_value", "warning")}
-        manifest["ranking"] = result.ranking.to_dict()
-    _write_manifest(folder, manifest)
-    return result
+        return result
+    finally:
+        held.release()
 
 
 class TournamentInterrupted(Stopped):

@@ -155,3 +155,26 @@ def test_an_openings_folder_has_one_writer(tmp_path, capsys) -> None:
     assert code == 0, err
     code, out, err = run_main(["verify", str(folder)], capsys)
     assert code == 0, err
+
+
+def test_two_writers_of_one_file_never_share_a_temporary(tmp_path) -> None:
+    """A shared ``.games.parquet.tmp`` let one ``sniff openings`` fail and the other leave an
+    unreadable file: each write now has its own temporary, and the file is one of them whole."""
+    from sim.files import write_atomic
+
+    target = tmp_path / "games.parquet"
+    seen = []
+
+    def outer(temporary):
+        seen.append(temporary)
+        temporary.write_bytes(b"first")
+        write_atomic(target, inner)  # a second writer starts while the first is writing
+
+    def inner(temporary):
+        seen.append(temporary)
+        temporary.write_bytes(b"second")
+
+    write_atomic(target, outer)
+    assert seen[0] != seen[1] and all(p.name.startswith(".games.parquet.") for p in seen)
+    assert target.read_bytes() == b"first"  # the last rename wins, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.parquet"]

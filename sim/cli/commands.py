@@ -290,10 +290,10 @@ def verify_command(folders: Sequence[Path]) -> None:
     from sim.openings.folder import folder_problems, is_openings_folder
     from sim.store import integrity, io
     from sim.store.folders import size_text
-    from sim.store.rundata import TOURNAMENT_MANIFEST, read_tournament_manifest
+    from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs
 
     runs: list[Path] = []
-    bad = 0
+    bad = replayable = 0  # problems, and those a resume can mend (bad chunks of a run)
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
             recorded, sound, problems = folder_problems(folder)
@@ -304,9 +304,8 @@ def verify_command(folders: Sequence[Path]) -> None:
                        "sound" + ("" if recorded or problems else
                                   " (none recorded: older version)"))
         elif (folder / TOURNAMENT_MANIFEST).is_file():
-            manifest = read_tournament_manifest(folder)
-            runs += [folder / p["folder"] for p in manifest["pairings"]
-                     if (folder / p["folder"] / io.MANIFEST).is_file()]
+            runs += [path for _, path in pairing_runs(folder)
+                     if (path / io.MANIFEST).is_file()]
         elif not folder.is_dir():
             raise SniffError(f"no such run folder: {folder}")
         else:
@@ -318,7 +317,9 @@ def verify_command(folders: Sequence[Path]) -> None:
         n_chunks = integrity.expected_chunks(manifest)[0]
         status = manifest.get("status")
         problems = [p.line() for p in checked.problems]
-        if status == "complete":
+        if checked.manifest_problem is not None:
+            problems.insert(0, checked.manifest_problem)
+        elif status == "complete":
             problems += [f"{folder / 'games' / io.part_name(c)}: missing (the run is complete)"
                          for c in range(n_chunks)
                          if c not in checked.good and c not in checked.bad_chunks()][:1]
@@ -328,11 +329,13 @@ def verify_command(folders: Sequence[Path]) -> None:
         for line in problems:
             click.echo(f"bad: {line}")
         bad += len(problems)
+        replayable += len(problems) - (checked.manifest_problem is not None)
         live = " (still being written)" if status == "running" else ""
         click.echo(f"{folder}: {len(checked.good)} of {n_chunks} chunks sound, "
                    f"{checked.games:,} games, {size_text(checked.checked_bytes)} hashed and "
                    f"decoded; status {status}{live}" + (f"; {len(problems)} problem(s)"
                                                        if problems else ""))
     if bad:
-        raise SniffError(f"{bad} problem(s) found; `sniff simulate --out FOLDER --resume` "
-                         "replays the bad chunks (and sets the bad parts aside)")
+        raise SniffError(f"{bad} problem(s) found" + (
+            "; `sniff simulate --out FOLDER --resume` replays the bad chunks (and sets the "
+            "bad parts aside)" if replayable else ""))

@@ -20,7 +20,7 @@ import pandas as pd
 from sim.errors import SniffError
 from sim.files import TEMP_SUFFIX, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
-from sim.store.integrity import file_problem, part_name, part_record
+from sim.store.integrity import config_field, error_text, file_problem, part_name, part_record
 from sim.store.lock import LOCK_NAME
 from sim.version import __version__
 
@@ -84,9 +84,9 @@ def clear_outputs(folder: Path) -> None:
     parts = folder / GAMES_DIR
     if parts.is_dir():
         for path in parts.iterdir():
-            if path.name.startswith(("part-", ".part-")) and path.name.endswith(
-                (".parquet", ".parquet" + TEMP_SUFFIX)
-            ):
+            if path.name.startswith(("part-", ".part-")) and (
+                    path.name.endswith(".parquet") or ".parquet." in path.name
+                    and path.name.endswith(TEMP_SUFFIX)):
                 path.unlink()
 
 
@@ -136,15 +136,24 @@ class GamesParts:
 # --- reading
 
 
+MAX_SUMMARY = 16 * 2**20  # a summary is kilobytes, with one record per games part
+
+
 def read_summary(folder: Path) -> dict:
     """``summary.json`` of an openings folder, or a one-line ``SniffError``."""
     path = Path(folder) / SUMMARY
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_SUMMARY + 1)  # bounded, whatever the folder holds
+        if len(data) > MAX_SUMMARY:
+            raise ValueError(f"over {MAX_SUMMARY // 2**20} MiB")
+        summary = json.loads(data)
     except FileNotFoundError:
         raise SniffError(f"{folder} has no {SUMMARY}: not a finished sniff openings "
                          "folder (a run stopped before the end writes none)") from None
-    except (OSError, ValueError) as error:
+    except IsADirectoryError:
+        raise SniffError(f"{path} is a folder: the openings folder is damaged") from None
+    except (OSError, ValueError, RecursionError) as error:
         raise SniffError(f"cannot read {path}: {str(error).splitlines()[0]}") from None
     if not isinstance(summary, dict) or "config" not in summary or summary.get(
         "format", FORMAT
@@ -181,6 +190,42 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
     if rows and (not all(isinstance(r, int) for r in rows) or sum(rows) != games):
         raise SniffError(f"{where}: its games parts' rows do not add up to its {games} games")
     return files
+
+
+NOT_FIGURES = ("format", "command", "version", "created_at", "files")  # summary.json's own
+
+
+def summary_problem(folder: Path, summary: dict, files: dict) -> str | None:
+    """What in ``summary.json`` disagrees with the tables it vouches for, or None.
+
+    The record binds the files' bytes; this binds the summary's figures and configuration
+    the other way: ``openings.parquet`` carries the summary it was written with, and every
+    games part the configuration, in their Parquet footers. So an edited summary (a seed,
+    a strategy, the best tile) is one line naming the field. Folders written before the
+    footers carried them are not checked."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = Path(folder)
+    stated = {k: v for k, v in summary.items() if k not in NOT_FIGURES}
+    for name in [TABLE, *game_part_keys(files)]:
+        try:
+            raw = (pq.read_metadata(folder / name).metadata or {}).get(b"sniff")
+            meta = json.loads(raw) if raw else {}
+        except (OSError, ValueError, pa.ArrowException) as error:
+            return f"{folder / name}: not a readable Parquet file ({error_text(error)})"
+        recorded = meta.get("summary") if name == TABLE else None
+        if isinstance(recorded, dict):
+            key = config_field({k: v for k, v in recorded.items() if k not in NOT_FIGURES},
+                               stated)
+        elif "config" in meta:
+            key = config_field({"config": meta["config"]}, {"config": summary.get("config")})
+        else:
+            continue
+        if key is not None:
+            return (f"{folder / SUMMARY}: its {key} does not match {folder / name}, which "
+                    "was written with the run; the summary was edited afterwards")
+    return None
 
 
 def _size_problem(folder: Path, name: str, record: dict) -> str | None:
@@ -220,7 +265,8 @@ def table_files(folder: Path | str, check: str = "hash") -> dict[str, list[Path]
     if check not in CHECKS:
         raise ValueError(f"check must be one of {CHECKS}, got {check!r}")
     folder = Path(folder)
-    files = _recorded(read_summary(folder), folder)
+    summary = read_summary(folder)
+    files = _recorded(summary, folder)
     problem = (lambda name: file_problem(folder, name, files)) if check == "hash" else (
         lambda name: _size_problem(folder, name, files[name]) if name in files else None)
     parts = game_part_keys(files)
@@ -242,6 +288,8 @@ def table_files(folder: Path | str, check: str = "hash") -> dict[str, list[Path]
             tables[table] = [folder / name for name in present]
     if "openings" not in tables:
         raise SniffError(f"{folder} holds no {TABLE} (not a sniff openings folder)")
+    if files and (message := summary_problem(folder, summary, files)) is not None:
+        raise SniffError(message)
     return tables
 
 
@@ -259,10 +307,13 @@ def folder_problems(folder: Path | str) -> tuple[int, int, list[str]]:
     record does not name is a problem too (a reader globbing ``games/`` would take it)."""
     folder = Path(folder)
     try:
-        files = _recorded(read_summary(folder), folder)
+        summary = read_summary(folder)
+        files = _recorded(summary, folder)
     except SniffError as error:  # a record not to be followed is the folder's one problem
         return 0, 0, [str(error)]
     problems = [p for p in (file_problem(folder, name, files) for name in files) if p]
+    if files and not problems and (message := summary_problem(folder, summary, files)):
+        problems.append(message)
     sound = len(files) - len(problems)
     recorded = set(game_part_keys(files))
     problems += [f"{folder / name}: not recorded in {SUMMARY} (not written with this "
@@ -295,10 +346,12 @@ def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:
     import pyarrow as pa
 
     try:
-        summary = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
-        problem = file_problem(folder, TABLE,
-                               summary.get("files") if isinstance(summary, dict) else None)
+        summary = read_summary(folder)
+        problem = file_problem(folder, TABLE, summary.get("files"))
         if problem:
+            raise SniffError(problem)
+        if summary.get("files") and (problem := summary_problem(
+                folder, summary, _recorded(summary, folder))):
             raise SniffError(problem)
         table = pd.read_parquet(folder / TABLE)
     except (OSError, ValueError, pa.ArrowException) as error:

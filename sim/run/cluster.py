@@ -132,9 +132,11 @@ def _job_plan(job: ChunkJob):
     if key not in _plans:
         from sim.run.plan import Plan, recorded_kernel_strategies
 
-        plan = Plan.from_config(job.config)  # loads the plugins it names, if any
+        # the job comes from the user's own client (not a folder): import its plugins
+        plan = Plan.from_config(job.config, import_plugins=True)
         strategies = recorded_kernel_strategies({"kernel_strategies": [
-            {"name": name, "module": module} for name, module in job.kernel_strategies]})
+            {"name": name, "module": module} for name, module in job.kernel_strategies]},
+            import_plugins=True)
         _plans[key] = plan, strategies
     return _plans[key]
 

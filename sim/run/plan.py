@@ -152,13 +152,15 @@ class Plan:
         )
 
     @classmethod
-    def from_config(cls, config: dict) -> Plan:
-        from strategies import available, load_plugin
+    def from_config(cls, config: dict, *, import_plugins: bool = False) -> Plan:
+        """The plan a manifest's config records.
 
-        known = available()
-        for name, module in zip(config["strategy_names"], config["modules"]):
-            if name not in known:
-                load_plugin(module)
+        A strategy that is not registered is refused in one line naming its module and the
+        ``--plugin`` option (a folder may come from someone else: reading it imports nothing
+        it names). ``import_plugins`` is for a cluster worker, whose config comes from the
+        user's own client, not from a folder.
+        """
+        require_plugins(zip(config["strategy_names"], config["modules"]), import_plugins)
         return cls.build(
             config["players"], ",".join(config["strategies"]), config["games"], config["seed"],
             config["duplicate"], config["chunk_size"], config["round_cap"],
@@ -268,6 +270,12 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
     if manifest is None:
         values = {k: DEFAULTS[k] if options.get(k) is None else options[k] for k in DEFAULTS}
         return Plan.build(**values)
+    if folder is not None:  # believe the manifest only where its parts agree with it
+        from sim.store.integrity import check_run
+
+        edited = check_run(folder, manifest).manifest_problem
+        if edited is not None:
+            raise SniffError(f"cannot resume: {edited}")
     recorded = Plan.from_config(manifest["config"])
     scalars = [name for name in DEFAULTS if name != "strategies" and options.get(name) is not None]
     differ = [name for name in scalars if options[name] != getattr(recorded, name)]
@@ -303,13 +311,31 @@ def refuse_resume(folder, recorded: Plan, differ: list[str], given: dict, asked=
     )
 
 
-def recorded_kernel_strategies(manifest: dict) -> list:
-    """The extra kernel strategies a run was played with (a tournament's shared kernel)."""
+def require_plugins(named, import_plugins: bool = False) -> None:
+    """Refuse (or, for a cluster worker, import) the plugin modules of unregistered names.
+
+    ``named``: (strategy name, module) pairs, as a manifest records them.
+    """
     from strategies import available, load_plugin
 
-    named = manifest.get("kernel_strategies") or []
-    if any(item["name"] not in available() for item in named):
-        for item in named:
-            load_plugin(item["module"])
     known = available()
-    return [known[item["name"]] for item in named if item["name"] in known]
+    missing = {str(module): str(name) for name, module in named if name not in known}
+    for module, name in missing.items():
+        if import_plugins:
+            load_plugin(module)
+            continue
+        raise SniffError(
+            f"this run plays strategy {name!r} from module {module!r}, which is not loaded; "
+            "sniff never imports what a folder names: if you trust that module, pass "
+            f"--plugin {module} (or set SNIFF_PLUGINS={module})"
+        )
+
+
+def recorded_kernel_strategies(manifest: dict, *, import_plugins: bool = False) -> list:
+    """The extra kernel strategies a run was played with (a tournament's shared kernel)."""
+    from strategies import available
+
+    named = manifest.get("kernel_strategies") or []
+    require_plugins(((item["name"], item["module"]) for item in named), import_plugins)
+    known = available()
+    return [known[item["name"]] for item in named]

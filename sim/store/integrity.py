@@ -148,6 +148,7 @@ class Checked:
     problems: list[Problem] = field(default_factory=list)
     unrecorded: dict[int, list[str]] = field(default_factory=dict)  # chunk -> its tables
     checked_bytes: int = 0
+    manifest_problem: str | None = None  # the manifest disagrees with every part's footer
 
     def parts(self, table: str) -> list[Path]:
         """The good parts of ``table``, in chunk (so game id) order."""
@@ -170,9 +171,28 @@ def _footer(path: Path) -> tuple[int, dict]:
     return metadata.num_rows, json.loads(raw) if raw else {}
 
 
+def config_field(recorded: dict, stated: dict) -> str | None:
+    """The first field (sorted) in which a part's recorded configuration and the manifest's
+    disagree, or None: every part's footer carries the configuration it was played with,
+    so a manifest edited afterwards (labels swapped, players, seed) does not match it."""
+    if not isinstance(recorded, dict) or not isinstance(stated, dict):
+        return "config"
+    for key in sorted(set(recorded) | set(stated)):
+        if key not in recorded or key not in stated or recorded[key] != stated[key]:
+            inner = recorded.get(key), stated.get(key)
+            if all(isinstance(value, dict) for value in inner):
+                return f"{key}.{config_field(*inner)}"
+            return key
+    return None
+
+
+CONFIG_MISMATCH = "records another configuration"  # the start of that problem's reason
+
+
 def _identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int, run_id: str,
-                      rows: int | None) -> str | None:
-    """What is wrong with a part's footer for ``chunk`` (games lo..hi-1), or None."""
+                      rows: int | None, config: dict | None = None) -> str | None:
+    """What is wrong with a part's footer for ``chunk`` (games lo..hi-1), or None.
+    ``config``: the manifest's, checked against the one the footer carries."""
     import pyarrow as pa
 
     try:
@@ -182,6 +202,11 @@ def _identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int, run_
     info = meta.get("chunk") or {}
     if meta.get("run_id") != run_id:
         return f"belongs to another run ({meta.get('run_id')}, not {run_id})"
+    if config is not None and "config" in meta and (
+            key := config_field(meta["config"], config)) is not None:
+        recorded = meta["config"].get(key) if isinstance(meta["config"], dict) else None
+        return (f"{CONFIG_MISMATCH} than manifest.json: config.{key} is {_short(recorded)} "
+                f"in the parts, {_short(config.get(key))} in the manifest")
     if meta.get("table", table) != table:
         return f"is a {meta.get('table')} part, not a {table} part"
     if (info.get("index"), info.get("first_game"), info.get("end_game")) != (chunk, lo, hi):
@@ -191,6 +216,11 @@ def _identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int, run_
     if want is not None and num_rows != want:
         return f"has {num_rows:,} rows, not {want:,}"
     return None
+
+
+def _short(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _last(end) -> str:
@@ -224,7 +254,8 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
     ``hash`` or ``full``, see the module's docstring). Changes nothing. ``progress(done,
     total)`` hears each chunk checked (a full check of a big run takes a while)."""
     folder = Path(folder)
-    tables = tables_of(manifest["config"])
+    config = manifest["config"]
+    tables = tables_of(config)
     n_chunks, size, total = expected_chunks(manifest)
     run_id = manifest.get("run_id")
     ledger = manifest.get("ledger") == LEDGER
@@ -263,7 +294,7 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
                 bad = Problem(chunk, path, f"is {actual:,} bytes, {part.get('bytes'):,} were "
                               "written (altered, truncated or replaced)")
             elif (reason := _identity_problem(path, table, chunk, lo, hi, run_id,
-                                              part.get("rows"))) is not None:
+                                              part.get("rows"), config)) is not None:
                 bad = Problem(chunk, path, reason)
             elif depth != "cheap" and file_digest(path) != part.get(HASH):
                 bad = Problem(chunk, path, f"its bytes changed since it was written "
@@ -284,7 +315,7 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
             if len(have) < len(tables):
                 continue
             reasons = [(t, _identity_problem(folder / t / part_name(chunk), t, chunk, lo,
-                                             hi, run_id, None)) for t in tables]
+                                             hi, run_id, None, config)) for t in tables]
             if depth == "full":
                 reasons += [(t, _decode_problem(folder / t / part_name(chunk), t, lo, hi))
                             for t in tables]
@@ -296,6 +327,7 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
             else:
                 out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
                                    "parts": {t: {"file": part_name(chunk)} for t in tables}}
+    _blame_manifest(out)
     expected = {part_name(c) for c in range(n_chunks)}
     for table in tables:
         for name in sorted(present[table] - expected):
@@ -305,10 +337,27 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
     return out
 
 
+def _blame_manifest(out: Checked) -> None:
+    """When no part agrees with the manifest's configuration and some disagree, the
+    manifest is what changed (one problem, no chunk to replay); else the parts that
+    disagree are the bad ones."""
+    mismatched = [p for p in out.problems if p.reason.startswith(CONFIG_MISMATCH)]
+    if mismatched and not out.good:
+        out.problems = [p for p in out.problems if p not in mismatched]
+        first = mismatched[0]
+        out.manifest_problem = (
+            f"{out.folder / 'manifest.json'} does not match the run's parts: "
+            f"{first.reason.split(': ', 1)[1]} ({first.path} and {len(mismatched) - 1} other "
+            "part(s) agree); the manifest was edited after the games were written, so the "
+            "folder cannot say what was played")
+
+
 def require_sound(checked: Checked, manifest: dict) -> None:
     """Refuse a run a reader cannot use: a bad or extra part, or a complete run that lacks
     a chunk. One line naming the first problem and what to do."""
     folder = checked.folder
+    if checked.manifest_problem is not None:
+        raise SniffError(checked.manifest_problem)
     problems = list(checked.problems)
     n_chunks = expected_chunks(manifest)[0]
     if manifest.get("status") == "complete":
@@ -354,6 +403,8 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
     tables = tables_of(manifest["config"])
     n_chunks, size, total = expected_chunks(manifest)
     checked = check_run(folder, manifest, "hash")
+    if checked.manifest_problem is not None:  # replaying would play what the edit says
+        raise SniffError(f"cannot resume: {checked.manifest_problem}")
     for problem in checked.problems:
         moved = []
         paths = [problem.path] if problem.chunk is None else [
@@ -377,7 +428,7 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
         lo, hi = chunk * size, min(total, (chunk + 1) * size)
         reason = next((r for t in tables for r in (
             _identity_problem(folder / t / part_name(chunk), t, chunk, lo, hi,
-                              manifest["run_id"], None),
+                              manifest["run_id"], None, manifest["config"]),
             _decode_problem(folder / t / part_name(chunk), t, lo, hi)) if r), None)
         if reason is None:
             append_record(folder, _record_of(folder, tables, chunk, lo, hi, manifest["run_id"]))

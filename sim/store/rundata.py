@@ -13,6 +13,9 @@ can stand on a tournament without importing the module that plays one.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,7 @@ from sim.errors import SniffError
 
 TOURNAMENT_FORMAT = "sniff-tournament/1"
 TOURNAMENT_MANIFEST = "tournament.json"
+PAIRS_DIR = "pairs"  # a tournament's pairing runs: pairs/NAME
 GAME_COLUMNS = ["game_id", "deal_id", "rotation", "players", "first_leader", "winner_team",
                 "winner_side", "rounds", "cap_hit"]
 ROUND_COLUMNS = ["game_id", "round_number", "end_reason", "domino_seat"]
@@ -49,14 +53,86 @@ def read_tournament_manifest(folder: Path) -> dict:
     return io.read_manifest(folder, TOURNAMENT_MANIFEST, TOURNAMENT_FORMAT, "tournament")
 
 
+def pairing_seed(seed: int, lineup: Sequence[str]) -> int:
+    """A pairing's run seed: a hash of the tournament seed and the lineup (0..2**63-1)."""
+    digest = hashlib.sha256(f"{seed}|{'|'.join(lineup)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
+
+
+def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict, Path]]:
+    """Each pairing of a tournament and its run folder, checked against the tournament.
+
+    ``tournament.json`` may come from someone else, so a pairing is believed only as what
+    the tournament itself implies: its folder is ``pairs/NAME`` inside this tournament (no
+    ``..``, no link out), its lineup is made of the tournament's strategies and its seed
+    is the one the tournament seed gives that lineup; the run found there must record that
+    lineup, that seed and the pairing's run id (older tournaments record none). Anything
+    else is one line naming the pairing and the field.
+    """
+    from sim.store import io
+
+    folder = Path(folder)
+    manifest = read_tournament_manifest(folder) if manifest is None else manifest
+    where = folder / TOURNAMENT_MANIFEST
+    try:
+        config, entries = manifest["config"], manifest["pairings"]
+        strategies, seed = list(config["strategies"]), int(config["seed"])
+        if not isinstance(entries, list):
+            raise TypeError
+    except (KeyError, TypeError, ValueError):
+        raise SniffError(f"{where}: no valid config and pairings; the tournament folder is "
+                         "damaged") from None
+    pairs = (folder / PAIRS_DIR).resolve()
+    out = []
+    for index, entry in enumerate(entries):
+        def refuse(what: str, index: int = index) -> SniffError:
+            return SniffError(f"{where}: pairing {index + 1} {what}; the tournament folder "
+                              "was edited or is damaged")
+
+        if not isinstance(entry, dict):
+            raise refuse("is not a record")
+        name, lineup = entry.get("name"), entry.get("lineup")
+        if not isinstance(name, str) or not _PAIRING_NAME.fullmatch(name) \
+                or entry.get("folder") != f"{PAIRS_DIR}/{name}":
+            raise refuse(f"names folder {_quoted(entry.get('folder'))}, not one in "
+                         f"{PAIRS_DIR}/ of this tournament")
+        path = folder / PAIRS_DIR / name
+        if path.is_symlink() or (path.exists() and path.resolve().parent != pairs):
+            raise refuse(f"folder {path} links outside the tournament")
+        if not (isinstance(lineup, list) and lineup and all(isinstance(x, str) for x in lineup)
+                and set(lineup) <= set(strategies) and len(set(lineup)) == len(lineup)):
+            raise refuse(f"has lineup {_quoted(lineup)}, not strategies of the tournament")
+        if entry.get("seed") != pairing_seed(seed, lineup):
+            raise refuse(f"has seed {_quoted(entry.get('seed'))}, not the one the tournament "
+                         f"seed {seed} gives {' vs '.join(lineup)}")
+        if (path / io.MANIFEST).is_file():
+            run = io.read_manifest(path)
+            run_config = run.get("config") or {}
+            if run_config.get("seed") != entry["seed"] or list(
+                    dict.fromkeys(run_config.get("labels") or [])) != lineup:
+                raise refuse(f"folder {path} holds a run of another lineup or seed")
+            if "run_id" in entry and run.get("run_id") != entry["run_id"]:
+                raise refuse(f"folder {path} holds run {_quoted(run.get('run_id'))}, not "
+                             f"{entry['run_id']}")
+        out.append((entry, path))
+    return out
+
+
+_PAIRING_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
+
+
+def _quoted(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def pairing_folders(folder: Path) -> list[Path]:
     """The tournament's pairing runs that hold games, in pairing order (for reports)."""
     from sim.store import io
 
     manifest = read_tournament_manifest(folder)
     out = []
-    for pairing in manifest["pairings"]:
-        path = Path(folder) / pairing["folder"]
+    for _, path in pairing_runs(folder, manifest):
         if (path / io.MANIFEST).exists() and io.part_files(path, "games"):
             out.append(path)
     if not out:

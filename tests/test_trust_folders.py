@@ -1,0 +1,237 @@
+"""A folder never makes sniff run code, and a folder that lies is refused, not believed.
+
+The cases of the adversarial campaign about what a folder says (docs/data-format.md, "What is
+verified"): a plugin module its manifest names, a manifest edited after the games were
+written, a tournament's pairing pointing at another run, an openings summary edited.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from cli_helpers import error_lines, run_main
+
+import sim
+from sim.errors import SniffError
+from sim.openings.study import run_openings
+from sim.store import integrity
+from sim.tournament import load as load_tournament
+from sim.tournament import run_tournament
+
+
+def one_line(code: int, err: str, text: str) -> None:
+    lines = error_lines(err)
+    assert code == 2 and len(lines) == 1 and text in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """A complete 4-player run of two chunks (copied by each test that edits it)."""
+    folder = tmp_path_factory.mktemp("trust") / "run"
+    sim.simulate(4, "greedy,random", 400, 1, chunk_size=200, out=folder)
+    return folder
+
+
+def copy_of(run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "copy"
+    shutil.copytree(run, target)
+    return target
+
+
+def edit_manifest(run: Path, edit) -> None:
+    manifest = json.loads((run / "manifest.json").read_text())
+    edit(manifest["config"])
+    (run / "manifest.json").write_text(json.dumps(manifest))
+
+
+def forge_everywhere(run: Path, edit) -> None:
+    """Edit the configuration in the manifest and in every part's footer, and record the
+    parts' new bytes in the ledger: a folder that lies consistently."""
+    edit_manifest(run, edit)
+    records = integrity.read_ledger(run)
+    for record in records.values():
+        for table, part in record["parts"].items():
+            path = run / table / part["file"]
+            data = pq.read_table(path)
+            meta = json.loads(data.schema.metadata[b"sniff"])
+            edit(meta["config"])
+            pq.write_table(data.replace_schema_metadata(
+                {**data.schema.metadata, b"sniff": json.dumps(meta).encode()}), path)
+            record["parts"][table] = integrity.part_record(path, part["rows"])
+    (run / integrity.LEDGER).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+
+
+def test_a_plugin_module_a_folder_names_is_never_imported(played, tmp_path, capsys,
+                                                          monkeypatch) -> None:
+    """A run whose manifest and parts name a strategy of an unloaded module: report,
+    resume and ``sim.load`` import nothing; the resume says which ``--plugin`` to pass."""
+    marker = tmp_path / "ran"
+    (tmp_path / "evilmod.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)  # the module is importable from here, as in the campaign
+    run = copy_of(played, tmp_path)
+
+    def name_a_plugin(config: dict) -> None:
+        config["strategy_names"][1] = config["strategy_names"][3] = "doubles_evil"
+        config["modules"][1] = config["modules"][3] = "evilmod"
+
+    forge_everywhere(run, name_a_plugin)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["status"] = "interrupted"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    code, out, err = run_main(["simulate", "-o", str(run), "--resume", "-q"], capsys)
+    one_line(code, err, "from module 'evilmod', which is not loaded")
+    assert "--plugin evilmod" in err
+    code, out, err = run_main(["report", str(run), "-o", str(tmp_path / "report")], capsys)
+    assert code == 0, err
+    assert "--plugin evilmod" in (tmp_path / "report" / "report.md").read_text()
+    assert sim.load(run).summary.games == 400
+    assert not marker.exists() and "evilmod" not in sys.modules
+
+
+@pytest.mark.parametrize("field, edit", [
+    ("labels", lambda c: c["labels"].reverse()),
+    ("strategies", lambda c: c["strategies"].reverse()),
+    ("players", lambda c: c.update(players=2)),
+    ("seed", lambda c: c.update(seed=7)),
+    ("duplicate", lambda c: c.update(duplicate=True)),
+    ("round_cap", lambda c: c.update(round_cap=50)),
+])
+def test_an_edited_manifest_is_named_by_every_reader(played, tmp_path, capsys, field,
+                                                    edit) -> None:
+    """Swapped labels credited random with greedy's wins; 2 players on a 4-player run gave a
+    2-player summary: now verify, report, resume and ``sim.load`` name the field."""
+    run = copy_of(played, tmp_path)
+    edit_manifest(run, edit)
+    said = f"config.{field} is "
+    for command in (["verify", str(run)], ["report", str(run), "-o", str(tmp_path / "r")],
+                    ["simulate", "-o", str(run), "--resume", "-q"]):
+        code, out, err = run_main(command, capsys)
+        assert code == 2 and said in out + err and "Traceback" not in err, (command, out, err)
+    with pytest.raises(SniffError, match=said):
+        sim.load(run).summary  # noqa: B018
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_part_that_disagrees_alone_is_the_bad_part(played, tmp_path, capsys) -> None:
+    """When the manifest agrees with the other parts, the one that differs is set aside and
+    replayed by a resume, not blamed on the manifest."""
+    run = copy_of(played, tmp_path)
+    path = run / "games" / integrity.part_name(1)
+    data = pq.read_table(path)
+    meta = json.loads(data.schema.metadata[b"sniff"])
+    meta["config"]["seed"] = 99
+    pq.write_table(data.replace_schema_metadata({b"sniff": json.dumps(meta).encode()}), path)
+    records = integrity.read_ledger(run)
+    records[1]["parts"]["games"] = integrity.part_record(path, 200)
+    (run / integrity.LEDGER).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+    code, out, err = run_main(["verify", str(run)], capsys)
+    assert code == 2 and "part-000001.parquet: records another configuration" in out, out
+    assert "1 of 2 chunks sound" in out
+    code, out, err = run_main(["simulate", "-o", str(run), "--resume", "-q"], capsys)
+    assert code == 0, err
+    code, out, err = run_main(["verify", str(run)], capsys)
+    assert code == 0 and "2 of 2 chunks sound" in out, out
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("trust") / "tournament"
+    run_tournament(2, "greedy,random,heavy", 100, 1, out=folder)
+    return folder
+
+
+@pytest.mark.parametrize("how", ["parent", "absolute", "link", "another run copied in",
+                                 "seed"])
+def test_a_pairing_is_only_what_the_tournament_implies(tournament, played, tmp_path, capsys,
+                                                       how) -> None:
+    """A pairing pointed at ``../another-run`` put that run's games into the matrix."""
+    folder = tmp_path / "t"
+    shutil.copytree(tournament, folder)
+    manifest = json.loads((folder / "tournament.json").read_text())
+    first = manifest["pairings"][0]
+    inside = folder / first["folder"]
+    if how == "parent":
+        first["folder"] = f"../{played.name}"
+        shutil.copytree(played, tmp_path / played.name)
+    elif how == "absolute":
+        first["folder"] = str(played)
+    elif how == "link":
+        shutil.rmtree(inside)
+        inside.symlink_to(played, target_is_directory=True)
+    elif how == "another run copied in":
+        shutil.rmtree(inside)
+        shutil.copytree(played, inside)
+    else:
+        first["seed"] += 1
+    (folder / "tournament.json").write_text(json.dumps(manifest))
+    for command in (["verify", str(folder)], ["report", str(folder), "-o", str(tmp_path / "r")]):
+        code, out, err = run_main(command, capsys)
+        one_line(code, err, "tournament.json: pairing 1 ")
+    with pytest.raises(SniffError, match="pairing 1 "):
+        load_tournament(folder)
+
+
+def test_a_sound_tournament_still_reads(tournament, capsys) -> None:
+    code, out, err = run_main(["verify", str(tournament)], capsys)
+    assert code == 0 and out.count("1 of 1 chunks sound") == 3, out
+    assert len(load_tournament(tournament).runs) == 3
+
+
+@pytest.fixture(scope="module")
+def openings(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("trust") / "openings"
+    run_openings(2, "greedy", 20, 1, out=folder)
+    return folder
+
+
+@pytest.mark.parametrize("field, edit", [
+    ("best_tile", lambda s: s.update(best_tile="0-0")),
+    ("config.seed", lambda s: s["config"].update(seed=9)),
+    ("lead_value.mean", lambda s: s["lead_value"].update(mean=5.0)),
+])
+def test_an_edited_openings_summary_is_named(openings, tmp_path, capsys, field, edit) -> None:
+    folder = tmp_path / "o"
+    shutil.copytree(openings, folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    edit(summary)
+    (folder / "summary.json").write_text(json.dumps(summary))
+    said = f"summary.json: its {field} does not match"
+    code, out, err = run_main(["verify", str(folder)], capsys)
+    assert code == 2 and said in out, out
+    for command in (["report", str(folder), "-o", str(tmp_path / "r")],
+                    ["query", str(folder), "select count(*) from games"]):
+        code, out, err = run_main(command, capsys)
+        one_line(code, err, said)
+
+
+def test_a_tournament_folder_has_one_writer(tournament, tmp_path, capsys) -> None:
+    """Two tournaments (or resumes) into one folder at once: the second is refused in one
+    line and changes nothing."""
+    from sim.store.lock import RunLock
+
+    folder = tmp_path / "t"
+    shutil.copytree(tournament, folder)
+    before = (folder / "tournament.json").read_bytes()
+    with RunLock(folder) as other:
+        other.acquire("another sniff tournament")
+        for command in (["tournament", "-o", str(folder), "--resume", "-q"],
+                        ["tournament", "-o", str(folder), "--overwrite", "--strategies",
+                         "greedy,random", "-q"]):
+            code, out, err = run_main(command, capsys)
+            one_line(code, err, "is being written by")
+    assert (folder / "tournament.json").read_bytes() == before
+
+
+def test_no_tournament_inside_another_runs_table(played, capsys) -> None:
+    code, out, err = run_main(["tournament", "-o", str(played / "games" / "t"), "--strategies",
+                               "greedy,random", "-q"], capsys)
+    one_line(code, err, "inside the")
+    assert sorted(p.name for p in (played / "games").iterdir()) == [
+        "part-000000.parquet", "part-000001.parquet"]
