@@ -235,3 +235,39 @@ def test_no_tournament_inside_another_runs_table(played, capsys) -> None:
     one_line(code, err, "inside the")
     assert sorted(p.name for p in (played / "games").iterdir()) == [
         "part-000000.parquet", "part-000001.parquet"]
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda m: m.update(config=5), "config is not a table of settings"),
+    (lambda m: m.pop("config"), "config is not a table of settings"),
+    (lambda m: m["config"].update(chunk_size=0), "config.chunk_size is 0"),
+    (lambda m: m["config"].update(chunk_size="x"), "config.chunk_size is 'x'"),
+    (lambda m: m["config"].update(games=10**30), "config.games is 1000"),
+    (lambda m: m["config"].update(labels=["a"]), "config.labels names 1 seats, but config.p"),
+    (lambda m: m["config"].update(labels=[1, 2, 3, 4]), "config.labels is [1, 2, 3, 4]"),
+    (lambda m: m.update(stopped={"games": "x"}), "stopped is {'games': 'x'}"),
+    (lambda m: m.update(kernel_strategies=5), "kernel_strategies is 5"),
+])
+def test_a_manifest_of_no_runs_shape_is_one_line(played, tmp_path, capsys, edit, said) -> None:
+    """Fields of the wrong type or range (a divisor of 0, a plan of 10^30 games) were
+    tracebacks or a check without end: refused where the manifest is read."""
+    run = copy_of(played, tmp_path)
+    manifest = json.loads((run / "manifest.json").read_text())
+    edit(manifest)
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    for command in (["verify", str(run)], ["report", str(run), "-o", str(tmp_path / "r")],
+                    ["simulate", "-o", str(run), "--resume", "-q"],
+                    ["query", str(run), "select count(*) from games"]):
+        code, out, err = run_main(command, capsys)
+        one_line(code, err, said)
+    with pytest.raises(SniffError, match="the run folder is damaged or was edited"):
+        sim.load(run)
+
+
+def test_a_ledger_line_without_end_is_no_record(played, tmp_path, capsys) -> None:
+    run = copy_of(played, tmp_path)
+    with open(run / integrity.LEDGER, "ab") as handle:
+        handle.write(b'{"chunk": 5, "x": "' + b"y" * (integrity.MAX_LEDGER_LINE * 3))
+    assert sorted(integrity.read_ledger(run)) == [0, 1]
+    code, out, err = run_main(["verify", str(run)], capsys)
+    assert code == 0 and "2 of 2 chunks sound" in out, out

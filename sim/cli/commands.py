@@ -319,10 +319,10 @@ def verify_command(folders: Sequence[Path]) -> None:
         problems = [p.line() for p in checked.problems]
         if checked.manifest_problem is not None:
             problems.insert(0, checked.manifest_problem)
-        elif status == "complete":
-            problems += [f"{folder / 'games' / io.part_name(c)}: missing (the run is complete)"
-                         for c in range(n_chunks)
-                         if c not in checked.good and c not in checked.bad_chunks()][:1]
+        elif status == "complete" and (
+                missing := integrity.first_missing(checked, n_chunks)) is not None:
+            problems.append(f"{folder / 'games' / io.part_name(missing)}: missing (the run is "
+                            "complete)")
         for chunk, tables in sorted(checked.unrecorded.items()):
             click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
                        "recorded (the run stopped after writing them); --resume checks them")

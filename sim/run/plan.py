@@ -29,6 +29,7 @@ import numpy as np
 from sim.core.seating import check_players
 from sim.errors import SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
+from sim.store.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 
 DEFAULTS = {
     "players": 4,
@@ -50,18 +51,11 @@ FLAGS = {
     "precision": "--precision",
     "rounds": "--rounds",
 }
-MAX_SEED = 2**63 - 1
-
-
 def check_seed(seed) -> int:
     """Every command's seed: an integer 0..2**63-1 (what the random streams are keyed by)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
     return seed
-# Sizes that cannot work are refused before anything starts: game ids beyond this would
-# take years to play and petabytes to store, and a chunk is held in memory while written.
-MAX_GAMES = 10**12
-MAX_CHUNK_SIZE = 2_000_000
 
 
 def rotation_for(game_ids: np.ndarray, players: int) -> np.ndarray:

@@ -36,11 +36,29 @@ from sim.errors import SniffError
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 LEDGER = "parts.jsonl"
 SET_ASIDE = "set-aside"  # where --resume moves a bad part (kept, never deleted)
+MAX_LEDGER_LINE = 64 * 2**10  # a ledger line is some 400 bytes
 HASH = "sha256"  # 1.6 GB/s with the CPU's SHA instructions (blake2b: 0.8 GB/s here)
 
 
 def part_name(chunk: int) -> str:
     return f"part-{chunk:06d}.parquet"
+
+
+def chunk_of(name: str) -> int | None:
+    """The chunk of a part's file name (``part_name``'s inverse), or None."""
+    stem = name.removeprefix("part-").removesuffix(".parquet")
+    if f"part-{stem}.parquet" != name or not stem.isdigit() or not stem.isascii():
+        return None
+    return int(stem) if part_name(int(stem)) == name else None
+
+
+def first_missing(checked: Checked, n_chunks: int) -> int | None:
+    """The first chunk of the plan that is neither good nor bad (not there), or None."""
+    known = set(checked.good) | checked.bad_chunks()
+    chunk = 0
+    while chunk < n_chunks and chunk in known:
+        chunk += 1
+    return chunk if chunk < n_chunks else None
 
 
 def tables_for(rounds: bool) -> tuple[str, ...]:
@@ -106,13 +124,19 @@ def read_ledger(folder: Path) -> dict[int, dict]:
     records: dict[int, dict] = {}
     try:
         with open(Path(folder) / LEDGER, "rb") as handle:
-            for line in handle:
+            while line := handle.readline(MAX_LEDGER_LINE + 1):
+                if len(line) > MAX_LEDGER_LINE:  # no record is this long: skip it, bounded
+                    while line and not line.endswith(b"\n"):
+                        line = handle.readline(MAX_LEDGER_LINE)
+                    continue
                 try:
                     record = json.loads(line)
-                    records[int(record["chunk"])] = record
-                except (ValueError, KeyError, TypeError):
+                    chunk = record["chunk"]
+                    if isinstance(record, dict) and isinstance(chunk, int) and chunk >= 0:
+                        records[chunk] = record
+                except (ValueError, KeyError, TypeError, RecursionError):
                     continue
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError):
         pass
     return records
 
@@ -266,7 +290,11 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
         names = {p.name for p in (folder / table).glob("*.parquet")} \
             if (folder / table).is_dir() else set()
         present[table] = names
-    for chunk in range(n_chunks):
+    # Only the chunks the folder holds (recorded or on disk): a manifest's plan of 10^12
+    # chunks costs what is there, not what it claims.
+    on_disk = {chunk_of(name) for names in present.values() for name in names}
+    chunks = sorted(c for c in set(records) | on_disk if c is not None and c < n_chunks)
+    for step, chunk in enumerate(chunks):
         lo, hi = chunk * size, min(total, (chunk + 1) * size)
         name = part_name(chunk)
         record = records.get(chunk)
@@ -308,7 +336,7 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
         else:
             out.problems.append(bad)
         if progress is not None:
-            progress(chunk + 1, n_chunks)
+            progress(step + 1, len(chunks))
     if not ledger:  # a run of an older version: its footers are all there is
         for chunk, have in list(out.unrecorded.items()):
             lo, hi = chunk * size, min(total, (chunk + 1) * size)
@@ -328,9 +356,9 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
                 out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
                                    "parts": {t: {"file": part_name(chunk)} for t in tables}}
     _blame_manifest(out)
-    expected = {part_name(c) for c in range(n_chunks)}
     for table in tables:
-        for name in sorted(present[table] - expected):
+        for name in sorted(n for n in present[table]
+                           if chunk_of(n) is None or chunk_of(n) >= n_chunks):
             out.problems.append(Problem(None, folder / table / name,
                                         f"is not a part of this run's plan ({n_chunks} "
                                         "chunks)"))
@@ -360,15 +388,12 @@ def require_sound(checked: Checked, manifest: dict) -> None:
         raise SniffError(checked.manifest_problem)
     problems = list(checked.problems)
     n_chunks = expected_chunks(manifest)[0]
-    if manifest.get("status") == "complete":
-        for chunk in range(n_chunks):
-            if chunk not in checked.good and chunk not in checked.bad_chunks():
-                why = ("is not recorded as written by this run" if chunk in checked.unrecorded
-                       else "missing")
-                problems.append(Problem(chunk, folder / "games" / part_name(chunk),
-                                        f"{why}: the run is complete but chunk {chunk} is "
-                                        "not there"))
-                break
+    chunk = first_missing(checked, n_chunks)
+    if manifest.get("status") == "complete" and chunk is not None:
+        why = ("is not recorded as written by this run" if chunk in checked.unrecorded
+               else "missing")
+        problems.append(Problem(chunk, folder / "games" / part_name(chunk),
+                                f"{why}: the run is complete but chunk {chunk} is not there"))
     if problems:
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         raise SniffError(f"{problems[0].line()}{more}; `sniff verify {folder}` lists them, "

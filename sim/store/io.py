@@ -187,6 +187,10 @@ def read_manifest(folder: Path, name: str = MANIFEST, expected: str = FORMAT,
                          f"the {what} folder is damaged") from None
     if not isinstance(manifest, dict) or manifest.get("format") != expected:
         raise SniffError(f"{path} is not a {expected} manifest")
+    if expected == FORMAT:  # a run's: every field a reader uses, of the shape runs write
+        from sim.store.shape import check_run_manifest
+
+        check_run_manifest(manifest, path)
     from sim.store.lock import writer_alive
 
     if manifest.get("status") == "running" and not writer_alive(Path(folder), manifest):

@@ -1,0 +1,106 @@
+"""The shape a run's ``manifest.json`` must have before any reader uses a field of it.
+
+A run folder may come from someone else (docs/data-format.md, "A folder from someone
+else"), so its manifest is checked once, where it is read (``sim.store.io.read_manifest``),
+for what every reader takes from it: the types and ranges of the configuration and of the
+run's own fields. Past this check a reader may use ``config["chunk_size"]`` as a divisor
+or ``config["labels"]`` as a list without a traceback; whether the values are *true* (the
+games were played so) is the parts' footers' question (``sim.store.integrity``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sim.errors import SniffError
+
+# Sizes no run can have, refused by the planner (sim.run.plan) before anything starts, and
+# here in a manifest: game ids beyond this would take years to play and petabytes to store.
+MAX_GAMES = 10**12
+MAX_SEED = 2**63 - 1  # the random streams' keys: 0..2**63-1
+MAX_CHUNK_SIZE = 2_000_000  # a chunk is held in memory while written
+PER_SEAT = ("strategies", "labels", "strategy_names", "modules")
+
+
+def _integer(value, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _texts(value, count: int) -> bool:
+    return isinstance(value, list) and len(value) == count and all(
+        isinstance(item, str) and len(item) <= 10_000 for item in value)
+
+
+def config_problem(config) -> str | None:
+    """What is wrong with the shape of a run's configuration, or None."""
+    if not isinstance(config, dict):
+        return "config is not a table of settings"
+    players = config.get("players")
+    if not _integer(players, 2, 4):
+        return f"config.players is {players!r}, not 2, 3 or 4"
+    checks = {
+        "games": _integer(config.get("games"), 1, MAX_GAMES),
+        "seed": _integer(config.get("seed"), 0, MAX_SEED),
+        "chunk_size": _integer(config.get("chunk_size"), 1, MAX_CHUNK_SIZE),
+        "deal_group": _integer(config.get("deal_group"), 1, 24),
+        "round_cap": _integer(config.get("round_cap"), 1, 10**6),
+        "duplicate": isinstance(config.get("duplicate"), bool),
+        "rounds": isinstance(config.get("rounds", True), bool),
+        "strategy_params": isinstance(config.get("strategy_params"), list)
+        and len(config["strategy_params"]) == players
+        and all(isinstance(item, dict) for item in config["strategy_params"]),
+        "precision": config.get("precision") is None or (
+            isinstance(config["precision"], int | float)
+            and not isinstance(config["precision"], bool) and 0 < config["precision"] < 1),
+        "sequential": config.get("sequential") is None or (
+            isinstance(config["sequential"], list) and len(config["sequential"]) == 4
+            and all(isinstance(x, int | float) and not isinstance(x, bool)
+                    for x in config["sequential"])),
+        **{name: _texts(config.get(name), players) for name in PER_SEAT},
+    }
+    bad = next((name for name, good in checks.items() if not good), None)
+    seats = config.get(bad) if bad in (*PER_SEAT, "strategy_params") else None
+    if isinstance(seats, list) and len(seats) != players:
+        return f"config.{bad} names {len(seats)} seats, but config.players is {players}"
+    if bad is not None:
+        return f"config.{bad} is {_shown(config.get(bad))}, which no run records"
+    return None
+
+
+def run_manifest_problem(manifest: dict) -> str | None:
+    """What is wrong with the shape of a run manifest (its configuration included), or
+    None."""
+    if (problem := config_problem(manifest.get("config"))) is not None:
+        return problem
+    config = manifest["config"]
+    stopped = manifest.get("stopped")
+    if stopped is not None and not (isinstance(stopped, dict) and _integer(
+            stopped.get("games", config["games"]), 1, config["games"])):
+        return f"stopped is {_shown(stopped)}, not a stop within the run's games"
+    for name in ("run_id", "status", "ledger", "kernel", "version"):
+        value = manifest.get(name)
+        if value is not None and not (isinstance(value, str) and len(value) <= 1_000):
+            return f"{name} is {_shown(value)}, not a text"
+    if manifest.get("ledger") not in (None, "parts.jsonl"):  # sim.store.integrity.LEDGER
+        return f"ledger is {_shown(manifest['ledger'])}, not the run's parts.jsonl"
+    named = manifest.get("kernel_strategies")
+    if named is not None and not (isinstance(named, list) and all(
+            isinstance(item, dict) and isinstance(item.get("name"), str)
+            and isinstance(item.get("module"), str) for item in named)):
+        return f"kernel_strategies is {_shown(named)}, not a list of names and modules"
+    owner = manifest.get("owner")
+    if owner is not None and not isinstance(owner, dict):
+        return f"owner is {_shown(owner)}, not a process"
+    return None
+
+
+def check_run_manifest(manifest: dict, path: Path) -> None:
+    """Refuse, in one line naming the field, a run manifest no sniff run writes."""
+    problem = run_manifest_problem(manifest)
+    if problem is not None:
+        raise SniffError(f"{path}: {problem}; the run folder is damaged or was edited")
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
