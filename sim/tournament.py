@@ -40,6 +40,7 @@ from sim.store.rundata import (
     TOURNAMENT_FORMAT,
     TOURNAMENT_MANIFEST,
     pairing_folders,
+    pairing_runs,
     pairing_seed,
     read_tournament_manifest,
 )
@@ -214,6 +215,7 @@ def run_tournament(
             raise SniffError("--resume needs --out, the folder of the tournament to complete")
         folder = Path(out)
         manifest = read_tournament_manifest(folder)
+        pairing_runs(folder, manifest)  # its pairings are what the tournament implies
         config = manifest["config"]
         given = {"players": players, "strategies": strategies,
                  "games_per_pair": games_per_pair if games_per_pair is not None else max_games,

@@ -271,3 +271,23 @@ def test_a_ledger_line_without_end_is_no_record(played, tmp_path, capsys) -> Non
     assert sorted(integrity.read_ledger(run)) == [0, 1]
     code, out, err = run_main(["verify", str(run)], capsys)
     assert code == 0 and "2 of 2 chunks sound" in out, out
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda m: m.update(config=5), "config is not a table of settings"),
+    (lambda m: m.update(pairings=5), "pairings is 5"),
+    (lambda m: m["config"].update(players="2"), "config.players is '2'"),
+    (lambda m: m["config"].update(seed="x"), "config.seed is 'x'"),
+    (lambda m: m["pairings"].__setitem__(0, "x"), "pairings is ['x'"),
+])
+def test_a_tournament_manifest_of_no_tournaments_shape_is_one_line(tournament, tmp_path,
+                                                                   capsys, edit, said) -> None:
+    folder = tmp_path / "t"
+    shutil.copytree(tournament, folder)
+    manifest = json.loads((folder / "tournament.json").read_text())
+    edit(manifest)
+    (folder / "tournament.json").write_text(json.dumps(manifest))
+    for command in (["verify", str(folder)], ["report", str(folder), "-o", str(tmp_path / "r")],
+                    ["tournament", "-o", str(folder), "--resume", "-q"]):
+        code, out, err = run_main(command, capsys)
+        one_line(code, err, said)

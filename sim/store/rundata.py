@@ -49,8 +49,13 @@ def required_columns(players: int) -> dict[str, list[str]]:
 def read_tournament_manifest(folder: Path) -> dict:
     """A tournament folder's ``tournament.json``, checked for its format."""
     from sim.store import io
+    from sim.store.shape import tournament_manifest_problem
 
-    return io.read_manifest(folder, TOURNAMENT_MANIFEST, TOURNAMENT_FORMAT, "tournament")
+    path = Path(folder) / TOURNAMENT_MANIFEST
+    manifest = io.read_manifest(folder, TOURNAMENT_MANIFEST, TOURNAMENT_FORMAT, "tournament")
+    if (problem := tournament_manifest_problem(manifest)) is not None:
+        raise SniffError(f"{path}: {problem}; the tournament folder is damaged or was edited")
+    return manifest
 
 
 def pairing_seed(seed: int, lineup: Sequence[str]) -> int:

@@ -94,6 +94,40 @@ def run_manifest_problem(manifest: dict) -> str | None:
     return None
 
 
+def tournament_manifest_problem(manifest: dict) -> str | None:
+    """What is wrong with the shape of a tournament's ``tournament.json``, or None."""
+    config = manifest.get("config")
+    if not isinstance(config, dict):
+        return "config is not a table of settings"
+    strategies = config.get("strategies")
+    precision = config.get("precision")
+    checks = {
+        "players": _integer(config.get("players"), 2, 4),
+        "strategies": isinstance(strategies, list) and 2 <= len(strategies) <= 1_000
+        and _texts(strategies, len(strategies)),
+        "games_per_pair": _integer(config.get("games_per_pair"), 1, MAX_GAMES),
+        "seed": _integer(config.get("seed"), 0, MAX_SEED),
+        "duplicate": isinstance(config.get("duplicate"), bool),
+        "chunk_size": _integer(config.get("chunk_size"), 1, MAX_CHUNK_SIZE),
+        "precision": precision is None or (isinstance(precision, int | float)
+                                           and not isinstance(precision, bool)
+                                           and 0 < precision < 1),
+    }
+    bad = next((name for name, good in checks.items() if not good), None)
+    if bad is not None:
+        return f"config.{bad} is {_shown(config.get(bad))}, which no tournament records"
+    pairings = manifest.get("pairings")
+    if not isinstance(pairings, list) or not all(isinstance(p, dict) for p in pairings):
+        return f"pairings is {_shown(pairings)}, not a list of pairings"
+    for name in ("status", "version", "command"):
+        value = manifest.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"{name} is {_shown(value)}, not a text"
+    if manifest.get("owner") is not None and not isinstance(manifest["owner"], dict):
+        return f"owner is {_shown(manifest['owner'])}, not a process"
+    return None
+
+
 def check_run_manifest(manifest: dict, path: Path) -> None:
     """Refuse, in one line naming the field, a run manifest no sniff run writes."""
     problem = run_manifest_problem(manifest)
