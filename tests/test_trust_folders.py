@@ -291,3 +291,29 @@ def test_a_tournament_manifest_of_no_tournaments_shape_is_one_line(tournament, t
                     ["tournament", "-o", str(folder), "--resume", "-q"]):
         code, out, err = run_main(command, capsys)
         one_line(code, err, said)
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda m: m.update(config=5), "config does not hold the tuning's settings"),
+    (lambda m: m["config"].update(against=5), "its config is not one sniff tune records"),
+    (lambda m: m["config"].update(popsize=0), "--popsize must be an integer of at least 2"),
+    (lambda m: m.update(sessions=5), "sessions is not a list"),
+    (lambda m: m.update(generations_done="x"), "generations_done is 'x', not a count"),
+])
+def test_a_tuning_manifest_of_no_tunings_shape_is_one_line(tmp_path, capsys, edit,
+                                                           said) -> None:
+    """These were tracebacks of ``sniff tune --resume``."""
+    from sim.tune.folder import load as load_tuning
+    from sim.tune.study import tune
+
+    folder = tmp_path / "tuning"
+    tune("weighted", "greedy", players=2, games=800, games_per_trial=100, popsize=4,
+         validate_games=0, out=folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    edit(manifest)
+    manifest["status"] = "interrupted"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    code, out, err = run_main(["tune", "-o", str(folder), "--resume", "-q"], capsys)
+    one_line(code, err, said)
+    with pytest.raises(SniffError, match="the tuning folder is damaged or was edited"):
+        load_tuning(folder)

@@ -99,7 +99,37 @@ def read(folder: Path) -> dict:
     folder = Path(folder)
     if not folder.is_dir():
         raise SniffError(f"no such tuning folder: {folder}")
-    return io.read_manifest(folder, MANIFEST, FORMAT, "tuning run")
+    manifest = io.read_manifest(folder, MANIFEST, FORMAT, "tuning run")
+    problem = _shape_problem(manifest)
+    if problem is not None:
+        raise SniffError(f"{folder / MANIFEST}: {problem}; the tuning folder is damaged or "
+                         "was edited")
+    return manifest
+
+
+def _shape_problem(manifest: dict) -> str | None:
+    """What makes a tuning manifest one no ``sniff tune`` writes, or None: its settings
+    must build (``TuneConfig.build``'s own checks), its bookkeeping be of the right types."""
+    config = manifest.get("config")
+    if not isinstance(config, dict) or any(key not in config for key in DECIDING):
+        return "config does not hold the tuning's settings"
+    try:
+        recorded = TuneConfig.from_dict(config)
+        TuneConfig.build(**{key: getattr(recorded, key) for key in DECIDING})
+    except SniffError as error:
+        return f"its config is not one sniff tune records ({error})"
+    except (TypeError, ValueError, AttributeError):
+        return "its config is not one sniff tune records"
+    if not isinstance(manifest.get("sessions", []), list):
+        return "sessions is not a list"
+    if not isinstance(manifest.get("optimiser"), dict) or not isinstance(
+            manifest["optimiser"].get("version"), str):
+        return "optimiser does not name the cma version"
+    for name in ("generations_done", "games_done", "generations"):
+        value = manifest.get(name, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"{name} is {value!r}, not a count"
+    return None
 
 
 def check_resume(folder: Path, manifest: dict, config: TuneConfig, given: dict) -> None:
