@@ -317,3 +317,49 @@ def test_a_tuning_manifest_of_no_tunings_shape_is_one_line(tmp_path, capsys, edi
     one_line(code, err, said)
     with pytest.raises(SniffError, match="the tuning folder is damaged or was edited"):
         load_tuning(folder)
+
+
+@pytest.fixture(scope="module")
+def training(tmp_path_factory) -> Path:
+    from sim.learn.training import LearnConfig, learn
+
+    folder = tmp_path_factory.mktemp("trust") / "training"
+    learn(LearnConfig(players=2, iterations=1, games=40, eval_games=0, hidden="8"), folder)
+    return folder
+
+
+def _edit_json(path: Path, edit) -> None:
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("name, edit, said", [
+    ("settings.json", lambda p: p.write_text("5"), "is not a sniff learn folder"),
+    ("settings.json", lambda p: _edit_json(p, lambda d: d.update(players="2")),
+     "settings.json: players is '2'"),
+    ("settings.json", lambda p: _edit_json(p, lambda d: d.update(games=0)),
+     "--games must be between 2 and"),
+    ("state.json", lambda p: p.write_text("5"), "its training state"),
+    ("state.json", lambda p: _edit_json(p, lambda d: d.update(iterations_done=-3)),
+     "its training state"),
+])
+def test_a_training_folder_of_no_trainings_shape_is_one_line(training, tmp_path, capsys,
+                                                             name, edit, said) -> None:
+    """These were tracebacks (or a snapshot named iter--03) of ``sniff learn --resume``."""
+    folder = tmp_path / "t"
+    shutil.copytree(training, folder)
+    edit(folder / name)
+    code, out, err = run_main(["learn", "-o", str(folder), "--resume", "--iterations", "2",
+                               "-q"], capsys)
+    one_line(code, err, said)
+
+
+def test_a_torn_training_log_line_is_no_iteration(training, tmp_path) -> None:
+    from sim.learn.curve import read_log
+
+    folder = tmp_path / "t"
+    shutil.copytree(training, folder)
+    with open(folder / "log.jsonl", "a") as handle:
+        handle.write('{"iteration": 2, "win_r\n{{{{\n[1]\n')
+    assert [row["iteration"] for row in read_log(folder)] == [1]

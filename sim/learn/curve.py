@@ -11,22 +11,31 @@ from pathlib import Path
 
 from sim.files import write_atomic
 
+COLUMNS = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
+MAX_LINE = 2**20  # a log line is some 300 bytes
+
 
 def read_log(path: Path) -> list[dict]:
     log = Path(path) / "log.jsonl"
     if not log.exists():
         return []
-    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     latest: dict[int, dict] = {}
-    for row in rows:  # a resumed iteration replaces an interrupted write of the same one
-        latest[row["iteration"]] = row
+    with log.open("rb") as handle:
+        while line := handle.readline(MAX_LINE + 1):
+            try:  # a line torn by a kill, or not sniff's, is no iteration
+                row = json.loads(line)
+                if isinstance(row, dict) and isinstance(row.get("iteration"), int) and all(
+                        isinstance(row.get(c), int | float | None) for c in COLUMNS):
+                    latest[row["iteration"]] = row  # a resumed iteration replaces the first
+            except (ValueError, RecursionError):
+                continue
     return [latest[k] for k in sorted(latest)]
 
 
 def write_curve(path: Path) -> None:
     """``curve.csv`` and ``curve.png`` from the log."""
     rows = read_log(path)
-    columns = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
+    columns = COLUMNS
 
     def write(temporary: Path) -> None:
         with temporary.open("w", newline="") as handle:

@@ -69,8 +69,8 @@ def load_state(folder: Path, regressor) -> int:
                              "run code): start the training again in a new folder")
         return 0
     try:
-        numbers = json.loads((folder / NUMBERS).read_text())
-        if numbers.get("format") != FORMAT:
+        numbers = json.loads((folder / NUMBERS).read_bytes()[:2**24])
+        if not isinstance(numbers, dict) or numbers.get("format") != FORMAT:
             raise ValueError("format")
         layers = int(numbers["layers"])
         with np.load(folder / ARRAYS, allow_pickle=False) as data:
@@ -93,6 +93,8 @@ def load_state(folder: Path, regressor) -> int:
         rng = np.random.RandomState()
         rng.set_state((kind, keys, int(position), int(has_gauss), float(cached)))
         done = int(numbers["iterations_done"])
+        if not 0 <= done <= 1000 or not 1 <= layers <= 4:  # LearnConfig's own ranges
+            raise ValueError("counts")
         state = {
             "coefs_": coefs, "intercepts_": intercepts,
             "_best_coefs": [arrays[f"best_coef{i}"] for i in range(layers)],
@@ -106,7 +108,7 @@ def load_state(folder: Path, regressor) -> int:
             "loss_curve_": [float(x) for x in arrays["loss_curve"]],
             "validation_scores_": None, "best_validation_score_": None, "_random_state": rng,
         }
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
         raise SniffError(f"{folder}: its training state ({NUMBERS}, {ARRAYS}) is damaged or "
                          "not sniff's: start again in a new folder") from None
     for name, value in state.items():

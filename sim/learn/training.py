@@ -281,14 +281,15 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
         folder.write_json("settings.json", _settings(config))
         return config, None, 0
     try:
-        saved = json.loads((folder.path / "settings.json").read_text())
-    except (OSError, ValueError):
+        saved = json.loads((folder.path / "settings.json").read_bytes()[:2**20])
+    except (OSError, ValueError, RecursionError):
+        saved = None
+    if not isinstance(saved, dict) or saved.get("format") != "sniff-learn/1":
         raise SniffError(f"{folder.path} is not a sniff learn folder (no readable "
-                         "settings.json)") from None
+                         "settings.json)")
     if saved.get("feature_version") != FEATURE_VERSION:
         raise SniffError(f"{folder.path} was trained on another feature version")
-    names = {f.name for f in fields(LearnConfig)}
-    recorded = LearnConfig(**{k: v for k, v in saved.items() if k in names})
+    recorded = _recorded_config(folder.path, saved)
     for name in given:
         if getattr(config, name) != getattr(recorded, name):
             if name == "iterations":
@@ -306,6 +307,29 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
         recorded = LearnConfig(**{**asdict(recorded), "iterations": config.iterations})
         folder.write_json("settings.json", _settings(recorded))
     return recorded, regressor, done
+
+
+def _recorded_config(path: Path, saved: dict) -> LearnConfig:
+    """The settings a folder records, held to the checks of new settings (a folder may
+    come from someone else): one line naming what is wrong."""
+    kinds = {f.name: f.type for f in fields(LearnConfig)}
+    given = {name: saved[name] for name in kinds if name in saved}  # older: the defaults
+    for name, value in given.items():
+        wanted = {"int": int, "float": (int, float), "str": str}.get(str(kinds[name]), object)
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            raise SniffError(f"{path}/settings.json: {name} is {value!r}, which no training "
+                             "records; the folder is damaged or was edited")
+    try:
+        recorded = LearnConfig(**given)
+    except TypeError:  # a setting without a default is missing
+        raise SniffError(f"{path}/settings.json lacks settings every training records; the "
+                         "folder is damaged or was edited") from None
+    try:
+        recorded.check()
+    except SniffError as error:
+        raise SniffError(f"{path}/settings.json records settings no training has ({error}); "
+                         "the folder is damaged or was edited") from None
+    return recorded
 
 
 def _network(path: Path) -> tuple[np.ndarray, np.ndarray]:
