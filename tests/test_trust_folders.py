@@ -363,3 +363,45 @@ def test_a_torn_training_log_line_is_no_iteration(training, tmp_path) -> None:
     with open(folder / "log.jsonl", "a") as handle:
         handle.write('{"iteration": 2, "win_r\n{{{{\n[1]\n')
     assert [row["iteration"] for row in read_log(folder)] == [1]
+
+
+def test_a_model_path_cannot_become_code(tmp_path, monkeypatch) -> None:
+    """A model file named ``x\"\"\"; import os; os.system(...) #.npz`` closed the docstring of
+    its generated module, and the rest of its name ran at import: the path is now an ASCII
+    comment."""
+    from strategies import get
+    from strategies.learned import model_files
+    from strategies.learned.player import shipped_path
+
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("sys.path", list(sys.path))
+    monkeypatch.chdir(tmp_path)
+    name = 'x"""; import os; os.system("touch ran") #\u00e9\n.npz'
+    shutil.copy(shipped_path(2), tmp_path / name)
+    strategy = model_files.model_strategy(get("learned"), name)
+    generated = next((tmp_path / "cache" / "learned").glob("sniff_learned_*.py"))
+    first = generated.read_text(encoding="ascii").split("\n", 1)[0]
+    assert first.startswith("# Generated") and "\\n" in first and "\\xe9" in first
+    assert not (tmp_path / "ran").exists()
+    # The kernel of a lineup that plays it names the strategy in its docstring too.
+    import ast
+
+    from sim.kernels.generate import kernel_source
+
+    tree = ast.parse(kernel_source([get("greedy"), strategy]))
+    calls = {node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute)}
+    assert "system" not in calls and "x???; import os" in ast.get_docstring(tree)
+
+
+def test_a_model_that_inflates_without_end_is_not_read(tmp_path, monkeypatch) -> None:
+    import numpy as np
+
+    from strategies.learned import model_files
+    from strategies.learned.net import ModelError
+
+    monkeypatch.setattr(model_files, "MAX_MODEL_BYTES", 2**20)
+    path = tmp_path / "bomb.npz"
+    np.savez_compressed(path, big=np.zeros(2**18))  # 2 MiB of zeros, a few KB on disk
+    with pytest.raises(ModelError, match="holds 2,097,"):
+        model_files.model_players(path)

@@ -116,8 +116,16 @@ def kernel_source(strategies: list[Strategy]) -> str:
         for i in range(len(strategies))
     )
     return KERNEL_TEMPLATE.format(
-        names=", ".join(s.name for s in strategies), imports=imports, branches=branches
+        names=docstring_text(", ".join(s.name for s in strategies)), imports=imports,
+        branches=branches,
     )
+
+
+def docstring_text(text: str) -> str:
+    """``text`` safe inside a generated module's docstring: printable ASCII but quotes and
+    backslashes (a model path such as ``x\"\"\"; import os ...`` would otherwise end the
+    docstring and run as code); anything else becomes ``?``."""
+    return "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in text)
 
 
 # The modules whose compiled functions every kernel contains (besides its strategies' own);
