@@ -405,3 +405,29 @@ def test_a_model_that_inflates_without_end_is_not_read(tmp_path, monkeypatch) ->
     np.savez_compressed(path, big=np.zeros(2**18))  # 2 MiB of zeros, a few KB on disk
     with pytest.raises(ModelError, match="holds 2,097,"):
         model_files.model_players(path)
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda s: s.update(deals="x"), "its deals is \"x\""),
+    (lambda s: s.pop("lead_value"), "its lead_value is null"),
+    (lambda s: s.update(median_half_width=[1]), "its median_half_width is [1]"),
+])
+def test_an_openings_summary_of_no_runs_shape_is_one_line(openings, tmp_path, capsys, edit,
+                                                          said) -> None:
+    """With the footer's copy of the summary stripped and the record rewritten to match (a
+    folder forged throughout), the figures a report prints were tracebacks."""
+    import hashlib
+
+    folder = tmp_path / "o"
+    shutil.copytree(openings, folder)
+    table = folder / "openings.parquet"
+    pq.write_table(pq.read_table(table).replace_schema_metadata({}), table)
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["files"]["openings.parquet"].update(
+        bytes=table.stat().st_size, sha256=hashlib.sha256(table.read_bytes()).hexdigest())
+    edit(summary)
+    (folder / "summary.json").write_text(json.dumps(summary))
+    for command in (["verify", str(folder)], ["report", str(folder), "-o", str(tmp_path / "r")],
+                    ["query", str(folder), "select count(*) from openings"]):
+        code, out, err = run_main(command, capsys)
+        assert code == 2 and said in out + err and "Traceback" not in err, (command, out, err)

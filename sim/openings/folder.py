@@ -159,7 +159,45 @@ def read_summary(folder: Path) -> dict:
         "format", FORMAT
     ) != FORMAT:
         raise SniffError(f"{path} is not the summary of a sniff openings folder")
+    if (problem := _shape_problem(summary)) is not None:
+        raise SniffError(f"{path}: {problem}; the openings folder is damaged or was edited")
     return summary
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _figures(value, keys) -> bool:
+    return isinstance(value, dict) and all(_number(value.get(k)) for k in keys)
+
+
+INTERVAL = ("mean", "low", "high")
+
+
+def _shape_problem(summary: dict) -> str | None:
+    """The first figure of ``summary.json`` that is not of the shape an openings run writes
+    (what reports print from it), or None."""
+    half = summary.get("median_half_width")
+    unforced = summary.get("unforced")
+    checks = {
+        "config": isinstance(summary["config"], dict),
+        "deals": isinstance(summary.get("deals"), int) and not isinstance(summary["deals"],
+                                                                          bool),
+        "games": isinstance(summary.get("games"), int) and not isinstance(summary["games"],
+                                                                          bool),
+        "lead_value": _figures(summary.get("lead_value"), INTERVAL),
+        "unforced": isinstance(unforced, dict) and _figures(unforced.get("p_win"), INTERVAL),
+        "average_tile": _figures(summary.get("average_tile"), ("differential", "p_win")),
+        "median_half_width": isinstance(half, dict) and all(
+            _figures(half.get(k), ("plain", "paired")) for k in ("differential", "p_win")),
+        "files": isinstance(summary.get("files", {}), dict),
+    }
+    bad = next((name for name, good in checks.items() if not good), None)
+    if bad is None:
+        return None
+    text = json.dumps(summary.get(bad))
+    return f"its {bad} is {text if len(text) <= 60 else text[:57] + '...'}, which no run writes"
 
 
 PART_KEY = re.compile(rf"{GAMES_DIR}/part-(\d{{6}})\.parquet")
