@@ -229,9 +229,15 @@ def test_a_tournament_folder_has_one_writer(tournament, tmp_path, capsys) -> Non
     assert (folder / "tournament.json").read_bytes() == before
 
 
-def test_no_tournament_inside_another_runs_table(played, capsys) -> None:
-    code, out, err = run_main(["tournament", "-o", str(played / "games" / "t"), "--strategies",
-                               "greedy,random", "-q"], capsys)
+@pytest.mark.parametrize("command", [
+    ["tournament", "--strategies", "greedy,random"],
+    ["learn", "--players", "2", "--iterations", "1", "--games", "20", "--eval-games", "0"],
+])
+def test_no_tournament_or_training_inside_another_runs_table(played, capsys,
+                                                             command) -> None:
+    code, out, err = run_main([*command, "-o", str(played / "rounds" / "t"), "-q"], capsys)
+    one_line(code, err, "inside the")
+    code, out, err = run_main([*command, "-o", str(played / "games" / "t"), "-q"], capsys)
     one_line(code, err, "inside the")
     assert sorted(p.name for p in (played / "games").iterdir()) == [
         "part-000000.parquet", "part-000001.parquet"]

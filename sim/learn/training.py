@@ -43,6 +43,7 @@ from sim.learn import kernel, selfplay
 from sim.learn.curve import read_log, write_curve
 from sim.learn.state import load_state, save_state
 from sim.stats.intervals import mean_interval
+from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
 from strategies.learned.features import FEATURE_VERSION, N_INPUTS
@@ -417,6 +418,7 @@ def _lock(path: Path, resume: bool) -> RunLock:
         raise SniffError(f"{path} is not a sniff learn folder (no readable settings.json)")
     if not resume and path.exists() and any(p.name != LOCK_NAME for p in path.iterdir()):
         raise SniffError(f"{path} is not empty: choose another --out or --resume it")
+    check_writable_folder(path)  # not inside another folder's tables, and writable
     path.mkdir(parents=True, exist_ok=True)
     held = RunLock(path)
     held.acquire("sniff learn")
