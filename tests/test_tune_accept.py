@@ -10,6 +10,7 @@ digits, they are the start), so the decision tested is known in advance.
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 from cli_helpers import run_main
@@ -35,7 +36,7 @@ def acceptance_of(folder) -> dict:
     return json.loads((folder / "best.json").read_text())["acceptance"]
 
 
-def test_a_clearly_better_start_is_accepted_and_again_for_the_same_seed(tmp_path):
+def test_a_clearly_better_start_is_accepted_and_again_for_the_same_seed(tmp_path, capsys):
     first = tune(out=tmp_path / "a", **BETTER_RUN)
     assert first.spec.startswith("weighted:points=1.914,")  # stayed at the start
     record = acceptance_of(first.folder)
@@ -50,6 +51,12 @@ def test_a_clearly_better_start_is_accepted_and_again_for_the_same_seed(tmp_path
     again = tune(out=tmp_path / "b", **BETTER_RUN)
     assert acceptance_of(again.folder) == record
     assert str(first).splitlines()[2].startswith("  accepted by SPRT against the defaults: H1")
+    # the recorded sniff compare command plays the same games to the same decision
+    args = shlex.split(record["command"])[1:]
+    code, out, _ = run_main([*args, "-q", "-o", str(tmp_path / "compare")], capsys)
+    assert code == 0 and out.startswith("H1: ") and "after 600 games (300 deals)" in out
+    assert json.loads((tmp_path / "compare" / "compare.json").read_text())["llr"] == \
+        record["llr"]
 
 
 def test_the_defaults_against_themselves_are_rejected_and_resume_keeps_the_record(
