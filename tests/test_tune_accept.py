@@ -16,6 +16,7 @@ import pytest
 from cli_helpers import run_main
 
 from sim.tune import generations as tune_run
+from sim.tune.setup import ADDED_WITH_ACCEPT
 from sim.tune.study import TuneConfig, TuneInterrupted, load, tune
 
 pytest.importorskip("cma")
@@ -115,5 +116,5 @@ def test_a_config_recorded_before_accept_existed_reads_as_fixed():
     config = TuneConfig.build("blocker", "greedy", players=2, games=3000, games_per_trial=100,
                               popsize=5)
     old = {key: value for key, value in config.to_dict().items()
-           if key not in ("accept", "h0", "h1", "alpha", "beta")}
+           if key not in ADDED_WITH_ACCEPT}
     assert TuneConfig.from_dict(old) == config and config.accept == "fixed"

@@ -21,6 +21,7 @@ import json
 import shlex
 from collections.abc import Callable, Sequence
 
+from sim.compare import CHUNK_DEALS
 from sim.compare.play import Comparison, compare
 from sim.tune.setup import TuneConfig, derived_seed
 
@@ -43,11 +44,17 @@ def accept(config: TuneConfig, tuned: str, defaults: str, label: str,
     record = result.to_dict()
     del record["chunks"]
     record.update(method="sprt", opponent=f"{label} (defaults)",
-                  verdict=VERDICT[result.decision], cap=config.validate_games,
+                  verdict=VERDICT[result.decision], cap=cap(config),
                   command=repeat_command(config, tuned, defaults, seed),
                   text=text(result, label))
     # JSON without NaN or infinities (an Elo of a +-100% difference): null, as compare.json
     return json.loads(json.dumps(record), parse_constant=lambda _: None)
+
+
+def cap(config: TuneConfig) -> int:
+    """The test's cap: ``--validate-games`` cut to whole chunks, as ``compare_plan`` cuts it."""
+    chunk = CHUNK_DEALS * config.group
+    return config.validate_games - config.validate_games % chunk
 
 
 def text(result: Comparison, label: str) -> str:

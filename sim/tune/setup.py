@@ -35,6 +35,9 @@ INSTALL_HINT = "sniff tune needs the cma package: pip install 'sniff[tune]'"
 # The options that decide the result; a --resume must agree with the recorded ones.
 DECIDING = ("strategy", "against", "players", "games", "seed", "params", "games_per_trial",
             "popsize", "sigma", "validate_games", "accept", "h0", "h1", "alpha", "beta")
+# Deciding keys a manifest written before --accept existed lacks: read as their defaults
+# (fixed acceptance), so an older folder still resumes.
+ADDED_WITH_ACCEPT = ("accept", "h0", "h1", "alpha", "beta")
 # How the tuned values are accepted against the defaults: a match of --validate-games
 # (fixed), or sniff compare's sequential test capped at --validate-games (sprt).
 ACCEPT = ("fixed", "sprt")
@@ -71,10 +74,10 @@ class TuneConfig:
     validate_games: int  # games of each validation match (with sprt: the test's cap)
     # The defaults keep a manifest written before --accept existed readable as "fixed".
     accept: str = "fixed"
-    h0: float = 0.0  # the sequential test's settings (sim.compare's defaults), sprt only
-    h1: float = 0.05
-    alpha: float = 0.05
-    beta: float = 0.05
+    h0: float = H0  # the sequential test's settings (sim.compare's defaults), sprt only
+    h1: float = H1
+    alpha: float = ALPHA
+    beta: float = BETA
 
     @classmethod
     def build(cls, strategy: str, against: str | Sequence[str], players: int = 4,
