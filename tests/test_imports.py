@@ -168,7 +168,8 @@ LAYERS = [
     ("sim.errors", "sim.version", "sim.files", "sim.moved", "sim.cache"), ("sim.core",),
     ("sim.stats",), ("sim.display",),
     *STRATEGY_ROOMS, ("sim.kernels",), ("sim.store",), ("sim.run",), ("sim.hint",),
-    ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.tune", "sim.learn", "sim.compare"),
+    ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.compare",),
+    ("sim.tune", "sim.learn"),
     ("sim.tournament",), ("sim.cli",), ("sim",),
 ]
 

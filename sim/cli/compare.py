@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from sim.compare import ALPHA, BETA, CHUNK_DEALS, DEFAULT_MAX_GAMES, H0, H1, RESULT
+from sim.cli.options import sprt_options
+from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
 
 
 @click.command()
@@ -20,14 +21,7 @@ from sim.compare import ALPHA, BETA, CHUNK_DEALS, DEFAULT_MAX_GAMES, H0, H1, RES
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
 @click.option("-o", "--out", type=click.Path(path_type=Path),
               help="Run folder to write [default: results/compare-DATE-TIME].")
-@click.option("--h0", type=float, default=H0, show_default=True,
-              help="H0: A's win-rate advantage over B is at most this (0.05 = 5 points).")
-@click.option("--h1", type=float, default=H1, show_default=True,
-              help="H1: A's win-rate advantage is at least this (0.05 is about 17 Elo).")
-@click.option("--alpha", type=float, default=ALPHA, show_default=True,
-              help="Chance of deciding H1 when H0 holds.")
-@click.option("--beta", type=float, default=BETA, show_default=True,
-              help="Chance of deciding H0 when H1 holds.")
+@sprt_options()
 @click.option("--max-games", type=int, default=DEFAULT_MAX_GAMES, show_default=True,
               help="Stop undecided after this many games.")
 @click.option("--chunk-size", type=int,

@@ -10,7 +10,15 @@ import click
 from sim.cli.compare import compare as compare_command
 from sim.cli.hint import hint as hint_command
 from sim.cli.learn import learn as learn_command
-from sim.cli.options import TextPath, WholeRange, at_most, players_given, players_option, positive
+from sim.cli.options import (
+    TextPath,
+    WholeRange,
+    at_most,
+    players_given,
+    players_option,
+    positive,
+    sprt_options,
+)
 from sim.cli.query import query as query_command
 from sim.errors import SniffError
 
@@ -369,13 +377,19 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
 @click.option("--sigma", type=float, show_default="0.5",
               help="Initial CMA-ES step, in units of each parameter's scale.")
 @click.option("--validate-games", type=int, show_default="20000",
-              help="Games of each validation match on fresh deals (0: none).")
+              help="Games of each validation match on fresh deals (0: none); with "
+                   "--accept sprt the cap of the test.")
+@click.option("--accept", type=click.Choice(["fixed", "sprt"]), show_default="fixed",
+              help="Accept against the defaults by a fixed match, or by sniff compare's "
+                   "sequential test (stops when decided; --h0/--h1/--alpha/--beta, A the "
+                   "tuned values, B the defaults).")
+@sprt_options(show=False)
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Tuning folder [default: results/tune-DATE-TIME].")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")
 def tune(strategy, against, players, games, seed, params, games_per_trial, popsize, sigma,
-         validate_games, out, resume, quiet) -> None:
+         validate_games, accept, h0, h1, alpha, beta, out, resume, quiet) -> None:
     """Tune STRATEGY's numeric parameters with CMA-ES against a field of opponents.
 
     Candidates play duplicate deals, every candidate of a generation the same ones (common
@@ -388,7 +402,8 @@ def tune(strategy, against, players, games, seed, params, games_per_trial, popsi
     options = {"strategy": strategy, "against": against, "players": players, "games": games,
                "seed": seed, "params": params.split(",") if params else None,
                "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
-               "validate_games": validate_games}
+               "validate_games": validate_games, "accept": accept, "h0": h0, "h1": h1,
+               "alpha": alpha, "beta": beta}
     tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
 
 

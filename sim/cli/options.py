@@ -67,3 +67,31 @@ def players_option(ctx, param, value):
 
 def players_given(ctx, param, value):
     return None if value is None else players_option(ctx, param, value)
+
+
+def sprt_options(show: bool = True):
+    """``--h0``, ``--h1``, ``--alpha`` and ``--beta``, the sequential test's settings, as
+    ``sniff compare`` defines them: one definition for every command that runs the test
+    (``compare``; ``tune --accept sprt``), so their names, types and help never drift.
+
+    ``show``: the defaults are the option defaults (compare); False leaves them None and
+    only shows them (tune, whose ``--resume`` must tell a given option from an omitted one).
+    Their checks are ``sim.stats.sprt.Sprt``'s, where the test is built: one line, exit 2.
+    """
+    from sim.compare import ALPHA, BETA, H0, H1
+
+    settings = (
+        ("--h0", H0, "H0: A's win-rate advantage over B is at most this (0.05 = 5 points)."),
+        ("--h1", H1, "H1: A's win-rate advantage is at least this (0.05 is about 17 Elo)."),
+        ("--alpha", ALPHA, "Chance of deciding H1 when H0 holds."),
+        ("--beta", BETA, "Chance of deciding H0 when H1 holds."),
+    )
+
+    def decorate(command):
+        for name, default, text in reversed(settings):
+            command = click.option(name, type=float, default=default if show else None,
+                                   show_default=True if show else str(default),
+                                   help=text)(command)
+        return command
+
+    return decorate

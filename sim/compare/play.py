@@ -123,12 +123,14 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
             chunk_size: int | None = None, threads: int | None = None, resume: bool = False,
             overwrite: bool = False, progress: bool = False,
             on_line: Callable[[str], None] | None = None, command: str = "",
-            notice=None, announce=None) -> Comparison:
+            notice=None, announce=None, kernel_strategies=()) -> Comparison:
     """Play A against B until the test decides; a :class:`Comparison`.
 
     ``out``: the run folder (None: in memory, no ``compare.json``). ``resume`` completes an
     interrupted comparison in ``out`` (its own settings; a decided one plays nothing).
-    ``on_line`` gets the line of each chunk.
+    ``on_line`` gets the line of each chunk. ``kernel_strategies`` go into the kernel too
+    (``sim.run.simulation.execute``), so a caller with a kernel of its own (``sniff tune``)
+    shares it instead of compiling another; the games are the same either way.
     """
     from sim.run.simulation import execute, stderr_notice
     from sim.store import io
@@ -160,7 +162,8 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
 
     run = execute(plan, folder, mode=mode, threads=threads, progress=progress,
                   command=command or "sim.compare.compare(...)", on_chunk=on_chunk,
-                  notice=notice or stderr_notice, announce=announce, sequential=state)
+                  notice=notice or stderr_notice, announce=announce, sequential=state,
+                  kernel_strategies=kernel_strategies)
     on_chunk(-1)  # a resumed run's chunks, read back, when nothing was left to play
     lineup = list(plan.lineup.seats)
     comparison = Comparison(

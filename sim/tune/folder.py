@@ -36,7 +36,8 @@ from sim.tune.setup import (
 FLAGS = {"strategy": "STRATEGY", "against": "--against", "players": "--players",
          "games": "--games", "seed": "--seed", "params": "--params",
          "games_per_trial": "--games-per-trial", "popsize": "--popsize", "sigma": "--sigma",
-         "validate_games": "--validate-games"}
+         "validate_games": "--validate-games", "accept": "--accept", "h0": "--h0",
+         "h1": "--h1", "alpha": "--alpha", "beta": "--beta"}
 
 
 def utc_now() -> str:
@@ -194,4 +195,5 @@ def load(folder: str | Path) -> TuneResult:
                          f"complete it with sniff tune --resume -o {folder}")
     validation = [Validation(**item) for item in best.get("validation", [])]
     return TuneResult(folder, best["strategy"], best["params"], best["spec"],
-                      pd.read_parquet(folder / TRIALS), validation, manifest["status"])
+                      pd.read_parquet(folder / TRIALS), validation, manifest["status"],
+                      best.get("acceptance"))

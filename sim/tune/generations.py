@@ -181,8 +181,10 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
         # significant digits so that the printed spec is exactly what was validated.
         values = {key: float(f"{value:.4g}") if key in config.params else value
                   for key, value in space.values(es.mean).items()}
-        notice(f"validating on fresh deals: {config.validate_games:,} games per match")
-        validation = validate(player, space, values, config)
+        notice(f"validating on fresh deals: {config.validate_games:,} games per match"
+               + (", the match against the defaults by SPRT (at most that many)"
+                  if config.accept == "sprt" else ""))
+        validation, acceptance = validate(player, space, values, config, notice)
     except KeyboardInterrupt as stopped:
         if progress:
             sys.stderr.write("\n")
@@ -194,7 +196,7 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
                               getattr(stopped, "signum", signal.SIGINT)) from None
     spec = StrategySpec(space.spec.strategy, tuple(values.values()))
     result = TuneResult(folder, spec.strategy.name, values, _spec_text(spec), trials,
-                        validation)
+                        validation, acceptance=acceptance)
     tune_folder.write_best(folder, {
         "format": "sniff-tune-best/1", "strategy": result.strategy,
         "params": {key: _json_value(spec.strategy, key, value)
@@ -204,6 +206,7 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
         "trial_objective_last_generation": float(trials["win_rate"].iloc[-config.popsize:]
                                                  .mean()),
         "validation": [item.__dict__ for item in validation],
+        **({"acceptance": acceptance} if acceptance is not None else {}),
         "validation_seed": derived_seed(config.seed, "validate"),
         "command": manifest.get("command") or command,
     })
@@ -224,8 +227,11 @@ def _json_value(strategy, key: str, value: float):
     return strategy.format_value(key, value) if key in strategy.choices else value
 
 
-def validate(player: Player, space: Space, values: dict, config: TuneConfig) -> list:
-    """The tuned values against the strategy's defaults and each opponent, on fresh deals.
+def validate(player: Player, space: Space, values: dict, config: TuneConfig,
+             notice: Callable[[str], None] | None = None) -> tuple[list, dict | None]:
+    """The tuned values against the strategy's defaults and each opponent, on fresh deals:
+    the fixed-size matches, and with ``--accept sprt`` the record of the sequential test
+    that replaces the match against the defaults (``sim.tune.accept``), else None.
 
     Fresh: the deals come from a seed derived from the run seed, which no trial used.
     Intervals take the deal as the unit (its games share the cards), so they are honest
@@ -234,7 +240,7 @@ def validate(player: Player, space: Space, values: dict, config: TuneConfig) -> 
     from sim.run.plan import spec_text
 
     if config.validate_games == 0:
-        return []
+        return [], None
     tuned = StrategySpec(space.spec.strategy, tuple(values.values()))
     defaults = StrategySpec(space.spec.strategy, tuple(space.spec.strategy.params.values()))
     opponents, seen = [], set()
@@ -243,7 +249,13 @@ def validate(player: Player, space: Space, values: dict, config: TuneConfig) -> 
             seen.add(spec_text(spec))
             opponents.append(spec)
     seed, n, group = derived_seed(config.seed, "validate"), config.validate_games, config.group
-    results = []
+    results, acceptance = [], None
+    if config.accept == "sprt":
+        from sim.tune.accept import accept
+
+        acceptance = accept(config, spec_text(tuned), spec_text(defaults), defaults.label,
+                            player.kernel_strategies, notice)
+        opponents.remove(defaults)
     for opponent in opponents:
         side = player.play(tuned, opponent, seed, 0, n)
         won = (side == 0).astype(np.float64)
@@ -256,4 +268,4 @@ def validate(player: Player, space: Space, values: dict, config: TuneConfig) -> 
         label = opponent.label + (" (defaults)" if opponent == defaults else "")
         results.append(Validation(label, n, int(won.sum()), rate, low, high, w_low, w_high,
                                   difference.to_dict()))
-    return results
+    return results, acceptance

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
 from sim.errors import SniffError, Stopped
 
 FORMAT = "sniff-tune/1"
@@ -33,7 +34,13 @@ DEFAULT_SIGMA = 0.5
 INSTALL_HINT = "sniff tune needs the cma package: pip install 'sniff[tune]'"
 # The options that decide the result; a --resume must agree with the recorded ones.
 DECIDING = ("strategy", "against", "players", "games", "seed", "params", "games_per_trial",
-            "popsize", "sigma", "validate_games")
+            "popsize", "sigma", "validate_games", "accept", "h0", "h1", "alpha", "beta")
+# Deciding keys a manifest written before --accept existed lacks: read as their defaults
+# (fixed acceptance), so an older folder still resumes.
+ADDED_WITH_ACCEPT = ("accept", "h0", "h1", "alpha", "beta")
+# How the tuned values are accepted against the defaults: a match of --validate-games
+# (fixed), or sniff compare's sequential test capped at --validate-games (sprt).
+ACCEPT = ("fixed", "sprt")
 
 
 def import_cma():
@@ -64,16 +71,25 @@ class TuneConfig:
     games_per_trial: int  # games one candidate plays, over the whole field
     popsize: int
     sigma: float  # initial step, in units of each parameter's scale
-    validate_games: int  # games of each validation match
+    validate_games: int  # games of each validation match (with sprt: the test's cap)
+    # The defaults keep a manifest written before --accept existed readable as "fixed".
+    accept: str = "fixed"
+    h0: float = H0  # the sequential test's settings (sim.compare's defaults), sprt only
+    h1: float = H1
+    alpha: float = ALPHA
+    beta: float = BETA
 
     @classmethod
     def build(cls, strategy: str, against: str | Sequence[str], players: int = 4,
               games: int = DEFAULT_GAMES, seed: int = 0, params: Sequence[str] | None = None,
               games_per_trial: int = DEFAULT_GAMES_PER_TRIAL, popsize: int | None = None,
               sigma: float = DEFAULT_SIGMA,
-              validate_games: int = DEFAULT_VALIDATE_GAMES) -> TuneConfig:
+              validate_games: int = DEFAULT_VALIDATE_GAMES, accept: str = "fixed",
+              h0: float = H0, h1: float = H1, alpha: float = ALPHA,
+              beta: float = BETA) -> TuneConfig:
         """Check the options and round the games to whole deals; errors are one line."""
         from sim.run.plan import deal_group, spec_text
+        from sim.stats.sprt import Sprt
         from strategies import parse_lineup_text, parse_spec
 
         if isinstance(players, bool) or players not in (2, 3, 4):
@@ -125,9 +141,21 @@ class TuneConfig:
                 f"{games_per_trial:,} games ({2 * generation:,}); raise --games or lower "
                 f"--games-per-trial")
         validate_games -= validate_games % deal_group(players, True)
+        if accept not in ACCEPT:
+            raise SniffError(f"--accept must be fixed or sprt, got {accept!r}")
+        Sprt(h0, h1, alpha, beta)  # sniff compare's checks of the settings
+        if accept == "fixed" and (h0, h1, alpha, beta) != (H0, H1, ALPHA, BETA):
+            raise SniffError("--h0, --h1, --alpha and --beta set the test of --accept sprt; "
+                             "with --accept fixed leave them out")
+        chunk = CHUNK_DEALS * deal_group(players, True)
+        if accept == "sprt" and validate_games < chunk:
+            raise SniffError(f"--validate-games is the cap of --accept sprt and must be at "
+                             f"least one chunk of the test ({chunk} games), got "
+                             f"{validate_games}")
         return cls(spec_text(start), tuple(spec_text(s) for s in field_specs), players,
                    games - games % generation, seed, tuple(chosen), games_per_trial,
-                   popsize, float(sigma), validate_games)
+                   popsize, float(sigma), validate_games, accept, float(h0), float(h1),
+                   float(alpha), float(beta))
 
     @classmethod
     def from_dict(cls, data: dict) -> TuneConfig:
@@ -238,9 +266,12 @@ class TuneResult:
     trials: pd.DataFrame
     validation: list[Validation] = field(default_factory=list)
     status: str = "complete"
+    acceptance: dict | None = None  # --accept sprt: the test's record (sim.tune.accept)
 
     def __str__(self) -> str:
         lines = [f"tuned: {self.spec}", f"  or: {self.strategy}:@{self.folder / BEST}"]
+        if self.acceptance is not None:
+            lines += [f"  {line}" for line in self.acceptance["text"].splitlines()]
         lines += [f"  {v.line()}" for v in self.validation]
         return "\n".join(lines)
 

@@ -42,7 +42,9 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
          players: int | None = None, games: int | None = None, seed: int | None = None,
          params: Sequence[str] | None = None, games_per_trial: int | None = None,
          popsize: int | None = None, sigma: float | None = None,
-         validate_games: int | None = None, out: str | Path | None = None,
+         validate_games: int | None = None, accept: str | None = None,
+         h0: float | None = None, h1: float | None = None, alpha: float | None = None,
+         beta: float | None = None, out: str | Path | None = None,
          resume: bool = False, progress: bool = False,
          notice: Callable[[str], None] | None = None, command: str | None = None) -> TuneResult:
     """Tune ``strategy``'s numeric parameters against the field ``against``; see the module.
@@ -52,13 +54,17 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
     Defaults: 4 players, ``games`` (the trial budget) 200,000, seed 0, every numeric
     parameter, 4,000 games per trial, CMA-ES's own population size for the dimension,
     ``sigma`` 0.5, 20,000 games per validation match, ``out`` ``results/tune-DATE-TIME``.
+    ``accept="sprt"`` decides the match against the defaults by ``sniff compare``'s
+    sequential test (``h0``, ``h1``, ``alpha``, ``beta``; ``validate_games`` its cap) instead
+    of a fixed-size match (``"fixed"``, the default): ``sim.tune.accept``.
     ``resume=True`` completes the run in ``out``: options left as None are the recorded
     ones, and options given must match them. Ctrl-C (or SIGTERM) raises
     :class:`TuneInterrupted` after keeping the finished generations.
     """
     options = {"strategy": strategy, "against": against, "players": players, "games": games,
                "seed": seed, "params": params, "games_per_trial": games_per_trial,
-               "popsize": popsize, "sigma": sigma, "validate_games": validate_games}
+               "popsize": popsize, "sigma": sigma, "validate_games": validate_games,
+               "accept": accept, "h0": h0, "h1": h1, "alpha": alpha, "beta": beta}
     if resume:
         if out is None:
             raise SniffError("--resume needs the tuning folder: -o FOLDER")
