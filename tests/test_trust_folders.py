@@ -437,3 +437,20 @@ def test_an_openings_summary_of_no_runs_shape_is_one_line(openings, tmp_path, ca
                     ["query", str(folder), "select count(*) from openings"]):
         code, out, err = run_main(command, capsys)
         assert code == 2 and said in out + err and "Traceback" not in err, (command, out, err)
+
+
+def test_a_tuning_manifest_from_before_accept_still_reads(tmp_path) -> None:
+    """The shape check asks for every setting a tuning records, except those added with
+    ``--accept`` (``ADDED_WITH_ACCEPT``), which older folders lack."""
+    from sim.tune.folder import read
+    from sim.tune.setup import ADDED_WITH_ACCEPT
+    from sim.tune.study import tune
+
+    folder = tmp_path / "tuning"
+    tune("weighted", "greedy", players=2, games=800, games_per_trial=100, popsize=4,
+         validate_games=0, out=folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for key in ADDED_WITH_ACCEPT:
+        del manifest["config"][key]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert read(folder)["config"]["strategy"] == "weighted"
