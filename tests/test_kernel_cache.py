@@ -49,3 +49,26 @@ def test_kernels_compiled_apart_still_differ_when_loaded_together(tmp_path: Path
     together = result(start(tmp_path, "greedy+random", "doubles_first+random"))
     assert together["greedy+random"] == base["greedy+random"]
     assert together["doubles_first+random"] == plugin["doubles_first+random"]
+
+
+def test_each_kernels_game_loop_has_names_of_its_own():
+    """The guard itself, checked without compiling: the loop's functions carry the module
+    of their dispatcher in their qualified names, which numba's cache symbols are made
+    from. (The test above, with this numba, passes even without the guard: it shows the
+    kernels load together correctly, not that two compiles could not collide.)"""
+    import types
+
+    from numba import njit
+
+    from sim.core import engine
+
+    names = []
+    for module in ("sniff_kernel_a", "sniff_kernel_b"):
+        space = types.ModuleType(module)
+        exec("def choose_move(function, observation, moves, n_moves, params, rng):\n"
+             "    return 0\n", space.__dict__)
+        loop = engine.make_game_player(njit(space.choose_move))
+        names.append([function.py_func.__qualname__ for function in loop])
+    assert all(module in name for module, row in zip(("sniff_kernel_a", "sniff_kernel_b"),
+                                                      names) for name in row)
+    assert not set(names[0]) & set(names[1])
