@@ -253,6 +253,7 @@ def test_no_tournament_or_training_inside_another_runs_table(played, capsys,
     (lambda m: m["config"].update(labels=[1, 2, 3, 4]), "config.labels is [1, 2, 3, 4]"),
     (lambda m: m.update(stopped={"games": "x"}), "stopped is {'games': 'x'}"),
     (lambda m: m.update(kernel_strategies=5), "kernel_strategies is 5"),
+    (lambda m: m.update(sessions=[5]), "sessions is [5]"),
 ])
 def test_a_manifest_of_no_runs_shape_is_one_line(played, tmp_path, capsys, edit, said) -> None:
     """Fields of the wrong type or range (a divisor of 0, a plan of 10^30 games) were

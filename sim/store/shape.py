@@ -88,6 +88,11 @@ def run_manifest_problem(manifest: dict) -> str | None:
             isinstance(item, dict) and isinstance(item.get("name"), str)
             and isinstance(item.get("module"), str) for item in named)):
         return f"kernel_strategies is {_shown(named)}, not a list of names and modules"
+    sessions = manifest.get("sessions")
+    if sessions is not None and not (isinstance(sessions, list) and all(
+            isinstance(item, dict) and _integer(item.get("games_played"), 0, MAX_GAMES)
+            and isinstance(item.get("seconds"), int | float) for item in sessions)):
+        return f"sessions is {_shown(sessions)}, not a list of sessions"
     owner = manifest.get("owner")
     if owner is not None and not isinstance(owner, dict):
         return f"owner is {_shown(owner)}, not a process"
