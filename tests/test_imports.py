@@ -169,7 +169,7 @@ LAYERS = [
     ("sim.stats",), ("sim.display",),
     *STRATEGY_ROOMS, ("sim.kernels",), ("sim.store",), ("sim.run",), ("sim.hint",),
     ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.tune", "sim.learn", "sim.compare"),
-    ("sim.tournament",), ("sim.cli",), ("sim",),
+    ("sim.tournament",), ("sim.serve",), ("sim.cli",), ("sim",),
 ]
 
 
