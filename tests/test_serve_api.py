@@ -182,3 +182,22 @@ def test_illegal_moves_are_refused_and_change_nothing(served):
         assert "\n" not in response.json()["error"]
     assert client.get(url).json() == view
     assert client.get(url + "/trace").status_code == 409
+
+
+def test_replay_steps_through_a_checked_trace(served, tmp_path):
+    from sim.kernels.trace import trace_games
+
+    client, _ = served
+    events = trace_games(2, 4, ["greedy", "learned"], 2)
+    text = "".join(json.dumps(event) + "\n" for event in events)
+    response = client.post("/api/replay?game=1", content=text)
+    assert response.status_code == 200, response.text
+    replay = response.json()
+    starts = [i for i, e in enumerate(events) if e["event"] == "game_start"]
+    assert replay["games"] == 2 and len(replay["frames"]) == len(events) - starts[1]
+    assert replay["frames"][-1]["scores"] == events[-1]["scores"]
+    tampered = text.replace('"points": 5', '"points": 10', 1)
+    for body, query in ((tampered, ""), ("{bad", ""), (text, "?game=2"), (text, "?game=x")):
+        response = client.post("/api/replay" + query, content=body)
+        assert response.status_code == 400, (query, response.text)
+        assert "\n" not in response.json()["error"] and "/tmp" not in response.json()["error"]

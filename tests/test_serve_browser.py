@@ -104,3 +104,25 @@ def test_a_game_played_by_clicking_to_the_end(base_url, browser):
     assert "game over" in browser.find_element(By.ID, "status").text
     assert browser.find_element(By.ID, "trace").is_displayed()
     assert browser.find_elements(By.CSS_SELECTOR, "#board g.tile")
+
+
+def test_a_trace_replayed_step_by_step(base_url, browser, tmp_path):
+    import json
+
+    from sim.kernels.trace import trace_games
+
+    events = trace_games(2, 8, ["greedy", "learned"], 1)
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    wait = WebDriverWait(browser, 20)
+    browser.get(base_url + "/")
+    browser.find_element(By.ID, "replay-file").send_keys(str(path))
+    wait.until(lambda b: b.find_element(By.ID, "replay-controls").is_displayed())
+    where = browser.find_element(By.ID, "replay-where")
+    assert where.text.startswith(f"event 1 of {len(events)}")
+    for _ in range(3):
+        browser.find_element(By.ID, "replay-next").click()
+    assert where.text.startswith("event 4 of")
+    assert browser.find_elements(By.CSS_SELECTOR, "#board g.tile")
+    browser.find_element(By.ID, "replay-prev").click()
+    assert where.text.startswith("event 3 of")

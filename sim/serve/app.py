@@ -9,7 +9,8 @@ API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} st
 ``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move}; ``POST
 /api/games/{id}/next`` after a settlement; ``POST /api/games/{id}/hint`` {budget?};
 ``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over;
-``GET /api/strategies`` the opponents one may choose.
+``GET /api/strategies`` the opponents one may choose; ``POST /api/replay?game=N`` (the body
+a JSON Lines trace) the frames of one traced game.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sim.core import engine
 from sim.errors import SniffError
 from sim.serve.game import WebGame
 from sim.serve.hints import DEFAULT_BUDGET, game_hint
+from sim.serve.replay import MAX_TRACE, trace_frames
 from sim.serve.sessions import DEFAULT_TTL, Sessions, UnknownSession
 from sim.serve.views import game_view
 from sim.table.play import new_seed
@@ -48,16 +50,22 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, read at most ``MAX_BODY`` bytes."""
+async def _read(request: Request, limit: int) -> bytes:
+    """The request's body, refused (413) past ``limit`` bytes before more is read."""
     size = request.headers.get("content-length")
-    if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
-        raise HTTPException(413, f"request body over {MAX_BODY} bytes")
+    if size is not None and (not size.isdigit() or int(size) > limit):
+        raise HTTPException(413, f"request body over {limit} bytes")
     data = b""
     async for chunk in request.stream():
         data += chunk
-        if len(data) > MAX_BODY:
-            raise HTTPException(413, f"request body over {MAX_BODY} bytes")
+        if len(data) > limit:
+            raise HTTPException(413, f"request body over {limit} bytes")
+    return data
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, read at most ``MAX_BODY`` bytes."""
+    data = await _read(request, MAX_BODY)
     if not data.strip():
         return {}
     try:
@@ -148,6 +156,13 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         return Response(text, media_type="application/x-ndjson", headers={
             "content-disposition": f'attachment; filename="serve-seed{game.seed}.jsonl"'})
 
+    async def replay(request: Request) -> Response:
+        game = request.query_params.get("game", "0")
+        if not game.isdigit():
+            raise BadRequest("game must be a whole number")
+        data = await _read(request, MAX_TRACE)
+        return JSONResponse(await run_in_threadpool(trace_frames, data, int(game)))
+
     async def http_error(request: Request, error: HTTPException) -> Response:
         return _error(error.status_code, error.detail)
 
@@ -166,6 +181,7 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         Route("/api/games/{session}/next", next_round, methods=["POST"]),
         Route("/api/games/{session}/hint", hint, methods=["POST"]),
         Route("/api/games/{session}/trace", trace),
+        Route("/api/replay", replay, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={
