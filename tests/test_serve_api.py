@@ -201,3 +201,31 @@ def test_replay_steps_through_a_checked_trace(served, tmp_path):
         response = client.post("/api/replay" + query, content=body)
         assert response.status_code == 400, (query, response.text)
         assert "\n" not in response.json()["error"] and "/tmp" not in response.json()["error"]
+
+
+POSITION = {"players": 2, "seat": 0, "leader": 0, "scores": [10, 20], "sizes": [6, 6],
+            "boneyard": 14, "hand": ["3-4", "5-5", "0-0", "1-1", "6-6", "0-5"],
+            "table": [["2-2", None], ["2-5", "R"]]}
+
+
+def test_a_position_set_up_is_sniff_hints_text(served):
+    from sim.hint.position import format_position, parse_position
+
+    client, _ = served
+    view = client.post("/api/position/write", json=POSITION).json()
+    assert view["problem"] is None
+    assert format_position(parse_position(view["text"])) == view["text"]
+    assert "table: 2-2, 2-5 R" in view["text"] and view["moves"] == ["5-0 on R", "5-5 on R"]
+    assert view["fits"]["5-6"] == ["R"] and "2-5" not in view["fits"]
+    read = client.post("/api/position/read", json={"text": view["text"]}).json()
+    assert read["text"] == view["text"] and read["draft"]["scores"] == [10, 20]
+    hint = client.post("/api/position/hint", json={"text": view["text"], "budget": 30}).json()
+    assert {m["name"] for m in hint["moves"]} == {"5-0 on R", "5-5 on R"}
+    short = client.post("/api/position/write", json={**POSITION, "boneyard": 13}).json()
+    assert "28" in short["problem"]
+    for body in ({**POSITION, "table": [["2-3", None], ["5-6", "L"]]},
+                 {**POSITION, "hand": ["9-9"]}, {**POSITION, "scores": "x"}):
+        response = client.post("/api/position/write", json=body)
+        assert response.status_code == 400 and "\n" not in response.json()["error"]
+    response = client.post("/api/position/read", json={"text": "players: 7"})
+    assert response.status_code == 400

@@ -126,3 +126,30 @@ def test_a_trace_replayed_step_by_step(base_url, browser, tmp_path):
     assert browser.find_elements(By.CSS_SELECTOR, "#board g.tile")
     browser.find_element(By.ID, "replay-prev").click()
     assert where.text.startswith("event 3 of")
+
+
+def test_a_position_set_up_by_clicking_and_hinted(base_url, browser):
+    wait = WebDriverWait(browser, 20)
+    browser.get(base_url + "/")
+    browser.find_element(By.ID, "setup-open").click()
+    text = browser.find_element(By.ID, "p-text")
+    wait.until(lambda b: "sniff position" in text.get_attribute("value"))
+    palette = browser.find_element(By.ID, "palette")
+    palette.find_element(By.CSS_SELECTOR, 'g[data-tile="4-4"]').click()  # into the hand
+    wait.until(lambda b: "hand: 4-4" in text.get_attribute("value"))
+    browser.find_element(By.CSS_SELECTOR, "input[name=p-mode][value=table]").click()
+    palette = browser.find_element(By.ID, "palette")
+    palette.find_element(By.CSS_SELECTOR, 'g[data-tile="2-2"]').click()  # opens the table
+    wait.until(lambda b: "table: 2-2" in text.get_attribute("value"))
+    assert browser.find_elements(By.CSS_SELECTOR, "#board g.tile.sniff")
+    position = ("players: 2\nseat: 0\nleader: 0\nscores: 10 20\n"
+                "hand: 3-4 5-5 0-0 1-1 6-6 0-5\ntable: 2-2, 2-5 R\nsizes: 6 6\nboneyard: 14\n")
+    text.clear()
+    text.send_keys(position)
+    browser.find_element(By.ID, "p-read").click()
+    wait.until(lambda b: "ready" in b.find_element(By.ID, "p-problem").text)
+    browser.find_element(By.ID, "budget").clear()
+    browser.find_element(By.ID, "budget").send_keys("30")
+    browser.find_element(By.ID, "p-hint").click()
+    wait.until(seen.presence_of_element_located((By.CSS_SELECTOR, "#hint-table tr.best")))
+    assert "5-5 on R" in browser.find_element(By.ID, "hint-table").text

@@ -10,7 +10,8 @@ API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} st
 /api/games/{id}/next`` after a settlement; ``POST /api/games/{id}/hint`` {budget?};
 ``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over;
 ``GET /api/strategies`` the opponents one may choose; ``POST /api/replay?game=N`` (the body
-a JSON Lines trace) the frames of one traced game.
+a JSON Lines trace) the frames of one traced game; ``POST /api/position/write`` (a draft),
+``/read`` {text} and ``/hint`` {text, budget?}: position setup in ``sniff hint``'s text.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from starlette.staticfiles import StaticFiles
 from sim.core import engine
 from sim.errors import SniffError
 from sim.serve.game import WebGame
-from sim.serve.hints import DEFAULT_BUDGET, game_hint
+from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
 from sim.serve.replay import MAX_TRACE, trace_frames
 from sim.serve.sessions import DEFAULT_TTL, Sessions, UnknownSession
+from sim.serve.setup import draft_position, position_view, read_text
 from sim.serve.views import game_view
 from sim.table.play import new_seed
 from strategies import available, parse_spec
@@ -163,6 +165,20 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         data = await _read(request, MAX_TRACE)
         return JSONResponse(await run_in_threadpool(trace_frames, data, int(game)))
 
+    async def position_write(request: Request) -> Response:
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(
+            lambda: position_view(draft_position(body))))
+
+    async def position_read(request: Request) -> Response:
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(read_text, body.get("text")))
+
+    async def position_hint_route(request: Request) -> Response:
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(
+            position_hint, body.get("text"), _int(body, "budget", DEFAULT_BUDGET)))
+
     async def http_error(request: Request, error: HTTPException) -> Response:
         return _error(error.status_code, error.detail)
 
@@ -182,6 +198,9 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         Route("/api/games/{session}/hint", hint, methods=["POST"]),
         Route("/api/games/{session}/trace", trace),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/position/write", position_write, methods=["POST"]),
+        Route("/api/position/read", position_read, methods=["POST"]),
+        Route("/api/position/hint", position_hint_route, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={

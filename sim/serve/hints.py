@@ -12,7 +12,7 @@ from typing import Any
 
 from sim.errors import SniffError
 from sim.hint.estimate import Estimate, analyse, check_budget
-from sim.hint.position import PublicTracker, format_position
+from sim.hint.position import Position, PublicTracker, format_position, parse_position
 from sim.serve.game import WebGame
 
 DEFAULT_BUDGET = 500  # play-outs per move: about a second on two cores
@@ -34,7 +34,20 @@ def game_hint(game: WebGame, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
     position = tracker.position(game.seat).check()
     if position.legal_moves() != game.pending.options:
         raise SniffError("the position rebuilt from the events does not offer these moves")
-    hint = analyse(position, budget, POLICY, game.seed)
+    return hint_view(position, budget, game.seed)
+
+
+def position_hint(text: str, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+    """The hint of a position's text (``sniff hint``'s parser, then its analysis)."""
+    check_budget(budget, "budget")
+    if not isinstance(text, str):
+        raise SniffError("text must be the position's text")
+    return hint_view(parse_position(text), budget, 0)
+
+
+def hint_view(position: Position, budget: int, seed: int) -> dict[str, Any]:
+    """``analyse``'s result as the page's JSON, best first."""
+    hint = analyse(position, budget, POLICY, seed)
     return {
         "position": format_position(position),
         "budget": hint.budget,

@@ -110,10 +110,13 @@ const pts = (e) => `${e.mean.toFixed(1)} [${e.low.toFixed(1)}, ${e.high.toFixed(
 async function hint() {
   $("hints").textContent = "thinking...";
   try {
-    const h = await api("POST", `/api/games/${view.session}/hint`, { budget: Number($("budget").value) });
-    const rows = h.moves.map((m) => `<tr class="${m.move === h.best ? "best" : ""}" data-move="${m.move}"><td>${m.move === h.best ? "★ " : ""}${m.name}</td><td>${m.now}</td><td>${pct(m.win)}</td><td>${pts(m.points)}</td><td>${m.heuristics.join(", ") || "-"}</td></tr>`);
-    $("hints").innerHTML = `<table id="hint-table"><tr><th>move</th><th>now</th><th>chance to win (95%)</th><th>round points (95%)</th><th>heuristics</th></tr>${rows.join("")}</table><small>${h.budget} play-outs per move, ${h.seconds} s (as sniff hint)</small>`;
+    showHint(await api("POST", `/api/games/${view.session}/hint`, { budget: Number($("budget").value) }));
   } catch (error) { $("hints").textContent = ""; fail(error); }
+}
+
+function showHint(h) {
+  const rows = h.moves.map((m) => `<tr class="${m.move === h.best ? "best" : ""}" data-move="${m.move}"><td>${m.move === h.best ? "★ " : ""}${m.name}</td><td>${m.now}</td><td>${pct(m.win)}</td><td>${pts(m.points)}</td><td>${m.heuristics.join(", ") || "-"}</td></tr>`);
+  $("hints").innerHTML = `<table id="hint-table"><tr><th>move</th><th>now</th><th>chance to win (95%)</th><th>round points (95%)</th><th>heuristics</th></tr>${rows.join("")}</table><small>${h.budget} play-outs per move, ${h.seconds} s (as sniff hint)</small>`;
 }
 
 async function resume() {
