@@ -87,6 +87,7 @@ class WebGame:
     pending: Decision | None = None
 
     def __post_init__(self) -> None:
+        self.lock = threading.Lock()  # one request at a time changes this game
         self.lineup = person_lineup(self.players, self.seat, self.opponents)
         full = int(engine.TARGET_FOR_PLAYERS[self.players])
         if not 5 <= self.target <= full:
@@ -129,12 +130,18 @@ class WebGame:
 
     def play(self, move: int) -> None:
         """Make the person's pending decision; an illegal move changes nothing."""
-        if self.pending is None or self.settling() is not None:
-            raise IllegalMove("there is no decision to make now")
-        if move not in self.pending.options:
-            raise IllegalMove(f"move {move} is not a legal placement here")
-        self.moves.append(move)
-        self.advance()
+        with self.lock:  # two tabs' clicks on one game must not both answer one decision
+            if self.pending is None or self.settling() is not None:
+                raise IllegalMove("there is no decision to make now")
+            if move not in self.pending.options:
+                raise IllegalMove(f"move {move} is not a legal placement here")
+            self.moves.append(move)
+            try:
+                self.advance()
+            except BaseException:
+                self.moves.pop()  # the game stays as it was
+                self.advance()
+                raise
 
     def settling(self) -> int | None:
         """The index of a round_end the person has not acknowledged yet, else None: the page
@@ -152,9 +159,10 @@ class WebGame:
 
     def acknowledge(self) -> None:
         """The person has seen the settlement: go on to the next round."""
-        if self.settling() is None:
-            raise IllegalMove("there is no settlement to acknowledge")
-        self.seen_rounds += 1
+        with self.lock:
+            if self.settling() is None:
+                raise IllegalMove("there is no settlement to acknowledge")
+            self.seen_rounds += 1
 
     def visible(self) -> int:
         """How many events the page may show now (the rest is the future or hidden)."""
