@@ -1,5 +1,5 @@
 """``sniff serve`` from the command line: one line and exit 2 without the ``serve`` extra;
-with it, the address printed, pages served, and Ctrl-C a clean stop."""
+with it, the address printed, pages served, and Ctrl-C a clean stop (exit 130)."""
 
 from __future__ import annotations
 
@@ -55,5 +55,18 @@ def test_serves_the_page_and_stops_on_ctrl_c():
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 0, err
-    assert "stopped" in out and "Traceback" not in err
+    assert process.returncode == 130, err  # README: every command stopped by Ctrl-C
+    assert "sniff serve: stopped" in out and err.strip() == "sniff: interrupted"
+
+
+def test_a_port_in_use_is_one_line_and_exit_2():
+    pytest.importorskip("uvicorn")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "sim.cli", "serve", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"sniff: error: cannot listen on 127.0.0.1 port {port}: Address already in use"]
