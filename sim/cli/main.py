@@ -20,6 +20,7 @@ from sim.cli.options import (
     sprt_options,
 )
 from sim.cli.query import query as query_command
+from sim.cli.serve import serve as serve_command
 from sim.errors import SniffError
 
 
@@ -445,6 +446,7 @@ cli.add_command(hint_command)
 cli.add_command(learn_command)  # sniff learn: sim/cli/learn.py
 cli.add_command(compare_command)  # sniff compare: sim/cli/compare.py
 cli.add_command(query_command)  # sniff query: sim/cli/query.py
+cli.add_command(serve_command)  # sniff serve: sim/cli/serve.py, the app in sim/serve
 
 
 EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr

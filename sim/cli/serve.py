@@ -1,0 +1,62 @@
+"""The ``sniff serve`` command line (``sim.cli.main`` adds it to the ``sniff`` group).
+
+Thin: it checks that the ``serve`` extra is installed (one line and exit 2 if not, as
+``sniff tune`` does for ``cma``), prints the address and runs ``sim.serve.app`` under uvicorn,
+which shuts down cleanly on Ctrl-C (then exit 130, the status of every command stopped
+by Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import socket
+
+import click
+
+from sim.errors import SniffError
+
+INSTALL_HINT = "sniff serve needs starlette and uvicorn: pip install 'sniff[serve]'"
+
+
+def import_server():
+    """uvicorn and the app factory, or a one-line error that says how to install them."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn
+    except ImportError:
+        raise SniffError(INSTALL_HINT) from None
+    from sim.serve.app import create_app
+
+    return uvicorn, create_app
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 opens it to the network: nothing is "
+                   "password-protected).")
+@click.option("--port", default=8737, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: any free port, printed).")
+def serve(host: str, port: int) -> None:
+    """A table in the browser: play against built-in strategies, with hints.
+
+    Open the printed address; each tab keeps its own game. Ctrl-C stops the server.
+    """
+    uvicorn, create_app = import_server()
+    # The socket is bound here, so a port in use is one line (exit 2), not uvicorn's log,
+    # and --port 0 prints the port the system chose.
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except (OSError, OverflowError) as error:
+        sock.close()
+        reason = getattr(error, "strerror", None) or error
+        raise SniffError(f"cannot listen on {host} port {port}: {reason}") from None
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"sniff serve: open http://{shown}:{port}/ (Ctrl-C stops)")
+    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    finally:  # uvicorn has shut down cleanly; Ctrl-C then exits 130, as every command does
+        click.echo("sniff serve: stopped")

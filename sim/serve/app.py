@@ -1,0 +1,207 @@
+"""The web app of ``sniff serve``: the page, its static files and a small JSON API.
+
+Why Starlette: a few routes and static files need no more, and its TestClient lets the
+tests play whole games through HTTP. Every failure is a 4xx (or, for a bug, a 500) with a
+one-line JSON ``{"error": ...}``, never a traceback: a ``SniffError`` is the user's input
+(400), an unknown session 404, a body over ``MAX_BODY`` 413.
+
+API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game;
+``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move}; ``POST
+/api/games/{id}/next`` after a settlement; ``POST /api/games/{id}/hint`` {budget?};
+``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over;
+``GET /api/strategies`` the opponents one may choose; ``POST /api/replay?game=N`` (the body
+a JSON Lines trace) the frames of one traced game; ``POST /api/position/write`` (a draft),
+``/read`` {text} and ``/hint`` {text, budget?}: position setup in ``sniff hint``'s text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from sim.core import engine
+from sim.errors import SniffError
+from sim.serve.game import WebGame
+from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
+from sim.serve.replay import MAX_TRACE, trace_frames
+from sim.serve.sessions import DEFAULT_TTL, Sessions, UnknownSession
+from sim.serve.setup import draft_position, position_view, read_text
+from sim.serve.views import game_view
+from sim.table.play import new_seed
+from strategies import available, parse_spec
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 64 * 1024  # bytes of a request body: every real request is under 1 KiB
+DEFAULT_OPPONENT = "learned"
+
+
+class BadRequest(SniffError):
+    """A request the API cannot take (its message goes back as the one line)."""
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+
+
+async def _read(request: Request, limit: int) -> bytes:
+    """The request's body, refused (413) past ``limit`` bytes before more is read."""
+    size = request.headers.get("content-length")
+    if size is not None and (not size.isdigit() or int(size) > limit):
+        raise HTTPException(413, f"request body over {limit} bytes")
+    data = b""
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            raise HTTPException(413, f"request body over {limit} bytes")
+    return data
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, read at most ``MAX_BODY`` bytes."""
+    data = await _read(request, MAX_BODY)
+    if not data.strip():
+        return {}
+    try:
+        body = json.loads(data)
+    except (ValueError, RecursionError):
+        raise BadRequest("the request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return body
+
+
+def _int(body: dict, key: str, default: int | None = None) -> int:
+    value = body.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(f"{key} must be a whole number")
+    return value
+
+
+def _opponents(value: Any, players: int) -> list:
+    """Plain strategy names only: a spec with ``:`` could name a file on the server."""
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise BadRequest("opponents must be a strategy name or a list of them")
+    known = available()
+    for name in names:
+        if name not in known or name == "human":
+            raise BadRequest(f"unknown strategy {name!r}; available: {', '.join(known)}")
+    return [parse_spec(name) for name in names]
+
+
+def create_app(sessions: Sessions | None = None) -> Starlette:
+    """The app, with its own session store (tests pass one to look inside)."""
+    store = sessions if sessions is not None else Sessions(DEFAULT_TTL)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def strategy_list(request: Request) -> Response:
+        names = [name for name in available() if name != "human"]
+        return JSONResponse({"strategies": names, "default": DEFAULT_OPPONENT,
+                             "targets": {str(p): int(engine.TARGET_FOR_PLAYERS[p])
+                                         for p in (2, 3, 4)}})
+
+    async def new_game(request: Request) -> Response:
+        body = await _body(request)
+        players = _int(body, "players", 2)
+        if players not in (2, 3, 4):
+            raise BadRequest(f"players must be 2, 3 or 4, got {players}")
+        seed = body.get("seed")
+        seed = new_seed() if seed is None else _int(body, "seed")
+        if not 0 <= seed < 2**31:
+            raise BadRequest("seed must be 0..2147483647")
+        game = await run_in_threadpool(
+            WebGame, players, _int(body, "seat", 0),
+            _opponents(body.get("opponents", DEFAULT_OPPONENT), players), seed,
+            _int(body, "target", int(engine.TARGET_FOR_PLAYERS[players])))
+        session = store.add(game)
+        return JSONResponse(game_view(session, game))
+
+    async def show(request: Request) -> Response:
+        session = request.path_params["session"]
+        return JSONResponse(game_view(session, store.get(session)))
+
+    async def move(request: Request) -> Response:
+        session = request.path_params["session"]
+        game = store.get(session)
+        body = await _body(request)
+        await run_in_threadpool(game.play, _int(body, "move"))
+        return JSONResponse(game_view(session, game))
+
+    async def next_round(request: Request) -> Response:
+        session = request.path_params["session"]
+        game = store.get(session)
+        game.acknowledge()
+        return JSONResponse(game_view(session, game))
+
+    async def hint(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        body = await _body(request)
+        budget = _int(body, "budget", DEFAULT_BUDGET)
+        return JSONResponse(await run_in_threadpool(game_hint, game, budget))
+
+    async def trace(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        if not game.over:
+            raise HTTPException(409, "the trace is sent once the game is over")
+        text = "".join(json.dumps(event) + "\n" for event in game.events)
+        return Response(text, media_type="application/x-ndjson", headers={
+            "content-disposition": f'attachment; filename="serve-seed{game.seed}.jsonl"'})
+
+    async def replay(request: Request) -> Response:
+        game = request.query_params.get("game", "0")
+        if not game.isdigit():
+            raise BadRequest("game must be a whole number")
+        data = await _read(request, MAX_TRACE)
+        return JSONResponse(await run_in_threadpool(trace_frames, data, int(game)))
+
+    async def position_write(request: Request) -> Response:
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(
+            lambda: position_view(draft_position(body))))
+
+    async def position_read(request: Request) -> Response:
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(read_text, body.get("text")))
+
+    async def position_hint_route(request: Request) -> Response:
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(
+            position_hint, body.get("text"), _int(body, "budget", DEFAULT_BUDGET)))
+
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        return _error(error.status_code, error.detail)
+
+    async def sniff_error(request: Request, error: SniffError) -> Response:
+        return _error(404 if isinstance(error, UnknownSession) else 400, str(error))
+
+    async def any_error(request: Request, error: Exception) -> Response:
+        return _error(500, f"internal error ({type(error).__name__}); the game is unchanged")
+
+    routes = [
+        Route("/", index),
+        Route("/api/strategies", strategy_list),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{session}", show),
+        Route("/api/games/{session}/move", move, methods=["POST"]),
+        Route("/api/games/{session}/next", next_round, methods=["POST"]),
+        Route("/api/games/{session}/hint", hint, methods=["POST"]),
+        Route("/api/games/{session}/trace", trace),
+        Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/position/write", position_write, methods=["POST"]),
+        Route("/api/position/read", position_read, methods=["POST"]),
+        Route("/api/position/hint", position_hint_route, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, exception_handlers={
+        HTTPException: http_error, SniffError: sniff_error, Exception: any_error})

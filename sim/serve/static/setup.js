@@ -1,0 +1,92 @@
+// Position setup: the draft (fields, hand, placements) goes to /api/position/write, which
+// answers with sniff hint's text, the board, what is wrong and where each tile may go next.
+"use strict";
+let draft = { hand: [], table: [] }, setupView = null;
+
+const numbers = (id) => $(id).value.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+
+function readFields() {
+  return { players: Number($("p-players").value), seat: Number($("p-seat").value),
+    leader: Number($("p-leader").value), round: Number($("p-round").value),
+    target: Number($("p-target").value), scores: numbers("p-scores"), sizes: numbers("p-sizes"),
+    boneyard: Number($("p-boneyard").value), hand: draft.hand, table: draft.table };
+}
+
+function fillFields(d) {
+  for (const key of ["players", "seat", "leader", "round", "target", "boneyard"]) $("p-" + key).value = d[key];
+  $("p-scores").value = d.scores.join(" "); $("p-sizes").value = d.sizes.join(" ");
+}
+
+function showSetup(v) {
+  setupView = v;
+  draft = { hand: v.hand, table: v.table };
+  $("p-text").value = v.text;
+  $("p-problem").textContent = v.problem ? v.problem : `ready: legal moves ${v.moves.join(", ")}`;
+  drawBoard($("board"), v.board);
+  drawHand($("hand"), v.hand, new Set(), () => {});
+  $("status").textContent = "position setup"; $("status").dataset.phase = "setup";
+  drawPalette();
+}
+
+async function writeDraft() {
+  try { showSetup(await api("POST", "/api/position/write", readFields())); } catch (error) { fail(error); }
+}
+
+function drawPalette() {
+  const svg = $("palette"); svg.innerHTML = "";
+  const used = new Set([...draft.hand, ...draft.table.map((p) => p[0])]);
+  let i = 0;
+  for (let a = 0; a <= 6; a++) for (let b = a; b <= 6; b++, i++) {
+    const tile = `${a}-${b}`;
+    const g = drawTile(svg, i * (S + 6), 0, a, b, true, used.has(tile) ? "used" : "");
+    g.dataset.tile = tile;
+    g.addEventListener("click", () => clickTile(tile));
+  }
+  svg.setAttribute("viewBox", `-4 -4 ${28 * (S + 6) + 8} ${2 * S + 8}`);
+}
+
+function clickTile(tile) {
+  $("p-prompt").innerHTML = "";
+  const mode = document.querySelector("input[name=p-mode]:checked").value;
+  if (mode === "hand") {
+    if (draft.table.some((p) => p[0] === tile)) return;
+    draft.hand = draft.hand.includes(tile) ? draft.hand.filter((t) => t !== tile) : [...draft.hand, tile];
+    return writeDraft();
+  }
+  const ends = (setupView && setupView.fits[tile]) || [];
+  if (!ends.length) { $("p-prompt").textContent = `${tile} fits no open end`; return; }
+  const place = (end) => { draft.table = [...draft.table, [tile, end]]; writeDraft(); };
+  if (ends.length === 1) return place(ends[0]);
+  $("p-prompt").textContent = `${tile} on: `;
+  for (const end of ends) {
+    const button = document.createElement("button");
+    button.textContent = end; button.addEventListener("click", () => place(end));
+    $("p-prompt").appendChild(button);
+  }
+}
+
+async function readText() {
+  try {
+    const v = await api("POST", "/api/position/read", { text: $("p-text").value });
+    fillFields(v.draft); showSetup(v);
+  } catch (error) { fail(error); }
+}
+
+function saveText() {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([$("p-text").value], { type: "text/plain" }));
+  link.download = "position.txt"; link.click();
+}
+
+async function hintPosition() {
+  $("hints").textContent = "thinking...";
+  try { showHint(await api("POST", "/api/position/hint", { text: $("p-text").value, budget: Number($("budget").value) })); }
+  catch (error) { $("hints").textContent = ""; fail(error); }
+}
+
+$("setup-open").addEventListener("click", () => { $("setup-panel").hidden = !$("setup-panel").hidden; if (!$("setup-panel").hidden) writeDraft(); });
+for (const input of document.querySelectorAll("#setup-panel input:not([type=radio])")) input.addEventListener("change", writeDraft);
+$("p-undo").addEventListener("click", () => { draft.table = draft.table.slice(0, -1); writeDraft(); });
+$("p-read").addEventListener("click", readText);
+$("p-save").addEventListener("click", saveText);
+$("p-hint").addEventListener("click", hintPosition);

@@ -1,0 +1,231 @@
+"""``sniff serve``'s HTTP API: whole games played through it never show a hidden tile, hints
+match ``sniff hint``'s analysis, and every bad request is a 4xx with one JSON line."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from sim.serve.app import MAX_BODY, create_app  # noqa: E402
+from sim.serve.sessions import Sessions  # noqa: E402
+from sim.table.render import ReplayState  # noqa: E402
+
+
+@pytest.fixture()
+def served():
+    sessions = Sessions()
+    with TestClient(create_app(sessions), raise_server_exceptions=False) as client:
+        yield client, sessions
+
+
+def hidden_tiles(game) -> set[str]:
+    """What the person may not know now: other hands (unless just settled), the boneyard."""
+    shown = game.events[: game.visible()]
+    state, boneyard = ReplayState(), []
+    for event in shown:
+        state.apply(event)
+        if event["event"] == "round_start":
+            boneyard = list(event["boneyard"])
+        elif event["event"] == "draw":
+            boneyard = [t for t in boneyard if sorted(t) != sorted(event["tile"])]
+    hidden = set(boneyard)
+    if shown[-1]["event"] != "round_end":  # a settlement counts every hand in the open
+        for seat, hand in enumerate(state.hands):
+            if seat != game.seat:
+                hidden |= set(hand)
+    names = set()
+    for tile in hidden:
+        a, b = tile.split("-")
+        names |= {f"{a}-{b}", f"{b}-{a}"}
+    return names
+
+
+def check_secret(response, game) -> dict:
+    assert response.status_code == 200, response.text
+    # The settlement's rounding rule reads "remainder 1-2 down, 3-4 up": not tiles.
+    text = response.text.replace("remainder 1-2 down, 3-4 up", "")
+    hidden = hidden_tiles(game)
+    assert hidden or game.over, "a game in play always hides some tiles"
+    leaked = [tile for tile in hidden if f'{tile}' in text]
+    assert not leaked, f"hidden tiles {leaked} in a response"
+    return response.json()
+
+
+def play_out(client, sessions, players: int, seat: int, target: int, seed: int) -> dict:
+    chooser = random.Random(seed)
+    response = client.post("/api/games", json={"players": players, "seat": seat,
+                                               "opponents": "learned", "target": target,
+                                               "seed": seed})
+    view = response.json()
+    game = sessions.get(view["session"])
+    view = check_secret(response, game)
+    steps = 0
+    while view["phase"] != "over":
+        steps += 1
+        assert steps < 500
+        url = f"/api/games/{view['session']}"
+        if view["phase"] == "settled":
+            assert len(view["settlement"]["hands"]) == players
+            response = client.post(url + "/next")
+        else:
+            assert view["options"], view
+            move = chooser.choice(view["options"])["move"]
+            response = client.post(url + "/move", json={"move": move})
+        view = check_secret(response, game)
+    return view
+
+
+@pytest.mark.parametrize("players,seat,target", [(2, 0, 250), (3, 1, 200), (4, 2, 100)])
+def test_whole_games_never_show_a_hidden_tile(served, players, seat, target):
+    client, sessions = served
+    view = play_out(client, sessions, players, seat, target, seed=11 + players)
+    assert view["winner"] is not None
+    assert max(view["scores"]) >= target
+    trace = client.get(f"/api/games/{view['session']}/trace")
+    assert trace.status_code == 200
+    events = [json.loads(line) for line in trace.text.splitlines()]
+    assert events[0]["event"] == "game_start" and events[-1]["event"] == "game_end"
+
+
+def test_the_game_is_the_engine_game_with_the_same_moves(served):
+    """Replaying from the seed is deterministic: the same moves give the same events."""
+    client, sessions = served
+    view = play_out(client, sessions, 2, 0, 60, seed=5)
+    game = sessions.get(view["session"])
+    from sim.serve.game import WebGame
+
+    again = WebGame(2, 0, game.opponents, 5, 60, moves=list(game.moves))
+    assert again.events == game.events
+
+
+def test_two_tabs_keep_their_own_games(served):
+    client, _ = served
+    one = client.post("/api/games", json={"seed": 1, "target": 50}).json()
+    two = client.post("/api/games", json={"seed": 2, "target": 50}).json()
+    assert one["session"] != two["session"]
+    while not one["options"] and one["phase"] == "settled":
+        one = client.post(f"/api/games/{one['session']}/next").json()
+    if one["options"]:
+        client.post(f"/api/games/{one['session']}/move", json={"move": one["options"][0]["move"]})
+    assert client.get(f"/api/games/{two['session']}").json()["hand"] == two["hand"]
+
+
+def test_sessions_expire():
+    now = [0.0]
+    sessions = Sessions(ttl=10, clock=lambda: now[0])
+    with TestClient(create_app(sessions), raise_server_exceptions=False) as client:
+        session = client.post("/api/games", json={"seed": 3}).json()["session"]
+        now[0] = 5
+        assert client.get(f"/api/games/{session}").status_code == 200
+        now[0] = 16
+        response = client.get(f"/api/games/{session}")
+        assert response.status_code == 404
+        assert "expired" in response.json()["error"]
+
+
+def test_hint_is_sniff_hints_analysis(served):
+    from sim.hint.estimate import analyse
+    from sim.hint.position import parse_position
+
+    client, _ = served
+    view = client.post("/api/games", json={"seed": 9, "target": 250}).json()
+    while not view["options"]:
+        view = client.post(f"/api/games/{view['session']}/next").json()
+    response = client.post(f"/api/games/{view['session']}/hint", json={"budget": 40})
+    assert response.status_code == 200, response.text
+    hint = response.json()
+    assert {m["move"] for m in hint["moves"]} == {o["move"] for o in view["options"]}
+    assert hint["best"] == hint["moves"][0]["move"]
+    expected = analyse(parse_position(hint["position"]), 40, "greedy", 9)
+    assert [m.move for m in expected.moves] == [m["move"] for m in hint["moves"]]
+    assert expected.best.win.mean == pytest.approx(hint["moves"][0]["win"]["mean"])
+
+
+@pytest.mark.parametrize("method,path,body,status", [
+    ("get", "/api/games/nope", None, 404),
+    ("post", "/api/games/nope/move", {"move": 1}, 404),
+    ("post", "/api/games", "{not json", 400),
+    ("post", "/api/games", "[1, 2]", 400),
+    ("post", "/api/games", {"players": 5}, 400),
+    ("post", "/api/games", {"players": 2, "seat": 7}, 400),
+    ("post", "/api/games", {"opponents": "learned:@/etc/passwd"}, 400),
+    ("post", "/api/games", {"opponents": "human"}, 400),
+    ("post", "/api/games", {"target": 10_000}, 400),
+    ("post", "/api/games", "x" * (MAX_BODY + 1), 413),
+])
+def test_bad_requests_are_one_json_line(served, method, path, body, status):
+    client, _ = served
+    kwargs = {} if body is None else ({"json": body} if not isinstance(body, str)
+                                      else {"content": body})
+    response = getattr(client, method)(path, **kwargs)
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    assert message and "\n" not in message and "Traceback" not in message
+
+
+def test_illegal_moves_are_refused_and_change_nothing(served):
+    client, sessions = served
+    view = client.post("/api/games", json={"seed": 4}).json()
+    url = f"/api/games/{view['session']}"
+    legal = {o["move"] for o in view["options"]}
+    illegal = next(m for m in range(112) if m not in legal)
+    for body in ({"move": illegal}, {"move": "1"}, {}, {"move": True}):
+        response = client.post(url + "/move", json=body)
+        assert response.status_code == 400, body
+        assert "\n" not in response.json()["error"]
+    assert client.get(url).json() == view
+    assert client.get(url + "/trace").status_code == 409
+
+
+def test_replay_steps_through_a_checked_trace(served, tmp_path):
+    from sim.kernels.trace import trace_games
+
+    client, _ = served
+    events = trace_games(2, 4, ["greedy", "learned"], 2)
+    text = "".join(json.dumps(event) + "\n" for event in events)
+    response = client.post("/api/replay?game=1", content=text)
+    assert response.status_code == 200, response.text
+    replay = response.json()
+    starts = [i for i, e in enumerate(events) if e["event"] == "game_start"]
+    assert replay["games"] == 2 and len(replay["frames"]) == len(events) - starts[1]
+    assert replay["frames"][-1]["scores"] == events[-1]["scores"]
+    tampered = text.replace('"points": 5', '"points": 10', 1)
+    for body, query in ((tampered, ""), ("{bad", ""), (text, "?game=2"), (text, "?game=x")):
+        response = client.post("/api/replay" + query, content=body)
+        assert response.status_code == 400, (query, response.text)
+        assert "\n" not in response.json()["error"] and "/tmp" not in response.json()["error"]
+
+
+POSITION = {"players": 2, "seat": 0, "leader": 0, "scores": [10, 20], "sizes": [6, 6],
+            "boneyard": 14, "hand": ["3-4", "5-5", "0-0", "1-1", "6-6", "0-5"],
+            "table": [["2-2", None], ["2-5", "R"]]}
+
+
+def test_a_position_set_up_is_sniff_hints_text(served):
+    from sim.hint.position import format_position, parse_position
+
+    client, _ = served
+    view = client.post("/api/position/write", json=POSITION).json()
+    assert view["problem"] is None
+    assert format_position(parse_position(view["text"])) == view["text"]
+    assert "table: 2-2, 2-5 R" in view["text"] and view["moves"] == ["5-0 on R", "5-5 on R"]
+    assert view["fits"]["5-6"] == ["R"] and "2-5" not in view["fits"]
+    read = client.post("/api/position/read", json={"text": view["text"]}).json()
+    assert read["text"] == view["text"] and read["draft"]["scores"] == [10, 20]
+    hint = client.post("/api/position/hint", json={"text": view["text"], "budget": 30}).json()
+    assert {m["name"] for m in hint["moves"]} == {"5-0 on R", "5-5 on R"}
+    short = client.post("/api/position/write", json={**POSITION, "boneyard": 13}).json()
+    assert "28" in short["problem"]
+    for body in ({**POSITION, "table": [["2-3", None], ["5-6", "L"]]},
+                 {**POSITION, "hand": ["9-9"]}, {**POSITION, "scores": "x"}):
+        response = client.post("/api/position/write", json=body)
+        assert response.status_code == 400 and "\n" not in response.json()["error"]
+    response = client.post("/api/position/read", json={"text": "players: 7"})
+    assert response.status_code == 400
