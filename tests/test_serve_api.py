@@ -229,3 +229,19 @@ def test_a_position_set_up_is_sniff_hints_text(served):
         assert response.status_code == 400 and "\n" not in response.json()["error"]
     response = client.post("/api/position/read", json={"text": "players: 7"})
     assert response.status_code == 400
+
+
+def test_known_lacks_set_up_are_sniff_hints_lacks(served):
+    """Seat 1 known to hold no 5 and no 6: the text's lacks line, read back the same, and
+    the hint's view of the position carries them (the page's lacks boxes send these)."""
+    from sim.hint.position import parse_position
+
+    client, _ = served
+    view = client.post("/api/position/write", json={**POSITION, "lacks": [[], [6, 5]]}).json()
+    assert view["problem"] is None and view["draft"]["lacks"] == [[], [5, 6]]
+    assert parse_position(view["text"]).lacks == (0, 1 << 5 | 1 << 6)
+    read = client.post("/api/position/read", json={"text": view["text"]}).json()
+    assert read["draft"]["lacks"] == [[], [5, 6]]
+    for lacks in ([[7], []], [[]], "x", [[True], []]):
+        response = client.post("/api/position/write", json={**POSITION, "lacks": lacks})
+        assert response.status_code == 400 and "lacks" in response.json()["error"]

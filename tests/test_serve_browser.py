@@ -142,6 +142,9 @@ def test_a_position_set_up_by_clicking_and_hinted(base_url, browser):
     palette.find_element(By.CSS_SELECTOR, 'g[data-tile="2-2"]').click()  # opens the table
     wait.until(lambda b: "table: 2-2" in text.get_attribute("value"))
     assert browser.find_elements(By.CSS_SELECTOR, "#board g.tile.sniff")
+    browser.find_element(By.CSS_SELECTOR, '#p-lacks input[data-seat="1"][data-value="5"]').click()
+    wait.until(lambda b: "lacks:" in text.get_attribute("value")
+               and "5" in text.get_attribute("value").split("lacks:")[1].split("\n")[0])
     position = ("players: 2\nseat: 0\nleader: 0\nscores: 10 20\n"
                 "hand: 3-4 5-5 0-0 1-1 6-6 0-5\ntable: 2-2, 2-5 R\nsizes: 6 6\nboneyard: 14\n")
     text.clear()

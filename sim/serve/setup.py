@@ -45,6 +45,17 @@ def _one(draft: dict, key: str, default: int) -> int:
     return value
 
 
+def _lacks(draft: dict, players: int) -> tuple[int, ...]:
+    """The known lacks, per seat the pip values it is known not to hold (``[[], [5, 6]]``),
+    as ``Position``'s 7-bit masks; ``Position`` checks the rest (not the mover's own)."""
+    values = draft.get("lacks", [[] for _ in range(players)])
+    if not isinstance(values, list) or len(values) != players or not all(
+            isinstance(seat, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                           and 0 <= v <= 6 for v in seat) for seat in values):
+        raise SniffError("lacks must give, for each seat, pip values 0..6")
+    return tuple(sum(1 << v for v in set(seat)) for seat in values)
+
+
 def _fits(layout_position: Position, tile: int) -> list[str | None]:
     """The ends ``tile`` could be placed on next (None: it would open the table)."""
     single = Position(players=layout_position.players, seat=0, hand=(tile,),
@@ -82,7 +93,8 @@ def draft_position(draft: dict) -> Position:
         players=players, seat=_one(draft, "seat", 0), hand=tuple(_tile(t) for t in hand),
         table=tuple(table), scores=_ints(draft, "scores", [0] * (2 if players == 4 else players)),
         sizes=_ints(draft, "sizes", []), boneyard=_one(draft, "boneyard", 0),
-        lacks=(0,) * players, round=_one(draft, "round", 1), leader=_one(draft, "leader", -1),
+        lacks=_lacks(draft, players), round=_one(draft, "round", 1),
+        leader=_one(draft, "leader", -1),
         target=_one(draft, "target", 0), drawn=-1 if not drawn else _tile(drawn))
 
 
@@ -118,7 +130,8 @@ def position_view(position: Position) -> dict[str, Any]:
         "draft": {"players": position.players, "seat": position.seat,
                   "scores": list(position.scores), "sizes": list(position.sizes),
                   "boneyard": position.boneyard, "target": position.target,
-                  "round": position.round, "leader": position.leader},
+                  "round": position.round, "leader": position.leader,
+                  "lacks": [[v for v in range(7) if mask >> v & 1] for mask in position.lacks]},
     }
 
 

@@ -5,8 +5,36 @@ let draft = { hand: [], table: [] }, setupView = null;
 
 const numbers = (id) => $(id).value.trim().split(/[\s,]+/).filter(Boolean).map(Number);
 
+// Known lacks by clicking: per seat, a box for each pip value 0..6 it is known not to hold.
+function drawLacks(lacks) {
+  const players = Number($("p-players").value) || 2, box = $("p-lacks");
+  box.innerHTML = "lacks:";
+  for (let seat = 0; seat < players; seat++) {
+    const group = document.createElement("span");
+    group.className = "lacks-seat"; group.textContent = ` seat ${seat}`;
+    for (let v = 0; v <= 6; v++) {
+      const label = document.createElement("label"), input = document.createElement("input");
+      input.type = "checkbox"; input.dataset.seat = seat; input.dataset.value = v;
+      input.checked = Boolean(lacks && lacks[seat] && lacks[seat].includes(v));
+      input.addEventListener("change", writeDraft);
+      label.append(input, String(v)); group.appendChild(label);
+    }
+    box.appendChild(group);
+  }
+}
+
+function readLacks() {
+  const players = Number($("p-players").value) || 2, lacks = [];
+  for (let seat = 0; seat < players; seat++) lacks.push([]);
+  for (const input of document.querySelectorAll("#p-lacks input:checked")) {
+    const seat = Number(input.dataset.seat);
+    if (seat < players) lacks[seat].push(Number(input.dataset.value));
+  }
+  return lacks;
+}
+
 function readFields() {
-  return { players: Number($("p-players").value), seat: Number($("p-seat").value),
+  return { players: Number($("p-players").value), seat: Number($("p-seat").value), lacks: readLacks(),
     leader: Number($("p-leader").value), round: Number($("p-round").value),
     target: Number($("p-target").value), scores: numbers("p-scores"), sizes: numbers("p-sizes"),
     boneyard: Number($("p-boneyard").value), hand: draft.hand, table: draft.table };
@@ -15,6 +43,7 @@ function readFields() {
 function fillFields(d) {
   for (const key of ["players", "seat", "leader", "round", "target", "boneyard"]) $("p-" + key).value = d[key];
   $("p-scores").value = d.scores.join(" "); $("p-sizes").value = d.sizes.join(" ");
+  drawLacks(d.lacks);
 }
 
 function showSetup(v) {
@@ -85,7 +114,9 @@ async function hintPosition() {
 }
 
 $("setup-open").addEventListener("click", () => { $("setup-panel").hidden = !$("setup-panel").hidden; if (!$("setup-panel").hidden) writeDraft(); });
-for (const input of document.querySelectorAll("#setup-panel input:not([type=radio])")) input.addEventListener("change", writeDraft);
+$("p-players").addEventListener("change", () => drawLacks(readLacks()));
+drawLacks([]);
+for (const input of document.querySelectorAll("#setup-panel input:not([type=radio]):not([type=checkbox])")) input.addEventListener("change", writeDraft);
 $("p-undo").addEventListener("click", () => { draft.table = draft.table.slice(0, -1); writeDraft(); });
 $("p-read").addEventListener("click", readText);
 $("p-save").addEventListener("click", saveText);
