@@ -55,7 +55,9 @@ def serve(host: str, port: int) -> None:
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"sniff serve: open http://{shown}:{port}/ (Ctrl-C stops)")
-    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+    # No lifespan: the app has no start-up or shut-down work, and Starlette's lifespan task,
+    # cancelled by Ctrl-C, logged a traceback on the way out.
+    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning", lifespan="off"))
     try:
         server.run(sockets=[sock])
     finally:  # uvicorn has shut down cleanly; Ctrl-C then exits 130, as every command does
