@@ -19,7 +19,7 @@ from sim.errors import SniffError
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
 from strategies import StrategyError, parse_lineup_text, parse_spec
-from strategies.learned.features import N_INPUTS
+from strategies.learned.features import N_BASE_INPUTS as N_INPUTS
 from strategies.learned.net import (
     MAX_WIDTH,
     ModelError,

@@ -29,6 +29,9 @@ OPTIONS = {  # option name: (type, help)
     "label_rate": (float, "With --teacher: share of decisions labelled  [default: 0.3]"),
     "teacher_budget": (int, "With --teacher: expert's play-outs per labelled decision  "
                             "[default: 256]"),
+    "feature_version": (int, "Inputs: 1 the move's afterstate, 3 that and the round's record "
+                             "(who placed what, the lacks the others' choices imply)  "
+                             "[default: 3]"),
 }
 
 

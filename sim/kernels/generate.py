@@ -304,10 +304,9 @@ def code_digest(strategies: Sequence[Strategy]) -> str:
     return _digest_of(code_modules(strategies))
 
 
-def _digest_of(names: Sequence[str], extra: Sequence[str] = ()) -> str:
-    """The digest of these modules' code, with ``extra`` code hashes (of modules a run's
-    closure held then and no longer does)."""
-    hashes = [_file_code_hash(path) for path in module_files(names)] + list(extra)
+def _digest_of(names: Sequence[str]) -> str:
+    """The digest of these modules' code and the data files it bakes in."""
+    hashes = [_file_code_hash(path) for path in module_files(names)]
     hashes += [hashlib.sha256(path.read_bytes()).hexdigest()[:16] for path in data_files(names)]
     return _combined(template_hash(), hashes)
 
@@ -318,16 +317,9 @@ def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]
     through ``sim.kernels.legacy``."""
     if recorded == current:
         return True
-    from sim.kernels.legacy import (
-        BEFORE_ROOMS_LEARNED,
-        LEARNED_PLAYER,
-        PREVIOUS_RELEASE,
-        flat_name,
-    )
+    from sim.kernels.legacy import PREVIOUS_RELEASE, flat_name
 
     names = code_modules(strategies)
-    if LEARNED_PLAYER in names and _digest_of(names, BEFORE_ROOMS_LEARNED) == recorded:
-        return True
     if recorded not in PREVIOUS_RELEASE:
         return False
     template, modules = PREVIOUS_RELEASE[recorded]

@@ -10,19 +10,14 @@ the plugin's bytes) and start again. The table goes with the old module names.
 
 The release after it moved ``strategies/`` into rooms (``strategies.greedy`` is now
 ``strategies.heuristics.greedy``; ``strategies.MOVED``). Its code digests are blind to where a
-module lives, so they still hold, but for the lineups that can play ``learned`` (``learned``,
-``expert``, ``rollout``): their code then held three modules with no compiled code, which
-no digest holds now (``sim.kernels.generate.NOT_COMPILED`` and the spec parser of
-``learned:model=PATH``). ``BEFORE_ROOMS_LEARNED`` is those modules' code hashes then, so
-such a run recorded before the move still resumes while the rest of its code is unchanged.
+module lives, so they still hold. (Those of the lineups that can play ``learned`` held
+three modules no digest holds now and were translated here too, until feature version 3
+changed ``learned``'s compiled code: a run of such a lineup recorded before it cannot
+resume in any case.)
 """
 
 from strategies import MOVED
 
-# code hashes, in the release before the rooms, of strategies.learned_models, sim.errors and
-# sim.files: in the code of every lineup with learned's player then, in none now
-BEFORE_ROOMS_LEARNED = ("c1123fc895baf58b", "6fb1bb7dd2ef0cc1", "ca32f76ac53a9c0c")
-LEARNED_PLAYER = "strategies.learned.player"
 _FLAT = {f"strategies.{new}": f"strategies.{old}" for old, new in MOVED.items()}
 
 

@@ -33,8 +33,9 @@ from sim.core.layout import move_points
 from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
 from strategies.heuristics.blocker import blocker_choice
 from strategies.heuristics.partner import partner_choice
-from strategies.learned.features import N_INPUTS, _logistic_win, encode
-from strategies.learned.net import MAX_WIDTH, forward
+from strategies.learned.features import N_BASE_INPUTS, _logistic_win, encode
+from strategies.learned.net import MAX_WIDTH, first_layer_partial, forward_from
+from strategies.learned.record_inputs import MAX_INPUTS, encode_record
 from strategies.search.expert import search_values
 
 PARTNER, BLOCKER, NET = 0, 1, 2
@@ -42,9 +43,10 @@ KIND, EPSILON, RECORDING, COUNT, CAPACITY, WEIGHTS_AT, RECORDS_AT, N_SIZES = ran
 SIZES = 8  # up to 6 layer widths
 HEURISTIC = 14  # up to 8 heuristic parameters
 LABEL_RATE = 22  # the share of decisions the teacher labels (0: Monte-Carlo returns)
+INPUTS = 23  # how many inputs a record keeps: N_BASE_INPUTS, or with the record block more
 TEACHER = 24  # the teacher's (expert's) parameter row, 10 slots
 HEADER = 34
-RECORD_WIDTH = N_INPUTS + 2  # the inputs, the round number, the teacher's label (-1: none)
+RECORD_WIDTH = MAX_INPUTS + 2  # the inputs, the round number, the teacher's label (-1: none)
 PARTNER_PARAMS = (0.7, 6.0, 0.2, 5.0, 0.1)
 BLOCKER_PARAMS = (8.0, 0.5, 0.1)
 
@@ -59,7 +61,9 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
     kind = np.int64(params[KIND])
-    x = np.empty(N_INPUTS, dtype=np.float64)
+    x = np.zeros(MAX_INPUTS, dtype=np.float64)
+    if params[INPUTS] > N_BASE_INPUTS:  # the record block: the same for every move
+        encode_record(observation, x)
     if params[EPSILON] > 0.0 and random_unit(rng) < params[EPSILON]:
         choice = random_below(rng, n_moves)
     elif kind == PARTNER:
@@ -74,11 +78,13 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         start = np.int64(params[WEIGHTS_AT])
         weights = params[start:np.int64(params[RECORDS_AT])]
         scratch = np.empty((2, MAX_WIDTH), dtype=np.float64)
+        partial = np.empty(MAX_WIDTH, dtype=np.float64)
+        first_layer_partial(x, weights, sizes, partial)
         choice = 0
         best = -np.inf
         for index in range(n_moves):
             encode(observation, moves[index], x)
-            value = forward(x, weights, sizes, scratch)
+            value = forward_from(x, weights, sizes, scratch, partial)
             if value > best:
                 best = value
                 choice = index
@@ -100,10 +106,10 @@ def append_record(observation, move, value, params, x) -> bool:
     if count >= params[CAPACITY]:
         return False
     at = np.int64(params[RECORDS_AT]) + count * RECORD_WIDTH
-    encode(observation, move, x)
-    params[at:at + N_INPUTS] = x
-    params[at + N_INPUTS] = observation[view.ROUND]
-    params[at + N_INPUTS + 1] = value
+    encode(observation, move, x)  # the record block is in x already (player_choice)
+    params[at:at + MAX_INPUTS] = x
+    params[at + MAX_INPUTS] = observation[view.ROUND]
+    params[at + MAX_INPUTS + 1] = value
     params[COUNT] = count + 1
     return True
 
@@ -129,10 +135,13 @@ _, play_round, _ = engine.make_game_player(dispatch)
 
 def player_row(kind: int, epsilon: float = 0.0, recording: bool = False, capacity: int = 0,
                weights: np.ndarray | None = None, sizes: np.ndarray | None = None,
-               label_rate: float = 0.0, teacher: np.ndarray | None = None) -> np.ndarray:
+               label_rate: float = 0.0, teacher: np.ndarray | None = None,
+               inputs: int = N_BASE_INPUTS) -> np.ndarray:
     """A seat's parameter row: header, network weights, room for ``capacity`` records;
     with ``label_rate`` > 0 the seat records only the decisions the ``teacher`` (expert's
-    parameter row) labels, each candidate with its value."""
+    parameter row) labels, each candidate with its value. ``inputs``: how many inputs a
+    record keeps (more than ``N_BASE_INPUTS``: the record block too); a network's seat
+    needs at least its first layer's width."""
     weights = np.zeros(0) if weights is None else np.asarray(weights, dtype=np.float64)
     sizes = np.zeros(0, dtype=np.int64) if sizes is None else np.asarray(sizes)
     row = np.zeros(HEADER + weights.size + capacity * RECORD_WIDTH, dtype=np.float64)
@@ -145,6 +154,7 @@ def player_row(kind: int, epsilon: float = 0.0, recording: bool = False, capacit
     row[HEURISTIC:HEURISTIC + len(heuristic)] = heuristic
     row[HEADER:HEADER + weights.size] = weights
     row[LABEL_RATE] = label_rate
+    row[INPUTS] = max(inputs, sizes[0] if sizes.size else 0)
     if teacher is not None:
         row[TEACHER:TEACHER + len(teacher)] = teacher
     return row
@@ -240,10 +250,10 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, o
                 if written >= out_x.shape[0]:
                     break
                 row = at + k * RECORD_WIDTH
-                out_x[written, :] = seat_params[seat, row:row + N_INPUTS]
-                played_round = np.int64(seat_params[seat, row + N_INPUTS])
-                if seat_params[seat, row + N_INPUTS + 1] >= 0.0:
-                    value = seat_params[seat, row + N_INPUTS + 1]
+                out_x[written, :] = seat_params[seat, row:row + out_x.shape[1]]
+                played_round = np.int64(seat_params[seat, row + MAX_INPUTS])
+                if seat_params[seat, row + MAX_INPUTS + 1] >= 0.0:
+                    value = seat_params[seat, row + MAX_INPUTS + 1]
                 elif winner >= 0 and played_round == rounds:
                     value = 1.0 if winner == team else 0.0
                 else:

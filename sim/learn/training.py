@@ -46,8 +46,9 @@ from sim.stats.intervals import mean_interval
 from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
-from strategies.learned.features import FEATURE_VERSION, N_INPUTS
+from strategies.learned.features import FEATURE_VERSION, FEATURE_VERSIONS, N_BASE_INPUTS
 from strategies.learned.net import pack, save_model
+from strategies.learned.record_inputs import inputs_for
 
 ROUND_CAP = 200
 EVAL_SALT = 1_000_003
@@ -76,6 +77,7 @@ class LearnConfig:
     teacher: str = "none"
     label_rate: float = 0.3
     teacher_budget: int = 256
+    feature_version: int = FEATURE_VERSION
 
     def check(self) -> None:
         """One :class:`SniffError` line for an option out of range."""
@@ -105,6 +107,9 @@ class LearnConfig:
                              "teacher's values are the targets")
         if self.seed < 0:
             raise SniffError(f"--seed must be 0 or more, got {self.seed}")
+        if self.feature_version not in FEATURE_VERSIONS:
+            known = " or ".join(str(v) for v in FEATURE_VERSIONS)
+            raise SniffError(f"--feature-version must be {known}, got {self.feature_version}")
         self.layers()
 
     def layers(self) -> tuple[int, ...]:
@@ -128,6 +133,11 @@ class LearnConfig:
         from strategies import parse_spec
 
         return np.array(parse_spec(f"expert:budget={self.teacher_budget}").values, dtype=float)
+
+    @property
+    def inputs(self) -> int:
+        """How many inputs the network reads (and a record keeps)."""
+        return inputs_for(self.feature_version, self.players)
 
     @property
     def heuristic(self) -> int:
@@ -185,10 +195,12 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
     if teacher is not None:
         per_seat, chunk = LABELLED_PER_SEAT, LABELLED_CHUNK
         heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
-                                        label_rate=config.label_rate, teacher=teacher)
+                                        label_rate=config.label_rate, teacher=teacher,
+                                        inputs=config.inputs)
     else:
         per_seat, chunk = RECORDS_PER_SEAT, CHUNK
-        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat)
+        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
+                                        inputs=config.inputs)
     if network is None:
         parts = [(_lineup(players, heuristic, heuristic), config.games)]
     else:
@@ -209,7 +221,7 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
     def play(job):
         roles, ids = job
         rows = ids.size * per_seat
-        x = np.zeros((rows, N_INPUTS), dtype=np.float32)
+        x = np.zeros((rows, config.inputs), dtype=np.float32)
         value = np.zeros(rows)
         outcome = np.zeros(rows)
         winners = np.zeros(ids.size, dtype=np.int64)
@@ -237,7 +249,7 @@ def evaluate(players: int, seed: int, games: int, first: np.ndarray, second: np.
                 "high": float("nan")}
     ids = np.arange(games, dtype=np.int64)
     winners = np.zeros(games, dtype=np.int64)
-    empty = np.zeros((1, N_INPUTS), dtype=np.float32)
+    empty = np.zeros((1, N_BASE_INPUTS), dtype=np.float32)
     kernel.load().play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
                              _lineup(players, first, second), ROUND_CAP, empty, np.zeros(1),
                              np.zeros(1), winners)
@@ -272,7 +284,7 @@ class _Folder:
 
 
 def _settings(config: LearnConfig) -> dict:
-    return {"format": "sniff-learn/1", "feature_version": FEATURE_VERSION, **asdict(config)}
+    return {"format": "sniff-learn/1", **asdict(config)}
 
 
 def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -> tuple:
@@ -288,8 +300,9 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
     if not isinstance(saved, dict) or saved.get("format") != "sniff-learn/1":
         raise SniffError(f"{folder.path} is not a sniff learn folder (no readable "
                          "settings.json)")
-    if saved.get("feature_version") != FEATURE_VERSION:
-        raise SniffError(f"{folder.path} was trained on another feature version")
+    if "feature_version" not in saved:
+        raise SniffError(f"{folder.path}/settings.json records no feature version; the folder "
+                         "is damaged or was edited")
     recorded = _recorded_config(folder.path, saved)
     for name in given:
         if getattr(config, name) != getattr(recorded, name):

@@ -29,7 +29,10 @@ so nothing hidden can reach the network by construction. Every input lies roughl
     105      unseen tiles that fit the new table / 10
     106      own remaining tiles that fit the new table / 7
 
-``FEATURE_VERSION`` is written into every model file; a model of another version is
+These 107 inputs are feature version 1. Version 3 appends the round's public record
+(``strategies.learned.record_inputs``): a network reads the first ``inputs_for(version,
+players)`` inputs of the buffer, so a version-1 model plays as it always did. The version
+is written into every model file; a model of a version this sniff does not know is
 refused.
 """
 
@@ -63,8 +66,9 @@ from strategies.heuristics.features import (
 )
 from strategies.value.score_table import COEFFICIENTS
 
-FEATURE_VERSION = 1
-N_INPUTS = 107
+FEATURE_VERSIONS = (1, 3)  # 2 was a measured experiment (docs/learned.md), never shipped
+FEATURE_VERSION = 3  # what sniff learn trains by default
+N_BASE_INPUTS = 107
 
 
 @njit(inline="always")
@@ -87,14 +91,15 @@ def _logistic_win(players: int, need_own: float, need_other: float, lead: float,
 
 @njit
 def encode(observation, move: int, out) -> None:
-    """Write the ``N_INPUTS`` inputs of ``move``'s afterstate into ``out`` (float64)."""
+    """Write the ``N_BASE_INPUTS`` inputs of ``move``'s afterstate into ``out`` (float64; the
+    record block after them is :func:`strategies.learned.record_inputs.encode_record`'s)."""
     seat = observation[view.SEAT]
     players = observation[view.PLAYERS]
     tile = move >> 2
     layout = place_tile(observation[view.LAYOUT], tile, move & 3)
     hand = observation[view.HAND] & ~(1 << tile)
     played = observation[view.PLAYED] | (1 << tile)
-    for index in range(N_INPUTS):
+    for index in range(N_BASE_INPUTS):
         out[index] = 0.0
     for t in range(N_TILES):
         if hand >> t & 1:

@@ -2,7 +2,9 @@
 
 For each legal move it encodes the afterstate as the mover sees it
 (``strategies.learned.features``: own hand, table, hand sizes, known lacks, scores and the
-heuristics' move features; only observation slots) and values it with a small multi-layer
+heuristics' move features; only observation slots; a model of feature version 3 also reads
+the round's record, ``strategies.learned.record_inputs``, encoded once per decision with its
+share of the first layer) and values it with a small multi-layer
 perceptron (``strategies.learned.net``) trained to predict the mover side's chance to win
 the game (``sniff learn``, docs/learned.md: the 2- and 4-player models distil ``expert``'s
 values of the moves of self-play games, the 3-player one fits Monte-Carlo returns); it
@@ -25,8 +27,9 @@ from numba import njit
 from sim.core import observation as view
 from sim.core.layout import move_points
 from strategies import register
-from strategies.learned.features import N_INPUTS, encode
-from strategies.learned.net import MAX_WIDTH, forward, load_model
+from strategies.learned.features import N_BASE_INPUTS, encode
+from strategies.learned.net import MAX_WIDTH, first_layer_partial, forward_from, load_model
+from strategies.learned.record_inputs import MAX_INPUTS, encode_record
 
 MODELS = Path(__file__).parent / "models"
 
@@ -41,7 +44,8 @@ def _shipped(players: int) -> tuple[np.ndarray, np.ndarray]:
     path = shipped_path(players)
     if path.exists():
         return load_model(path, players)
-    return np.zeros(N_INPUTS + 1, dtype=np.float64), np.array([N_INPUTS, 1], dtype=np.int64)
+    return (np.zeros(N_BASE_INPUTS + 1, dtype=np.float64),
+            np.array([N_BASE_INPUTS, 1], dtype=np.int64))
 
 
 # Global arrays: numba compiles them into the kernel as constants. The files are part of the
@@ -59,15 +63,19 @@ def learned_choice(observation, moves, n_moves, weights, sizes) -> int:
     first; ties: the first move)."""
     team = view.team_of(observation[view.SEAT], observation[view.PLAYERS])
     needed = observation[view.TARGET] - observation[view.SCORE + team]
-    x = np.empty(N_INPUTS, dtype=np.float64)
+    x = np.zeros(MAX_INPUTS, dtype=np.float64)
     scratch = np.empty((2, MAX_WIDTH), dtype=np.float64)
+    partial = np.empty(MAX_WIDTH, dtype=np.float64)
+    if sizes[0] > N_BASE_INPUTS:  # the record block: the same for every move
+        encode_record(observation, x)
+    first_layer_partial(x, weights, sizes, partial)
     best = 0
     best_value = -np.inf
     for index in range(n_moves):
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
         encode(observation, moves[index], x)
-        value = forward(x, weights, sizes, scratch)
+        value = forward_from(x, weights, sizes, scratch, partial)
         if value > best_value:
             best = index
             best_value = value

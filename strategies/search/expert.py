@@ -62,7 +62,7 @@ from sim.core import observation as view
 from sim.core.layout import move_points, popcount
 from sim.core.rng import next_random, stream_key
 from strategies import register
-from strategies.learned.features import N_INPUTS, encode
+from strategies.learned.features import N_BASE_INPUTS, encode
 from strategies.learned.net import MAX_WIDTH, forward
 from strategies.learned.player import (
     SIZES_2,
@@ -71,6 +71,7 @@ from strategies.learned.player import (
     WEIGHTS_4,
     choose_learned,
 )
+from strategies.learned.record_inputs import MAX_INPUTS, encode_record
 from strategies.search.determinize import prepare
 from strategies.search.inference import inferred_deals, model_choice, model_of
 from strategies.search.playout import (
@@ -105,6 +106,9 @@ def model_value(observation, move, team: int, x, scratch) -> float:
     ``team`` (two sides: the other side's chance is one minus the mover's)."""
     encode(observation, move, x)
     players = observation[view.PLAYERS]
+    sizes = SIZES_2 if players == 2 else SIZES_4
+    if sizes[0] > N_BASE_INPUTS:
+        encode_record(observation, x)
     if players == 2:
         value = forward(x, WEIGHTS_2, SIZES_2, scratch)
     else:
@@ -261,7 +265,7 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
         value_kind = 0
         if players != 3:
             placements = max(1, plies)
-    x = np.zeros(N_INPUTS, dtype=np.float64)
+    x = np.zeros(MAX_INPUTS, dtype=np.float64)
     scratch = np.zeros((2, MAX_WIDTH), dtype=np.float64)
     n_alive = n_moves
     done = 0

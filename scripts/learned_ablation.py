@@ -1,0 +1,114 @@
+"""What each input family of ``learned``'s network is worth (docs/learned.md, "Ablation").
+
+Usage::
+
+    python scripts/learned_ablation.py results/learned-2p-record --iterations 4 \\
+        --drop none --drop record --drop placed --drop passed_up --epochs 4
+
+Reads the labelled records (``records/iter-NNN.npz``) of the first ``--iterations``
+iterations of a ``sniff learn --teacher expert`` folder of feature version 3, and for each
+``--drop`` fits a fresh network on them (the folder's hidden widths, seed, batch and rate)
+with that family's inputs set to zero, zeroes its rows of the first layer (so that the
+network ignores them in play as in the fit), and measures it as the learning curve does:
+the win rate against the heuristic on the held-out duplicate deals of the folder's
+evaluation seed (``--eval-games``), with the paired 95% interval. Every variant sees the
+same records and the same deals: the differences are the inputs'.
+
+The families are ``strategies.learned.features``' and ``strategies.learned.record_inputs``'
+blocks (``FAMILIES`` below); ``record`` drops the whole record block.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sim.learn import training
+from strategies.learned.features import N_BASE_INPUTS
+from strategies.learned.net import pack
+from strategies.learned.record_inputs import RECORD_START, RECORD_STRIDE
+
+BASE_FAMILIES = {
+    "hand": range(0, 28), "table": range(28, 56), "ends": range(56, 65),
+    "sizes": range(65, 70), "lacks": range(70, 91), "scores": range(91, 95),
+    "heuristics": range(95, 103), "move": range(103, N_BASE_INPUTS),
+}
+
+
+def families(players: int) -> dict[str, list[int]]:
+    """Input columns of each family for ``players``."""
+    found = {name: list(columns) for name, columns in BASE_FAMILIES.items()}
+    seats = range(players - 1)
+    found["placed"] = [RECORD_START + RECORD_STRIDE * r + t for r in seats for t in range(28)]
+    found["passed_up"] = [RECORD_START + RECORD_STRIDE * r + 28 + t for r in seats
+                          for t in range(28)]
+    found["record"] = found["placed"] + found["passed_up"]
+    found["none"] = []
+    return found
+
+
+def fit_without(config: training.LearnConfig, x: np.ndarray, y: np.ndarray,
+                columns: list[int], epochs: int):
+    """A fresh regressor fitted on ``x`` with ``columns`` zeroed; those rows of W0 zeroed."""
+    x = x.copy()
+    x[:, columns] = 0.0
+    regressor = training.new_regressor(config)
+    for _ in range(epochs):
+        regressor.partial_fit(x, y)
+    coefs = [c.copy() for c in regressor.coefs_]
+    coefs[0][columns, :] = 0.0
+    return pack(coefs, regressor.intercepts_)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--iterations", type=int, default=4)
+    parser.add_argument("--drop", action="append", default=[])
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--eval-games", type=int, default=2000)
+    parser.add_argument("-o", "--out", type=Path, default=None,
+                        help="JSON lines of the results (default: FOLDER/ablation.jsonl)")
+    args = parser.parse_args()
+    settings = json.loads((args.folder / "settings.json").read_text())
+    config = training._recorded_config(args.folder, settings)
+    if config.feature_version != 3 or not config.labelled:
+        parser.error("needs a --teacher expert folder of feature version 3")
+    known = families(config.players)
+    unknown = [name for name in args.drop if name not in known]
+    if unknown:
+        parser.error(f"unknown family {unknown[0]!r}; one of {', '.join(known)}")
+    parts = []
+    for iteration in range(1, args.iterations + 1):
+        path = args.folder / "records" / f"iter-{iteration:03d}.npz"
+        if not path.exists():
+            parser.error(f"{path} is missing: not a labelled iteration of this folder")
+        with np.load(path) as data:
+            parts.append((data["x"], data["value"]))
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    out = args.out or args.folder / "ablation.jsonl"
+    heuristic = training.selfplay.player_row(config.heuristic)
+    for name in args.drop or ["none"]:
+        started = time.perf_counter()
+        weights, sizes = fit_without(config, x, y, known[name], args.epochs)
+        result = training.evaluate(config.players, config.seed + training.EVAL_SALT,
+                                   args.eval_games, training.network_row(weights, sizes),
+                                   heuristic)
+        row = {"dropped": name, "inputs_zeroed": len(known[name]), "records": int(x.shape[0]),
+               "iterations": args.iterations, "epochs": args.epochs,
+               "opponent": config.heuristic_name, **result,
+               "seconds": round(time.perf_counter() - started, 1)}
+        with out.open("a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        print(f"without {name:<10} {result['rate']:.1%} [{result['low']:.1%}, "
+              f"{result['high']:.1%}] against {config.heuristic_name} on {result['games']:,} "
+              f"games ({row['seconds']:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
