@@ -7,7 +7,8 @@ Usage::
 
 Each panel is the folder's ``log.jsonl`` (``sim.learn.curve.read_log``): the win rate on
 the held-out duplicate deals against the heuristic per iteration, with its 95% paired
-interval, titled by the folder's player count and teacher.
+interval, titled by the folder's player count, teacher and inputs (feature version 3:
+"record inputs").
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def draw(folders: list[Path], out: Path) -> None:
         plot_curve(axes, read_log(folder), even)
         teacher = settings.get("teacher", "none")
         how = "Monte-Carlo returns" if teacher == "none" else f"{teacher}'s values"
+        if settings.get("feature_version", 1) != 1:
+            how += ", record inputs"
         axes.set_title(f"{settings['players']} players: {how}", fontsize=10)
     figure.tight_layout()
     figure.savefig(out, dpi=110)
