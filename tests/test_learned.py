@@ -30,6 +30,7 @@ from strategies.learned.net import (
     save_model,
 )
 from strategies.learned.player import learned_choice, shipped_path
+from strategies.learned.record_inputs import inputs_for
 
 sklearn = pytest.importorskip("sklearn.neural_network")
 
@@ -62,7 +63,7 @@ def test_forward_pass_equals_scikit_learn(hidden, dtype, tmp_path: Path) -> None
 def test_shipped_models_load_for_their_player_counts() -> None:
     for players in (2, 3, 4):
         coefs, _ = read_layers(shipped_path(players), players)
-        assert coefs[0].shape[0] == N_INPUTS and coefs[-1].shape[1] == 1
+        assert coefs[0].shape[0] in (N_INPUTS, inputs_for(3, players)) and coefs[-1].shape[1] == 1
         with pytest.raises(ModelError, match=f"is a model for {players} players, not"):
             read_layers(shipped_path(players), 2 if players != 2 else 3)
 
