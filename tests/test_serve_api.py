@@ -52,7 +52,9 @@ def check_secret(response, game) -> dict:
     # The settlement's rounding rule reads "remainder 1-2 down, 3-4 up": not tiles.
     text = response.text.replace("remainder 1-2 down, 3-4 up", "")
     hidden = hidden_tiles(game)
-    assert hidden or game.over, "a game in play always hides some tiles"
+    settled = game.events[: game.visible()][-1]["event"] == "round_end"
+    # Only a game over, or a settlement after the boneyard ran dry, shows every tile.
+    assert hidden or game.over or settled, "a game in play always hides some tiles"
     leaked = [tile for tile in hidden if f'{tile}' in text]
     assert not leaked, f"hidden tiles {leaked} in a response"
     return response.json()
