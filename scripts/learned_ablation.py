@@ -11,8 +11,12 @@ iterations of a ``sniff learn --teacher expert`` folder of feature version 3, an
 with that family's inputs set to zero, zeroes its rows of the first layer (so that the
 network ignores them in play as in the fit), and measures it as the learning curve does:
 the win rate against the heuristic on the held-out duplicate deals of the folder's
-evaluation seed (``--eval-games``), with the paired 95% interval. Every variant sees the
-same records and the same deals: the differences are the inputs'.
+evaluation seed (``--eval-games``), with the paired 95% interval, and its change from the
+network fitted with every input (``none``, always fitted first), paired over the same
+deals. Every variant sees the same records, the same initialisation and the same deals:
+the differences are the inputs', plus the chance of one fit, which the interval over
+deals does not cover: ``--refit-seed S`` fits every input again from another
+initialisation and shuffle to show how large that chance is.
 
 The families are ``strategies.learned.features``' and ``strategies.learned.record_inputs``'
 blocks (``FAMILIES`` below); ``record`` drops the whole record block.
@@ -21,13 +25,15 @@ blocks (``FAMILIES`` below); ``record`` drops the whole record block.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
 
 import numpy as np
 
-from sim.learn import training
+from sim.learn import measure, training
+from sim.stats.intervals import mean_interval
 from strategies.learned.features import N_BASE_INPUTS
 from strategies.learned.net import pack
 from strategies.learned.record_inputs import RECORD_START, RECORD_STRIDE
@@ -71,6 +77,9 @@ def main() -> None:
     parser.add_argument("--drop", action="append", default=[])
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--eval-games", type=int, default=2000)
+    parser.add_argument("--refit-seed", type=int, action="append", default=[],
+                        help="also fit every input with this initialisation and shuffle "
+                             "seed: how far two fits differ by chance alone")
     parser.add_argument("-o", "--out", type=Path, default=None,
                         help="JSON lines of the results (default: FOLDER/ablation.jsonl)")
     args = parser.parse_args()
@@ -93,22 +102,36 @@ def main() -> None:
     y = np.concatenate([p[1] for p in parts])
     out = args.out or args.folder / "ablation.jsonl"
     heuristic = training.selfplay.player_row(config.heuristic)
-    for name in args.drop or ["none"]:
+    eval_seed = config.seed + measure.EVAL_SALT
+    reference = None  # the per-deal wins of the network with every input
+    variants = [("none", config)] + [(d, config) for d in args.drop if d != "none"] + [
+        (f"none@seed={seed}", dataclasses.replace(config, seed=seed))
+        for seed in args.refit_seed]
+    for name, fit_config in variants:
         started = time.perf_counter()
-        weights, sizes = fit_without(config, x, y, known[name], args.epochs)
-        result = training.evaluate(config.players, config.seed + training.EVAL_SALT,
-                                   args.eval_games, training.network_row(weights, sizes),
-                                   heuristic)
-        row = {"dropped": name, "inputs_zeroed": len(known[name]), "records": int(x.shape[0]),
+        columns = known[name.split("@")[0]]
+        weights, sizes = fit_without(fit_config, x, y, columns, args.epochs)
+        per_deal = measure.deal_wins(config.players, eval_seed, args.eval_games,
+                                     training.network_row(weights, sizes), heuristic)
+        rate, low, high = mean_interval(per_deal)
+        row = {"dropped": name, "inputs_zeroed": len(columns), "records": int(x.shape[0]),
                "iterations": args.iterations, "epochs": args.epochs,
-               "opponent": config.heuristic_name, **result,
-               "seconds": round(time.perf_counter() - started, 1)}
+               "opponent": config.heuristic_name, "games": 2 * per_deal.size,
+               "rate": rate, "low": low, "high": high}
+        if reference is None:
+            reference = per_deal
+        else:  # paired over the same deals: the family's worth is minus this
+            change, change_low, change_high = mean_interval(per_deal - reference)
+            row.update(change=change, change_low=change_low, change_high=change_high)
+        row["seconds"] = round(time.perf_counter() - started, 1)
         with out.open("a") as handle:
             handle.write(json.dumps(row) + "\n")
-        print(f"without {name:<10} {result['rate']:.1%} [{result['low']:.1%}, "
-              f"{result['high']:.1%}] against {config.heuristic_name} on {result['games']:,} "
-              f"games ({row['seconds']:.0f} s)", flush=True)
-
+        paired = ("" if "change" not in row else
+                  f"; {row['change']:+.1%} [{row['change_low']:+.1%}, "
+                  f"{row['change_high']:+.1%}] against all inputs")
+        print(f"without {name:<10} {rate:.1%} [{low:.1%}, {high:.1%}] against "
+              f"{config.heuristic_name} on {row['games']:,} games{paired} "
+              f"({row['seconds']:.0f} s)", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -185,6 +185,25 @@ def assert_same_model(first: Path, second: Path) -> None:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
 
 
+def test_the_curve_measure_pairs_deals_and_a_heuristic_against_itself_is_even() -> None:
+    """A deterministic player against itself on duplicate deals wins each deal's two games
+    once each: every deal's share is exactly one half, and so is the rate, with no spread;
+    another seat row on the same deals gives other shares (the measure is of the rows)."""
+    from sim.learn import measure, selfplay
+
+    blocker = selfplay.player_row(selfplay.BLOCKER)
+    per_deal = measure.deal_wins(2, 11, 41, blocker, blocker)  # rounded down to 40 games
+    assert per_deal.shape == (20,)
+    np.testing.assert_array_equal(per_deal, 0.5)
+    result = measure.evaluate(2, 11, 40, blocker, blocker)
+    assert (result["games"], result["wins"], result["rate"], result["low"], result["high"]) \
+        == (40, 20, 0.5, 0.5, 0.5)
+    partner = selfplay.player_row(selfplay.PARTNER)
+    against = measure.deal_wins(2, 11, 40, partner, blocker)
+    assert set(np.unique(against)) <= {0.0, 0.5, 1.0} and not np.all(against == 0.5)
+    assert measure.evaluate(2, 11, 40, partner, blocker)["wins"] == int(2 * against.sum())
+
+
 def test_training_runs_end_to_end_resumes_and_is_reproducible(tmp_path: Path) -> None:
     from sim.learn.training import learn
 

@@ -62,8 +62,10 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
             return index
     kind = np.int64(params[KIND])
     x = np.zeros(MAX_INPUTS, dtype=np.float64)
-    if params[INPUTS] > N_BASE_INPUTS:  # the record block: the same for every move
-        encode_record(observation, x)
+    # The record block is the same for every move; it is encoded only where it is read:
+    # by the network's choice, or in a record kept (unlabelled decisions of a heuristic
+    # seat are most decisions, and need none).
+    record_pending = params[INPUTS] > N_BASE_INPUTS
     if params[EPSILON] > 0.0 and random_unit(rng) < params[EPSILON]:
         choice = random_below(rng, n_moves)
     elif kind == PARTNER:
@@ -79,6 +81,9 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         weights = params[start:np.int64(params[RECORDS_AT])]
         scratch = np.empty((2, MAX_WIDTH), dtype=np.float64)
         partial = np.empty(MAX_WIDTH, dtype=np.float64)
+        if record_pending:
+            encode_record(observation, x)
+            record_pending = False
         first_layer_partial(x, weights, sizes, partial)
         choice = 0
         best = -np.inf
@@ -92,8 +97,12 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
         return choice
     if params[LABEL_RATE] > 0.0:
         if random_unit(rng) < params[LABEL_RATE]:
+            if record_pending:
+                encode_record(observation, x)
             label(observation, moves, n_moves, params, rng, x)
         return choice
+    if record_pending:
+        encode_record(observation, x)
     append_record(observation, moves[choice], -1.0, params, x)
     return choice
 

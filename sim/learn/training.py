@@ -39,19 +39,18 @@ import numpy as np
 
 from sim.errors import SniffError, Stopped
 from sim.files import write_atomic
+from sim.kernels.runner import ROUND_CAP
 from sim.learn import kernel, selfplay
 from sim.learn.curve import read_log, write_curve
+from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
 from sim.learn.state import load_state, save_state
-from sim.stats.intervals import mean_interval
 from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
-from strategies.learned.features import FEATURE_VERSION, FEATURE_VERSIONS, N_BASE_INPUTS
+from strategies.learned.features import FEATURE_VERSION, FEATURE_VERSIONS
 from strategies.learned.net import pack, save_model
 from strategies.learned.record_inputs import inputs_for
 
-ROUND_CAP = 200
-EVAL_SALT = 1_000_003
 RECORDS_PER_SEAT = 600
 LABELLED_PER_SEAT = 2000  # every candidate of a labelled decision is a record
 CHUNK = 500  # games per call of the compiled loop (bounds the record buffers)
@@ -163,12 +162,6 @@ def new_regressor(config: LearnConfig):
         random_state=config.seed, shuffle=True)
 
 
-def _lineup(players: int, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    rows = [first, second, first, second] if players == 4 else [first] + [second] * (
-        players - 1)
-    return selfplay.roles_matrix(rows)
-
-
 def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False,
                 config: LearnConfig | None = None, teacher: np.ndarray | None = None
                 ) -> np.ndarray:
@@ -202,13 +195,13 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
         heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
                                         inputs=config.inputs)
     if network is None:
-        parts = [(_lineup(players, heuristic, heuristic), config.games)]
+        parts = [(seat_roles(players, heuristic, heuristic), config.games)]
     else:
         own = network_row(*network, epsilon=eps, recording=True, config=config,
                           teacher=teacher)
         half = config.games // 2
-        parts = [(_lineup(players, own, own), config.games - half),
-                 (_lineup(players, own, heuristic), half)]
+        parts = [(seat_roles(players, own, own), config.games - half),
+                 (seat_roles(players, own, heuristic), half)]
     jobs = []
     for index, (roles, games) in enumerate(parts):
         for start in range(0, games, chunk):
@@ -237,27 +230,6 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
     else:
         results = [play(job) for job in jobs]
     return tuple(np.concatenate([r[k] for r in results]) for k in range(3))
-
-
-def evaluate(players: int, seed: int, games: int, first: np.ndarray, second: np.ndarray
-             ) -> dict:
-    """``first``'s win rate against ``second`` on duplicate deals (deal g // 2, rotation
-    g % players), with the paired 95% interval over deals."""
-    games -= games % 2
-    if games == 0:
-        return {"games": 0, "wins": 0, "rate": float("nan"), "low": float("nan"),
-                "high": float("nan")}
-    ids = np.arange(games, dtype=np.int64)
-    winners = np.zeros(games, dtype=np.int64)
-    empty = np.zeros((1, N_BASE_INPUTS), dtype=np.float32)
-    kernel.load().play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
-                             _lineup(players, first, second), ROUND_CAP, empty, np.zeros(1),
-                             np.zeros(1), winners)
-    won = (winners == 0).astype(float)
-    rate, low, high = mean_interval(won.reshape(-1, 2).mean(axis=1))  # over deals
-    if games == 2:  # one deal: no spread to measure
-        low = high = rate
-    return {"games": games, "wins": int(won.sum()), "rate": rate, "low": low, "high": high}
 
 
 def targets(config: LearnConfig, value: np.ndarray, outcome: np.ndarray) -> np.ndarray:
