@@ -233,7 +233,7 @@ def test_same_seed_same_games_other_seed_other_games() -> None:
 
 @pytest.mark.parametrize(("players", "same", "other"), [
     (2, "policy=blocker,plies=4", "policy=blocker,plies=2"),
-    (3, "policy=greedy,plies=0", "policy=blocker,plies=2"),
+    (3, "policy=blocker,plies=4", "policy=greedy,plies=0"),
     (4, "policy=blocker,plies=2", "policy=greedy,plies=0"),
 ])
 def test_auto_play_outs_are_the_setting_chosen_for_each_player_count(

@@ -33,8 +33,8 @@ Everything is drawn from the ``rng`` handed in, so a game is reproducible by its
 the budget is counted in play-outs, not in time, for the same reason.
 
 Parameters: ``budget`` (default 256, 1..4096): play-outs per decision, in all;
-``policy`` (default ``auto``: ``blocker`` for ``plies`` placements with 2 players, for 2
-placements with 4, ``greedy`` throughout with 3; or ``greedy``, ``blocker``, ``partner``,
+``policy`` (default ``auto``: ``blocker`` for ``plies`` placements with 2 and 3 players,
+for 2 placements with 4; or ``greedy``, ``blocker``, ``partner``,
 ``weighted``, ``random``, ``heavy``, ``learned``: the trained value network,
 ``strategies.learned.player``): who plays the rounds out; ``plies`` (default 4,
 0..64): placements after the candidate that ``policy`` plays before ``greedy`` takes
@@ -88,9 +88,9 @@ from strategies.value.score_table import N_FEATURES
 VALUES = ("win", "points", "learned")
 VALUE_LEARNED = VALUES.index("learned")
 GUIDES = ("heuristic", "learned")
-# "auto": blocker for the first plies with 2 players, for the first 2 with 4 (where 4 cost
-# a quarter more time for no clear gain), greedy for the whole round with 3 (not
-# measured): what the measurements in docs/expert.md chose.
+# "auto": blocker for the first plies with 2 and 3 players, for the first 2 with 4 (where 4
+# cost a quarter more time for no clear gain): what the measurements in docs/expert.md
+# chose (with 3 players greedy for the whole round until 3 December: 6 points weaker).
 EXPERT_POLICIES = POLICIES + ("auto",)
 AUTO = len(POLICIES)
 AUTO_PLIES_4 = 2
@@ -228,12 +228,10 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
     seat = observation[view.SEAT]
     players = observation[view.PLAYERS]
     if policy == AUTO:
-        if players == 2:
-            policy = BLOCKER
-        elif players == 4:
+        if players == 4:
             policy, plies = BLOCKER, AUTO_PLIES_4
         else:
-            policy, plies = 0, 0  # greedy, the whole round
+            policy = BLOCKER
     prior = params[4]
     model = model_of(players)
     favourite = -1
