@@ -60,5 +60,10 @@ def serve(host: str, port: int) -> None:
     server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning", lifespan="off"))
     try:
         server.run(sockets=[sock])
+        if server.should_exit:
+            # Only a signal stops the server. uvicorn raises the captured Ctrl-C again once
+            # it is down, but asyncio's runner, whose handler it restores, can swallow it
+            # when the main task has just finished (seen under load): exit 130 regardless.
+            raise KeyboardInterrupt
     finally:  # uvicorn has shut down cleanly; Ctrl-C then exits 130, as every command does
         click.echo("sniff serve: stopped")
