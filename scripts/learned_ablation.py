@@ -87,6 +87,8 @@ def main() -> None:
     config = training._recorded_config(args.folder, settings)
     if config.feature_version != 3 or not config.labelled:
         parser.error("needs a --teacher expert folder of feature version 3")
+    if any(not 0 <= seed < 2**32 for seed in args.refit_seed):
+        parser.error("--refit-seed takes a seed in 0 .. 2**32 - 1")
     known = families(config.players)
     unknown = [name for name in args.drop if name not in known]
     if unknown:
@@ -132,6 +134,7 @@ def main() -> None:
         print(f"without {name:<10} {rate:.1%} [{low:.1%}, {high:.1%}] against "
               f"{config.heuristic_name} on {row['games']:,} games{paired} "
               f"({row['seconds']:.0f} s)", flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -95,15 +95,15 @@ def player_choice(observation, moves, n_moves, params, rng) -> int:
                 choice = index
     if params[RECORDING] <= 0.0:
         return choice
-    if params[LABEL_RATE] > 0.0:
-        if random_unit(rng) < params[LABEL_RATE]:
-            if record_pending:
-                encode_record(observation, x)
-            label(observation, moves, n_moves, params, rng, x)
-        return choice
+    labelled = params[LABEL_RATE] > 0.0
+    if labelled and random_unit(rng) >= params[LABEL_RATE]:
+        return choice  # a decision the teacher does not label is not recorded
     if record_pending:
         encode_record(observation, x)
-    append_record(observation, moves[choice], -1.0, params, x)
+    if labelled:
+        label(observation, moves, n_moves, params, rng, x)
+    else:
+        append_record(observation, moves[choice], -1.0, params, x)
     return choice
 
 
