@@ -50,7 +50,7 @@ import numpy as np
 from sim.learn import measure, training
 from sim.stats.intervals import mean_interval
 from strategies.learned.features import N_BASE_INPUTS
-from strategies.learned.net import pack, save_model
+from strategies.learned.net import pack, read_layers, save_model
 
 OUT = Path("results/probe")
 HAND, TABLE, SCORES = slice(0, 28), slice(28, 56), slice(91, 95)
@@ -70,19 +70,14 @@ def within(values: np.ndarray, group: np.ndarray, counts: np.ndarray) -> np.ndar
     return values - (np.bincount(group, values) / counts)[group]
 
 
-def forward(weights: np.ndarray, sizes: np.ndarray, x: np.ndarray) -> np.ndarray:
+def forward(coefs: list, intercepts: list, x: np.ndarray) -> np.ndarray:
     """The network's outputs for the rows of ``x``, in blocks (bounded memory)."""
     out = np.empty(x.shape[0])
     for start in range(0, x.shape[0], 200_000):
         h = x[start:start + 200_000].astype(np.float64)
-        offset = 0
-        for layer in range(len(sizes) - 1):
-            n_in, n_out = sizes[layer], sizes[layer + 1]
-            w = weights[offset:offset + n_in * n_out].reshape(n_in, n_out)
-            offset += n_in * n_out
-            h = h @ w + weights[offset:offset + n_out]
-            offset += n_out
-            if layer < len(sizes) - 2:
+        for layer, (weight, bias) in enumerate(zip(coefs, intercepts)):
+            h = h @ weight + bias
+            if layer < len(coefs) - 1:
                 h = np.maximum(h, 0.0)
         out[start:start + h.shape[0]] = h[:, 0]
     return out
@@ -129,17 +124,20 @@ def explain(args) -> None:
     multi = counts[group] > 1
     wy = within(y, group, counts)[multi]
     for model in args.models:
-        weights, sizes = training._network(model)
-        f = forward(weights, sizes, x)
+        f = forward(*read_layers(model, args.players), x)
         wf = within(f, group, counts)[multi]
         report("explain", {"model": str(model), "rmse": float(np.sqrt(((y - f) ** 2).mean())),
                            "within_r2": float(1.0 - (wy - wf).var() / wy.var()),
                            "same_best_move": argmax_agreement(y, f, counts)})
 
 
+def folder_config(folder: Path) -> training.LearnConfig:
+    """A ``sniff learn`` folder's settings, checked as ``sniff learn --resume`` checks them."""
+    return training._recorded_config(folder, json.loads((folder / "settings.json").read_text()))
+
+
 def fit(args) -> None:
-    config = training._recorded_config(
-        args.folder, json.loads((args.folder / "settings.json").read_text()))
+    config = folder_config(args.folder)
     parts, groups, offset = [], [], 0
     for iteration in range(args.first, args.last + 1):
         x, y = load_records(args.folder / "records" / f"iter-{iteration:03d}.npz")
@@ -152,7 +150,7 @@ def fit(args) -> None:
     group = np.concatenate(groups)
     del parts, groups
     started = time.perf_counter()
-    layers = train(x, y, group, offset, args)
+    layers = train(x, y, group, offset, args, config.players)
     coefs = [w.astype(np.float64) for w in layers[0]]
     intercepts = [b.astype(np.float64) for b in layers[1]]
     OUT.mkdir(parents=True, exist_ok=True)
@@ -165,7 +163,7 @@ def fit(args) -> None:
         "fit_s": round(time.perf_counter() - started)})
 
 
-def train(x, y, group, n_groups, args) -> tuple[list, list]:
+def train(x, y, group, n_groups, args, players: int) -> tuple[list, list]:
     """Adam over minibatches of whole decisions; loss: squared error + contrast x the
     squared error of the within-decision differences (halved, as scikit-learn's)."""
     rng = np.random.default_rng(args.seed)
@@ -175,16 +173,11 @@ def train(x, y, group, n_groups, args) -> tuple[list, list]:
          for i, b in enumerate(bounds)]
     b = [rng.uniform(-bd, bd, widths[i + 1]).astype(np.float32) for i, bd in enumerate(bounds)]
     if args.init:
-        start, sizes = training._network(args.init)
-        at = 0
-        for i in range(len(w)):
-            n_in, n_out = w[i].shape
-            if (n_in, n_out) != (sizes[i], sizes[i + 1]):
-                raise SystemExit(f"--init {args.init} has other layer widths")
-            w[i] = start[at:at + n_in * n_out].reshape(n_in, n_out).astype(np.float32)
-            at += n_in * n_out
-            b[i] = start[at:at + n_out].astype(np.float32)
-            at += n_out
+        coefs, intercepts = read_layers(args.init, players)
+        if [c.shape for c in coefs] != [c.shape for c in w]:
+            raise SystemExit(f"--init {args.init} has other layer widths")
+        w = [c.astype(np.float32) for c in coefs]
+        b = [c.astype(np.float32) for c in intercepts]
     params = w + b
     moments = [np.zeros_like(p) for p in params]
     squares = [np.zeros_like(p) for p in params]
@@ -257,9 +250,8 @@ def measured(config, weights, sizes, args, extra: dict, kind: str = "fit") -> No
 
 
 def measure_model(args) -> None:
-    config = training._recorded_config(
-        args.folder, json.loads((args.folder / "settings.json").read_text()))
-    weights, sizes = training._network(args.model)
+    config = folder_config(args.folder)
+    weights, sizes = pack(*read_layers(args.model, config.players))
     measured(config, weights, sizes, args, {"model": str(args.model)}, "measure")
 
 
@@ -280,6 +272,7 @@ def main() -> None:
     p = commands.add_parser("explain")
     p.add_argument("records", type=Path)
     p.add_argument("models", type=Path, nargs="+")
+    p.add_argument("--players", type=int, default=2, help="the models' player count")
     for name in ("fit", "measure"):
         p = commands.add_parser(name)
         p.add_argument("folder", type=Path)
@@ -302,7 +295,7 @@ def main() -> None:
     command = {"noise": noise, "explain": explain, "fit": fit, "measure": measure_model}
     try:
         command[args.command](args)
-    except (OSError, KeyError, ValueError) as error:
+    except (OSError, KeyError, ValueError) as error:  # SniffError and ModelError included
         raise SystemExit(f"learned_fit_probe: {error}") from None
 
 
