@@ -1,6 +1,7 @@
 """The documentation holds together: every relative link in README.md and docs/*.md points to
-a file that exists, and no tracked file points outside the repository to the rule text the
-project was started from (the rules live in docs/rules.md)."""
+a file that exists, every link's #anchor to a heading of its page, and no tracked file
+points outside the repository to the rule text the project was started from (the rules
+live in docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,28 @@ def _without_code(text: str) -> str:
     return re.sub(r"`[^`\n]*`", "", text)
 
 
-def _relative_targets(page: Path) -> list[str]:
+def _targets(page: Path) -> list[str]:
     text = _without_code(page.read_text())
-    targets = INLINE_LINK.findall(text) + REFERENCE_LINK.findall(text)
-    return [t for t in targets if not re.match(r"^([a-z][a-z0-9+.-]*:|#)", t, flags=re.I)]
+    return INLINE_LINK.findall(text) + REFERENCE_LINK.findall(text)
+
+
+def _relative_targets(page: Path) -> list[str]:
+    return [t for t in _targets(page) if not re.match(r"^([a-z][a-z0-9+.-]*:|#)", t, flags=re.I)]
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the page's headings: lower case, punctuation dropped (word
+    characters, hyphens and spaces kept), spaces as hyphens, "-1", "-2" for repeats."""
+    text = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", page.read_text(), flags=re.M | re.S)
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+        repeat, candidate = 0, slug
+        while candidate in anchors:
+            repeat += 1
+            candidate = f"{slug}-{repeat}"
+        anchors.add(candidate)
+    return anchors
 
 
 def test_every_relative_link_points_to_an_existing_file() -> None:
@@ -38,6 +57,19 @@ def test_every_relative_link_points_to_an_existing_file() -> None:
             if not (page.parent / path).exists():
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken, "links to missing files:\n" + "\n".join(broken)
+
+
+def test_every_anchor_names_a_heading_of_its_page() -> None:
+    broken = []
+    for page in PAGES:
+        for target in _targets(page):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target, flags=re.I) or "#" not in target:
+                continue
+            name, anchor = target.split("#", 1)
+            linked = (page.parent / unquote(name)) if name else page
+            if linked.suffix == ".md" and linked.is_file() and anchor not in _anchors(linked):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken, "links to headings that do not exist:\n" + "\n".join(broken)
 
 
 def test_no_tracked_file_points_outside_the_repository_to_the_rules() -> None:

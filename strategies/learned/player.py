@@ -6,9 +6,8 @@ heuristics' move features; only observation slots; a model of feature version 3 
 the round's record, ``strategies.learned.record_inputs``, encoded once per decision with its
 share of the first layer) and values it with a small multi-layer
 perceptron (``strategies.learned.net``) trained to predict the mover side's chance to win
-the game (``sniff learn``, docs/learned.md: the 2- and 4-player models distil ``expert``'s
-values of the moves of self-play games, the 3-player one fits Monte-Carlo returns); it
-plays the move of highest value. A move
+the game (``sniff learn``, docs/learned.md: every shipped model distils ``expert``'s
+values of the moves of self-play games); it plays the move of highest value. A move
 that reaches the target wins on the spot and is taken; ties go to the first move. The
 forward pass is compiled into the kernel: no Python runs per decision.
 
