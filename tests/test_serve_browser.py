@@ -24,6 +24,10 @@ from sim.serve.app import create_app  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
+# Seconds a step may take: a wait ends as soon as its condition holds, but the first game
+# and the first hint compile their kernels where the cache is cold (a cold run of the first
+# test took 24 s here, a warm one 6 s).
+PATIENCE = 120
 if not (CHROMIUM and DRIVER):
     pytest.skip("chromium or chromedriver is not installed", allow_module_level=True)
 
@@ -63,7 +67,7 @@ def phase(browser) -> str:
 
 
 def test_a_game_played_by_clicking_to_the_end(base_url, browser):
-    wait = WebDriverWait(browser, 20)
+    wait = WebDriverWait(browser, PATIENCE)
     browser.get(base_url + "/")
     wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#opponents option")) > 1)
     Select(browser.find_element(By.ID, "players")).select_by_visible_text("2")
@@ -114,7 +118,7 @@ def test_a_trace_replayed_step_by_step(base_url, browser, tmp_path):
     events = trace_games(2, 8, ["greedy", "learned"], 1)
     path = tmp_path / "game.jsonl"
     path.write_text("".join(json.dumps(event) + "\n" for event in events))
-    wait = WebDriverWait(browser, 20)
+    wait = WebDriverWait(browser, PATIENCE)
     browser.get(base_url + "/")
     browser.find_element(By.ID, "replay-file").send_keys(str(path))
     wait.until(lambda b: b.find_element(By.ID, "replay-controls").is_displayed())
@@ -129,7 +133,7 @@ def test_a_trace_replayed_step_by_step(base_url, browser, tmp_path):
 
 
 def test_a_position_set_up_by_clicking_and_hinted(base_url, browser):
-    wait = WebDriverWait(browser, 20)
+    wait = WebDriverWait(browser, PATIENCE)
     browser.get(base_url + "/")
     browser.find_element(By.ID, "setup-open").click()
     text = browser.find_element(By.ID, "p-text")
