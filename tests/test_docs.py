@@ -15,14 +15,15 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # [text](target) and ![alt](target), and reference definitions "[name]: target".
 INLINE_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFERENCE_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)", flags=re.M)
+FENCED_CODE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", flags=re.M | re.S)
+URL_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", flags=re.I)
 # Spelled in pieces, so that this file does not match itself.
 FORBIDDEN = ("../" + "shared", "RULES" + ".md")
 
 
 def _without_code(text: str) -> str:
     """The page with fenced code blocks and inline code removed (links there are not links)."""
-    text = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.M | re.S)
-    return re.sub(r"`[^`\n]*`", "", text)
+    return re.sub(r"`[^`\n]*`", "", FENCED_CODE.sub("", text))
 
 
 def _targets(page: Path) -> list[str]:
@@ -31,13 +32,13 @@ def _targets(page: Path) -> list[str]:
 
 
 def _relative_targets(page: Path) -> list[str]:
-    return [t for t in _targets(page) if not re.match(r"^([a-z][a-z0-9+.-]*:|#)", t, flags=re.I)]
+    return [t for t in _targets(page) if not (URL_SCHEME.match(t) or t.startswith("#"))]
 
 
 def _anchors(page: Path) -> set[str]:
     """The anchors GitHub gives the page's headings: lower case, punctuation dropped (word
     characters, hyphens and spaces kept), spaces as hyphens, "-1", "-2" for repeats."""
-    text = re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", page.read_text(), flags=re.M | re.S)
+    text = FENCED_CODE.sub("", page.read_text())
     anchors: set[str] = set()
     for heading in re.findall(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", text, flags=re.M):
         slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
@@ -60,14 +61,18 @@ def test_every_relative_link_points_to_an_existing_file() -> None:
 
 
 def test_every_anchor_names_a_heading_of_its_page() -> None:
-    broken = []
+    broken, known = [], {}
     for page in PAGES:
         for target in _targets(page):
-            if re.match(r"^[a-z][a-z0-9+.-]*:", target, flags=re.I) or "#" not in target:
+            if URL_SCHEME.match(target) or "#" not in target:
                 continue
             name, anchor = target.split("#", 1)
-            linked = (page.parent / unquote(name)) if name else page
-            if linked.suffix == ".md" and linked.is_file() and anchor not in _anchors(linked):
+            linked = (page.parent / unquote(name)).resolve() if name else page
+            if linked.suffix != ".md" or not linked.is_file():
+                continue
+            if linked not in known:
+                known[linked] = _anchors(linked)
+            if anchor not in known[linked]:
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken, "links to headings that do not exist:\n" + "\n".join(broken)
 
