@@ -17,6 +17,7 @@ from sim.cli.options import (
     players_given,
     players_option,
     positive,
+    scheduler_option,
     sprt_options,
 )
 from sim.cli.query import query as query_command
@@ -53,117 +54,40 @@ def list_strategies() -> None:
 
 
 @cli.command()
-@click.option("--players", default=4, show_default=True, type=int, callback=players_option,
-              help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
-@click.option("--strategies", required=True,
-              help="One strategy per seat, or with 4 players one per partnership "
-                   "(A,B = seats 0,2 play A and seats 1,3 play B).")
-@click.option("--games", default=1, show_default=True, type=int,
-              callback=at_most(1_000_000), help="Number of games (game ids 0..K-1).")
-@click.option("-o", "--out", "output", type=TextPath(dir_okay=False, path_type=Path),
-              help="Write the JSON Lines here instead of standard output.")
-def trace(players: int, seed: int, strategies: str, games: int, output: Path | None) -> None:
-    """Write whole games as JSON Lines events (the trace format of docs/rules.md)."""
-    from sim.kernels.runner import lineup_of
-    from sim.kernels.trace import iter_trace, write_trace
-    from strategies import parse_lineup_text
-
-    lineup = lineup_of(players, parse_lineup_text(strategies))
-    events = iter_trace(lineup, seed, games)
-    if output is None:
-        write_trace(events, sys.stdout)
-        return
-    if output.parent and not output.parent.exists():
-        raise SniffError(f"output folder does not exist: {output.parent}")
-    temporary = output.with_name(output.name + ".partial")
-    try:
-        lines = write_trace(events, temporary)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    temporary.replace(output)
-    click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
-
-
-# Options that decide the games default to None here: a new run fills them from
-# sim.run.plan.DEFAULTS, a resumed run from its manifest (the help shows the defaults).
-@cli.command()
 @click.option("--players", type=int, callback=players_given, show_default="4",
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
-@click.option("--strategies", show_default="greedy,random",
-              help="One strategy per seat, or with 4 players one per partnership.")
-@click.option("--games", type=int, callback=positive, show_default="100000",
-              help="Games to play (game ids 0..games-1).")
-@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
-@click.option("-o", "--out", type=TextPath(path_type=Path),
-              help="Run folder to write [default: results/run-DATE-TIME].")
-@click.option("--chunk-size", type=int, callback=positive, show_default="50000",
-              help="Games per Parquet part (a resumed run keeps its own).")
-@click.option("--duplicate/--no-duplicate", default=None, show_default="no",
-              help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
-@click.option("--threads", type=int, callback=positive,
-              help="Compute threads [default: all cores; with --scheduler: numba threads "
-                   "per Dask task, default cores / Dask threads of each machine].")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
-@click.option("--resume", is_flag=True, help="Complete the interrupted run in --out.")
-@click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
-@click.option("--precision", type=float,
-              help="Play until every win rate's 95% interval half-width is at most this "
-                   "(e.g. 0.005), checked every 600 games; replaces --games.")
-@click.option("--max-games", type=int, callback=positive, show_default="1000000",
-              help="The cap on games of a --precision run.")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Play the chunks on a Dask cluster: tcp://HOST:PORT (a running "
-                   "scheduler) or local:N (N local worker processes); same tables. Needs "
-                   "pip install 'sniff[dask]'.")
-@click.option("--ignore-disk-space", is_flag=True,
-              help="Start even if the run's estimated size exceeds the free disk space.")
-@click.option("--rounds/--no-rounds", default=None, show_default="rounds",
-              help="--no-rounds: write the games table only (faster; no per-round data).")
-def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threads, quiet,
-             resume, overwrite, precision, max_games, scheduler, ignore_disk_space,
-             rounds) -> None:
-    """Play many games into a Parquet run folder (games/, rounds/) and print a summary.
-
-    Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
-    """
-    from sim.cli.commands import simulate_command
-
-    options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
-               "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
-               "max_games": max_games, "rounds": rounds}
-    simulate_command(options, out, resume=resume, overwrite=overwrite, threads=threads,
-                     quiet=quiet, argv=sys.argv[1:], scheduler=scheduler,
-                     check_space=not ignore_disk_space)
-
-
-@cli.command()
-@click.option("--players", default=4, show_default=True, type=int, callback=players_option,
-              help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
-@click.option("--strategies", default="greedy", show_default=True,
+@click.option("--strategies", show_default="greedy",
               help="S (every seat), S,T (the leader's side plays S, everyone else T), or one "
                    "name per seat counted from the leader.")
-@click.option("--deals", default=10000, show_default=True, type=int, callback=at_most(10**8),
+@click.option("--deals", type=int, callback=at_most(10**8), show_default="10000",
               help="Deals per tile: every deal is played with each of the 28 tiles forced "
                    "as the lead, and once unforced.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Output folder [default: results/openings-DATE-TIME].")
 @click.option("--overwrite", is_flag=True, help="Replace the output files in a non-empty --out.")
+@click.option("--resume", is_flag=True,
+              help="Complete the study stopped in --out (its own settings).")
+@click.option("--threads", type=int, callback=positive,
+              help="With --scheduler: numba threads per Dask task [default: cores / Dask "
+                   "threads of each machine].")
+@scheduler_option("the parts (10,000 deals each)")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def openings(players: int, strategies: str, deals: int, seed: int, out: Path | None,
-             overwrite: bool, quiet: bool) -> None:
+def openings(players, strategies, deals, seed, out, overwrite, resume, threads, scheduler,
+             quiet) -> None:
     """The value of every opening tile: lead each tile by force on the same deals (common
     random numbers) and measure round 1 and the game that follows, with 95% intervals.
 
     Writes openings.parquet, the games in parts (games/part-NNNNNN.parquet), heatmap.png,
     tile-pairs.csv, ranking.md and summary.json, and prints the ranked table. Memory stays
-    bounded whatever --deals; Ctrl-C or SIGTERM stops between chunks (no result is written).
+    bounded whatever --deals; Ctrl-C or SIGTERM stops between chunks, keeping the finished
+    parts, and --resume completes the study.
     """
     from sim.cli.commands import openings_command
 
-    openings_command(players, strategies, deals, seed, out, overwrite, quiet, argv=sys.argv[1:])
+    options = {"players": players, "strategies": strategies, "deals": deals, "seed": seed}
+    openings_command(options, out, overwrite=overwrite, quiet=quiet, argv=sys.argv[1:],
+                     resume=resume, scheduler=scheduler, threads=threads)
 
 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
@@ -340,12 +264,14 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | Non
 @click.option("--chunk-size", type=int, callback=positive,
               help="Games per Parquet part [default: 50000, or the pairing's games].")
 @click.option("--threads", type=int, callback=positive,
-              help="Compute threads [default: all cores].")
+              help="Compute threads [default: all cores; with --scheduler: numba threads "
+                   "per Dask task].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tournament in --out.")
 @click.option("--overwrite", is_flag=True, help="Replace the tournament already in --out.")
+@scheduler_option("every pairing's chunks")
 def tournament(players, strategies, games_per_pair, seed, duplicate, out, precision,
-               max_games, chunk_size, threads, quiet, resume, overwrite) -> None:
+               max_games, chunk_size, threads, quiet, resume, overwrite, scheduler) -> None:
     """Play every pairing of some strategies; print a ranking with ratings and a matrix.
 
     Writes each pairing as a simulate run (OUT/pairs/NN-A-vs-B/), a pairwise win-rate heat
@@ -356,7 +282,7 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
 
     options = {"players": players, "strategies": strategies, "games_per_pair": games_per_pair,
                "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
-               "max_games": max_games, "chunk_size": chunk_size}
+               "max_games": max_games, "chunk_size": chunk_size, "scheduler": scheduler}
     tournament_command(options, threads=threads, quiet=quiet, resume=resume,
                        overwrite=overwrite, argv=sys.argv[1:])
 
