@@ -339,3 +339,36 @@ def test_a_lost_scheduler_stops_with_one_line_and_the_folder_resumes(
     else:
         measure_openings(openings_config(), folder, resume=True, **SIZES)
         assert_same_folder(openings_reference, folder)
+
+
+# --- tune and learn: the same candidates and the same networks
+
+
+def test_tune_on_a_cluster_with_a_worker_killed_gives_the_same_trials_and_result(
+        tmp_path, tcp):
+    from sim.tune.study import tune
+
+    options = {"strategy": "blocker", "against": "greedy,random", "players": 2,
+               "games": 1_600, "seed": 5, "games_per_trial": 200, "popsize": 4,
+               "validate_games": 400, "accept": "sprt"}
+    here = tune(out=tmp_path / "here", **options)
+    killer = tcp.kill_when_busy("sniff-match-")
+    there = tune(out=tmp_path / "there", scheduler=tcp.address, **options)
+    killer.check()
+    assert len(here.trials) == 8 and here.values == there.values
+    assert here.trials.equals(there.trials)
+    assert_same_folder(tmp_path / "here", tmp_path / "there")
+
+
+def test_learn_on_a_cluster_trains_the_same_network_bit_for_bit(tmp_path, tcp):
+    from sim.learn.training import LearnConfig, learn
+
+    config = LearnConfig(players=2, seed=7, iterations=2, games=1000, eval_games=12,
+                         epochs=1, hidden="8", window=2, batch=64)
+    learn(config, tmp_path / "here")
+    killer = tcp.kill_when_busy("sniff-games-")
+    learn(config, tmp_path / "there", scheduler=tcp.address)
+    killer.check()
+    for name in ("model.npz", "state.npz", "snapshots/iter-001.npz", "snapshots/iter-002.npz"):
+        assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes()
+    assert_same_folder(tmp_path / "here", tmp_path / "there")

@@ -54,6 +54,92 @@ def list_strategies() -> None:
 
 
 @cli.command()
+@click.option("--players", default=4, show_default=True, type=int, callback=players_option,
+              help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
+@click.option("--strategies", required=True,
+              help="One strategy per seat, or with 4 players one per partnership "
+                   "(A,B = seats 0,2 play A and seats 1,3 play B).")
+@click.option("--games", default=1, show_default=True, type=int,
+              callback=at_most(1_000_000), help="Number of games (game ids 0..K-1).")
+@click.option("-o", "--out", "output", type=TextPath(dir_okay=False, path_type=Path),
+              help="Write the JSON Lines here instead of standard output.")
+def trace(players: int, seed: int, strategies: str, games: int, output: Path | None) -> None:
+    """Write whole games as JSON Lines events (the trace format of docs/rules.md)."""
+    from sim.kernels.runner import lineup_of
+    from sim.kernels.trace import iter_trace, write_trace
+    from strategies import parse_lineup_text
+
+    lineup = lineup_of(players, parse_lineup_text(strategies))
+    events = iter_trace(lineup, seed, games)
+    if output is None:
+        write_trace(events, sys.stdout)
+        return
+    if output.parent and not output.parent.exists():
+        raise SniffError(f"output folder does not exist: {output.parent}")
+    temporary = output.with_name(output.name + ".partial")
+    try:
+        lines = write_trace(events, temporary)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    temporary.replace(output)
+    click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
+
+
+# Options that decide the games default to None here: a new run fills them from
+# sim.run.plan.DEFAULTS, a resumed run from its manifest (the help shows the defaults).
+@cli.command()
+@click.option("--players", type=int, callback=players_given, show_default="4",
+              help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
+@click.option("--strategies", show_default="greedy,random",
+              help="One strategy per seat, or with 4 players one per partnership.")
+@click.option("--games", type=int, callback=positive, show_default="100000",
+              help="Games to play (game ids 0..games-1).")
+@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("-o", "--out", type=TextPath(path_type=Path),
+              help="Run folder to write [default: results/run-DATE-TIME].")
+@click.option("--chunk-size", type=int, callback=positive, show_default="50000",
+              help="Games per Parquet part (a resumed run keeps its own).")
+@click.option("--duplicate/--no-duplicate", default=None, show_default="no",
+              help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
+@click.option("--threads", type=int, callback=positive,
+              help="Compute threads [default: all cores; with --scheduler: numba threads "
+                   "per Dask task, default cores / Dask threads of each machine].")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
+@click.option("--resume", is_flag=True, help="Complete the interrupted run in --out.")
+@click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
+@click.option("--precision", type=float,
+              help="Play until every win rate's 95% interval half-width is at most this "
+                   "(e.g. 0.005), checked every 600 games; replaces --games.")
+@click.option("--max-games", type=int, callback=positive, show_default="1000000",
+              help="The cap on games of a --precision run.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Play the chunks on a Dask cluster: tcp://HOST:PORT (a running "
+                   "scheduler) or local:N (N local worker processes); same tables. Needs "
+                   "pip install 'sniff[dask]'.")
+@click.option("--ignore-disk-space", is_flag=True,
+              help="Start even if the run's estimated size exceeds the free disk space.")
+@click.option("--rounds/--no-rounds", default=None, show_default="rounds",
+              help="--no-rounds: write the games table only (faster; no per-round data).")
+def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threads, quiet,
+             resume, overwrite, precision, max_games, scheduler, ignore_disk_space,
+             rounds) -> None:
+    """Play many games into a Parquet run folder (games/, rounds/) and print a summary.
+
+    Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
+    """
+    from sim.cli.commands import simulate_command
+
+    options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
+               "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
+               "max_games": max_games, "rounds": rounds}
+    simulate_command(options, out, resume=resume, overwrite=overwrite, threads=threads,
+                     quiet=quiet, argv=sys.argv[1:], scheduler=scheduler,
+                     check_space=not ignore_disk_space)
+
+
+@cli.command()
 @click.option("--players", type=int, callback=players_given, show_default="4",
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
 @click.option("--strategies", show_default="greedy",
@@ -315,8 +401,9 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
               help="Tuning folder [default: results/tune-DATE-TIME].")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")
+@scheduler_option("every match (each candidate against each opponent)")
 def tune(strategy, against, players, games, seed, params, games_per_trial, popsize, sigma,
-         validate_games, accept, h0, h1, alpha, beta, out, resume, quiet) -> None:
+         validate_games, accept, h0, h1, alpha, beta, out, resume, quiet, scheduler) -> None:
     """Tune STRATEGY's numeric parameters with CMA-ES against a field of opponents.
 
     Candidates play duplicate deals, every candidate of a generation the same ones (common
@@ -330,7 +417,7 @@ def tune(strategy, against, players, games, seed, params, games_per_trial, popsi
                "seed": seed, "params": params.split(",") if params else None,
                "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
                "validate_games": validate_games, "accept": accept, "h0": h0, "h1": h1,
-               "alpha": alpha, "beta": beta}
+               "alpha": alpha, "beta": beta, "scheduler": scheduler}
     tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
 
 
