@@ -71,6 +71,7 @@ players, openings, tournament = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 lineup_code(make_config(players, openings, 1).lineup)
 specs = parse_lineup_text(tournament)
 lineup_code(lineup_of(players, specs[:2]), [s.strategy for s in specs])
+print("{}")
 """
 
 
