@@ -324,9 +324,11 @@ class DaskCluster:
                 self.pending[future] = index
 
         try:
-            submit()
             index = 0
-            while index in items:
+            while True:
+                submit()  # tasks are submitted in order: a task not submitted now is none
+                if index not in items:
+                    return
                 while index not in ready:
                     try:
                         with self.client.as_current():
