@@ -401,3 +401,33 @@ def test_learn_on_a_cluster_trains_the_same_network_bit_for_bit(tmp_path, tcp):
     for name in ("model.npz", "state.npz", "snapshots/iter-001.npz", "snapshots/iter-002.npz"):
         assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes()
     assert_same_folder(tmp_path / "here", tmp_path / "there")
+
+
+# --- every command: the same option, the same one-line refusals
+
+
+COMMANDS = {
+    "tournament": ["tournament", "--strategies", "greedy,random"],
+    "compare": ["compare", "greedy", "random"],
+    "openings": ["openings", "--deals", "10"],
+    "tune": ["tune", "blocker", "--against", "greedy"],
+    "learn": ["learn"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("scheduler, message", [
+    ("somewhere", "give a Dask scheduler address"),
+    ("local:0", "local:N needs a number of workers N >= 1"),
+    ("local:2", "Dask, which is not installed"),
+])
+def test_a_bad_scheduler_or_no_dask_is_one_line_and_nothing_written(
+        tmp_path, monkeypatch, capsys, command, scheduler, message):
+    if scheduler == "local:2":
+        monkeypatch.setitem(sys.modules, "distributed", None)  # what a missing package does
+    folder = tmp_path / "out"
+    code, out, err = run_main([*COMMANDS[command], "--out", str(folder), "--scheduler",
+                               scheduler], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("sniff: error: ") and message in err
+    assert not folder.exists()

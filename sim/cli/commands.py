@@ -105,6 +105,10 @@ def openings_command(options: dict, out: Path | None, *, overwrite: bool, quiet:
     from sim.run.simulation import check_scheduler_and_threads
 
     check_scheduler_and_threads(scheduler, threads)
+    if threads is not None and scheduler is None:
+        import numba
+
+        numba.set_num_threads(threads)
     if resume:
         if overwrite:
             raise SniffError("--resume and --overwrite exclude each other")

@@ -155,8 +155,8 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 @click.option("--resume", is_flag=True,
               help="Complete the study stopped in --out (its own settings).")
 @click.option("--threads", type=int, callback=positive,
-              help="With --scheduler: numba threads per Dask task [default: cores / Dask "
-                   "threads of each machine].")
+              help="Compute threads [default: all cores; with --scheduler: numba threads "
+                   "per Dask task].")
 @scheduler_option("the parts (10,000 deals each)")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def openings(players, strategies, deals, seed, out, overwrite, resume, threads, scheduler,
