@@ -431,3 +431,29 @@ def test_a_bad_scheduler_or_no_dask_is_one_line_and_nothing_written(
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith("sniff: error: ") and message in err
     assert not folder.exists()
+
+
+def test_a_resume_sets_aside_a_changed_part_and_plays_it_again(tmp_path, openings_reference):
+    from sim.errors import Stopped
+    from sim.openings.study import measure_openings, resume_config
+
+    folder = tmp_path / "changed"
+    chunks = []
+
+    def stop_in_part_four() -> None:  # 3 chunks a part (2, 2, 1 deals): 3 parts finished
+        chunks.append(1)
+        if len(chunks) == 10:
+            raise Stopped(signal.SIGINT)
+
+    with pytest.raises(Stopped):
+        measure_openings(openings_config(), folder, between_chunks=stop_in_part_four, **SIZES)
+    assert len((folder / "parts.jsonl").read_text().splitlines()) == 3
+    part = folder / "games" / "part-000001.parquet"
+    part.write_bytes(part.read_bytes() + b"x")  # changed after it was recorded
+    said = []
+    measure_openings(resume_config(folder), folder, resume=True, alert=said.append, **SIZES)
+    assert len(said) == 1 and said[0].startswith("part 1: ") and "set aside" in said[0]
+    assert (folder / "set-aside" / "games-part-000001.parquet").is_file()
+    (folder / "set-aside" / "games-part-000001.parquet").unlink()
+    (folder / "set-aside").rmdir()
+    assert_same_folder(openings_reference, folder)
