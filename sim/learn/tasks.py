@@ -73,5 +73,6 @@ def play_on_cluster(cluster, job: GamesJob, chunks: list) -> list[tuple[np.ndarr
 
     if not cluster.workers:  # once per command: the loop is the same every iteration
         cluster.warm_up(partial(warm_up_task, roles=chunks[0][0]), made, kernel.module_name())
-    return list(cluster.ordered(chunks, records_task, lambda chunk: (made(), *chunk),
+    sized = made()
+    return list(cluster.ordered(chunks, records_task, lambda chunk: (sized, *chunk),
                                 lambda: None, name="games"))

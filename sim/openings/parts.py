@@ -170,19 +170,21 @@ def write_part(folder: Path, config: OpeningsConfig, command: str, index: int, l
 
 
 def play_part(config: OpeningsConfig, lo: int, hi: int, sizes: tuple[int, int],
-              tally: OpeningsTally, after_chunk: Callable[[int], None] | None = None) -> list:
+              tally: OpeningsTally, after_chunk: Callable[[int, int], None] | None = None
+              ) -> list:
     """Deals ``lo..hi-1`` chunk by chunk (``sizes``: deals per chunk and per part, so the
     chunks are those of a study played in one go): their games added to ``tally``, as
-    Arrow tables. ``after_chunk(end deal)`` follows each chunk (progress, a stop)."""
+    Arrow tables. ``after_chunk(first deal, end deal)`` follows each chunk (progress, a
+    stop)."""
     import pyarrow as pa
 
     tables = []
     # the study cut at the part's end: the same chunks up to there, none past it
-    for _, end, games in iter_openings(replace(config, deals=hi), *sizes, lo):
+    for first, end, games in iter_openings(replace(config, deals=hi), *sizes, lo):
         tally.add(games)
         tables.append(pa.Table.from_pandas(games, preserve_index=False))
         if after_chunk is not None:
-            after_chunk(end)
+            after_chunk(first, end)
     return tables
 
 
@@ -245,7 +247,7 @@ def play_part_task(job: PartJob, index: int, lo: int, hi: int) -> tuple[dict, Op
 # --- the whole study
 
 
-@dataclass
+@dataclass(frozen=True)
 class PartsRun:
     """How the parts of one study are played: the folder, the sizes, where."""
 
@@ -258,7 +260,7 @@ class PartsRun:
 
 
 def play_here(run: PartsRun, todo: list, tally: OpeningsTally,
-              after_chunk: Callable[[int], None]) -> Iterator[dict]:
+              after_chunk: Callable[[int, int], None]) -> Iterator[dict]:
     """The parts of ``todo`` played in this process, in order; each one's record."""
     for index, lo, hi in todo:
         tables = play_part(run.config, lo, hi, (run.chunk_deals, run.part_deals), tally,
@@ -307,9 +309,12 @@ def play_parts(run: PartsRun, tally: OpeningsTally, resume: bool, *, scheduler=N
     todo = [part for part in parts if part[0] not in sound]
     check = between_chunks or (lambda: None)
 
-    def after_chunk(end: int) -> None:
+    so_far = [0]  # deals played here in this call
+
+    def after_chunk(first: int, end: int) -> None:
+        so_far[0] += end - first
         if progress is not None:
-            progress(deals_done + sum(min(hi, end) - lo for _, lo, hi in todo if lo < end))
+            progress(deals_done + so_far[0])
         if end < run.config.deals:
             check()
 
