@@ -98,6 +98,7 @@ def openings_command(options: dict, out: Path | None, *, overwrite: bool, quiet:
     ``--resume`` completes the study. Options not given are None."""
     from sim.errors import SniffError, Stopped
     from sim.openings.output import ranking_text
+    from sim.openings.parts import finished_study
     from sim.openings.play import DEFAULT_DEALS, DEFAULT_STRATEGIES, PART_DEALS, make_config
     from sim.openings.study import check_folder, measure_openings, resume_config
     from sim.openings.study import default_folder as openings_folder
@@ -114,6 +115,11 @@ def openings_command(options: dict, out: Path | None, *, overwrite: bool, quiet:
             raise SniffError("--resume and --overwrite exclude each other")
         if out is None:
             raise SniffError("--resume needs --out, the folder of the study to complete")
+        if finished_study(out):  # a resume of a finished study plays nothing
+            from sim.openings.folder import load_openings
+
+            sys.stdout.write(ranking_text(*load_openings(out)))
+            return
         config = resume_config(out, options)
         folder = out
     else:

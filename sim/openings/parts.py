@@ -113,6 +113,11 @@ def read_study(folder: Path) -> dict:
     return study
 
 
+def finished_study(folder: Path) -> bool:
+    """Whether ``folder`` holds a study that ended (``summary.json``, nothing under way)."""
+    return (folder / SUMMARY).is_file() and not (folder / STUDY).is_file()
+
+
 def finish_study(folder: Path) -> None:
     """After ``summary.json``: the folder is a finished one, as a study without a stop
     (a worker killed while writing a part may have left its temporary file)."""
@@ -334,5 +339,6 @@ def play_parts(run: PartsRun, tally: OpeningsTally, resume: bool, *, scheduler=N
             for index in sorted(records)}
 
 
-__all__ = ["PartsRun", "config_of", "config_record", "finish_study", "kernel_of",
+__all__ = ["PartsRun", "config_of", "config_record", "finish_study", "finished_study",
+           "kernel_of",
            "part_bounds", "play_parts", "read_study", "start_study"]
