@@ -220,11 +220,13 @@ def test_compare_on_a_cluster_decides_in_chunk_order(tmp_path, tcp, capsys):
     here = compare("greedy", "random", out=tmp_path / "here", **options)
     assert here.decision == "H1"
     assert 0 < here.games < 6000  # decided before the cap: chunks past it are never written
+    killer = tcp.kill_when_busy("sniff-chunk-")
     code, out, err = run_main(["compare", "greedy", "random", "--players", "2", "--seed", "4",
                                "--chunk-size", "200", "--max-games", "6000", "-q",
                                "--out", str(tmp_path / "there"), "--scheduler", tcp.address],
                               capsys)
     assert code == 0, err
+    killer.check()
     assert out.splitlines()[0] == here.decision_text().splitlines()[0]
     assert_same_folder(tmp_path / "here", tmp_path / "there")
 
