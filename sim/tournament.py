@@ -189,6 +189,7 @@ def run_tournament(
     overwrite: bool = False,
     command: str = "",
     echo: Callable[[str], None] | None = None,
+    scheduler: str | None = None,
 ) -> Tournament:
     """Play every pairing into ``out`` and fit the matrix and ratings; see the module doc.
 
@@ -197,19 +198,21 @@ def run_tournament(
     count; with ``precision`` a pairing instead plays until every win rate's 95% half-width
     is at most ``precision``, up to ``max_games``. ``resume`` completes an interrupted
     tournament in ``out`` (options left as None are the recorded ones; others must match);
-    ``echo`` gets one line per pairing.
+    ``echo`` gets one line per pairing. ``scheduler`` (``tcp://HOST:PORT`` or ``local:N``)
+    plays every pairing's chunks on one Dask cluster, opened once for all pairings
+    (``sim.run.cluster``); the folder is the same as a local tournament's.
     """
     from sim.run.chunks import RunInterrupted
     from sim.run.plan import Plan
     from sim.run.precision import DEFAULT_MAX_GAMES, check_precision
-    from sim.run.simulation import check_threads, execute
+    from sim.run.simulation import check_scheduler_and_threads, execute
     from sim.store import io
     from strategies import parse_lineup_text
 
     say = echo or (lambda line: None)
     if resume and overwrite:
         raise SniffError("--resume and --overwrite exclude each other")
-    check_threads(threads)
+    check_scheduler_and_threads(scheduler, threads)
     if resume:
         if out is None:
             raise SniffError("--resume needs --out, the folder of the tournament to complete")
@@ -318,7 +321,12 @@ def run_tournament(
                              f"{error.strerror or error}") from None
 
         runs = []
+        cluster = None
         try:
+            if isinstance(scheduler, str):  # one cluster for every pairing
+                from sim.run.cluster import DaskCluster
+
+                cluster = scheduler = DaskCluster(scheduler, threads)
             for index, (name, lineup, plan) in enumerate(plans):
                 pair_folder = folder / PAIRS_DIR / name
                 vs = " vs ".join(lineup)
@@ -335,7 +343,7 @@ def run_tournament(
                 say(f"pairing {index + 1}/{len(plans)}: {vs}")
                 run = execute(plan, pair_folder, mode=mode, threads=threads, progress=progress,
                               command=command, kernel_strategies=kernel_strategies,
-                              notice=lambda message: say(message))
+                              notice=lambda message: say(message), scheduler=scheduler)
                 runs.append(run)
         except RunInterrupted as stopped:
             manifest["status"] = "interrupted"
@@ -345,6 +353,9 @@ def run_tournament(
             manifest["status"] = "failed"
             _write_manifest(folder, manifest)
             raise
+        finally:
+            if cluster is not None:
+                cluster.close()
         result = _finish(folder, manifest, runs)
         manifest["status"] = "complete"
         manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")

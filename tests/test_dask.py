@@ -24,6 +24,7 @@ from frames import assert_frame_equal
 import sim
 from sim.errors import SniffError
 from sim.run import cluster as dask_cluster
+from sim.run import cluster_chunks
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
 from sim.run.simulation import execute
@@ -239,7 +240,7 @@ def test_bad_scheduler_gives_one_line_and_no_run(tmp_path, monkeypatch, capsys, 
 def test_worker_with_other_code_is_refused(cluster, monkeypatch):
     local, _ = cluster
     plan = plan_of(games=100)
-    executor = dask_cluster.DaskChunks(local.scheduler_address, plan, "sniff_kernel_other")
+    executor = cluster_chunks.DaskChunks(local.scheduler_address, plan, "sniff_kernel_other")
     try:
         with pytest.raises(SniffError, match="runs other sniff code than this machine"):
             executor.warm_up()
@@ -281,10 +282,10 @@ def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_resume_completes(tmp_path,
 def test_a_worker_that_cannot_see_the_run_folder_says_so(tmp_path, cluster):
     local, client = cluster
     plan = plan_of(games=100)
-    job = dask_cluster.ChunkJob(
+    job = cluster_chunks.ChunkJob(
         config=plan.config(), kernel_strategies=(), kernel="any", run_id=plan.run_id,
         folder=str(tmp_path / "not-on-this-machine"), metadata={}, write=True,
         threads_by_host={}, threads=None)
-    future = client.submit(dask_cluster.play_chunk_task, job, 0, 0, 100, pure=False)
+    future = client.submit(cluster_chunks.play_chunk_task, job, 0, 0, 100, pure=False)
     with pytest.raises(SniffError, match="cannot see the run folder .* same path"):
         future.result()

@@ -90,20 +90,44 @@ def simulate_command(
     click.echo(str(run.summary))
 
 
-def openings_command(players: int, strategies: str, deals: int, seed: int, out: Path | None,
-                     overwrite: bool, quiet: bool, argv: Sequence[str] = ()) -> None:
-    """``sniff openings``: play (chunk by chunk, the games written in parts), write the
-    folder, print the ranked table. Ctrl-C or SIGTERM stops between chunks, with a notice."""
-    from sim.errors import Stopped
+def openings_command(options: dict, out: Path | None, *, overwrite: bool, quiet: bool,
+                     argv: Sequence[str] = (), resume: bool = False,
+                     scheduler: str | None = None, threads: int | None = None) -> None:
+    """``sniff openings``: play (part by part, each part written and recorded), write the
+    folder, print the ranked table. Ctrl-C or SIGTERM stops between chunks, with a notice;
+    ``--resume`` completes the study. Options not given are None."""
+    from sim.errors import SniffError, Stopped
     from sim.openings.output import ranking_text
-    from sim.openings.play import PART_DEALS, make_config
-    from sim.openings.study import check_folder, measure_openings
+    from sim.openings.parts import finished_study
+    from sim.openings.play import DEFAULT_DEALS, DEFAULT_STRATEGIES, PART_DEALS, make_config
+    from sim.openings.study import check_folder, measure_openings, resume_config
     from sim.openings.study import default_folder as openings_folder
     from sim.run.chunks import StopOnInterrupt
+    from sim.run.simulation import check_scheduler_and_threads
 
-    config = make_config(players, strategies, deals, seed)
-    folder = out if out is not None else openings_folder()
-    check_folder(folder, overwrite)
+    check_scheduler_and_threads(scheduler, threads)
+    if threads is not None and scheduler is None:
+        import numba
+
+        numba.set_num_threads(threads)
+    if resume:
+        if overwrite:
+            raise SniffError("--resume and --overwrite exclude each other")
+        if out is None:
+            raise SniffError("--resume needs --out, the folder of the study to complete")
+        if finished_study(out):  # a resume of a finished study plays nothing
+            from sim.openings.folder import load_openings
+
+            sys.stdout.write(ranking_text(*load_openings(out)))
+            return
+        config = resume_config(out, options)
+        folder = out
+    else:
+        config = make_config(4 if options["players"] is None else options["players"],
+                             options["strategies"] or DEFAULT_STRATEGIES,
+                             options["deals"] or DEFAULT_DEALS, options["seed"] or 0)
+        folder = out if out is not None else openings_folder()
+        check_folder(folder, overwrite)
     command = " ".join(["sniff", *argv])
     bar = None
     if not quiet and sys.stderr.isatty():
@@ -118,17 +142,21 @@ def openings_command(players: int, strategies: str, deals: int, seed: int, out: 
         if bar is not None:
             bar.update(deals_done - bar.n)
 
+    def say(text: str) -> None:
+        click.echo(f"sniff: {text}", err=True)
+
     try:
-        with StopOnInterrupt(lambda text: click.echo(f"sniff: {text}", err=True)) as stop:
+        with StopOnInterrupt(say) as stop:
             table, summary = measure_openings(config, folder, progress, command,
-                                              between_chunks=stop.check)
+                                              between_chunks=stop.check, resume=resume,
+                                              scheduler=scheduler, threads=threads, alert=say)
     except Stopped:
         if bar is not None:
             bar.close()
             bar = None
-        click.echo(f"sniff: stopped after {done[0]:,} of {config.deals:,} deals: {folder} "
-                   "holds the games parts written so far and no summary.json (not a "
-                   "result); run again with --overwrite", err=True)
+        say(f"stopped after {done[0]:,} of {config.deals:,} deals: {folder} keeps the "
+            "finished parts and no summary.json (not a result); complete the study "
+            f"with: sniff openings --out {shlex.quote(str(folder))} --resume")
         raise
     finally:
         if bar is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.options import sprt_options
+from sim.cli.options import scheduler_option, sprt_options
 from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
 
 
@@ -27,12 +27,14 @@ from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
 @click.option("--chunk-size", type=int,
               help=f"Games between checks, whole deals [default: {CHUNK_DEALS} deals: "
                    f"{2 * CHUNK_DEALS} games, {3 * CHUNK_DEALS} with 3 players].")
-@click.option("--threads", type=click.IntRange(1, 1024), help="Compute threads.")
+@click.option("--threads", type=click.IntRange(1, 1024),
+              help="Compute threads [with --scheduler: numba threads per Dask task].")
 @click.option("-q", "--quiet", is_flag=True, help="Only the decision.")
 @click.option("--resume", is_flag=True, help="Complete the interrupted comparison in --out.")
 @click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
+@scheduler_option()
 def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size, threads,
-            quiet, resume, overwrite) -> None:
+            quiet, resume, overwrite, scheduler) -> None:
     """Is strategy A better than B? Play duplicate deals until a sequential test decides.
 
     After each chunk the log-likelihood ratio of H1 (A's advantage >= --h1) against H0
@@ -68,7 +70,7 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
             beta=beta, max_games=max_games, chunk_size=chunk_size, threads=threads,
             resume=resume, overwrite=overwrite, on_line=None if quiet else click.echo,
             command=shlex.join(["sniff", *sys.argv[1:]]), announce=announce,
-            notice=(lambda message: None) if quiet else stderr_notice)
+            notice=(lambda message: None) if quiet else stderr_notice, scheduler=scheduler)
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint('sniff compare')}", err=True)
         raise

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from sim.cli.options import scheduler_option
+
 OPTIONS = {  # option name: (type, help)
     "players": (int, "2, 3 or 4 (one model per player count)  [default: 4]"),
     "seed": (int, "Seed of every game and of the network's initialisation  [default: 1]"),
@@ -50,7 +52,8 @@ def _options(function):
 @click.option("-q", "--quiet", is_flag=True, help="No progress.")
 @click.option("-t", "--threads", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Threads playing an iteration's games (the model does not depend on it).")
-def learn(out, resume, quiet, threads, **given) -> None:
+@scheduler_option("each iteration's self-play games")
+def learn(out, resume, quiet, threads, scheduler, **given) -> None:
     """Train learned's value network by self-play (docs/learned.md): Monte-Carlo
     returns, or expert's values of every candidate (--teacher expert).
 
@@ -63,6 +66,7 @@ def learn(out, resume, quiet, threads, **given) -> None:
     names = {f.name for f in fields(LearnConfig)}
     config = LearnConfig(**{k: v for k, v in chosen.items() if k in names})
     row = learn(config, out, resume=resume, given=set(chosen),
-                progress=None if quiet else main_progress, threads=threads)
+                progress=None if quiet else main_progress, threads=threads,
+                scheduler=scheduler)
     if row and not quiet:
         click.echo(f"model: {Path(out) / 'model.npz'}  (learned:model={Path(out) / 'model.npz'})")

@@ -17,6 +17,7 @@ from sim.cli.options import (
     players_given,
     players_option,
     positive,
+    scheduler_option,
     sprt_options,
 )
 from sim.cli.query import query as query_command
@@ -139,31 +140,40 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 
 
 @cli.command()
-@click.option("--players", default=4, show_default=True, type=int, callback=players_option,
+@click.option("--players", type=int, callback=players_given, show_default="4",
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
-@click.option("--strategies", default="greedy", show_default=True,
+@click.option("--strategies", show_default="greedy",
               help="S (every seat), S,T (the leader's side plays S, everyone else T), or one "
                    "name per seat counted from the leader.")
-@click.option("--deals", default=10000, show_default=True, type=int, callback=at_most(10**8),
+@click.option("--deals", type=int, callback=at_most(10**8), show_default="10000",
               help="Deals per tile: every deal is played with each of the 28 tiles forced "
                    "as the lead, and once unforced.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Output folder [default: results/openings-DATE-TIME].")
 @click.option("--overwrite", is_flag=True, help="Replace the output files in a non-empty --out.")
+@click.option("--resume", is_flag=True,
+              help="Complete the study stopped in --out (its own settings).")
+@click.option("--threads", type=int, callback=positive,
+              help="Compute threads [default: all cores; with --scheduler: numba threads "
+                   "per Dask task].")
+@scheduler_option("the parts (10,000 deals each)")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def openings(players: int, strategies: str, deals: int, seed: int, out: Path | None,
-             overwrite: bool, quiet: bool) -> None:
+def openings(players, strategies, deals, seed, out, overwrite, resume, threads, scheduler,
+             quiet) -> None:
     """The value of every opening tile: lead each tile by force on the same deals (common
     random numbers) and measure round 1 and the game that follows, with 95% intervals.
 
     Writes openings.parquet, the games in parts (games/part-NNNNNN.parquet), heatmap.png,
     tile-pairs.csv, ranking.md and summary.json, and prints the ranked table. Memory stays
-    bounded whatever --deals; Ctrl-C or SIGTERM stops between chunks (no result is written).
+    bounded whatever --deals; Ctrl-C or SIGTERM stops between chunks, keeping the finished
+    parts, and --resume completes the study.
     """
     from sim.cli.commands import openings_command
 
-    openings_command(players, strategies, deals, seed, out, overwrite, quiet, argv=sys.argv[1:])
+    options = {"players": players, "strategies": strategies, "deals": deals, "seed": seed}
+    openings_command(options, out, overwrite=overwrite, quiet=quiet, argv=sys.argv[1:],
+                     resume=resume, scheduler=scheduler, threads=threads)
 
 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
@@ -340,12 +350,14 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | Non
 @click.option("--chunk-size", type=int, callback=positive,
               help="Games per Parquet part [default: 50000, or the pairing's games].")
 @click.option("--threads", type=int, callback=positive,
-              help="Compute threads [default: all cores].")
+              help="Compute threads [default: all cores; with --scheduler: numba threads "
+                   "per Dask task].")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or notices.")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tournament in --out.")
 @click.option("--overwrite", is_flag=True, help="Replace the tournament already in --out.")
+@scheduler_option("every pairing's chunks")
 def tournament(players, strategies, games_per_pair, seed, duplicate, out, precision,
-               max_games, chunk_size, threads, quiet, resume, overwrite) -> None:
+               max_games, chunk_size, threads, quiet, resume, overwrite, scheduler) -> None:
     """Play every pairing of some strategies; print a ranking with ratings and a matrix.
 
     Writes each pairing as a simulate run (OUT/pairs/NN-A-vs-B/), a pairwise win-rate heat
@@ -356,7 +368,7 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
 
     options = {"players": players, "strategies": strategies, "games_per_pair": games_per_pair,
                "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
-               "max_games": max_games, "chunk_size": chunk_size}
+               "max_games": max_games, "chunk_size": chunk_size, "scheduler": scheduler}
     tournament_command(options, threads=threads, quiet=quiet, resume=resume,
                        overwrite=overwrite, argv=sys.argv[1:])
 
@@ -389,8 +401,9 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
               help="Tuning folder [default: results/tune-DATE-TIME].")
 @click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")
+@scheduler_option("every match (each candidate against each opponent)")
 def tune(strategy, against, players, games, seed, params, games_per_trial, popsize, sigma,
-         validate_games, accept, h0, h1, alpha, beta, out, resume, quiet) -> None:
+         validate_games, accept, h0, h1, alpha, beta, out, resume, quiet, scheduler) -> None:
     """Tune STRATEGY's numeric parameters with CMA-ES against a field of opponents.
 
     Candidates play duplicate deals, every candidate of a generation the same ones (common
@@ -404,7 +417,7 @@ def tune(strategy, against, players, games, seed, params, games_per_trial, popsi
                "seed": seed, "params": params.split(",") if params else None,
                "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
                "validate_games": validate_games, "accept": accept, "h0": h0, "h1": h1,
-               "alpha": alpha, "beta": beta}
+               "alpha": alpha, "beta": beta, "scheduler": scheduler}
     tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
 
 

@@ -123,7 +123,8 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
             chunk_size: int | None = None, threads: int | None = None, resume: bool = False,
             overwrite: bool = False, progress: bool = False,
             on_line: Callable[[str], None] | None = None, command: str = "",
-            notice=None, announce=None, kernel_strategies=()) -> Comparison:
+            notice=None, announce=None, kernel_strategies=(),
+            scheduler=None) -> Comparison:
     """Play A against B until the test decides; a :class:`Comparison`.
 
     ``out``: the run folder (None: in memory, no ``compare.json``). ``resume`` completes an
@@ -131,10 +132,15 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
     ``on_line`` gets the line of each chunk. ``kernel_strategies`` go into the kernel too
     (``sim.run.simulation.execute``), so a caller with a kernel of its own (``sniff tune``)
     shares it instead of compiling another; the games are the same either way.
+    ``scheduler`` (``tcp://HOST:PORT``, ``local:N`` or an open
+    ``sim.run.cluster.DaskCluster``) plays the chunks on Dask: the workers hand each chunk
+    back and the test takes them in chunk order, so the decision, the games and the folder
+    are the same as locally, whatever order the chunks finish in.
     """
-    from sim.run.simulation import execute, stderr_notice
+    from sim.run.simulation import check_scheduler_and_threads, execute, stderr_notice
     from sim.store import io
 
+    check_scheduler_and_threads(scheduler, threads)
     folder = Path(out) if out is not None else None
     if resume and overwrite:
         raise SniffError("--resume and --overwrite exclude each other")
@@ -163,7 +169,7 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
     run = execute(plan, folder, mode=mode, threads=threads, progress=progress,
                   command=command or "sim.compare.compare(...)", on_chunk=on_chunk,
                   notice=notice or stderr_notice, announce=announce, sequential=state,
-                  kernel_strategies=kernel_strategies)
+                  kernel_strategies=kernel_strategies, scheduler=scheduler)
     on_chunk(-1)  # a resumed run's chunks, read back, when nothing was left to play
     lineup = list(plan.lineup.seats)
     comparison = Comparison(

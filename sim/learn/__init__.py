@@ -1,6 +1,7 @@
 """``sniff learn``: training ``learned``'s value network by Monte-Carlo self-play: the
 compiled self-play games that record each decision (``selfplay``) and the iterations of
-play, fit and measurement with their folder and learning curve (``training``).
+play, fit and measurement with their folder and learning curve (``training``); an
+iteration's games in chunks, here or on Dask (``tasks``).
 
 May import: the rooms below it (``sim.core`` … ``sim.run``); scikit-learn only inside
 ``training``'s fit (the ``learn`` extra).

@@ -39,11 +39,11 @@ import numpy as np
 
 from sim.errors import SniffError, Stopped
 from sim.files import write_atomic
-from sim.kernels.runner import ROUND_CAP
-from sim.learn import kernel, selfplay
+from sim.learn import selfplay
 from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
 from sim.learn.state import load_state, save_state
+from sim.learn.tasks import GamesJob, play_on_cluster, play_records
 from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
@@ -174,13 +174,14 @@ def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False,
                                RECORDS_PER_SEAT if recording else 0, weights, sizes)
 
 
-def iteration_games(config: LearnConfig, iteration: int, network, threads: int = 1
-                    ) -> tuple[np.ndarray, ...]:
+def iteration_games(config: LearnConfig, iteration: int, network, threads: int = 1,
+                    cluster=None) -> tuple[np.ndarray, ...]:
     """Records ``(inputs, value, outcome)`` of one iteration's games (``network``:
     ``(weights, sizes)`` of the network before it, None for the heuristic's games).
 
     The games are played in chunks, ``threads`` at a time (the compiled loop releases the
-    GIL); the records are those of the chunks in order, whatever ``threads`` is.
+    GIL), or as the tasks of ``cluster`` (``sim.learn.tasks``); the records are those of
+    the chunks in order, whatever ``threads`` or the cluster is.
     """
     players, eps = config.players, config.epsilon
     base = np.int64(iteration) * 100_000_000
@@ -209,26 +210,16 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
                                                         dtype=np.int64)
             jobs.append((roles, ids))
 
-    play_games = kernel.load().play_games
-
-    def play(job):
-        roles, ids = job
-        rows = ids.size * per_seat
-        x = np.zeros((rows, config.inputs), dtype=np.float32)
-        value = np.zeros(rows)
-        outcome = np.zeros(rows)
-        winners = np.zeros(ids.size, dtype=np.int64)
-        n = play_games(np.uint64(config.seed), ids, ids, ids % players, players, roles,
-                       ROUND_CAP, x, value, outcome, winners)
-        return x[:n].copy(), value[:n], outcome[:n]
-
-    if threads > 1 and len(jobs) > 1:
+    job = GamesJob(config.seed, players, config.inputs, per_seat, {}, None)
+    if cluster is not None:
+        results = play_on_cluster(cluster, job, jobs)
+    elif threads > 1 and len(jobs) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(threads, thread_name_prefix="sniff-learn") as pool:
-            results = list(pool.map(play, jobs))
+            results = list(pool.map(lambda chunk: play_records(job, *chunk), jobs))
     else:
-        results = [play(job) for job in jobs]
+        results = [play_records(job, *chunk) for chunk in jobs]
     return tuple(np.concatenate([r[k] for r in results]) for k in range(3))
 
 
@@ -360,8 +351,8 @@ class _Signals:
             raise Stopped(self.pending)
 
 
-def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int
-             ) -> tuple[np.ndarray, ...]:
+def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int,
+             cluster=None) -> tuple[np.ndarray, ...]:
     """One iteration's records: played (from the seed and the network before it), or, for
     a teacher's labels (minutes of search), read back from ``records/`` where an earlier
     run kept them."""
@@ -370,7 +361,7 @@ def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int
         with np.load(path) as data:
             return data["x"], data["value"], data["outcome"]
     network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
-    x, value, outcome = iteration_games(config, iteration, network, threads)
+    x, value, outcome = iteration_games(config, iteration, network, threads, cluster)
     if config.labelled:
         path.parent.mkdir(exist_ok=True)
 
@@ -383,16 +374,28 @@ def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int
 
 
 def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] | None = None,
-          progress=None, threads: int = 1) -> dict:
+          progress=None, threads: int = 1, scheduler: str | None = None) -> dict:
     """Train into ``out``; returns the last curve row. ``progress(text)`` gets a line per
     step (None: quiet); ``threads`` play an iteration's games (the model does not depend
-    on it)."""
+    on it); ``scheduler`` (``tcp://HOST:PORT`` or ``local:N``) plays them on a Dask
+    cluster instead (``sim.learn.tasks``), with the same model bit for bit."""
     config.check()
+    if scheduler is not None:
+        from sim.run.cluster import check_scheduler
+
+        check_scheduler(scheduler)
     folder = _Folder(out)
     lock = _lock(folder.path, resume)
+    cluster = None
     try:
-        return _train(folder, config, resume, given, progress, threads)
+        if scheduler is not None:
+            from sim.run.cluster import DaskCluster
+
+            cluster = DaskCluster(scheduler)
+        return _train(folder, config, resume, given, progress, threads, cluster)
     finally:
+        if cluster is not None:
+            cluster.close()
         lock.release()
 
 
@@ -411,7 +414,7 @@ def _lock(path: Path, resume: bool) -> RunLock:
 
 
 def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] | None,
-           progress, threads: int) -> dict:
+           progress, threads: int, cluster=None) -> dict:
     say = progress or (lambda text: None)
     config, regressor, done = _open(folder, config, resume, given or set())
     if done >= config.iterations:
@@ -427,11 +430,11 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
         # The records of the window's finished iterations: kept (labelled) or played again
         # (deterministic).
         for iteration in range(max(1, done - config.window + 2), done + 1):
-            x, value, outcome = _records(config, folder, iteration, threads)
+            x, value, outcome = _records(config, folder, iteration, threads, cluster)
             window.append((x, targets(config, value, outcome)))
         for iteration in range(done + 1, config.iterations + 1):
             started = time.perf_counter()
-            x, value, outcome = _records(config, folder, iteration, threads)
+            x, value, outcome = _records(config, folder, iteration, threads, cluster)
             window.append((x, targets(config, value, outcome)))
             window = window[-config.window:]
             played = time.perf_counter() - started

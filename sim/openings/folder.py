@@ -20,7 +20,14 @@ import pandas as pd
 from sim.errors import SniffError
 from sim.files import TEMP_SUFFIX, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
-from sim.store.integrity import config_field, error_text, file_problem, part_name, part_record
+from sim.store.integrity import (
+    SET_ASIDE,
+    config_field,
+    error_text,
+    file_problem,
+    part_name,
+    part_record,
+)
 from sim.store.lock import LOCK_NAME
 from sim.version import __version__
 
@@ -31,6 +38,9 @@ GAMES_DIR = "games"
 GAMES_FILE = "games.parquet"  # the games table of a folder written before the parts
 CHECKS = ("size", "hash")
 OUTPUT_FILES = (TABLE, GAMES_FILE, "heatmap.png", "ranking.md", SUMMARY, PAIRS)  # and games/
+STUDY = "study.json"  # a study under way: what decides it (sim.openings.parts)
+LEDGER = "parts.jsonl"  # and its finished parts, one line each
+UNDER_WAY = (STUDY, LEDGER, SET_ASIDE)  # removed when it ends (set-aside/ is kept)
 
 
 def part_key(index: int) -> str:
@@ -71,7 +81,7 @@ def is_openings_file(path: Path) -> bool:
         return True
     if name == GAMES_DIR and path.is_dir():
         return all(part.name.startswith(("part-", ".part-")) for part in path.iterdir())
-    return name in OUTPUT_FILES
+    return name in OUTPUT_FILES or name in UNDER_WAY
 
 
 def clear_outputs(folder: Path) -> None:
@@ -79,7 +89,7 @@ def clear_outputs(folder: Path) -> None:
     is never left vouching for files that are not its own. Only the openings files go."""
     folder = Path(folder)
     (folder / SUMMARY).unlink(missing_ok=True)
-    for name in OUTPUT_FILES:
+    for name in OUTPUT_FILES + (STUDY, LEDGER):
         (folder / name).unlink(missing_ok=True)
     parts = folder / GAMES_DIR
     if parts.is_dir():

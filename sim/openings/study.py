@@ -20,7 +20,7 @@ import pandas as pd
 from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.errors import SniffError
 from sim.kernels.runner import ROUND_CAP, trace_events
-from sim.openings.folder import GamesParts, clear_outputs, table_files
+from sim.openings.folder import clear_outputs, table_files
 from sim.openings.output import (
     OUTPUT_FILES,
     ReportSection,
@@ -112,44 +112,106 @@ def measure_openings(
     chunk_deals: int = CHUNK_DEALS,
     part_deals: int = PART_DEALS,
     between_chunks: Callable[[], None] | None = None,
+    *,
+    resume: bool = False,
+    scheduler=None,
+    threads: int | None = None,
+    alert: Callable[[str], None] | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """Play the run chunk by chunk in bounded memory; the per-tile table and the summary.
 
     Each chunk's games go into an :class:`OpeningsTally` (the sums every figure needs) and,
-    with ``folder``, into the games parts (``GamesParts``); then they are dropped, so memory
-    does not grow with ``--deals``. The results are written at the end (``summary.json``
-    last); a folder already checked by ``check_folder`` is cleared of a previous run's
-    openings files first. ``progress(deals_done)`` follows each chunk, and
-    ``between_chunks()`` before the next (where a requested stop raises: what was written
-    stays, without ``summary.json``, so no reader takes it for a result). The figures do
-    not depend on ``chunk_deals``, nor the parts on it.
+    with ``folder``, into the games parts; then they are dropped, so memory does not grow
+    with ``--deals``. With a folder the study is played part by part and each finished
+    part recorded (``sim.openings.parts``): ``resume`` completes a study stopped there
+    (``config`` then from :func:`resume_config`; ``alert`` says which bad part it set
+    aside), to the tables of an uninterrupted one; ``scheduler`` (``tcp://HOST:PORT``,
+    ``local:N`` or an open ``sim.run.cluster.DaskCluster``) plays the parts on Dask, with
+    ``threads`` numba threads per task. The results are written at the end
+    (``summary.json`` last); a new study first clears a previous run's openings files from
+    a folder already checked by ``check_folder``. ``progress(deals_done)`` follows each
+    chunk (each part on Dask), and ``between_chunks()`` before the next (where a requested
+    stop raises: the finished parts stay, without ``summary.json``, so no reader takes the
+    folder for a result, and ``resume`` completes it). The figures do not depend on
+    ``chunk_deals``, on the cluster, nor the parts on either.
     """
+    from sim.openings.parts import PartsRun, finish_study, kernel_of, play_parts, start_study
+
     tally = OpeningsTally()
-    parts = lock = None
-    try:
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            lock = RunLock(folder)  # one writer: a second run into the folder is one line
-            lock.acquire(command or "sniff openings")
-            clear_outputs(folder)
-            parts = GamesParts(folder, config, part_deals, command)
-        for lo, hi, games in iter_openings(config, chunk_deals, part_deals):
+    if folder is None:
+        if scheduler is not None or resume:
+            raise SniffError("--scheduler and --resume need an output folder")
+        for _, hi, games in iter_openings(config, chunk_deals, part_deals):
             tally.add(games)
-            if parts is not None:
-                parts.add(lo, hi, games)
             del games
             if progress is not None:
                 progress(hi)
             if between_chunks is not None and hi < config.deals:
                 between_chunks()
+        return tally.table(config)
+    lock = cluster = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = RunLock(folder)  # one writer: a second run into the folder is one line
+        lock.acquire(command or "sniff openings")
+        kernel = kernel_of(config)
+        if resume:
+            study = _resumable(folder, config, kernel)
+            part_deals, command = int(study["part_deals"]), study.get("command", command)
+        else:
+            clear_outputs(folder)
+            start_study(folder, config, part_deals, kernel, command)
+        if isinstance(scheduler, str):
+            from sim.run.cluster import DaskCluster
+
+            cluster = scheduler = DaskCluster(scheduler, threads)
+        run = PartsRun(folder, config, command, chunk_deals, part_deals, kernel)
+        records = play_parts(run, tally, resume, scheduler=scheduler, progress=progress,
+                             between_chunks=between_chunks, alert=alert)
         table, summary = tally.table(config)
-        if parts is not None:
-            write_results(folder, config, table, summary, tally.pairs(), parts.records,
-                          command)
+        write_results(folder, config, table, summary, tally.pairs(), records, command)
+        finish_study(folder)
     finally:
+        if cluster is not None:
+            cluster.close()
         if lock is not None:
             lock.release()
     return table, summary
+
+
+def resume_config(folder: Path, given: dict | None = None) -> OpeningsConfig:
+    """The config of the study under way in ``folder`` (``study.json``); ``given`` options
+    (None: left out) must match it."""
+    from sim.openings.parts import config_of, read_study
+
+    study = read_study(Path(folder))
+    config = config_of(study["config"])
+    recorded = {"players": config.players, "deals": config.deals, "seed": config.seed}
+    differ = [name for name, value in (given or {}).items()
+              if value is not None and name in recorded and value != recorded[name]]
+    if given and given.get("strategies") is not None and leader_lineup(
+            config.players, given["strategies"]).seats != config.lineup.seats:
+        differ.append("strategies")
+    if differ:
+        raise SniffError(f"cannot resume {folder}: it was started with other "
+                         f"{', '.join(differ)}; leave them out (or give the recorded values)")
+    return config
+
+
+def _resumable(folder: Path, config: OpeningsConfig, kernel: str) -> dict:
+    """``study.json`` of the study to resume, if it plays ``config`` with this code."""
+    from sim.kernels.generate import same_code
+    from sim.kernels.runner import lineup_strategies
+    from sim.openings.parts import config_of, read_study
+
+    study = read_study(folder)
+    if config_of(study["config"]).to_dict() != config.to_dict():
+        raise SniffError(f"cannot resume {folder}: it holds a study of another configuration")
+    if not same_code(study.get("kernel"), kernel, lineup_strategies(config.lineup)):
+        raise SniffError(f"cannot resume {folder}: the simulator's code changed since the "
+                         "study started, so the remaining games would not match; start "
+                         "again with --overwrite")
+    return study
 
 
 # --- traces: any recorded game, played again by the engine with every event
@@ -184,6 +246,6 @@ __all__ = [
     "N_TILES", "OUTPUT_FILES", "OpeningsConfig", "OpeningsTally", "ReportSection",
     "SLOTS_PER_DEAL", "game_id_of", "heatmap_figure", "leader_lineup", "load_openings",
     "make_config", "measure_openings", "openings_blocks", "openings_section", "play_openings",
-    "ranking_markdown", "run_openings", "summarise_openings", "table_files",
+    "ranking_markdown", "resume_config", "run_openings", "summarise_openings", "table_files",
     "trace_opening_game", "write_outputs",
 ]

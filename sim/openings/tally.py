@@ -106,6 +106,25 @@ class OpeningsTally:
         self.chosen += np.bincount(unforced["opening_tile_id"].to_numpy(dtype=np.int64),
                                    minlength=N_TILES)
 
+    def merge(self, other: OpeningsTally) -> None:
+        """Add another tally's sums (a part played elsewhere, ``sim.openings.parts``): the
+        same sums as adding its games here, since every sum is an exact integer."""
+        self.deals += other.deals
+        self.games += other.games
+        self.cap_hit += other.cap_hit
+        for metric in METRICS:
+            mine, theirs = self.forced[metric], other.forced[metric]
+            mine.n += theirs.n
+            mine.total += theirs.total
+            mine.cross += theirs.cross
+        for mine, theirs in ((self.lead, other.lead), (self.lead_points, other.lead_points)):
+            mine.add_sums(theirs.n, theirs.total, theirs.total_sq)
+        self.unforced += other.unforced
+        self.unforced_out += other.unforced_out
+        self.unforced_won += other.unforced_won
+        self.held += other.held
+        self.chosen += other.chosen
+
     # --- the figures
 
     def table(self, config: OpeningsConfig | None = None) -> tuple[pd.DataFrame, dict]:

@@ -144,7 +144,8 @@ def execute(
     ``kernel_strategies`` (``strategies.Strategy`` objects) are compiled into the kernel
     too, so that many runs (a tournament's pairings) share one kernel; they are named in
     the manifest, so a resume loads the same kernel. ``scheduler`` (``tcp://HOST:PORT`` or
-    ``local:N``) plays the chunks as tasks on a Dask cluster (``sim.run.cluster``), with the same
+    ``local:N``, or an open ``sim.run.cluster.DaskCluster`` that several runs share) plays
+    the chunks as tasks on a Dask cluster (``sim.run.cluster_chunks``), with the same
     tables; ``threads`` is then the numba threads of each task. ``check_space`` refuses a
     run whose estimated size exceeds the free disk space (``--ignore-disk-space`` skips it).
     ``alert`` (default ``notice``) gets the lines a resume must say even when notices are
@@ -219,7 +220,7 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
         if scheduler is None:
             executor = LocalChunks(plan, kernel, kernel_strategies)
         else:
-            from sim.run.cluster import DaskChunks
+            from sim.run.cluster_chunks import DaskChunks
 
             executor = DaskChunks(scheduler, plan, kernel, kernel_strategies, threads)
         executor.warm_up()  # load (or compile) the kernel now: games/s measures play only
@@ -445,12 +446,10 @@ def check_scheduler_and_threads(scheduler: str | None, threads: int | None) -> N
     if scheduler is None:
         check_threads(threads)
         return
-    from sim.run.cluster import check_scheduler
+    from sim.run.cluster import check_scheduler, check_threads_option
 
     check_scheduler(scheduler)
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                or threads < 1):
-        raise SniffError(f"--threads must be a positive integer, got {threads}")
+    check_threads_option(threads)
 
 
 def plan_and_mode(options: dict, folder: Path | None, resume: bool, overwrite: bool):

@@ -1,5 +1,5 @@
 """``sniff tune``: CMA-ES over a strategy's parameters on duplicate deals; its setup,
-generations, folder and learning curve.
+generations, folder and learning curve; its matches, here or on Dask.
 
 May import: the packages below it (``sim.core`` … ``sim.report``).
 """

@@ -30,17 +30,17 @@ VERDICT = {"H1": "accepted", "H0": "rejected", "undecided": "undecided"}
 
 def accept(config: TuneConfig, tuned: str, defaults: str, label: str,
            kernel_strategies: Sequence = (),
-           notice: Callable[[str], None] | None = None) -> dict:
+           notice: Callable[[str], None] | None = None, cluster=None) -> dict:
     """Test ``tuned`` (a spec text) against ``defaults``; the record ``best.json`` keeps as
     ``acceptance``: compare's record (decision, games, llr, bounds, hypotheses, the estimate
     with its note) less the per-chunk rows, with the verdict, the command that repeats it and
-    the lines to print."""
+    the lines to print. ``cluster``: the tuning's ``sim.run.cluster.DaskCluster``, if any."""
     seed = derived_seed(config.seed, "validate")
     result = compare(tuned, defaults, players=config.players, seed=seed, out=None,
                      h0=config.h0, h1=config.h1, alpha=config.alpha, beta=config.beta,
                      max_games=config.validate_games, kernel_strategies=kernel_strategies,
                      notice=notice or (lambda message: None),
-                     command="sim.tune.accept.accept(...)")
+                     command="sim.tune.accept.accept(...)", scheduler=cluster)
     record = result.to_dict()
     del record["chunks"]
     record.update(method="sprt", opponent=f"{label} (defaults)",

@@ -1,9 +1,8 @@
 """The tuning loop of ``sniff tune``: play each generation's candidates, tell CMA-ES, validate.
 
-Games are played in this process by ``sim.kernels.runner.play_batch`` (all cores). Every call uses
-one kernel: the tuned strategy and the whole field are compiled into it together, and the
-candidates differ only in their parameter rows, which the kernel takes as data, so the
-whole run compiles (or loads) one kernel once.
+Games are played by ``sim.tune.player.Player`` (in this process on all cores, or as Dask
+tasks with ``--scheduler``), every match in one kernel that holds the tuned strategy and the
+whole field, so the whole run compiles (or loads) one kernel once.
 """
 
 from __future__ import annotations
@@ -16,12 +15,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.core import engine
 from sim.errors import SniffError
-from sim.kernels.generate import code_digest, same_code
-from sim.kernels.runner import ROUND_CAP, compile_lineup, lineup_of, play_batch, winning_side
+from sim.kernels.generate import same_code
 from sim.stats.intervals import mean_interval, paired_difference, wilson_interval
 from sim.tune import folder as tune_folder
+from sim.tune.player import Player
 from sim.tune.setup import (
     BEST,
     Space,
@@ -38,52 +36,17 @@ from sim.tune.setup import (
 from strategies import StrategySpec
 
 
-class Player:
-    """Plays a lineup of the tuned strategy against one opponent, always in one kernel."""
-
-    def __init__(self, config: TuneConfig, space: Space) -> None:
-        from strategies import parse_spec
-
-        self.config = config
-        self.field = [parse_spec(text) for text in config.against]
-        strategies = {space.spec.strategy.name: space.spec.strategy}
-        strategies.update({spec.strategy.name: spec.strategy for spec in self.field})
-        self.kernel_strategies = list(strategies.values())
-        self.slots: int | None = None  # round buffer per game, sized by the first batch
-
-    def kernel(self, spec) -> str:
-        """Load (the first time: compile) the kernel; the digest of the code in it."""
-        compile_lineup(self.lineup(spec, self.field[0]), self.kernel_strategies)
-        return code_digest(self.kernel_strategies)
-
-    def lineup(self, spec, opponent):
-        players = self.config.players
-        return lineup_of(players, [spec, opponent] if players != 3 else [spec, opponent, opponent])
-
-    def play(self, spec, opponent, seed: int, first_game: int, games: int) -> np.ndarray:
-        """Lineup side of each game's winner (0 = ``spec``; -1 undecided), duplicate deals:
-        game ``g`` has deal ``g // group`` and rotation ``g % players``, as ``sniff
-        simulate --duplicate``."""
-        ids = np.arange(first_game, first_game + games, dtype=np.int64)
-        result = play_batch(self.lineup(spec, opponent), seed, ids, ids // self.config.group,
-                            ids % self.config.players, round_slots=self.slots,
-                            kernel_strategies=self.kernel_strategies)
-        if self.slots is None:  # buffering only: longer games are replayed, same result
-            lengths = result.games[:, engine.GAME_ROUNDS]
-            self.slots = int(min(ROUND_CAP, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
-        return winning_side(result, self.config.players)
-
-
 def evaluate(player: Player, space: Space, generation: int, z: list) -> pd.DataFrame:
     """Every candidate of a generation against every opponent, on the same deals."""
     config = player.config
     each = config.deals * config.group
     first = generation * each
+    field = len(player.field)
+    sides = player.play_many([(space.spec_of(point), opponent, config.seed, first, each)
+                              for point in z for opponent in player.field])
     rows = []
     for candidate, point in enumerate(z):
-        spec = space.spec_of(point)
-        wins = [int((player.play(spec, opponent, config.seed, first, each) == 0).sum())
-                for opponent in player.field]
+        wins = [int((side == 0).sum()) for side in sides[candidate * field:][:field]]
         total, games = sum(wins), each * len(wins)
         low, high = wilson_interval(total, games)
         rows.append({"generation": generation, "candidate": candidate, "first_game": first,
@@ -120,10 +83,11 @@ def replay(es, space: Space, trials: pd.DataFrame, config: TuneConfig) -> int:
 
 
 def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
-        notice: Callable[[str], None], command: str | None) -> TuneResult:
-    """Play the missing generations, then validate and write best.json (see ``tune``)."""
+        notice: Callable[[str], None], command: str | None, cluster=None) -> TuneResult:
+    """Play the missing generations, then validate and write best.json (see ``tune``);
+    ``cluster`` (a ``sim.run.cluster.DaskCluster``) plays the matches as its tasks."""
     space = Space.of(config)
-    player = Player(config, space)
+    player = Player(config, space, cluster)
     kernel = player.kernel(space.spec)
     if manifest.get("kernel") is not None and not same_code(manifest["kernel"], kernel,
                                                             player.kernel_strategies):
@@ -254,10 +218,10 @@ def validate(player: Player, space: Space, values: dict, config: TuneConfig,
         from sim.tune.accept import accept
 
         acceptance = accept(config, spec_text(tuned), spec_text(defaults), defaults.label,
-                            player.kernel_strategies, notice)
+                            player.kernel_strategies, notice, player.cluster)
         opponents.remove(defaults)
-    for opponent in opponents:
-        side = player.play(tuned, opponent, seed, 0, n)
+    for opponent, side in zip(opponents, player.play_many(
+            [(tuned, opponent, seed, 0, n) for opponent in opponents])):
         won = (side == 0).astype(np.float64)
         lost = (side > 0) / (group - 1 if config.players == 3 else 1)
         per_deal = won.reshape(-1, group).mean(axis=1)

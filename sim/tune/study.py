@@ -46,7 +46,8 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
          h0: float | None = None, h1: float | None = None, alpha: float | None = None,
          beta: float | None = None, out: str | Path | None = None,
          resume: bool = False, progress: bool = False,
-         notice: Callable[[str], None] | None = None, command: str | None = None) -> TuneResult:
+         notice: Callable[[str], None] | None = None, command: str | None = None,
+         scheduler: str | None = None) -> TuneResult:
     """Tune ``strategy``'s numeric parameters against the field ``against``; see the module.
 
     ``strategy`` is a spec (``weighted``, or ``weighted:block=5`` to start elsewhere than the
@@ -59,12 +60,18 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
     of a fixed-size match (``"fixed"``, the default): ``sim.tune.accept``.
     ``resume=True`` completes the run in ``out``: options left as None are the recorded
     ones, and options given must match them. Ctrl-C (or SIGTERM) raises
-    :class:`TuneInterrupted` after keeping the finished generations.
+    :class:`TuneInterrupted` after keeping the finished generations. ``scheduler``
+    (``tcp://HOST:PORT`` or ``local:N``) plays every match on a Dask cluster
+    (``sim.tune.player``), with the same trials and result.
     """
     options = {"strategy": strategy, "against": against, "players": players, "games": games,
                "seed": seed, "params": params, "games_per_trial": games_per_trial,
                "popsize": popsize, "sigma": sigma, "validate_games": validate_games,
                "accept": accept, "h0": h0, "h1": h1, "alpha": alpha, "beta": beta}
+    if scheduler is not None:
+        from sim.run.cluster import check_scheduler
+
+        check_scheduler(scheduler)
     if resume:
         if out is None:
             raise SniffError("--resume needs the tuning folder: -o FOLDER")
@@ -80,6 +87,7 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
         folder = Path(out) if out is not None else tune_folder.default_folder()
         tune_folder.check_new(folder)  # before a lock file is added to it
         lock = tune_folder.lock(folder, command)
+    cluster = None
     try:
         if resume:  # read under the lock: no other writer can be changing it
             manifest = tune_folder.read(folder)
@@ -88,8 +96,15 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
             tune_folder.check_resume(folder, manifest, config, given)
         else:
             manifest = tune_folder.create(folder, config, command)
+        if scheduler is not None:
+            from sim.run.cluster import DaskCluster
+
+            cluster = DaskCluster(scheduler)
         with StopOnInterrupt(at_once=True):  # SIGTERM keeps the generations as Ctrl-C does
             return run(folder, config, manifest, progress=progress,
-                       notice=notice or (lambda message: None), command=command)
+                       notice=notice or (lambda message: None), command=command,
+                       cluster=cluster)
     finally:
+        if cluster is not None:
+            cluster.close()
         lock.release()
