@@ -1,5 +1,6 @@
 """The project's exceptions that end a command with one line and a non-zero exit."""
 
+import os
 import signal
 from pathlib import Path
 
@@ -30,14 +31,18 @@ def read_user_text(path: Path, kind: str, described: str, limit: int | None = No
     over ``limit`` bytes (``/dev/zero`` among them) or bytes that are not UTF-8 is one
     ``SniffError`` line (``described``: what it should be). At most ``limit + 1`` bytes are
     ever read, so memory stays bounded whatever the file is (default ``MAX_USER_FILE``)."""
+    from sim.files import UnsafeFile, open_regular
+
     limit = MAX_USER_FILE if limit is None else limit
-    try:
-        with Path(path).open("rb") as handle:
+    try:  # never blocks: a FIFO or a device is refused before a byte is read
+        with os.fdopen(open_regular(Path(path), f"{kind} file"), "rb") as handle:
             data = handle.read(limit + 1)
     except FileNotFoundError:
         raise SniffError(f"no such {kind} file: {path}") from None
     except IsADirectoryError:
         raise SniffError(f"{path} is a folder, not a {kind} file") from None
+    except UnsafeFile as error:
+        raise SniffError(str(error)) from None
     except OSError as error:
         raise SniffError(f"cannot read {kind} file {path}: {error.strerror or error}") from None
     if len(data) > limit:

@@ -7,6 +7,7 @@ stderr, prints the result, and on a stop prints how to resume.
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -290,7 +291,7 @@ def verify_command(folders: Sequence[Path]) -> None:
     from sim.openings.folder import folder_problems, is_openings_folder
     from sim.store import integrity, io
     from sim.store.folders import size_text
-    from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs
+    from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs, read_tournament_manifest
 
     runs: list[Path] = []
     bad = replayable = 0  # problems, and those a resume can mend (bad chunks of a run)
@@ -303,9 +304,17 @@ def verify_command(folders: Sequence[Path]) -> None:
             click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
                        "sound" + ("" if recorded or problems else
                                   " (none recorded: older version)"))
-        elif (folder / TOURNAMENT_MANIFEST).is_file():
-            runs += [path for _, path in pairing_runs(folder)
-                     if (path / io.MANIFEST).is_file()]
+        elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
+            complete = read_tournament_manifest(folder).get("status") == "complete"
+            for entry, path in pairing_runs(folder):
+                if (path / io.MANIFEST).is_file():
+                    runs.append(path)
+                elif complete:  # a finished tournament played every pairing
+                    click.echo(f"bad: {path}: missing (pairing {entry['name']} of a complete "
+                               "tournament)")
+                    bad += 1
+                else:
+                    click.echo(f"{path}: not played yet (the tournament is not complete)")
         elif not folder.is_dir():
             raise SniffError(f"no such run folder: {folder}")
         else:

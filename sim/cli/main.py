@@ -17,6 +17,7 @@ from sim.cli.options import (
     players_given,
     players_option,
     positive,
+    seed_value,
     sprt_options,
 )
 from sim.cli.query import query as query_command
@@ -55,7 +56,8 @@ def list_strategies() -> None:
 @cli.command()
 @click.option("--players", default=4, show_default=True, type=int, callback=players_option,
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
+@click.option("--seed", callback=seed_value, default=0, show_default=True, type=int,
+              help="Run seed.")
 @click.option("--strategies", required=True,
               help="One strategy per seat, or with 4 players one per partnership "
                    "(A,B = seats 0,2 play A and seats 1,3 play B).")
@@ -74,15 +76,19 @@ def trace(players: int, seed: int, strategies: str, games: int, output: Path | N
     if output is None:
         write_trace(events, sys.stdout)
         return
-    if output.parent and not output.parent.exists():
-        raise SniffError(f"output folder does not exist: {output.parent}")
-    temporary = output.with_name(output.name + ".partial")
-    try:
+    from sim.files import write_atomic
+    from sim.store.folders import check_output_file
+
+    # A new file or a trace, never a link, device or FIFO, never inside a sniff folder;
+    # written beside it under a hidden unique name and renamed into place (sim.files).
+    check_output_file(output, "-o", "trace")
+    lines = 0
+
+    def write(temporary: Path) -> None:
+        nonlocal lines
         lines = write_trace(events, temporary)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    temporary.replace(output)
+
+    write_atomic(output, write)
     click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
 
 
@@ -95,7 +101,8 @@ def trace(players: int, seed: int, strategies: str, games: int, output: Path | N
               help="One strategy per seat, or with 4 players one per partnership.")
 @click.option("--games", type=int, callback=positive, show_default="100000",
               help="Games to play (game ids 0..games-1).")
-@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", callback=seed_value, type=int, show_default="0",
+              help="Run seed (0 .. 2**63-1).")
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Run folder to write [default: results/run-DATE-TIME].")
 @click.option("--chunk-size", type=int, callback=positive, show_default="50000",
@@ -147,7 +154,8 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 @click.option("--deals", default=10000, show_default=True, type=int, callback=at_most(10**8),
               help="Deals per tile: every deal is played with each of the 28 tiles forced "
                    "as the lead, and once unforced.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", callback=seed_value, default=0, show_default=True, type=int,
+              help="Run seed (0 .. 2**63-1).")
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Output folder [default: results/openings-DATE-TIME].")
 @click.option("--overwrite", is_flag=True, help="Replace the output files in a non-empty --out.")
@@ -196,7 +204,7 @@ def _write(text: str) -> None:
               help="With --analyze: play-outs per move at each decision (2..100,000).")
 @click.option("--policy", default="greedy", show_default=True,
               help="With --analyze: who plays the rounds out (as expert's policy).")
-@click.option("--seed", default=0, show_default=True, type=int,
+@click.option("--seed", callback=seed_value, default=0, show_default=True, type=int,
               help="With --analyze: seed of the sampled deals.")
 def replay(trace_file: Path, game: int, step: bool, ascii: bool, analyze: bool,
            seat: int | None, budget: int | None, policy: str, seed: int) -> None:
@@ -229,7 +237,8 @@ def replay(trace_file: Path, game: int, step: bool, ascii: bool, analyze: bool,
 @click.option("--opponents", default="greedy", show_default=True,
               help="One strategy for every other seat, or one per other seat in seat order "
                    "(with 4 players this includes your partner, seat+2).")
-@click.option("--seed", type=int, help="Deal seed [default: a fresh random one, printed].")
+@click.option("--seed", callback=seed_value, type=int,
+              help="Deal seed [default: a fresh random one, printed].")
 @click.option("--trace", "trace_file", type=TextPath(dir_okay=False, path_type=Path),
               help="Save the game's trace here [default: results/play-seed<SEED>.jsonl].")
 @click.option("--ascii", is_flag=True, help="ASCII art only (no box-drawing characters).")
@@ -326,7 +335,7 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | Non
                    "pairing of them plays (3 players: every triple).")
 @click.option("--games-per-pair", type=int, callback=positive, show_default="10000",
               help="Games of each pairing.")
-@click.option("--seed", type=int, show_default="0",
+@click.option("--seed", callback=seed_value, type=int, show_default="0",
               help="Tournament seed (each pairing's seed is derived from it).")
 @click.option("--duplicate/--no-duplicate", default=None, show_default="no",
               help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
@@ -369,7 +378,8 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
               help="2, 3 or 4 (4: the tuned partnership against each opponent's).")
 @click.option("--games", type=int, callback=positive, show_default="200000",
               help="Budget: games of all trials together (validation not included).")
-@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", callback=seed_value, type=int, show_default="0",
+              help="Run seed (0 .. 2**63-1).")
 @click.option("--params", help="Parameters to tune, comma-separated [default: every numeric one].")
 @click.option("--games-per-trial", type=int, callback=positive, show_default="4000",
               help="Games of one candidate, split evenly over the field (whole deals).")
@@ -487,8 +497,11 @@ def main() -> None:
         click.echo(f"sniff: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
     except OSError as error:
-        click.echo(f"sniff: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
-                   err=True)
+        from sim.files import UnsafeFile
+
+        line = str(error) if isinstance(error, UnsafeFile) else \
+            f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
+        click.echo(f"sniff: error: {line}", err=True)
         sys.exit(EXIT_ERROR)
 
 

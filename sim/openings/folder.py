@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import SniffError
-from sim.files import TEMP_SUFFIX, write_atomic
+from sim.files import TEMP_SUFFIX, read_regular, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.integrity import config_field, error_text, file_problem, part_name, part_record
 from sim.store.lock import LOCK_NAME
@@ -142,12 +142,8 @@ MAX_SUMMARY = 16 * 2**20  # a summary is kilobytes, with one record per games pa
 def read_summary(folder: Path) -> dict:
     """``summary.json`` of an openings folder, or a one-line ``SniffError``."""
     path = Path(folder) / SUMMARY
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SUMMARY + 1)  # bounded, whatever the folder holds
-        if len(data) > MAX_SUMMARY:
-            raise ValueError(f"over {MAX_SUMMARY // 2**20} MiB")
-        summary = json.loads(data)
+    try:  # bounded and never blocking, whatever the folder holds
+        summary = json.loads(read_regular(path, MAX_SUMMARY, SUMMARY))
     except FileNotFoundError:
         raise SniffError(f"{folder} has no {SUMMARY}: not a finished sniff openings "
                          "folder (a run stopped before the end writes none)") from None
@@ -369,8 +365,8 @@ def is_openings_folder(path: object) -> bool:
     if not (folder / TABLE).is_file() or not (folder / SUMMARY).is_file():
         return False
     try:
-        record = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = json.loads(read_regular(folder / SUMMARY, MAX_SUMMARY, SUMMARY))
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
         and "config" in record

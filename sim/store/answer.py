@@ -45,7 +45,7 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
     if (folder / "summary.json").is_file() and not (folder / io.MANIFEST).is_file():
         raise SniffError(f"{folder} is an openings folder: its tables are listed by "
                          "sim.openings.folder.table_files (sniff query does it)")
-    if (folder / "tournament.json").is_file():
+    if os.path.lexists(folder / "tournament.json"):  # a FIFO there: one line, below
         raise SniffError(f"{folder} is a tournament: query one of its pairings "
                          f"({folder}/pairs/NAME), each a run folder")
     run = io.open_run(folder)
@@ -70,17 +70,15 @@ def _plain(batch):
 def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
     """Where ``--parquet OUT`` may write: a new file (or ``--overwrite``), outside the
     folder queried, in a folder that exists."""
+    from sim.store.folders import check_output_file
+
     out = Path(out)
-    if out.exists() and (out.is_dir() or not overwrite):
-        what = "a folder" if out.is_dir() else "a file"
-        raise SniffError(f"{out} exists ({what}); give a new file name"
-                         + ("" if out.is_dir() else " or --overwrite"))
-    if not out.parent.is_dir():
-        raise SniffError(f"cannot write {out}: no folder {out.parent}")
+    if out.is_dir() and not out.is_symlink():
+        raise SniffError(f"{out} exists (a folder); give a new file name")
     if folder is not None and out.resolve().is_relative_to(Path(folder).resolve()):
         raise SniffError(f"{out} is inside {folder}: a query never writes into the folder "
                          "it reads; write it elsewhere")
-    return out
+    return check_output_file(out, "--parquet", "parquet", overwrite)  # the one output check
 
 
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,

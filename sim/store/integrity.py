@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import SniffError
+from sim.files import UnsafeFile, check_replaceable, open_regular, own_folder
 
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 LEDGER = "parts.jsonl"
@@ -77,7 +78,7 @@ def error_text(error: BaseException) -> str:
 
 
 def file_digest(path: Path) -> str:
-    with open(path, "rb") as handle:
+    with os.fdopen(open_regular(path, "part"), "rb") as handle:  # a FIFO never blocks it
         return hashlib.file_digest(handle, HASH).hexdigest()
 
 
@@ -107,6 +108,7 @@ def append_record(folder: Path, record: dict) -> None:
     """Record a finished chunk: one line appended to the ledger and synced."""
     path = Path(folder) / LEDGER
     line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    check_replaceable(path, "ledger")  # appended to, never through a link or into a FIFO
     with open(path, "ab+") as handle:
         handle.seek(0, os.SEEK_END)
         if handle.tell():  # a line torn by a crash must not swallow this one
@@ -122,8 +124,8 @@ def read_ledger(folder: Path) -> dict[int, dict]:
     """The recorded chunks (the last line of each wins: a replayed chunk's new parts); a
     line torn by a crash is no record."""
     records: dict[int, dict] = {}
-    try:
-        with open(Path(folder) / LEDGER, "rb") as handle:
+    try:  # never blocks, never reads a device: a FIFO or /dev/zero there is one line
+        with os.fdopen(open_regular(Path(folder) / LEDGER, "ledger"), "rb") as handle:
             while line := handle.readline(MAX_LEDGER_LINE + 1):
                 if len(line) > MAX_LEDGER_LINE:  # no record is this long: skip it, bounded
                     while line and not line.endswith(b"\n"):
@@ -138,6 +140,8 @@ def read_ledger(folder: Path) -> dict[int, dict]:
                     continue
     except (FileNotFoundError, IsADirectoryError):
         pass
+    except UnsafeFile as error:
+        raise SniffError(f"{error}: the run folder is damaged") from None
     return records
 
 
@@ -402,8 +406,7 @@ def require_sound(checked: Checked, manifest: dict) -> None:
 
 def set_aside(folder: Path, path: Path) -> Path:
     """Move a bad part into ``NAME/set-aside/`` (never deleted); returns where it went."""
-    target_dir = Path(folder) / SET_ASIDE
-    target_dir.mkdir(exist_ok=True)
+    target_dir = own_folder(Path(folder) / SET_ASIDE, SET_ASIDE)  # never a link out
     stem = f"{path.parent.name}-{path.name}"
     target, number = target_dir / stem, 2
     while target.exists():
