@@ -287,8 +287,10 @@ def verify_command(folders: Sequence[Path]) -> None:
     """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
     against the run's ledger, decoded page by page and its game ids checked; one line per
     run, one per problem; a problem ends in an error (exit 2)."""
+    from sim.compare.bound import result_problem
     from sim.errors import SniffError
     from sim.openings.folder import folder_problems, is_openings_folder
+    from sim.run.stops import stop_problem
     from sim.store import integrity, io
     from sim.store.folders import size_text
     from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs, read_tournament_manifest
@@ -328,6 +330,12 @@ def verify_command(folders: Sequence[Path]) -> None:
         problems = [p.line() for p in checked.problems]
         if checked.manifest_problem is not None:
             problems.insert(0, checked.manifest_problem)
+        elif not problems:  # what readers show, recomputed from the parts
+            for found in (stop_problem(folder, manifest, checked.good),
+                          result_problem(folder, manifest, checked.good)):
+                if found is not None:
+                    problems.insert(0, found)
+                    replayable -= 1  # not a bad chunk: --resume cannot mend it
         elif status == "complete" and (
                 missing := integrity.first_missing(checked, n_chunks)) is not None:
             problems.append(f"{folder / 'games' / io.part_name(missing)}: missing (the run is "

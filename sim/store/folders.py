@@ -153,7 +153,7 @@ def check_output_file(path: Path, what: str, kind: str, overwrite: bool = True) 
         raise SniffError(f"{what} {path} is {kind_of(mode)}; sniff writes only a new or "
                          "regular file (never through a link, over a device or a FIFO)")
     if not path.parent.is_dir():
-        raise SniffError(f"cannot write {path}: no folder {path.parent}")
+        raise SniffError(f"cannot write {path}: its folder {path.parent} does not exist")
     check_not_inside(path, what)
     if mode is not None:
         if not overwrite:
