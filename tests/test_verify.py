@@ -183,3 +183,54 @@ def test_a_complete_tournaments_missing_pairing_is_bad(tournament, tmp_path, cap
     shutil.rmtree(sorted((folder / "pairs").iterdir())[0])
     code, out, err = verify(folder, capsys)
     assert code == 2 and "missing (pairing" in out, (out, err)
+
+
+@pytest.fixture(scope="module")
+def openings(tmp_path_factory) -> Path:
+    from sim.openings.study import run_openings
+
+    folder = tmp_path_factory.mktemp("verify-o") / "o"
+    run_openings(2, "random", 30, seed=5, out=folder)
+    return folder
+
+
+def _rewrite_pairs(folder: Path) -> None:
+    """tile-pairs.csv edited, and its size and sha256 in summary.json updated to match."""
+    import hashlib
+
+    lines = (folder / "tile-pairs.csv").read_text().splitlines()
+    cells = lines[1].split(",")
+    cells[7] = "9.99"
+    lines[1] = ",".join(cells)
+    (folder / "tile-pairs.csv").write_text("\n".join(lines) + "\n")
+    data = (folder / "tile-pairs.csv").read_bytes()
+    edit_json(folder / "summary.json", lambda s: s["files"]["tile-pairs.csv"].update(
+        bytes=len(data), sha256=hashlib.sha256(data).hexdigest()))
+
+
+@pytest.mark.parametrize("edit, text", [
+    (_rewrite_pairs, "tile-pairs.csv: does not match"),
+    (lambda f: (f / "ranking.md").write_text("# ranked by me\n"), "ranking.md: does not match"),
+    (lambda f: edit_json(f / "summary.json", lambda s: s.pop("files")), "records no files"),
+    (lambda f: edit_json(f / "summary.json", lambda s: s["files"].pop("tile-pairs.csv")),
+     "records no tile-pairs.csv"),
+])
+def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit,
+                                                text) -> None:
+    code, out, err = verify(openings, capsys)
+    assert code == 0 and "recomputed from the tables" in out, (out, err)
+    folder = copy_of(openings, tmp_path)
+    edit(folder)
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and text in out, (out, err)
+
+
+def test_an_openings_summary_without_its_record_is_one_line_in_readers(openings, tmp_path,
+                                                                       capsys) -> None:
+    folder = copy_of(openings, tmp_path)
+    edit_json(folder / "summary.json", lambda s: (s.pop("files"), s["lead_value"].update(
+        mean=5.0)))
+    for args in (["query", str(folder), "select count(*) from games"],
+                 ["report", str(folder), "-o", str(tmp_path / "r")]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, "records no files")

@@ -289,6 +289,7 @@ def verify_command(folders: Sequence[Path]) -> None:
     run, one per problem; a problem ends in an error (exit 2)."""
     from sim.compare.bound import result_problem
     from sim.errors import SniffError
+    from sim.openings.bound import derived_problems
     from sim.openings.folder import folder_problems, is_openings_folder
     from sim.run.stops import stop_problem
     from sim.store import integrity, io
@@ -300,12 +301,14 @@ def verify_command(folders: Sequence[Path]) -> None:
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
             recorded, sound, problems = folder_problems(folder)
+            if not problems:  # what readers show beside the tables, recomputed from them
+                problems = derived_problems(folder)
             for line in problems:
                 click.echo(f"bad: {line}")
             bad += len(problems)
             click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
-                       "sound" + ("" if recorded or problems else
-                                  " (none recorded: older version)"))
+                       "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
+                                  "recomputed from the tables"))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
             for entry, path in pairing_runs(folder):
