@@ -234,3 +234,55 @@ def test_an_openings_summary_without_its_record_is_one_line_in_readers(openings,
                  ["report", str(folder), "-o", str(tmp_path / "r")]):
         code, out, err = run_main(args, capsys)
         one_line(code, err, "records no files")
+
+
+def flip_winners(run: Path) -> None:
+    """Every games part's winners swapped (side 0 <-> 1), written back with its footer, and
+    the ledger recomputed: a forgery consistent with every hash."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from sim.store import integrity
+
+    records = integrity.read_ledger(run)
+    for record in records.values():
+        part = record["parts"]["games"]
+        path = run / "games" / part["file"]
+        data = pq.read_table(path)
+        column = data["winner_side"]
+        flipped = pc.if_else(pc.equal(column, 0), pa.scalar(1, column.type),
+                             pc.if_else(pc.equal(column, 1), pa.scalar(0, column.type), column))
+        data = data.set_column(data.schema.get_field_index("winner_side"),
+                               data.schema.field("winner_side"), flipped)
+        pq.write_table(data, path)
+        record["parts"]["games"] = integrity.part_record(path, part["rows"])
+    (run / integrity.LEDGER).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+
+
+def test_replay_proves_a_run_and_catches_a_consistent_forgery(runs, tmp_path, capsys) -> None:
+    code, out, err = run_main(["verify", str(runs["plain"]), "--replay", "30"], capsys)
+    assert code == 0 and "30 games chosen at random played again" in out, (out, err)
+    folder = copy_of(runs["plain"], tmp_path)
+    flip_winners(folder)
+    code, out, err = verify(folder, capsys)  # every hash agrees: the documented limit
+    assert code == 0, (out, err)
+    code, out, err = run_main(["verify", str(folder), "--replay", "30"], capsys)
+    assert code == 2 and "games.winner_side is" in out and "played again" in out, (out, err)
+
+
+def test_the_placement_sample_compares_winners(runs, tmp_path, capsys) -> None:
+    folder = copy_of(runs["plain"], tmp_path)
+    flip_winners(folder)
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "r"),
+                               "--placement-sample", "20"], capsys)
+    assert code == 0, err
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "placement scores not shown: 20 of 20 traced games differ" in report
+
+
+def test_replay_refuses_another_codes_run(runs, tmp_path, capsys) -> None:
+    folder = copy_of(runs["plain"], tmp_path)
+    edit_json(folder / "manifest.json", lambda m: m.update(kernel="0123456789abcdef"))
+    code, out, err = run_main(["verify", str(folder), "--replay", "5"], capsys)
+    one_line(code, err, "it was played by other code")

@@ -283,7 +283,7 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
     click.echo(analysis_text(annotated, budget, policy, seed), nl=False)
 
 
-def verify_command(folders: Sequence[Path]) -> None:
+def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
     against the run's ledger, decoded page by page and its game ids checked; one line per
     run, one per problem; a problem ends in an error (exit 2)."""
@@ -291,6 +291,7 @@ def verify_command(folders: Sequence[Path]) -> None:
     from sim.errors import SniffError
     from sim.openings.bound import derived_problems
     from sim.openings.folder import folder_problems, is_openings_folder
+    from sim.run.reproduce import replay_problems
     from sim.run.stops import stop_problem
     from sim.store import integrity, io
     from sim.store.folders import size_text
@@ -346,6 +347,15 @@ def verify_command(folders: Sequence[Path]) -> None:
         for chunk, tables in sorted(checked.unrecorded.items()):
             click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
                        "recorded (the run stopped after writing them); --resume checks them")
+        if replay and not problems:  # the games played again, field by field
+            played, found = replay_problems(folder, manifest, checked.good, replay)
+            if found is not None:
+                problems.append(f"{folder}: {found}: the table does not hold the games its "
+                                "seed and lineup play (forged, or played by other code)")
+                replayable -= 1
+            else:
+                click.echo(f"{folder}: {played:,} games chosen at random played again: every "
+                           "game and round row identical")
         for line in problems:
             click.echo(f"bad: {line}")
         bad += len(problems)

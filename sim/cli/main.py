@@ -465,12 +465,16 @@ EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr
 @cli.command()
 @click.argument("folders", nargs=-1, required=True, metavar="FOLDER [FOLDER ...]",
                 type=TextPath(path_type=Path))
-def verify(folders: tuple[Path, ...]) -> None:
+@click.option("--replay", type=click.IntRange(0, 100_000), default=0, show_default=True,
+              metavar="N", help="Also play N games of each run, chosen at random, again and "
+                                "compare their game and round rows field by field.")
+def verify(folders: tuple[Path, ...], replay: int) -> None:
     """Check run folders (or tournaments) in full: every part against the run's record of
-    it (sha256, rows, chunk, games) and its plan, every page decoded. Exit 2 on a problem."""
+    it (sha256, rows, chunk, games) and its plan, every page decoded, what readers show
+    (a stop, compare.json) recomputed. Exit 2 on a problem."""
     from sim.cli.commands import verify_command
 
-    verify_command(folders)
+    verify_command(folders, replay=replay)
 
 
 def main() -> None:

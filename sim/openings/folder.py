@@ -212,7 +212,8 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
         raise SniffError(f"{where}: its files record is not a table of files")
     unrecorded = [name for name in (TABLE, PAIRS) if name not in files] + (
-        [] if any(PART_KEY.fullmatch(name) for name in files) else [f"{GAMES_DIR}/"])
+        [] if GAMES_FILE in files or any(PART_KEY.fullmatch(name) for name in files)
+        else [f"{GAMES_DIR}/"])  # games.parquet: a folder written before the parts
     if unrecorded:
         raise SniffError(f"{where}: records no {unrecorded[0]} (every openings folder sniff "
                          "writes records it); the summary was edited or is not sniff's")
