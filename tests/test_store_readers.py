@@ -127,3 +127,33 @@ def test_a_fifo_tournament_json_is_one_line(tmp_path, capsys) -> None:
     os.mkfifo(folder / "tournament.json")
     code, out, err = run_main(["verify", str(folder)], capsys)
     one_line(code, err, "tournament.json: is a FIFO")
+
+
+def test_readers_say_when_a_folder_was_not_verified_since_it_changed(played, tmp_path,
+                                                                     capsys) -> None:
+    """Readers check sizes and footers, not the sha256 (sim.store.verified): a copy is
+    unverified until ``sniff verify``; a part written again (same size) is unverified
+    again. The run's writer counts as its verifier."""
+    note = "was not verified since it last changed"
+    query = ["query", "{run}", "select count(*) as n from games"]
+    code, out, err = run_main([a.format(run=played) for a in query], capsys)
+    assert code == 0 and note not in err, err  # written here: hashed as it was written
+    run = copy_of(played, tmp_path)
+    args = [a.format(run=run) for a in query]
+    code, out, err = run_main(args, capsys)
+    assert code == 0 and "200" in out and note in err and f"sniff verify {run}" in err, err
+    with pytest.warns(UserWarning, match=note):
+        sim.load(run)
+    code, out, err = run_main(["verify", str(run)], capsys)
+    assert code == 0, err
+    code, out, err = run_main(args, capsys)
+    assert code == 0 and note not in err, err
+    part = run / "games" / "part-000001.parquet"
+    data = part.read_bytes()
+    part.unlink()
+    part.write_bytes(data)  # the same size: the cheap check cannot tell a forged part
+    code, out, err = run_main(args, capsys)
+    assert code == 0 and note in err, err
+    code, out, err = run_main(["report", str(run), "-o", str(tmp_path / "r"),
+                               "--placement-sample", "0"], capsys)
+    assert code == 0 and note in err, err

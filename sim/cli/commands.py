@@ -208,10 +208,11 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
                  round_number: int | None, turn: int | None, budget: int, policy: str,
                  seed: int, output: str, print_position: bool) -> None:
     """``sniff hint``: read the position (a file, stdin or a trace), analyse it, print it."""
-    from sim.errors import SniffError, read_user_text
+    from sim.errors import SniffError
     from sim.hint.estimate import analyse, check_budget, check_policy, hint_json, hint_text
     from sim.hint.position import format_position, parse_position, position_from_trace
     from sim.run.plan import check_seed
+    from sim.store.folders import read_user_text
 
     check_budget(budget)
     check_policy(policy)
@@ -296,6 +297,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.store import integrity, io
     from sim.store.folders import size_text
     from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs, read_tournament_manifest
+    from sim.store.verified import mark_verified
 
     runs: list[Path] = []
     bad = replayable = 0  # problems, and those a resume can mend (bad chunks of a run)
@@ -358,6 +360,8 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                            "game and round row identical")
         for line in problems:
             click.echo(f"bad: {line}")
+        if not problems and not checked.unrecorded:
+            mark_verified(folder, checked)  # readers stop saying "not verified" (until it changes)
         bad += len(problems)
         replayable += len(problems) - (checked.manifest_problem is not None)
         live = " (still being written)" if status == "running" else ""

@@ -43,4 +43,4 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
         sources = {name: files for name, files in table_files(folder).items()
                    if files and files[0].suffix == ".parquet"}
     answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows,
-           sources=sources)
+           sources=sources, notice=lambda line: click.echo(f"sniff: note: {line}", err=True))

@@ -38,6 +38,14 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
 
     if isinstance(path, io.Run):
         return run_sources(path), threads_of(path.manifest)
+    run = _open_run_folder(path)
+    return run_sources(run), threads_of(run.manifest)
+
+
+def _open_run_folder(path):
+    """The run folder a query names, checked (``sim.store.io.open_run``)."""
+    from sim.store import io
+
     folder = Path(path)
     if not folder.is_dir():
         raise SniffError(f"no such folder: {folder}" if not folder.exists()
@@ -48,8 +56,7 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
     if os.path.lexists(folder / "tournament.json"):  # a FIFO there: one line, below
         raise SniffError(f"{folder} is a tournament: query one of its pairings "
                          f"({folder}/pairs/NAME), each a run folder")
-    run = io.open_run(folder)
-    return run_sources(run), threads_of(run.manifest)
+    return io.open_run(folder)
 
 
 def batches(result, size: int = 100_000) -> pa.RecordBatchReader:
@@ -84,12 +91,14 @@ def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
            overwrite: bool = False, max_rows: int = 1000, stream=None,
            memory_limit: int = DEFAULT_MEMORY,
-           sources: dict[str, list[Path]] | None = None) -> int:
+           sources: dict[str, list[Path]] | None = None, notice=None) -> int:
     """``sniff query``: print the answer as an aligned table (its first ``max_rows`` rows),
     or all of it as CSV, or write it to a Parquet file; returns the rows written or shown.
 
     CSV and Parquet are written batch by batch, so an answer of any size passes in bounded
-    memory; the Parquet file appears whole or not at all.
+    memory; the Parquet file appears whole or not at all. ``notice`` gets one line after
+    the answer when the run folder was not verified since it last changed
+    (``sim.store.verified``: readers check sizes and footers, not the parts' sha256).
     """
     import duckdb
     import pyarrow as pa
@@ -98,7 +107,14 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     folder = None if not isinstance(path, (str, os.PathLike)) else Path(path)
     if parquet is not None:
         check_output(parquet, overwrite, folder)
-    if sources is None:
+    note = None
+    if sources is None and folder is not None:
+        from sim.store.verified import unverified_note
+
+        run = _open_run_folder(folder)
+        sources, threads = run_sources(run), threads_of(run.manifest)
+        note = unverified_note(run.path, run.checked)
+    elif sources is None:
         sources, threads = sources_of(path)
     else:  # an openings folder's checked tables (sim.openings.folder.table_files)
         threads = os.cpu_count() or 1
@@ -107,12 +123,17 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     try:
         with Progress(session):
             if parquet is not None:
-                return _write_parquet(result, Path(parquet))
-            if csv:
-                return _write_csv(result, stream)
-            frame = result.limit(max_rows + 1).df()
+                rows = _write_parquet(result, Path(parquet))
+            elif csv:
+                rows = _write_csv(result, stream)
+            else:
+                frame = result.limit(max_rows + 1).df()
     except (duckdb.Error, pa.ArrowException, OSError) as error:  # a batch reader's are Arrow's
         raise query_error(session, error) from None
+    if note is not None and notice is not None:
+        notice(note)
+    if parquet is not None or csv:
+        return rows
     shown = frame.head(max_rows)
     stream.write(shown.to_string(index=False) + "\n" if len(shown.columns) else "\n")
     if len(frame) > max_rows:

@@ -1,4 +1,6 @@
-"""Output folders: default names, refusals before work starts, disk space.
+"""Paths a user names: output folders and files (default names, the one check of every
+output path, refusals before work starts, disk space) and the bounded read of a file a
+user names (``read_user_text``).
 
 Shared by every command that writes a folder (``sniff simulate``, ``report``,
 ``tournament``, ``openings``): each refuses an output it cannot use with one line, before
@@ -13,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from sim.errors import SniffError
+from sim.files import UnsafeFile, open_regular
 
 
 def new_folder(prefix: str, base: Path = Path("results")) -> Path:
@@ -177,3 +180,32 @@ def check_writable_folder(folder: Path) -> None:
     except OSError as error:
         raise SniffError(f"cannot write to {folder}: {error.strerror or error} "
                          f"({existing})") from None
+
+
+MAX_USER_FILE = 256 * 2**20  # a trace of thousands of games; /dev/zero is refused, not read
+
+
+def read_user_text(path: Path, kind: str, described: str, limit: int | None = None) -> str:
+    """The text of a file a user named (a trace, a position): a missing file, a folder, one
+    over ``limit`` bytes (``/dev/zero`` among them) or bytes that are not UTF-8 is one
+    ``SniffError`` line (``described``: what it should be). At most ``limit + 1`` bytes are
+    ever read, so memory stays bounded whatever the file is (default ``MAX_USER_FILE``)."""
+    limit = MAX_USER_FILE if limit is None else limit
+    try:  # never blocks: a FIFO or a device is refused before a byte is read
+        with os.fdopen(open_regular(Path(path), f"{kind} file"), "rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise SniffError(f"no such {kind} file: {path}") from None
+    except IsADirectoryError:
+        raise SniffError(f"{path} is a folder, not a {kind} file") from None
+    except UnsafeFile as error:
+        raise SniffError(str(error)) from None
+    except OSError as error:
+        raise SniffError(f"cannot read {kind} file {path}: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise SniffError(f"{path} is larger than {limit // 2**20} MiB: not a {described} "
+                         "sniff can read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SniffError(f"{path} is not a {described} (not UTF-8 text)") from None

@@ -395,6 +395,12 @@ def load(path: str | os.PathLike) -> Run:
 
         warnings.warn(f"{run.path} is still being written (status running): its tables hold "
                       "the chunks finished so far", stacklevel=2)
+    from sim.store.verified import unverified_note
+
+    if (note := unverified_note(run.path, run.checked)) is not None:
+        import warnings
+
+        warnings.warn(note, stacklevel=2)
     return run
 
 

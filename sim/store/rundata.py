@@ -284,6 +284,11 @@ def open_runs(paths: Sequence) -> list[RunData]:
         elif status != "complete":
             notes.append(f"the run is {status}: {games:,} of {config['games']:,} games "
                          "finished (the report covers those)")
+        if run.path is not None:  # the ledger's word taken, or said so (sim.store.verified)
+            from sim.store.verified import unverified_note
+
+            if (note := unverified_note(run.path, run.checked)) is not None:
+                notes.append(note)
         name = run.path.name if run.path else "run"
         runs.append(RunData(name, run.path, run.manifest, run, games, tournament, notes))
     for folder in dict.fromkeys(r.tournament for r in runs if r.tournament is not None):

@@ -7,7 +7,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from sim.errors import SniffError, read_user_text
+from sim.errors import SniffError
+from sim.store.folders import read_user_text
 from sim.table.render import replay_lines
 
 STEP_PROMPT = "[Enter: next event · q: stop] "
