@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
 from sim.store.query import (
     DEFAULT_MEMORY,
+    DEFAULT_TIMEOUT,
+    Limits,
     Progress,
     connect,
-    query_error,
     relation,
     run_sources,
     threads_of,
@@ -91,7 +92,8 @@ def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
            overwrite: bool = False, max_rows: int = 1000, stream=None,
            memory_limit: int = DEFAULT_MEMORY,
-           sources: dict[str, list[Path]] | None = None, notice=None) -> int:
+           sources: dict[str, list[Path]] | None = None, notice=None,
+           timeout: float | None = DEFAULT_TIMEOUT, hard_memory: bool = False) -> int:
     """``sniff query``: print the answer as an aligned table (its first ``max_rows`` rows),
     or all of it as CSV, or write it to a Parquet file; returns the rows written or shown.
 
@@ -99,6 +101,9 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     memory; the Parquet file appears whole or not at all. ``notice`` gets one line after
     the answer when the run folder was not verified since it last changed
     (``sim.store.verified``: readers check sizes and footers, not the parts' sha256).
+    ``timeout`` (seconds) stops a query that runs longer; ``hard_memory`` caps the whole
+    process at the memory limit (``sim.store.query.Limits``: ``sniff query`` asks for it).
+    Ctrl-C stops the query at once (``sim.errors.Stopped``).
     """
     import duckdb
     import pyarrow as pa
@@ -120,16 +125,17 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
         threads = os.cpu_count() or 1
     session = connect(sources, threads, memory_limit)
     result = relation(session, sql)
+    limits = Limits(session, timeout, memory_limit if hard_memory else None)
     try:
-        with Progress(session):
+        with limits, Progress(session):
             if parquet is not None:
                 rows = _write_parquet(result, Path(parquet))
             elif csv:
                 rows = _write_csv(result, stream)
             else:
                 frame = result.limit(max_rows + 1).df()
-    except (duckdb.Error, pa.ArrowException, OSError) as error:  # a batch reader's are Arrow's
-        raise query_error(session, error) from None
+    except (duckdb.Error, pa.ArrowException, OSError, MemoryError) as error:  # Arrow's too
+        raise limits.error(error, session) from None
     if note is not None and notice is not None:
         notice(note)
     if parquet is not None or csv:

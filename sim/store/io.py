@@ -351,13 +351,15 @@ class Run:
 
             require_memory(self, name, peak)
 
-    def query(self, sql: str, lazy: bool = False):
+    def query(self, sql: str, lazy: bool = False, progress: bool = False,
+              timeout: float | None = None):
         """The answer to ``sql`` (DuckDB SQL over the views ``games`` and ``rounds``: the
         checked parts, page checksums verified) as a pandas DataFrame, or with ``lazy`` a
-        DuckDB relation to fetch in pieces; read-only (docs/query.md)."""
+        DuckDB relation to fetch in pieces; read-only (docs/query.md). ``progress``: a line
+        on stderr while it runs; ``timeout``: seconds before it is stopped."""
         from sim.store.query import query
 
-        return query(self, sql, lazy=lazy)
+        return query(self, sql, lazy=lazy, progress=progress, timeout=timeout)
 
     @property
     def games(self):

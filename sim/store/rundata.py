@@ -284,11 +284,6 @@ def open_runs(paths: Sequence) -> list[RunData]:
         elif status != "complete":
             notes.append(f"the run is {status}: {games:,} of {config['games']:,} games "
                          "finished (the report covers those)")
-        if run.path is not None:  # the ledger's word taken, or said so (sim.store.verified)
-            from sim.store.verified import unverified_note
-
-            if (note := unverified_note(run.path, run.checked)) is not None:
-                notes.append(note)
         name = run.path.name if run.path else "run"
         runs.append(RunData(name, run.path, run.manifest, run, games, tournament, notes))
     for folder in dict.fromkeys(r.tournament for r in runs if r.tournament is not None):
@@ -299,6 +294,11 @@ def open_runs(paths: Sequence) -> list[RunData]:
                 f"tournament {folder} is {manifest.get('status')}: {len(members)} of its "
                 f"{len(manifest['pairings'])} pairings have games; the matrix and ratings "
                 "cover those")
+    from sim.store.verified import unverified_note
+
+    for r in runs:  # the ledger's word taken, or said so (sim.store.verified), last
+        if r.path is not None and (note := unverified_note(r.path, r.run.checked)):
+            r.notes.append(note)
     counts = {r.players for r in runs}
     if len(counts) > 1:
         detail = ", ".join(f"{r.name} ({r.players})" for r in runs)
