@@ -147,6 +147,7 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
                    title: str | None, openings: Sequence = (),
                    pairings: bool = False) -> dict[str, Path]:
     """``sniff report``: build, write, and print where the files went."""
+    from sim.display.formatting import printable
     from sim.report.build import build
     from sim.report.build import default_folder as report_folder
     from sim.store.folders import check_writable_folder
@@ -164,7 +165,7 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
                f"(self-contained), report.md, report.json and {len(charts)} charts in {folder}/")
     for run in report.runs:
         for note in run.notes:
-            click.echo(f"sniff: note: {run.name}: {note}", err=True)
+            click.echo(printable(f"sniff: note: {run.name}: {note}"), err=True)
     return files
 
 

@@ -477,12 +477,28 @@ def verify(folders: tuple[Path, ...], replay: int) -> None:
     verify_command(folders, replay=replay)
 
 
+def _plain_environment() -> None:
+    """What the command line needs of its process whatever the environment says: text that
+    the terminal's encoding cannot show is escaped (``PYTHONIOENCODING=ascii`` prints ``\u2013``,
+    never a traceback), and charts are drawn off screen (an ``MPLBACKEND`` that does not
+    exist, or a GUI one, is not used: sniff only writes PNG files)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    os.environ["MPLBACKEND"] = "agg"
+
+
 def main() -> None:
     """Entry point: every error becomes one line on stderr and a non-zero exit.
 
     Exit status: 0 done; 2 an error (bad input, or a failure such as a write error); 130
     stopped by Ctrl-C and 143 by SIGTERM (128 + the signal, the shell's convention).
     """
+    from sim.display.formatting import printable
+
+    _plain_environment()
     try:
         cli.main(standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
@@ -495,17 +511,17 @@ def main() -> None:
         click.echo(error.ctx.get_help() if error.ctx else str(error))
         sys.exit(EXIT_ERROR)
     except click.ClickException as error:
-        click.echo(f"sniff: error: {error.format_message()}", err=True)
+        click.echo(f"sniff: error: {printable(error.format_message())}", err=True)
         sys.exit(EXIT_ERROR)
-    except SniffError as error:
-        click.echo(f"sniff: error: {error}", err=True)
+    except SniffError as error:  # may quote a name from a folder or trace: escaped
+        click.echo(f"sniff: error: {printable(str(error))}", err=True)
         sys.exit(EXIT_ERROR)
     except OSError as error:
         from sim.files import UnsafeFile
 
         line = str(error) if isinstance(error, UnsafeFile) else \
             f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
-        click.echo(f"sniff: error: {line}", err=True)
+        click.echo(f"sniff: error: {printable(line)}", err=True)
         sys.exit(EXIT_ERROR)
 
 

@@ -78,6 +78,11 @@ def connect(sources: dict[str, list[Path]], threads: int = 1,
     """An in-memory DuckDB connection with one read-only view per table, locked."""
     import duckdb
 
+    if sources and not any(sources.values()):  # views need parts: say why there are none
+        raise SniffError(f"no finished chunk yet: the tables ({', '.join(sources)}) hold no "
+                         "part to query (a run whose first chunk is still being played, or "
+                         "was stopped before it ended)")
+
     connection = duckdb.connect(":memory:", config={
         "threads": max(1, int(threads)), "memory_limit": f"{max(memory_limit, 1 << 26)}B",
         "autoinstall_known_extensions": False, "autoload_known_extensions": False})
