@@ -99,3 +99,14 @@ def test_a_run_without_a_finished_chunk_is_one_clear_line(tmp_path, capsys) -> N
     (run / "manifest.json").write_text(json.dumps(manifest))
     code, out, err = run_main(["query", str(run), "select count(*) from games"], capsys)
     one_line(code, err, "no finished chunk yet")
+
+
+@pytest.mark.parametrize("command", [
+    ["trace", "--strategies", "greedy,random"], ["simulate", "--games", "10", "-q"],
+    ["learn", "--players", "2", "--iterations", "1", "--games", "20", "-o", "unused"],
+    ["tournament", "--strategies", "greedy,random", "-q"], ["compare", "greedy", "random"],
+    ["openings", "--deals", "1", "-q"]])
+@pytest.mark.parametrize("seed", [str(2**64), "-3"])
+def test_seeds_outside_the_range_are_refused_everywhere(command, seed, capsys) -> None:
+    code, out, err = run_main([*command, "--seed", seed], capsys)
+    one_line(code, err, f"--seed must be an integer from 0 to 2**63-1, got {seed}")

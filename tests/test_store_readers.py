@@ -157,3 +157,17 @@ def test_readers_say_when_a_folder_was_not_verified_since_it_changed(played, tmp
     code, out, err = run_main(["report", str(run), "-o", str(tmp_path / "r"),
                                "--placement-sample", "0"], capsys)
     assert code == 0 and note in err, err
+
+
+def test_a_foreign_trials_table_is_one_line(tmp_path) -> None:
+    import pandas as pd
+
+    from sim.tune.folder import read_trials
+
+    pd.DataFrame({"x": [1, 2]}).to_parquet(tmp_path / "trials.parquet")
+    with pytest.raises(SniffError, match="not the trials of this tuning run"):
+        read_trials(tmp_path)
+    os.unlink(tmp_path / "trials.parquet")
+    os.mkfifo(tmp_path / "trials.parquet")
+    with pytest.raises(SniffError, match="is a FIFO"):
+        read_trials(tmp_path)
