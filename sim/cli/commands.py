@@ -15,6 +15,8 @@ from pathlib import Path
 
 import click
 
+from sim.display.formatting import printable
+
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
 
 
@@ -88,7 +90,7 @@ def simulate_command(
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
-    click.echo(str(run.summary))
+    click.echo(printable(str(run.summary)))  # labels may come from a resumed folder
 
 
 def openings_command(players: int, strategies: str, deals: int, seed: int, out: Path | None,
@@ -147,7 +149,6 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
                    title: str | None, openings: Sequence = (),
                    pairings: bool = False) -> dict[str, Path]:
     """``sniff report``: build, write, and print where the files went."""
-    from sim.display.formatting import printable
     from sim.report.build import build
     from sim.report.build import default_folder as report_folder
     from sim.store.folders import check_writable_folder
@@ -185,7 +186,7 @@ def tournament_command(options: dict, *, threads: int | None, quiet: bool, resum
     except TournamentInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
-    click.echo(str(result))
+    click.echo(printable(str(result)))
 
 
 def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
@@ -202,7 +203,7 @@ def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
     except TuneInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
-    click.echo(str(result))
+    click.echo(printable(str(result)))
 
 
 def hint_command(position_file: Path | None, trace_file: Path | None, *, game: int,
@@ -308,7 +309,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             if not problems:  # what readers show beside the tables, recomputed from them
                 problems = derived_problems(folder)
             for line in problems:
-                click.echo(f"bad: {line}")
+                click.echo(printable(f"bad: {line}"))
             bad += len(problems)
             click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
                        "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
@@ -360,7 +361,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                 click.echo(f"{folder}: {played:,} games chosen at random played again: every "
                            "game and round row identical")
         for line in problems:
-            click.echo(f"bad: {line}")
+            click.echo(printable(f"bad: {line}"))
         if not problems and not checked.unrecorded:
             mark_verified(folder, checked)  # readers stop saying "not verified" (until it changes)
         bad += len(problems)
@@ -374,3 +375,44 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
         raise SniffError(f"{bad} problem(s) found" + (
             "; `sniff simulate --out FOLDER --resume` replays the bad chunks (and sets the "
             "bad parts aside)" if replayable else ""))
+
+
+def trace_command(players: int, seed: int, strategies: str, games: int,
+                  output: Path | None) -> None:
+    """``sniff trace``: the games' events on standard output, or into ``output``."""
+    from sim.kernels.runner import lineup_of
+    from sim.kernels.trace import iter_trace, write_trace
+    from strategies import parse_lineup_text
+
+    lineup = lineup_of(players, parse_lineup_text(strategies))
+    events = iter_trace(lineup, seed, games)
+    if output is None:
+        write_trace(events, sys.stdout)
+        return
+    from sim.files import write_atomic
+    from sim.store.folders import check_output_file
+
+    # A new file or a trace, never a link, device or FIFO, never inside a sniff folder;
+    # written beside it under a hidden unique name and renamed into place (sim.files).
+    check_output_file(output, "-o", "trace")
+    lines = 0
+
+    def write(temporary: Path) -> None:
+        nonlocal lines
+        lines = write_trace(events, temporary)
+
+    write_atomic(output, write)
+    click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
+
+
+def plain_environment() -> None:
+    """What the command line needs of its process whatever the environment says: text that
+    the terminal's encoding cannot show is escaped (``PYTHONIOENCODING=ascii`` prints ``\\u2013``,
+    never a traceback), and charts are drawn off screen (an ``MPLBACKEND`` that does not
+    exist, or a GUI one, is not used: sniff only writes PNG files)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    os.environ["MPLBACKEND"] = "agg"

@@ -67,29 +67,9 @@ def list_strategies() -> None:
               help="Write the JSON Lines here instead of standard output.")
 def trace(players: int, seed: int, strategies: str, games: int, output: Path | None) -> None:
     """Write whole games as JSON Lines events (the trace format of docs/rules.md)."""
-    from sim.kernels.runner import lineup_of
-    from sim.kernels.trace import iter_trace, write_trace
-    from strategies import parse_lineup_text
+    from sim.cli.commands import trace_command
 
-    lineup = lineup_of(players, parse_lineup_text(strategies))
-    events = iter_trace(lineup, seed, games)
-    if output is None:
-        write_trace(events, sys.stdout)
-        return
-    from sim.files import write_atomic
-    from sim.store.folders import check_output_file
-
-    # A new file or a trace, never a link, device or FIFO, never inside a sniff folder;
-    # written beside it under a hidden unique name and renamed into place (sim.files).
-    check_output_file(output, "-o", "trace")
-    lines = 0
-
-    def write(temporary: Path) -> None:
-        nonlocal lines
-        lines = write_trace(events, temporary)
-
-    write_atomic(output, write)
-    click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
+    trace_command(players, seed, strategies, games, output)
 
 
 # Options that decide the games default to None here: a new run fills them from
@@ -477,28 +457,16 @@ def verify(folders: tuple[Path, ...], replay: int) -> None:
     verify_command(folders, replay=replay)
 
 
-def _plain_environment() -> None:
-    """What the command line needs of its process whatever the environment says: text that
-    the terminal's encoding cannot show is escaped (``PYTHONIOENCODING=ascii`` prints ``\u2013``,
-    never a traceback), and charts are drawn off screen (an ``MPLBACKEND`` that does not
-    exist, or a GUI one, is not used: sniff only writes PNG files)."""
-    import os
-
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
-    os.environ["MPLBACKEND"] = "agg"
-
-
 def main() -> None:
     """Entry point: every error becomes one line on stderr and a non-zero exit.
 
     Exit status: 0 done; 2 an error (bad input, or a failure such as a write error); 130
     stopped by Ctrl-C and 143 by SIGTERM (128 + the signal, the shell's convention).
     """
+    from sim.cli.commands import plain_environment
     from sim.display.formatting import printable
 
-    _plain_environment()
+    plain_environment()
     try:
         cli.main(standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as stopped:

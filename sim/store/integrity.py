@@ -33,6 +33,7 @@ from pathlib import Path
 
 from sim.errors import SniffError
 from sim.files import UnsafeFile, check_replaceable, open_regular, own_folder
+from sim.store.shape import record_shape_problem
 
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 LEDGER = "parts.jsonl"
@@ -480,29 +481,6 @@ def _record_of(folder: Path, tables, chunk: int, lo: int, hi: int, run_id: str) 
         path = folder / table / part_name(chunk)
         parts[table] = part_record(path, _footer(path)[0])
     return chunk_record(chunk, lo, hi, run_id, parts)
-
-
-def _count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def record_shape_problem(record: dict, tables) -> str | None:
-    """What is wrong with the shape of a ledger line (a field of the wrong type: ``bytes``
-    as text, ``parts`` as a list), or None; checked before any field is used."""
-    if not all(_count(record.get(key)) for key in ("first_game", "end_game")):
-        return "first_game and end_game must be counts"
-    parts = record.get("parts")
-    if not isinstance(parts, dict):
-        return "parts is not a table of parts"
-    for table in tables:
-        part = parts.get(table)
-        if part is None:
-            continue  # named as a missing part by the caller
-        if not isinstance(part, dict) or not isinstance(part.get("file"), str) or not (
-                _count(part.get("rows")) and _count(part.get("bytes"))
-                and isinstance(part.get(HASH), str)):
-            return f"parts.{table} needs file, rows, bytes and {HASH} of their types"
-    return None
 
 
 def chunk_record(chunk: int, lo: int, hi: int, run_id: str, parts: dict) -> dict:

@@ -1,4 +1,4 @@
-"""The shape a run's ``manifest.json`` must have before any reader uses a field of it.
+"""The shape a run's ``manifest.json`` and its ledger's lines must have before a reader uses them.
 
 A run folder may come from someone else (docs/data-format.md, "A folder from someone
 else"), so its manifest is checked once, where it is read (``sim.store.io.read_manifest``),
@@ -170,3 +170,26 @@ def check_run_manifest(manifest: dict, path: Path) -> None:
 def _shown(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def record_shape_problem(record: dict, tables) -> str | None:
+    """What is wrong with the shape of a ledger line (a field of the wrong type: ``bytes``
+    as text, ``parts`` as a list), or None; checked before any field is used."""
+    if not all(_count(record.get(key)) for key in ("first_game", "end_game")):
+        return "first_game and end_game must be counts"
+    parts = record.get("parts")
+    if not isinstance(parts, dict):
+        return "parts is not a table of parts"
+    for table in tables:
+        part = parts.get(table)
+        if part is None:
+            continue  # named as a missing part by the caller
+        if not isinstance(part, dict) or not isinstance(part.get("file"), str) or not (
+                _count(part.get("rows")) and _count(part.get("bytes"))
+                and isinstance(part.get("sha256"), str)):
+            return f"parts.{table} needs file, rows, bytes and sha256 of their types"
+    return None
