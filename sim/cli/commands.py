@@ -362,7 +362,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                            "game and round row identical")
         for line in problems:
             click.echo(printable(f"bad: {line}"))
-        if not problems and not checked.unrecorded:
+        if not problems and not checked.unrecorded and manifest.get("ledger"):
             mark_verified(folder, checked)  # readers stop saying "not verified" (until it changes)
         bad += len(problems)
         replayable += len(problems) - (checked.manifest_problem is not None)

@@ -364,6 +364,8 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
                 out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
                                    "parts": {t: {"file": part_name(chunk)} for t in tables}}
     _blame_manifest(out)
+    if not ledger and out.manifest_problem is None:
+        out.manifest_problem = _removed_ledger(folder, out)
     for table in tables:
         for name in sorted(n for n in present[table]
                            if chunk_of(n) is None or chunk_of(n) >= n_chunks):
@@ -371,6 +373,22 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
                                         f"is not a part of this run's plan ({n_chunks} "
                                         "chunks)"))
     return out
+
+
+def _removed_ledger(folder: Path, out: Checked) -> str | None:
+    """A run without a ledger is of an older version only if its parts are: the versions
+    that keep a ledger also write a CRC-32 in every page header, the older ones none
+    (tests/fixtures/run-before-ledger is one). Parts with checksums and no ledger mean the
+    ledger was removed (and every hash with it): the folder is refused, not believed."""
+    from sim.store.arrow import has_page_checksums
+
+    parts = [path for table in sorted({t for r in out.good.values() for t in r["parts"]})
+             for path in out.parts(table)][:1]
+    if parts and has_page_checksums(parts[0]):
+        return (f"{folder / 'manifest.json'} names no ledger, but its parts were written by a "
+                "version that keeps one (their pages carry checksums): the ledger was "
+                "removed, so nothing vouches for the parts' bytes")
+    return None
 
 
 def _blame_manifest(out: Checked) -> None:
