@@ -162,3 +162,17 @@ def test_partial_and_set_aside_must_be_folders_of_the_run(played, tmp_path, caps
     with pytest.raises(UnsafeFile, match="not the set-aside folder of the run"):
         integrity.resume_chunks(run, sim.store.io.read_manifest(run), lambda _: None)
     assert sorted(p.name for p in outside.iterdir()) == ["mine.txt"]
+
+
+def test_play_trace_and_bench_outputs_take_the_same_check(played, tmp_path) -> None:
+    from sim.run.bench import run as bench
+    from sim.table.play import play_game
+    from strategies import parse_spec
+
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "target")
+    with pytest.raises(SniffError, match="is a link"):
+        play_game(2, 0, [parse_spec("random")], 1, link, lambda: "", lambda text: None)
+    with pytest.raises(SniffError, match="inside the sniff folder"):
+        bench(quick=True, out=played / "bench.json")
+    assert not (tmp_path / "target").exists()
