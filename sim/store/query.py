@@ -162,7 +162,7 @@ def _bad_part(paths: list[Path], text: str) -> str:
 
 
 def _status_size(field: str) -> int | None:
-    """``VmData`` (what ``RLIMIT_DATA`` counts) or ``VmRSS`` of this process now (Linux)."""
+    """A size of this process now from ``/proc/self/status`` (``VmRSS``; Linux)."""
     try:
         with open("/proc/self/status") as handle:
             for line in handle:
@@ -180,9 +180,10 @@ class Limits:
     ``memory_limit`` the whole process: DuckDB's own limit does not count every allocation
     (a string function's result), so the process's resident memory is watched every
     ``POLL`` seconds and the query stopped once it grows past what it held before plus the
-    limit and ``HEADROOM``; and new address space is capped at the same amount
-    (``RLIMIT_DATA``, where the allocation itself then fails). The cap is process-wide, so
-    only a process that runs nothing else at the time asks for it (``sniff query``)."""
+    limit and ``HEADROOM`` (a single call that allocates gigabytes at once has them for that
+    moment: ``RLIMIT_DATA`` was tried and does not see allocations into address space
+    already reserved). The watch is process-wide, so only a process that runs nothing else
+    at the time asks for it (``sniff query``)."""
 
     POLL = 0.05
 
@@ -194,14 +195,12 @@ class Limits:
         self._stop = threading.Event()
         self._watcher = None
         self._wakeup = None
-        self._rlimit = None
 
     def __enter__(self) -> Limits:
         if threading.current_thread() is threading.main_thread():
             self._watch_signals()
         resident = None
         if self.memory_limit is not None:
-            self._cap_memory()
             if (now := _status_size("VmRSS")) is not None:
                 resident = now + self.memory_limit + HEADROOM
         if self.timeout is not None or resident is not None:
@@ -244,30 +243,10 @@ class Limits:
         thread.start()
         self._wakeup = (reader, writer, previous, thread)
 
-    def _cap_memory(self) -> None:
-        try:
-            import resource
-        except ImportError:  # pragma: no cover - not POSIX
-            return
-        now = _status_size("VmData")
-        if now is None:
-            return
-        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-        cap = now + self.memory_limit + HEADROOM
-        if hard != resource.RLIM_INFINITY:
-            cap = min(cap, hard)
-        if soft == resource.RLIM_INFINITY or cap < soft:
-            resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
-            self._rlimit = (soft, hard)
-
     def __exit__(self, *exc) -> None:
         self._stop.set()
         if self._watcher is not None:
             self._watcher.join()
-        if self._rlimit is not None:
-            import resource
-
-            resource.setrlimit(resource.RLIMIT_DATA, self._rlimit)
         if self._wakeup is not None:
             import signal
 
