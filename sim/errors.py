@@ -1,7 +1,6 @@
 """The project's exceptions that end a command with one line and a non-zero exit."""
 
 import signal
-from pathlib import Path
 
 
 class SniffError(ValueError):
@@ -20,30 +19,3 @@ class Stopped(KeyboardInterrupt):
     @property
     def exit_status(self) -> int:
         return 128 + int(self.signum)
-
-
-MAX_USER_FILE = 256 * 2**20  # a trace of thousands of games; /dev/zero is refused, not read
-
-
-def read_user_text(path: Path, kind: str, described: str, limit: int | None = None) -> str:
-    """The text of a file a user named (a trace, a position): a missing file, a folder, one
-    over ``limit`` bytes (``/dev/zero`` among them) or bytes that are not UTF-8 is one
-    ``SniffError`` line (``described``: what it should be). At most ``limit + 1`` bytes are
-    ever read, so memory stays bounded whatever the file is (default ``MAX_USER_FILE``)."""
-    limit = MAX_USER_FILE if limit is None else limit
-    try:
-        with Path(path).open("rb") as handle:
-            data = handle.read(limit + 1)
-    except FileNotFoundError:
-        raise SniffError(f"no such {kind} file: {path}") from None
-    except IsADirectoryError:
-        raise SniffError(f"{path} is a folder, not a {kind} file") from None
-    except OSError as error:
-        raise SniffError(f"cannot read {kind} file {path}: {error.strerror or error}") from None
-    if len(data) > limit:
-        raise SniffError(f"{path} is larger than {limit // 2**20} MiB: not a {described} "
-                         "sniff can read")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SniffError(f"{path} is not a {described} (not UTF-8 text)") from None

@@ -8,17 +8,144 @@
   place): the cache's generated modules and copied model files. Rewriting a generated
   module would change its mtime and void numba's cache beside it, and a concurrent writer
   (another worker, another process) may win the race with an identical file.
+
+And the one safe way to open what a folder holds (``read_regular``, ``open_regular``,
+``open_lock_file``): a folder may come from anyone, so a name that is a FIFO, a device, a
+folder or (for a file sniff writes) a link is refused with one ``UnsafeFile`` line before a
+byte is read or written. Readers open non-blocking and check the type of what they opened,
+so a FIFO never blocks them and ``/dev/zero`` is never read; every read is bounded.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"  # of every temporary file (a killed run's are cleared by resume)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+class UnsafeFile(OSError):
+    """A name that is not a regular file where sniff reads or writes one (a FIFO, a device,
+    a folder, a link where links are refused), or a file over its size bound. An
+    ``OSError``, so every command's error mapping prints it as one line."""
+
+    def __init__(self, path, why: str) -> None:
+        super().__init__(errno.EINVAL, why, str(path))
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def kind_of(mode: int) -> str:
+    """What a file mode is, in words: ``a FIFO``, ``a device``..."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISLNK(mode):
+        return "a link"
+    return "not a regular file"
+
+
+def _refuse(path, mode: int, what: str) -> UnsafeFile:
+    return UnsafeFile(path, f"is {kind_of(mode)}, not a regular {what} (sniff reads and "
+                            "writes only regular files)")
+
+
+def open_regular(path: Path, what: str = "file", follow: bool = True) -> int:
+    """A descriptor open for reading on the regular file ``path``, never blocking: opened
+    with ``O_NONBLOCK`` (a FIFO does not wait for a writer) and checked with ``fstat``
+    (what was opened is what is read; a link to a FIFO or a device is refused).
+    ``follow=False`` refuses a link too. ``FileNotFoundError`` passes through."""
+    flags = os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        if error.errno == errno.ELOOP and not follow:
+            raise UnsafeFile(path, f"is a link, not a regular {what} (sniff never follows "
+                                   "one here)") from None
+        raise
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
+        raise _refuse(path, mode, what)
+    return descriptor
+
+
+def read_regular(path: Path, limit: int, what: str = "file", follow: bool = True) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them (``UnsafeFile``
+    if it holds more: at most ``limit + 1`` are ever read), through ``open_regular``."""
+    with os.fdopen(open_regular(path, what, follow), "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise UnsafeFile(path, f"is larger than {size_words(limit)}: not a {what} sniff "
+                               "writes")
+    return data
+
+
+def size_words(size: int) -> str:
+    return f"{size // 2**20} MiB" if size >= 2**20 else f"{size // 2**10} KiB"
+
+
+def open_lock_file(path: Path) -> int:
+    """A descriptor open for reading and writing on the lock file ``path``, created if
+    missing; a link (wherever it points), a FIFO or a device there is ``UnsafeFile``, so a
+    shared folder's ``.lock`` can never make a writer truncate a file outside it."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _CLOEXEC,
+                             0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafeFile(path, "is a link, not the folder's lock file (sniff never "
+                                   "writes through one)") from None
+        raise
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise _refuse(path, mode, "lock file")
+    return descriptor
+
+
+def own_folder(path: Path, what: str) -> Path:
+    """``path`` as a folder of its own (created if missing), never a link or a file: a
+    run's ``.partial/`` and ``set-aside/``, which a writer fills and a resume empties, so a
+    link there would carry its writes (or its deletions) out of the folder."""
+    path = Path(path)
+    try:
+        path.mkdir()
+    except FileExistsError:
+        pass
+    mode = os.lstat(path).st_mode
+    if not stat.S_ISDIR(mode):
+        raise UnsafeFile(path, f"is {kind_of(mode)}, not the {what} folder of the run "
+                               "(sniff writes only into a real folder of its own)")
+    return path
+
+
+def check_replaceable(path: Path, what: str = "file") -> None:
+    """Refuse to replace ``path`` unless it is absent or a regular file (``lstat``: a link
+    is refused, wherever it points): a rename over a device node, a FIFO or a link to
+    ``/dev/stdout`` would destroy it."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise UnsafeFile(path, f"is {kind_of(mode)}, not a {what} sniff may replace")
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
@@ -31,12 +158,16 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     temporary: the last rename wins, whole.
     """
     path = Path(path)
+    check_replaceable(path)
     temporary = path.with_name(
         f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}{TEMP_SUFFIX}")
-    try:
+    try:  # created here, exclusively and unfollowed: nothing planted is written through
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+                         | _CLOEXEC, 0o644))
         write(temporary)
         with open(temporary, "rb+") as handle:
             os.fsync(handle.fileno())
+        check_replaceable(path)
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)

@@ -117,9 +117,12 @@ def test_bad_queries_are_one_line_and_change_nothing(run, tmp_path, capsys):
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1 and message in lines[0], (args, err)
         assert "Traceback" not in err
+    overwrite = ["query", str(run), "SELECT 1 AS a", "--parquet", str(target), "--overwrite"]
+    code, _, err = run_main(overwrite, capsys)  # only over a Parquet file (#51)
+    assert code == 2 and "not a parquet file" in err
     assert target.read_bytes() == b"mine"
-    code, _, err = run_main(["query", str(run), "SELECT 1 AS a", "--parquet", str(target),
-                             "--overwrite"], capsys)
+    pd.DataFrame({"b": [2]}).to_parquet(target)
+    code, _, err = run_main(overwrite, capsys)
     assert code == 0 and pd.read_parquet(target)["a"].tolist() == [1]
     assert digest(run) == before
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from cli_helpers import error_lines, run_main
 
-import sim.errors
+import sim.store.folders
 
 
 def one_line(code: int, err: str, text: str) -> None:
@@ -19,9 +19,15 @@ def one_line(code: int, err: str, text: str) -> None:
     assert "Traceback" not in err
 
 
-def test_an_endless_trace_is_refused_after_a_bounded_read(capsys, monkeypatch) -> None:
-    monkeypatch.setattr(sim.errors, "MAX_USER_FILE", 2**20)
-    code, out, err = run_main(["replay", "/dev/zero"], capsys)
+def test_an_endless_trace_is_refused_after_a_bounded_read(tmp_path, capsys,
+                                                          monkeypatch) -> None:
+    monkeypatch.setattr(sim.store.folders, "MAX_USER_FILE", 2**20)
+    code, out, err = run_main(["replay", "/dev/zero"], capsys)  # never read: not a file
+    one_line(code, err, "is a device")
+    huge = tmp_path / "huge.jsonl"
+    with open(huge, "wb") as handle:
+        handle.truncate(2**30)
+    code, out, err = run_main(["replay", str(huge)], capsys)
     one_line(code, err, "is larger than 1 MiB")
 
 

@@ -7,12 +7,15 @@ stderr, prints the result, and on a stop prints how to resume.
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
+
+from sim.display.formatting import printable
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
 
@@ -87,7 +90,7 @@ def simulate_command(
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
-    click.echo(str(run.summary))
+    click.echo(printable(str(run.summary)))  # labels may come from a resumed folder
 
 
 def openings_command(options: dict, out: Path | None, *, overwrite: bool, quiet: bool,
@@ -191,7 +194,7 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
                f"(self-contained), report.md, report.json and {len(charts)} charts in {folder}/")
     for run in report.runs:
         for note in run.notes:
-            click.echo(f"sniff: note: {run.name}: {note}", err=True)
+            click.echo(printable(f"sniff: note: {run.name}: {note}"), err=True)
     return files
 
 
@@ -211,7 +214,7 @@ def tournament_command(options: dict, *, threads: int | None, quiet: bool, resum
     except TournamentInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
-    click.echo(str(result))
+    click.echo(printable(str(result)))
 
 
 def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
@@ -228,17 +231,18 @@ def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
     except TuneInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
-    click.echo(str(result))
+    click.echo(printable(str(result)))
 
 
 def hint_command(position_file: Path | None, trace_file: Path | None, *, game: int,
                  round_number: int | None, turn: int | None, budget: int, policy: str,
                  seed: int, output: str, print_position: bool) -> None:
     """``sniff hint``: read the position (a file, stdin or a trace), analyse it, print it."""
-    from sim.errors import SniffError, read_user_text
+    from sim.errors import SniffError
     from sim.hint.estimate import analyse, check_budget, check_policy, hint_json, hint_text
     from sim.hint.position import format_position, parse_position, position_from_trace
     from sim.run.plan import check_seed
+    from sim.store.folders import read_user_text
 
     check_budget(budget)
     check_policy(policy)
@@ -310,30 +314,45 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
     click.echo(analysis_text(annotated, budget, policy, seed), nl=False)
 
 
-def verify_command(folders: Sequence[Path]) -> None:
+def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
     against the run's ledger, decoded page by page and its game ids checked; one line per
     run, one per problem; a problem ends in an error (exit 2)."""
+    from sim.compare.bound import result_problem
     from sim.errors import SniffError
+    from sim.openings.bound import derived_problems
     from sim.openings.folder import folder_problems, is_openings_folder
+    from sim.run.reproduce import replay_problems
+    from sim.run.stops import stop_problem
     from sim.store import integrity, io
     from sim.store.folders import size_text
-    from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs
+    from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs, read_tournament_manifest
+    from sim.store.verified import mark_verified
 
     runs: list[Path] = []
     bad = replayable = 0  # problems, and those a resume can mend (bad chunks of a run)
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
             recorded, sound, problems = folder_problems(folder)
+            if not problems:  # what readers show beside the tables, recomputed from them
+                problems = derived_problems(folder)
             for line in problems:
-                click.echo(f"bad: {line}")
+                click.echo(printable(f"bad: {line}"))
             bad += len(problems)
             click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
-                       "sound" + ("" if recorded or problems else
-                                  " (none recorded: older version)"))
-        elif (folder / TOURNAMENT_MANIFEST).is_file():
-            runs += [path for _, path in pairing_runs(folder)
-                     if (path / io.MANIFEST).is_file()]
+                       "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
+                                  "recomputed from the tables"))
+        elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
+            complete = read_tournament_manifest(folder).get("status") == "complete"
+            for entry, path in pairing_runs(folder):
+                if (path / io.MANIFEST).is_file():
+                    runs.append(path)
+                elif complete:  # a finished tournament played every pairing
+                    click.echo(f"bad: {path}: missing (pairing {entry['name']} of a complete "
+                               "tournament)")
+                    bad += 1
+                else:
+                    click.echo(f"{path}: not played yet (the tournament is not complete)")
         elif not folder.is_dir():
             raise SniffError(f"no such run folder: {folder}")
         else:
@@ -347,6 +366,12 @@ def verify_command(folders: Sequence[Path]) -> None:
         problems = [p.line() for p in checked.problems]
         if checked.manifest_problem is not None:
             problems.insert(0, checked.manifest_problem)
+        elif not problems:  # what readers show, recomputed from the parts
+            for found in (stop_problem(folder, manifest, checked.good),
+                          result_problem(folder, manifest, checked.good)):
+                if found is not None:
+                    problems.insert(0, found)
+                    replayable -= 1  # not a bad chunk: --resume cannot mend it
         elif status == "complete" and (
                 missing := integrity.first_missing(checked, n_chunks)) is not None:
             problems.append(f"{folder / 'games' / io.part_name(missing)}: missing (the run is "
@@ -354,8 +379,19 @@ def verify_command(folders: Sequence[Path]) -> None:
         for chunk, tables in sorted(checked.unrecorded.items()):
             click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
                        "recorded (the run stopped after writing them); --resume checks them")
+        if replay and not problems:  # the games played again, field by field
+            played, found = replay_problems(folder, manifest, checked.good, replay)
+            if found is not None:
+                problems.append(f"{folder}: {found}: the table does not hold the games its "
+                                "seed and lineup play (forged, or played by other code)")
+                replayable -= 1
+            else:
+                click.echo(f"{folder}: {played:,} games chosen at random played again: every "
+                           "game and round row identical")
         for line in problems:
-            click.echo(f"bad: {line}")
+            click.echo(printable(f"bad: {line}"))
+        if not problems and not checked.unrecorded and manifest.get("ledger"):
+            mark_verified(folder, checked)  # readers stop saying "not verified" (until it changes)
         bad += len(problems)
         replayable += len(problems) - (checked.manifest_problem is not None)
         live = " (still being written)" if status == "running" else ""
@@ -367,3 +403,44 @@ def verify_command(folders: Sequence[Path]) -> None:
         raise SniffError(f"{bad} problem(s) found" + (
             "; `sniff simulate --out FOLDER --resume` replays the bad chunks (and sets the "
             "bad parts aside)" if replayable else ""))
+
+
+def trace_command(players: int, seed: int, strategies: str, games: int,
+                  output: Path | None) -> None:
+    """``sniff trace``: the games' events on standard output, or into ``output``."""
+    from sim.kernels.runner import lineup_of
+    from sim.kernels.trace import iter_trace, write_trace
+    from strategies import parse_lineup_text
+
+    lineup = lineup_of(players, parse_lineup_text(strategies))
+    events = iter_trace(lineup, seed, games)
+    if output is None:
+        write_trace(events, sys.stdout)
+        return
+    from sim.files import write_atomic
+    from sim.store.folders import check_output_file
+
+    # A new file or a trace, never a link, device or FIFO, never inside a sniff folder;
+    # written beside it under a hidden unique name and renamed into place (sim.files).
+    check_output_file(output, "-o", "trace")
+    lines = 0
+
+    def write(temporary: Path) -> None:
+        nonlocal lines
+        lines = write_trace(events, temporary)
+
+    write_atomic(output, write)
+    click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
+
+
+def plain_environment() -> None:
+    """What the command line needs of its process whatever the environment says: text that
+    the terminal's encoding cannot show is escaped (``PYTHONIOENCODING=ascii`` prints ``\\u2013``,
+    never a traceback), and charts are drawn off screen (an ``MPLBACKEND`` that does not
+    exist, or a GUI one, is not used: sniff only writes PNG files)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    os.environ["MPLBACKEND"] = "agg"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.options import scheduler_option, sprt_options
+from sim.cli.options import scheduler_option, seed_value, sprt_options
 from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
 
 
@@ -18,7 +18,8 @@ from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
 @click.argument("b", required=False)
 @click.option("--players", type=click.IntRange(2, 4), default=4, show_default=True,
               help="2, 3 (A against B in both other seats) or 4 (partnerships).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
+@click.option("--seed", callback=seed_value, type=int, default=0, show_default=True,
+              help="Run seed.")
 @click.option("-o", "--out", type=click.Path(path_type=Path),
               help="Run folder to write [default: results/compare-DATE-TIME].")
 @sprt_options()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.options import TextPath
+from sim.cli.options import TextPath, seed_value
 
 
 @click.command()
@@ -30,7 +30,7 @@ from sim.cli.options import TextPath
 @click.option("--policy", default="greedy", show_default=True,
               help="Who plays the rounds out: greedy, blocker, partner, weighted, random, "
                    "heavy (as expert's policy).")
-@click.option("--seed", default=0, show_default=True, type=int,
+@click.option("--seed", callback=seed_value, default=0, show_default=True, type=int,
               help="Seed of the sampled deals: the same seed gives the same numbers.")
 @click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="A table, or one JSON object.")

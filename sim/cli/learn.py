@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.options import scheduler_option
+from sim.cli.options import scheduler_option, seed_value
 
 OPTIONS = {  # option name: (type, help)
     "players": (int, "2, 3 or 4 (one model per player count)  [default: 4]"),
@@ -39,8 +39,8 @@ OPTIONS = {  # option name: (type, help)
 
 def _options(function):
     for name, (kind, text) in reversed(OPTIONS.items()):
-        function = click.option(f"--{name.replace('_', '-')}", name, type=kind,
-                                help=text)(function)
+        function = click.option(f"--{name.replace('_', '-')}", name, type=kind, help=text,
+                                callback=seed_value if name == "seed" else None)(function)
     return function
 
 

@@ -18,6 +18,7 @@ from sim.cli.options import (
     players_option,
     positive,
     scheduler_option,
+    seed_value,
     sprt_options,
 )
 from sim.cli.query import query as query_command
@@ -56,7 +57,8 @@ def list_strategies() -> None:
 @cli.command()
 @click.option("--players", default=4, show_default=True, type=int, callback=players_option,
               help="2, 3 or 4 (4 = partnerships 0+2 vs 1+3).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
+@click.option("--seed", callback=seed_value, default=0, show_default=True, type=int,
+              help="Run seed.")
 @click.option("--strategies", required=True,
               help="One strategy per seat, or with 4 players one per partnership "
                    "(A,B = seats 0,2 play A and seats 1,3 play B).")
@@ -66,25 +68,9 @@ def list_strategies() -> None:
               help="Write the JSON Lines here instead of standard output.")
 def trace(players: int, seed: int, strategies: str, games: int, output: Path | None) -> None:
     """Write whole games as JSON Lines events (the trace format of docs/rules.md)."""
-    from sim.kernels.runner import lineup_of
-    from sim.kernels.trace import iter_trace, write_trace
-    from strategies import parse_lineup_text
+    from sim.cli.commands import trace_command
 
-    lineup = lineup_of(players, parse_lineup_text(strategies))
-    events = iter_trace(lineup, seed, games)
-    if output is None:
-        write_trace(events, sys.stdout)
-        return
-    if output.parent and not output.parent.exists():
-        raise SniffError(f"output folder does not exist: {output.parent}")
-    temporary = output.with_name(output.name + ".partial")
-    try:
-        lines = write_trace(events, temporary)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    temporary.replace(output)
-    click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
+    trace_command(players, seed, strategies, games, output)
 
 
 # Options that decide the games default to None here: a new run fills them from
@@ -96,7 +82,8 @@ def trace(players: int, seed: int, strategies: str, games: int, output: Path | N
               help="One strategy per seat, or with 4 players one per partnership.")
 @click.option("--games", type=int, callback=positive, show_default="100000",
               help="Games to play (game ids 0..games-1).")
-@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", callback=seed_value, type=int, show_default="0",
+              help="Run seed (0 .. 2**63-1).")
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Run folder to write [default: results/run-DATE-TIME].")
 @click.option("--chunk-size", type=int, callback=positive, show_default="50000",
@@ -148,7 +135,8 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
 @click.option("--deals", type=int, callback=at_most(10**8), show_default="10000",
               help="Deals per tile: every deal is played with each of the 28 tiles forced "
                    "as the lead, and once unforced.")
-@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", callback=seed_value, type=int, show_default="0",
+              help="Run seed (0 .. 2**63-1).")
 @click.option("-o", "--out", type=TextPath(path_type=Path),
               help="Output folder [default: results/openings-DATE-TIME].")
 @click.option("--overwrite", is_flag=True, help="Replace the output files in a non-empty --out.")
@@ -206,7 +194,7 @@ def _write(text: str) -> None:
               help="With --analyze: play-outs per move at each decision (2..100,000).")
 @click.option("--policy", default="greedy", show_default=True,
               help="With --analyze: who plays the rounds out (as expert's policy).")
-@click.option("--seed", default=0, show_default=True, type=int,
+@click.option("--seed", callback=seed_value, default=0, show_default=True, type=int,
               help="With --analyze: seed of the sampled deals.")
 def replay(trace_file: Path, game: int, step: bool, ascii: bool, analyze: bool,
            seat: int | None, budget: int | None, policy: str, seed: int) -> None:
@@ -239,7 +227,8 @@ def replay(trace_file: Path, game: int, step: bool, ascii: bool, analyze: bool,
 @click.option("--opponents", default="greedy", show_default=True,
               help="One strategy for every other seat, or one per other seat in seat order "
                    "(with 4 players this includes your partner, seat+2).")
-@click.option("--seed", type=int, help="Deal seed [default: a fresh random one, printed].")
+@click.option("--seed", callback=seed_value, type=int,
+              help="Deal seed [default: a fresh random one, printed].")
 @click.option("--trace", "trace_file", type=TextPath(dir_okay=False, path_type=Path),
               help="Save the game's trace here [default: results/play-seed<SEED>.jsonl].")
 @click.option("--ascii", is_flag=True, help="ASCII art only (no box-drawing characters).")
@@ -336,7 +325,7 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | Non
                    "pairing of them plays (3 players: every triple).")
 @click.option("--games-per-pair", type=int, callback=positive, show_default="10000",
               help="Games of each pairing.")
-@click.option("--seed", type=int, show_default="0",
+@click.option("--seed", callback=seed_value, type=int, show_default="0",
               help="Tournament seed (each pairing's seed is derived from it).")
 @click.option("--duplicate/--no-duplicate", default=None, show_default="no",
               help="Play every deal with the sides swapped (3 players: in all 3 seatings).")
@@ -381,7 +370,8 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
               help="2, 3 or 4 (4: the tuned partnership against each opponent's).")
 @click.option("--games", type=int, callback=positive, show_default="200000",
               help="Budget: games of all trials together (validation not included).")
-@click.option("--seed", type=int, show_default="0", help="Run seed (0 .. 2**63-1).")
+@click.option("--seed", callback=seed_value, type=int, show_default="0",
+              help="Run seed (0 .. 2**63-1).")
 @click.option("--params", help="Parameters to tune, comma-separated [default: every numeric one].")
 @click.option("--games-per-trial", type=int, callback=positive, show_default="4000",
               help="Games of one candidate, split evenly over the field (whole deals).")
@@ -468,12 +458,16 @@ EXIT_ERROR = 2  # bad input, or a failure (a write error): one line on stderr
 @cli.command()
 @click.argument("folders", nargs=-1, required=True, metavar="FOLDER [FOLDER ...]",
                 type=TextPath(path_type=Path))
-def verify(folders: tuple[Path, ...]) -> None:
+@click.option("--replay", type=click.IntRange(0, 100_000), default=0, show_default=True,
+              metavar="N", help="Also play N games of each run, chosen at random, again and "
+                                "compare their game and round rows field by field.")
+def verify(folders: tuple[Path, ...], replay: int) -> None:
     """Check run folders (or tournaments) in full: every part against the run's record of
-    it (sha256, rows, chunk, games) and its plan, every page decoded. Exit 2 on a problem."""
+    it (sha256, rows, chunk, games) and its plan, every page decoded, what readers show
+    (a stop, compare.json) recomputed. Exit 2 on a problem."""
     from sim.cli.commands import verify_command
 
-    verify_command(folders)
+    verify_command(folders, replay=replay)
 
 
 def main() -> None:
@@ -482,6 +476,10 @@ def main() -> None:
     Exit status: 0 done; 2 an error (bad input, or a failure such as a write error); 130
     stopped by Ctrl-C and 143 by SIGTERM (128 + the signal, the shell's convention).
     """
+    from sim.cli.commands import plain_environment
+    from sim.display.formatting import printable
+
+    plain_environment()
     try:
         cli.main(standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
@@ -494,14 +492,17 @@ def main() -> None:
         click.echo(error.ctx.get_help() if error.ctx else str(error))
         sys.exit(EXIT_ERROR)
     except click.ClickException as error:
-        click.echo(f"sniff: error: {error.format_message()}", err=True)
+        click.echo(f"sniff: error: {printable(error.format_message())}", err=True)
         sys.exit(EXIT_ERROR)
-    except SniffError as error:
-        click.echo(f"sniff: error: {error}", err=True)
+    except SniffError as error:  # may quote a name from a folder or trace: escaped
+        click.echo(f"sniff: error: {printable(str(error))}", err=True)
         sys.exit(EXIT_ERROR)
     except OSError as error:
-        click.echo(f"sniff: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
-                   err=True)
+        from sim.files import UnsafeFile
+
+        line = str(error) if isinstance(error, UnsafeFile) else \
+            f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
+        click.echo(f"sniff: error: {printable(line)}", err=True)
         sys.exit(EXIT_ERROR)
 
 

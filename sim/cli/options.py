@@ -105,3 +105,13 @@ def scheduler_option(what: str = "the chunks"):
         help=f"Play {what} on a Dask cluster: tcp://HOST:PORT (a running scheduler) or "
              "local:N (N local worker processes); same results. Needs pip install "
              "'sniff[dask]'.")
+
+
+def seed_value(ctx, param, value):
+    """Every ``--seed``: an integer 0..2**63-1 (``sim.run.plan.check_seed``), never wrapped
+    around (``2**64`` is not seed 0, ``-3`` not ``2**64 - 3``): one line otherwise."""
+    if value is None:
+        return None
+    from sim.run.plan import check_seed
+
+    return check_seed(value)  # the same line as every library function that takes a seed

@@ -20,8 +20,10 @@ import click
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Rows of the aligned table printed (--csv and --parquet give all).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=600, show_default=True,
+              metavar="SECONDS", help="Stop the query after this long (one line, exit 2).")
 def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite: bool,
-          max_rows: int) -> None:
+          max_rows: int, timeout: float) -> None:
     """Answer SQL about a run folder (tables games, rounds) or an openings folder (its
     tables: openings, games), read-only, in bounded memory.
 
@@ -30,6 +32,7 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
     Prints an aligned table of the first --max-rows rows; --csv prints all rows as CSV;
     --parquet OUT writes them to a Parquet file. See docs/query.md.
     """
+    from sim.display.formatting import printable
     from sim.errors import SniffError
     from sim.openings.folder import is_openings_folder, table_files
     from sim.store.answer import answer
@@ -43,4 +46,5 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
         sources = {name: files for name, files in table_files(folder).items()
                    if files and files[0].suffix == ".parquet"}
     answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows,
-           sources=sources)
+           sources=sources, timeout=timeout, hard_memory=True,
+           notice=lambda line: click.echo(printable(f"sniff: note: {line}"), err=True))

@@ -151,6 +151,12 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
         if plan.sequential is None:
             raise SniffError(f"{folder} is a simulate run, not a compare run: resume it with "
                              "sniff simulate --resume")
+        asked = (h0, h1, alpha, beta)
+        if asked != (H0, H1, ALPHA, BETA) and asked != tuple(plan.sequential):
+            raise SniffError(  # the test goes on with the hypotheses it started with
+                f"--h0/--h1/--alpha/--beta {', '.join(f'{x:g}' for x in asked)} differ from "
+                f"the run's own {', '.join(f'{x:g}' for x in plan.sequential)}; a resumed "
+                "comparison keeps its test: leave them out, or start a new run")
         mode = "resume"
     else:
         plan = compare_plan(a, b, players=players, seed=seed, h0=h0, h1=h1, alpha=alpha,

@@ -99,17 +99,26 @@ def to_html(items: list) -> str:
             + html_body(items) + "\n</body></html>\n")
 
 
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def _md_text(text: str) -> str:
+    """Text for Markdown, where raw HTML is live: ``<`` that could open a tag is written
+    ``&lt;`` (a label ``<script>`` from a folder is shown, never run); ``p < 0.05`` stays."""
+    return _TAG_START.sub("&lt;", str(text))
+
+
 def _md_cell(text: str) -> str:
-    return str(text).replace("|", "\\|")
+    return _md_text(text).replace("|", "\\|")
 
 
 def to_markdown(items: list) -> str:
     lines: list[str] = []
     for block in items:
         if isinstance(block, Heading):
-            lines += ["#" * block.level + " " + block.text, ""]
+            lines += ["#" * block.level + " " + _md_text(block.text), ""]
         elif isinstance(block, Paragraph):
-            lines += [("> " if block.note else "") + block.text, ""]
+            lines += [("> " if block.note else "") + _md_text(block.text), ""]
         elif isinstance(block, Table):
             lines.append("| " + " | ".join(_md_cell(c) for c in block.columns) + " |")
             lines.append("|" + "|".join(":---" if i < block.text_columns else "---:"
@@ -117,5 +126,5 @@ def to_markdown(items: list) -> str:
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
             lines.append("")
         elif isinstance(block, Chart):
-            lines += [f"![{block.caption}]({block.file})", ""]
+            lines += [f"![{_md_text(block.caption)}]({block.file})", ""]
     return "\n".join(lines)

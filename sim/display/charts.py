@@ -40,12 +40,27 @@ def save(figure: Figure, path: str | Path) -> Path:
     return path
 
 
-def png_bytes(figure: Figure) -> bytes:
+def png_bytes(figure: Figure, dpi: int = DPI, facecolor: str = "white") -> bytes:
+    """The figure as PNG bytes, every text drawn as written (``plain_text``)."""
     import io
 
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+    with plain_text(figure):
+        figure.savefig(buffer, format="png", dpi=dpi, facecolor=facecolor)
     return buffer.getvalue()
+
+
+def plain_text(figure: Figure):
+    """A context in which the figure draws every text literally: a label is data (a
+    strategy's label, a folder's), so ``$\\frac{`` must be shown, not parsed as mathtext
+    (which fails, or renders something else). Texts made while drawing (tick labels) take
+    the setting from the context; those already made are switched one by one."""
+    import matplotlib
+    from matplotlib.text import Text
+
+    for text in figure.findobj(Text):
+        text.set_parse_math(False)
+    return matplotlib.rc_context({"text.parse_math": False})
 
 
 def _color(index: int) -> str:

@@ -46,3 +46,14 @@ def signed(value: float, digits: int = 2) -> str:
 def slug(text: str) -> str:
     """A name safe in a file name: runs of other characters become one ``-``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (an escape sequence that would move
+    the cursor, recolour or retitle the terminal, a bidirectional override) written as
+    ``\\x1b``-style escapes; newlines and tabs kept. Names from a trace or a folder are
+    data, never commands to the terminal."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
-from sim.files import write_atomic
+from sim.files import open_regular, write_atomic
 
 COLUMNS = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
 MAX_LINE = 2**20  # a log line is some 300 bytes
@@ -20,7 +21,7 @@ def read_log(path: Path) -> list[dict]:
     if not log.exists():
         return []
     latest: dict[int, dict] = {}
-    with log.open("rb") as handle:
+    with os.fdopen(open_regular(log, "log.jsonl"), "rb") as handle:  # a FIFO never blocks
         while line := handle.readline(MAX_LINE + 1):
             try:  # a line torn by a kill, or not sniff's, is no iteration
                 row = json.loads(line)

@@ -11,17 +11,31 @@ next, so a resumed run ends with the same model as an uninterrupted one.
 from __future__ import annotations
 
 import json
+import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from sim.errors import SniffError
-from sim.files import write_atomic
+from sim.files import open_regular, read_regular, write_atomic
 
 ARRAYS = "state.npz"
 NUMBERS = "state.json"
 OLD_PICKLE = "state.pkl"  # of releases before this one: never read
 FORMAT = "sniff-learn-state/1"
+MAX_ARRAYS = 256 * 2**20  # four layers of 512 x 512 with Adam's moments are 40 MiB
+
+
+def _check_arrays(path: Path) -> None:
+    """``state.npz`` is a regular file whose arrays, inflated, fit ``MAX_ARRAYS`` (a FIFO, a
+    2 GB sparse file or a zip bomb is refused before numpy reads it); ``ValueError`` if not."""
+    os.close(open_regular(path, ARRAYS))
+    if os.stat(path).st_size > MAX_ARRAYS:
+        raise ValueError("too large")
+    with zipfile.ZipFile(path) as archive:
+        if sum(info.file_size for info in archive.infolist()) > MAX_ARRAYS:
+            raise ValueError("too large")
 
 
 def save_state(folder: Path, regressor, iterations_done: int) -> None:
@@ -69,7 +83,8 @@ def load_state(folder: Path, regressor) -> int:
                              "run code): start the training again in a new folder")
         return 0
     try:
-        numbers = json.loads((folder / NUMBERS).read_bytes()[:2**24])
+        numbers = json.loads(read_regular(folder / NUMBERS, 2**24, NUMBERS))
+        _check_arrays(folder / ARRAYS)
         if not isinstance(numbers, dict) or numbers.get("format") != FORMAT:
             raise ValueError("format")
         layers = int(numbers["layers"])
@@ -108,7 +123,8 @@ def load_state(folder: Path, regressor) -> int:
             "loss_curve_": [float(x) for x in arrays["loss_curve"]],
             "validation_scores_": None, "best_validation_score_": None, "_random_state": rng,
         }
-    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError, EOFError,
+            zipfile.BadZipFile, MemoryError):
         raise SniffError(f"{folder}: its training state ({NUMBERS}, {ARRAYS}) is damaged or "
                          "not sniff's: start again in a new folder") from None
     for name, value in state.items():

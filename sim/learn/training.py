@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.errors import SniffError, Stopped
-from sim.files import write_atomic
+from sim.files import read_regular, write_atomic
 from sim.learn import selfplay
 from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
@@ -257,7 +257,7 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
         folder.write_json("settings.json", _settings(config))
         return config, None, 0
     try:
-        saved = json.loads((folder.path / "settings.json").read_bytes()[:2**20])
+        saved = json.loads(read_regular(folder.path / "settings.json", 2**20, "settings.json"))
     except (OSError, ValueError, RecursionError):
         saved = None
     if not isinstance(saved, dict) or saved.get("format") != "sniff-learn/1":

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import SniffError
-from sim.files import TEMP_SUFFIX, write_atomic
+from sim.files import TEMP_SUFFIX, read_regular, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.integrity import (
     SET_ASIDE,
@@ -152,12 +152,8 @@ MAX_SUMMARY = 16 * 2**20  # a summary is kilobytes, with one record per games pa
 def read_summary(folder: Path) -> dict:
     """``summary.json`` of an openings folder, or a one-line ``SniffError``."""
     path = Path(folder) / SUMMARY
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SUMMARY + 1)  # bounded, whatever the folder holds
-        if len(data) > MAX_SUMMARY:
-            raise ValueError(f"over {MAX_SUMMARY // 2**20} MiB")
-        summary = json.loads(data)
+    try:  # bounded and never blocking, whatever the folder holds
+        summary = json.loads(read_regular(path, MAX_SUMMARY, SUMMARY))
     except FileNotFoundError:
         raise SniffError(f"{folder} has no {SUMMARY}: not a finished sniff openings "
                          "folder (a run stopped before the end writes none)") from None
@@ -218,11 +214,19 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
     only the folder's own file names (no path leads out of it), and the games parts
     numbered 0, 1, ... without a gap, their rows adding up to the run's games."""
     files = summary.get("files")
-    if files is None:
-        return {}
     where = Path(folder) / SUMMARY
+    if files is None:  # every version that writes summary.json records them (#51)
+        raise SniffError(f"{where}: records no files (every openings folder sniff writes "
+                         "records its files' sizes and sha256); the summary was edited or is "
+                         "not sniff's")
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
         raise SniffError(f"{where}: its files record is not a table of files")
+    unrecorded = [name for name in (TABLE, PAIRS) if name not in files] + (
+        [] if GAMES_FILE in files or any(PART_KEY.fullmatch(name) for name in files)
+        else [f"{GAMES_DIR}/"])  # games.parquet: a folder written before the parts
+    if unrecorded:
+        raise SniffError(f"{where}: records no {unrecorded[0]} (every openings folder sniff "
+                         "writes records it); the summary was edited or is not sniff's")
     numbers = []
     for name in files:
         match = PART_KEY.fullmatch(name)
@@ -263,6 +267,9 @@ def summary_problem(folder: Path, summary: dict, files: dict) -> str | None:
         except (OSError, ValueError, pa.ArrowException) as error:
             return f"{folder / name}: not a readable Parquet file ({error_text(error)})"
         recorded = meta.get("summary") if name == TABLE else None
+        if name == TABLE and not isinstance(recorded, dict):
+            return (f"{folder / name}: its footer carries no summary of the run (every "
+                    "openings table sniff writes carries one); the table is not sniff's")
         if isinstance(recorded, dict):
             key = config_field({k: v for k, v in recorded.items() if k not in NOT_FIGURES},
                                stated)
@@ -360,7 +367,7 @@ def folder_problems(folder: Path | str) -> tuple[int, int, list[str]]:
     except SniffError as error:  # a record not to be followed is the folder's one problem
         return 0, 0, [str(error)]
     problems = [p for p in (file_problem(folder, name, files) for name in files) if p]
-    if files and not problems and (message := summary_problem(folder, summary, files)):
+    if not problems and (message := summary_problem(folder, summary, files)):
         problems.append(message)
     sound = len(files) - len(problems)
     recorded = set(game_part_keys(files))
@@ -379,8 +386,8 @@ def is_openings_folder(path: object) -> bool:
     if not (folder / TABLE).is_file() or not (folder / SUMMARY).is_file():
         return False
     try:
-        record = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = json.loads(read_regular(folder / SUMMARY, MAX_SUMMARY, SUMMARY))
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
         and "config" in record
@@ -395,11 +402,9 @@ def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:
 
     try:
         summary = read_summary(folder)
-        problem = file_problem(folder, TABLE, summary.get("files"))
+        files = _recorded(summary, folder)  # none recorded is one line, never "older"
+        problem = file_problem(folder, TABLE, files) or summary_problem(folder, summary, files)
         if problem:
-            raise SniffError(problem)
-        if summary.get("files") and (problem := summary_problem(
-                folder, summary, _recorded(summary, folder))):
             raise SniffError(problem)
         table = pd.read_parquet(folder / TABLE)
     except (OSError, ValueError, pa.ArrowException) as error:

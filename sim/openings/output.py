@@ -7,7 +7,6 @@ text, ``ranking.md``, the heat map) and programs (``openings.parquet``, ``games.
 
 from __future__ import annotations
 
-import io as bytes_io
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -274,9 +273,9 @@ def heatmap_figure(table: pd.DataFrame, summary: dict | None = None,
 
 
 def figure_png(figure) -> bytes:
-    buffer = bytes_io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=120)
-    return buffer.getvalue()
+    from sim.display.charts import png_bytes
+
+    return png_bytes(figure, dpi=120, facecolor=figure.get_facecolor())
 
 
 @dataclass

@@ -64,8 +64,13 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
             plan.lineup, seed, int(game_id), int(run.config["round_cap"]),
             kernel_strategies=kernel_strategies, deal_id=int(by_id.at[game_id, "deal_id"]),
             rotation=rotation)
+        # The final scores and the winner: a table whose winners were rewritten (with the
+        # ledger recomputed to match) is caught here too.
         expected = [int(by_id.at[game_id, f"team{t}_score"]) for t in range(run.n_sides)]
+        expected.append(int(by_id.at[game_id, "winner_side"]))
         got = [int(v) for v in game_row[engine.GAME_SCORES:engine.GAME_SCORES + run.n_sides]]
+        team = int(game_row[engine.GAME_WINNER_TEAM])
+        got.append(int(side_of_team(team, rotation, players)) if team >= 0 else -1)
         if got != expected:
             mismatched += 1
             continue
@@ -76,7 +81,8 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
     if mismatched:
         return {**empty, "note": (
             f"placement scores not shown: {mismatched} of {ids.size} traced games differ from "
-            "the run (the simulator's code changed since it was played?)")}
+            "the run: the simulator's code changed since it was played, or the table was "
+            "edited (sniff verify --replay N checks games field by field)")}
     side = np.concatenate(seats)
     value = np.concatenate(points)
     frames = []

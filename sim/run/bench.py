@@ -287,9 +287,14 @@ def strategy_costs(games: int, repeats: int) -> list[dict]:
 
 def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = None) -> dict:
     """Every measurement; ``quick`` shrinks the sizes (a smoke run, not figures to publish)."""
+    from sim.files import write_atomic
     from sim.kernels.precompile import compile_shared
     from sim.kernels.shared import builtin_strategies
+    from sim.store.folders import check_output_file
 
+    if out is not None:  # before the minutes of measuring: never a link, nor in a sniff folder
+        out.parent.mkdir(parents=True, exist_ok=True)
+        check_output_file(out, "-o", "json")
     scale = 0.05 if quick else 1.0
     repeats = 3 if quick else 5
     # Every figure in the kernel users play in once the first run is behind them: the
@@ -315,8 +320,7 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
     report["compile"] = compile_times()
     report["memory"] = peak_memory(int(memory_games * scale) if quick else memory_games)
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2))
+        write_atomic(out, lambda temporary: temporary.write_text(json.dumps(report, indent=2)))
     return report
 
 

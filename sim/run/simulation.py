@@ -159,11 +159,16 @@ def execute(
     created = folder is not None and not folder.exists()
     lock = None if folder is None else _lock(folder, command)
     try:
-        return _execute(plan, folder, mode=mode, threads=threads, progress=progress,
-                        command=command, on_chunk=on_chunk, notice=notice, alert=alert,
-                        announce=announce, kernel_strategies=kernel_strategies,
-                        scheduler=scheduler, check_space=check_space,
-                        sequential=sequential)
+        run = _execute(plan, folder, mode=mode, threads=threads, progress=progress,
+                       command=command, on_chunk=on_chunk, notice=notice, alert=alert,
+                       announce=announce, kernel_strategies=kernel_strategies,
+                       scheduler=scheduler, check_space=check_space,
+                       sequential=sequential)
+        if folder is not None:  # its writer hashed every part it wrote or kept (#51)
+            from sim.store.verified import mark_verified
+
+            mark_verified(folder, run.checked)
+        return run
     finally:
         if lock is not None:
             lock.release()

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import math
 
+import matplotlib
+import matplotlib.text
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -249,10 +251,12 @@ def write_outputs(folder, states: pd.DataFrame, paths: pd.DataFrame) -> dict:
              "score-states.png": folder / "score-states.png",
              "convergence.png": folder / "convergence.png"}
     states.to_csv(files["score-states.csv"], index=False)
-    score_states_figure(states).savefig(files["score-states.png"], format="png", dpi=DPI,
-                                        facecolor="white")
-    convergence_figure(paths).savefig(files["convergence.png"], format="png", dpi=DPI,
-                                      facecolor="white")
+    for name, figure in (("score-states.png", score_states_figure(states)),
+                         ("convergence.png", convergence_figure(paths))):
+        with matplotlib.rc_context({"text.parse_math": False}):  # labels are data
+            for text in figure.findobj(matplotlib.text.Text):
+                text.set_parse_math(False)
+            figure.savefig(files[name], format="png", dpi=DPI, facecolor="white")
     return files
 
 

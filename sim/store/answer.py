@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
 from sim.store.query import (
     DEFAULT_MEMORY,
+    DEFAULT_TIMEOUT,
+    Limits,
     Progress,
     connect,
-    query_error,
     relation,
     run_sources,
     threads_of,
@@ -38,6 +39,14 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
 
     if isinstance(path, io.Run):
         return run_sources(path), threads_of(path.manifest)
+    run = _open_run_folder(path)
+    return run_sources(run), threads_of(run.manifest)
+
+
+def _open_run_folder(path):
+    """The run folder a query names, checked (``sim.store.io.open_run``)."""
+    from sim.store import io
+
     folder = Path(path)
     if not folder.is_dir():
         raise SniffError(f"no such folder: {folder}" if not folder.exists()
@@ -45,11 +54,10 @@ def sources_of(path) -> tuple[dict[str, list[Path]], int]:
     if (folder / "summary.json").is_file() and not (folder / io.MANIFEST).is_file():
         raise SniffError(f"{folder} is an openings folder: its tables are listed by "
                          "sim.openings.folder.table_files (sniff query does it)")
-    if (folder / "tournament.json").is_file():
+    if os.path.lexists(folder / "tournament.json"):  # a FIFO there: one line, below
         raise SniffError(f"{folder} is a tournament: query one of its pairings "
                          f"({folder}/pairs/NAME), each a run folder")
-    run = io.open_run(folder)
-    return run_sources(run), threads_of(run.manifest)
+    return io.open_run(folder)
 
 
 def batches(result, size: int = 100_000) -> pa.RecordBatchReader:
@@ -70,28 +78,32 @@ def _plain(batch):
 def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
     """Where ``--parquet OUT`` may write: a new file (or ``--overwrite``), outside the
     folder queried, in a folder that exists."""
+    from sim.store.folders import check_output_file
+
     out = Path(out)
-    if out.exists() and (out.is_dir() or not overwrite):
-        what = "a folder" if out.is_dir() else "a file"
-        raise SniffError(f"{out} exists ({what}); give a new file name"
-                         + ("" if out.is_dir() else " or --overwrite"))
-    if not out.parent.is_dir():
-        raise SniffError(f"cannot write {out}: no folder {out.parent}")
+    if out.is_dir() and not out.is_symlink():
+        raise SniffError(f"{out} exists (a folder); give a new file name")
     if folder is not None and out.resolve().is_relative_to(Path(folder).resolve()):
         raise SniffError(f"{out} is inside {folder}: a query never writes into the folder "
                          "it reads; write it elsewhere")
-    return out
+    return check_output_file(out, "--parquet", "parquet", overwrite)  # the one output check
 
 
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
            overwrite: bool = False, max_rows: int = 1000, stream=None,
            memory_limit: int = DEFAULT_MEMORY,
-           sources: dict[str, list[Path]] | None = None) -> int:
+           sources: dict[str, list[Path]] | None = None, notice=None,
+           timeout: float | None = DEFAULT_TIMEOUT, hard_memory: bool = False) -> int:
     """``sniff query``: print the answer as an aligned table (its first ``max_rows`` rows),
     or all of it as CSV, or write it to a Parquet file; returns the rows written or shown.
 
     CSV and Parquet are written batch by batch, so an answer of any size passes in bounded
-    memory; the Parquet file appears whole or not at all.
+    memory; the Parquet file appears whole or not at all. ``notice`` gets one line after
+    the answer when the run folder was not verified since it last changed
+    (``sim.store.verified``: readers check sizes and footers, not the parts' sha256).
+    ``timeout`` (seconds) stops a query that runs longer; ``hard_memory`` caps the whole
+    process at the memory limit (``sim.store.query.Limits``: ``sniff query`` asks for it).
+    Ctrl-C stops the query at once (``sim.errors.Stopped``).
     """
     import duckdb
     import pyarrow as pa
@@ -100,21 +112,34 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     folder = None if not isinstance(path, (str, os.PathLike)) else Path(path)
     if parquet is not None:
         check_output(parquet, overwrite, folder)
-    if sources is None:
+    note = None
+    if sources is None and folder is not None:
+        from sim.store.verified import unverified_note
+
+        run = _open_run_folder(folder)
+        sources, threads = run_sources(run), threads_of(run.manifest)
+        note = unverified_note(run.path, run.checked)
+    elif sources is None:
         sources, threads = sources_of(path)
     else:  # an openings folder's checked tables (sim.openings.folder.table_files)
         threads = os.cpu_count() or 1
     session = connect(sources, threads, memory_limit)
     result = relation(session, sql)
+    limits = Limits(session, timeout, memory_limit if hard_memory else None)
     try:
-        with Progress(session):
+        with limits, Progress(session):
             if parquet is not None:
-                return _write_parquet(result, Path(parquet))
-            if csv:
-                return _write_csv(result, stream)
-            frame = result.limit(max_rows + 1).df()
-    except (duckdb.Error, pa.ArrowException, OSError) as error:  # a batch reader's are Arrow's
-        raise query_error(session, error) from None
+                rows = _write_parquet(result, Path(parquet))
+            elif csv:
+                rows = _write_csv(result, stream)
+            else:
+                frame = result.limit(max_rows + 1).df()
+    except (duckdb.Error, pa.ArrowException, OSError, MemoryError) as error:  # Arrow's too
+        raise limits.error(error, session) from None
+    if note is not None and notice is not None:
+        notice(note)
+    if parquet is not None or csv:
+        return rows
     shown = frame.head(max_rows)
     stream.write(shown.to_string(index=False) + "\n" if len(shown.columns) else "\n")
     if len(frame) > max_rows:

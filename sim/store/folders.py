@@ -1,4 +1,6 @@
-"""Output folders: default names, refusals before work starts, disk space.
+"""Paths a user names: output folders and files (default names, the one check of every
+output path, refusals before work starts, disk space) and the bounded read of a file a
+user names (``read_user_text``).
 
 Shared by every command that writes a folder (``sniff simulate``, ``report``,
 ``tournament``, ``openings``): each refuses an output it cannot use with one line, before
@@ -13,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from sim.errors import SniffError
+from sim.files import UnsafeFile, open_regular
 
 
 def new_folder(prefix: str, base: Path = Path("results")) -> Path:
@@ -61,10 +64,13 @@ def size_text(size: float) -> str:
     return ""
 
 
-# The table folders of run and openings folders, and the files that mark those folders: a
-# reader of a table folder (pyarrow, pandas, DuckDB) takes every Parquet file below it.
+# The table folders of run and openings folders, and the files that mark a sniff folder
+# (a run's or a tuning run's manifest, an openings folder's table, a tournament's record):
+# a reader of a table folder (pyarrow, pandas, DuckDB) takes every Parquet file below it,
+# and a resume manages every file of its folder (it empties .partial/, sets parts aside).
 TABLE_FOLDERS = ("games", "rounds")
-FOLDER_MARKERS = ("manifest.json", "openings.parquet")
+FOLDER_MARKERS = ("manifest.json", "openings.parquet", "tournament.json")
+PAIRS = "pairs"  # a tournament's own pairing runs, pairs/NAME, are inside it by design
 
 
 def check_text_path(path: Path, what: str = "path") -> None:
@@ -77,9 +83,45 @@ def check_text_path(path: Path, what: str = "path") -> None:
         raise SniffError(f"{what} {shown} is not valid UTF-8: choose a name in UTF-8") from None
 
 
+def sniff_folder_above(path: Path) -> Path | None:
+    """The sniff folder ``path`` would be inside (a folder above it holding a run's, a tuning
+    run's, an openings folder's or a tournament's marker file), followed through links as
+    well as taken as written; None if none. A tournament's own ``pairs/NAME`` is not
+    inside it (that is where its pairings go)."""
+    path = Path(path)
+    for route in dict.fromkeys((path.absolute(), path.resolve())):
+        for above in route.parents:
+            if any((above / marker).is_file() for marker in FOLDER_MARKERS):
+                relative = route.relative_to(above).parts
+                if (above / "tournament.json").is_file() and len(relative) == 2 \
+                        and relative[0] == PAIRS:
+                    continue
+                return above
+    return None
+
+
+def check_not_inside(path: Path, what: str) -> None:
+    """Refuse an output inside another sniff folder (one line naming it): its readers take
+    every part in its tables, and its ``--resume`` empties ``.partial/`` and moves parts."""
+    owner = sniff_folder_above(path)
+    if owner is None:
+        return
+    route = Path(path).resolve().relative_to(owner.resolve()) if Path(path).resolve() \
+        .is_relative_to(owner.resolve()) else Path(path).absolute().relative_to(owner)
+    table = route.parts[0] if route.parts and route.parts[0] in TABLE_FOLDERS else None
+    where = (f"the {table}/ table of the sniff folder {owner}, whose readers take every "
+             "file there as a part") if table else (
+        f"the sniff folder {owner}, whose files its own commands manage")
+    raise SniffError(f"{what} {path} is inside {where}: choose a place outside it")
+
+
 def check_folder_path(folder: Path) -> None:
-    """Refuse an output folder that is a file, or that could not be created under a file."""
+    """Refuse an output folder that is a file or a link, that could not be created under a
+    file, or that is inside another sniff folder."""
     check_text_path(folder, "--out")
+    if folder.is_symlink():
+        raise SniffError(f"--out {folder} is a link; give the folder itself (sniff never "
+                         "writes through a link)")
     if folder.exists() and not folder.is_dir():
         raise SniffError(f"--out {folder} is a file; give a folder (it is created if missing)")
     for parent in folder.parents:
@@ -87,13 +129,44 @@ def check_folder_path(folder: Path) -> None:
             if not parent.is_dir():
                 raise SniffError(f"cannot create {folder}: {parent} is a file")
             break
-    for inside in (folder, *folder.parents):
-        owner = inside.parent
-        if inside.name in TABLE_FOLDERS and any(
-                (owner / marker).is_file() for marker in FOLDER_MARKERS):
-            raise SniffError(f"--out {folder} is inside the {inside.name}/ table of the sniff "
-                             f"folder {owner}, whose readers take every file there as a part: "
-                             "choose a folder outside it")
+    check_not_inside(folder, "--out")
+
+
+OWN_KINDS = {"parquet": (b"PAR1",), "trace": (b"{",), "json": (b"{",)}
+
+
+def check_output_file(path: Path, what: str, kind: str, overwrite: bool = True) -> Path:
+    """The one check of a file a command writes (``trace -o``, ``query --parquet``, ``bench
+    -o``): its folder exists, it is not inside a sniff folder, and if it exists it is a
+    regular file (never a link, a device or a FIFO: the rename that puts the new file in
+    place would destroy it) of the command's own ``kind`` (``OWN_KINDS``: its first bytes),
+    replaced only with ``overwrite``."""
+    import os
+    import stat
+
+    from sim.files import kind_of
+
+    path = Path(path)
+    check_text_path(path, what)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise SniffError(f"{what} {path} is {kind_of(mode)}; sniff writes only a new or "
+                         "regular file (never through a link, over a device or a FIFO)")
+    if not path.parent.is_dir():
+        raise SniffError(f"cannot write {path}: its folder {path.parent} does not exist")
+    check_not_inside(path, what)
+    if mode is not None:
+        if not overwrite:
+            raise SniffError(f"{path} exists (a file); give a new file name or --overwrite")
+        with open(path, "rb") as handle:
+            head = handle.read(8)
+        if head and not head.lstrip().startswith(OWN_KINDS[kind]):
+            raise SniffError(f"{what} {path} exists and is not a {kind} file; sniff replaces "
+                             "only a file of its own kind: give a new file name")
+    return path
 
 
 def check_writable_folder(folder: Path) -> None:
@@ -107,3 +180,32 @@ def check_writable_folder(folder: Path) -> None:
     except OSError as error:
         raise SniffError(f"cannot write to {folder}: {error.strerror or error} "
                          f"({existing})") from None
+
+
+MAX_USER_FILE = 256 * 2**20  # a trace of thousands of games; /dev/zero is refused, not read
+
+
+def read_user_text(path: Path, kind: str, described: str, limit: int | None = None) -> str:
+    """The text of a file a user named (a trace, a position): a missing file, a folder, one
+    over ``limit`` bytes (``/dev/zero`` among them) or bytes that are not UTF-8 is one
+    ``SniffError`` line (``described``: what it should be). At most ``limit + 1`` bytes are
+    ever read, so memory stays bounded whatever the file is (default ``MAX_USER_FILE``)."""
+    limit = MAX_USER_FILE if limit is None else limit
+    try:  # never blocks: a FIFO or a device is refused before a byte is read
+        with os.fdopen(open_regular(Path(path), f"{kind} file"), "rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise SniffError(f"no such {kind} file: {path}") from None
+    except IsADirectoryError:
+        raise SniffError(f"{path} is a folder, not a {kind} file") from None
+    except UnsafeFile as error:
+        raise SniffError(str(error)) from None
+    except OSError as error:
+        raise SniffError(f"cannot read {kind} file {path}: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise SniffError(f"{path} is larger than {limit // 2**20} MiB: not a {described} "
+                         "sniff can read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SniffError(f"{path} is not a {described} (not UTF-8 text)") from None

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import SniffError
+from sim.files import UnsafeFile, check_replaceable, open_regular, own_folder
+from sim.store.shape import record_shape_problem
 
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 LEDGER = "parts.jsonl"
@@ -77,7 +79,7 @@ def error_text(error: BaseException) -> str:
 
 
 def file_digest(path: Path) -> str:
-    with open(path, "rb") as handle:
+    with os.fdopen(open_regular(path, "part"), "rb") as handle:  # a FIFO never blocks it
         return hashlib.file_digest(handle, HASH).hexdigest()
 
 
@@ -107,6 +109,7 @@ def append_record(folder: Path, record: dict) -> None:
     """Record a finished chunk: one line appended to the ledger and synced."""
     path = Path(folder) / LEDGER
     line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    check_replaceable(path, "ledger")  # appended to, never through a link or into a FIFO
     with open(path, "ab+") as handle:
         handle.seek(0, os.SEEK_END)
         if handle.tell():  # a line torn by a crash must not swallow this one
@@ -122,8 +125,8 @@ def read_ledger(folder: Path) -> dict[int, dict]:
     """The recorded chunks (the last line of each wins: a replayed chunk's new parts); a
     line torn by a crash is no record."""
     records: dict[int, dict] = {}
-    try:
-        with open(Path(folder) / LEDGER, "rb") as handle:
+    try:  # never blocks, never reads a device: a FIFO or /dev/zero there is one line
+        with os.fdopen(open_regular(Path(folder) / LEDGER, "ledger"), "rb") as handle:
             while line := handle.readline(MAX_LEDGER_LINE + 1):
                 if len(line) > MAX_LEDGER_LINE:  # no record is this long: skip it, bounded
                     while line and not line.endswith(b"\n"):
@@ -138,6 +141,8 @@ def read_ledger(folder: Path) -> dict[int, dict]:
                     continue
     except (FileNotFoundError, IsADirectoryError):
         pass
+    except UnsafeFile as error:
+        raise SniffError(f"{error}: the run folder is damaged") from None
     return records
 
 
@@ -304,7 +309,10 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
                 out.unrecorded[chunk] = have
             continue
         bad = None
-        if (record.get("run_id"), record.get("first_game"), record.get("end_game")) != (
+        if (why := record_shape_problem(record, tables)) is not None:
+            bad = Problem(chunk, folder / LEDGER, f"the record of chunk {chunk} is not one "
+                          f"sniff writes ({why})")
+        elif (record.get("run_id"), record.get("first_game"), record.get("end_game")) != (
                 run_id, lo, hi):
             bad = Problem(chunk, folder / LEDGER, f"the record of chunk {chunk} does not "
                           f"match the run's plan (games {lo}..{hi - 1} of run {run_id})")
@@ -356,6 +364,8 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
                 out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
                                    "parts": {t: {"file": part_name(chunk)} for t in tables}}
     _blame_manifest(out)
+    if not ledger and out.manifest_problem is None:
+        out.manifest_problem = _removed_ledger(folder, out)
     for table in tables:
         for name in sorted(n for n in present[table]
                            if chunk_of(n) is None or chunk_of(n) >= n_chunks):
@@ -363,6 +373,22 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
                                         f"is not a part of this run's plan ({n_chunks} "
                                         "chunks)"))
     return out
+
+
+def _removed_ledger(folder: Path, out: Checked) -> str | None:
+    """A run without a ledger is of an older version only if its parts are: the versions
+    that keep a ledger also write a CRC-32 in every page header, the older ones none
+    (tests/fixtures/run-before-ledger is one). Parts with checksums and no ledger mean the
+    ledger was removed (and every hash with it): the folder is refused, not believed."""
+    from sim.store.arrow import has_page_checksums
+
+    parts = [path for table in sorted({t for r in out.good.values() for t in r["parts"]})
+             for path in out.parts(table)][:1]
+    if parts and has_page_checksums(parts[0]):
+        return (f"{folder / 'manifest.json'} names no ledger, but its parts were written by a "
+                "version that keeps one (their pages carry checksums): the ledger was "
+                "removed, so nothing vouches for the parts' bytes")
+    return None
 
 
 def _blame_manifest(out: Checked) -> None:
@@ -402,8 +428,7 @@ def require_sound(checked: Checked, manifest: dict) -> None:
 
 def set_aside(folder: Path, path: Path) -> Path:
     """Move a bad part into ``NAME/set-aside/`` (never deleted); returns where it went."""
-    target_dir = Path(folder) / SET_ASIDE
-    target_dir.mkdir(exist_ok=True)
+    target_dir = own_folder(Path(folder) / SET_ASIDE, SET_ASIDE)  # never a link out
     stem = f"{path.parent.name}-{path.name}"
     target, number = target_dir / stem, 2
     while target.exists():

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.errors import SniffError
-from sim.files import TEMP_SUFFIX, place_new, write_atomic
+from sim.files import TEMP_SUFFIX, UnsafeFile, own_folder, place_new, read_regular, write_atomic
 from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
     TABLES,
     error_text,
@@ -98,9 +98,9 @@ def _write_parquet_temp(table: pa.Table, path: Path) -> Path:
     # rename the same content to the same final name.
     temporary = path.parent.parent / PARTIAL_DIR / (
         f"{path.parent.name}-{path.name}.{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
-    temporary.parent.mkdir(exist_ok=True)
+    own_folder(temporary.parent, PARTIAL_DIR)  # a real folder of the run, never a link out
     try:
-        with open(temporary, "wb") as handle:
+        with open(temporary, "xb") as handle:
             pq.write_table(table, handle, **parquet_options(table.schema))
             handle.flush()
             os.fsync(handle.fileno())
@@ -170,16 +170,14 @@ def read_manifest(folder: Path, name: str = MANIFEST, expected: str = FORMAT,
                   what: str = "run") -> dict:
     """A folder's JSON manifest, checked for its format (also a tournament's, by its names)."""
     path = Path(folder) / name
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_MANIFEST + 1)  # bounded, whatever the folder holds
-        if len(data) > MAX_MANIFEST:
-            raise ValueError
-        manifest = json.loads(data)
+    try:  # bounded and never blocking, whatever the folder holds (a FIFO, /dev/zero)
+        manifest = json.loads(read_regular(path, MAX_MANIFEST, f"{what} manifest"))
     except FileNotFoundError:
         raise SniffError(f"{folder} is not a sniff {what}: it has no {name}") from None
     except IsADirectoryError:
         raise SniffError(f"{path} is a folder: the {what} folder is damaged") from None
+    except UnsafeFile as error:
+        raise SniffError(f"{error}: the {what} folder is damaged") from None
     except OSError as error:
         raise SniffError(f"cannot read {path}: {error.strerror or error}") from None
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -217,6 +215,8 @@ def is_run_folder(folder: Path) -> bool:
 def remove_temporaries(folder: Path) -> None:
     """Delete temporary files a killed process may have left (never a finished part)."""
     partial = folder / PARTIAL_DIR
+    if partial.is_symlink() or (partial.exists() and not partial.is_dir()):
+        own_folder(partial, PARTIAL_DIR)  # refused in one line: never emptied through a link
     if partial.is_dir():
         shutil.rmtree(partial)
     for path in folder.glob("." + "*" + TEMP_SUFFIX):
@@ -351,13 +351,15 @@ class Run:
 
             require_memory(self, name, peak)
 
-    def query(self, sql: str, lazy: bool = False):
+    def query(self, sql: str, lazy: bool = False, progress: bool = False,
+              timeout: float | None = None):
         """The answer to ``sql`` (DuckDB SQL over the views ``games`` and ``rounds``: the
         checked parts, page checksums verified) as a pandas DataFrame, or with ``lazy`` a
-        DuckDB relation to fetch in pieces; read-only (docs/query.md)."""
+        DuckDB relation to fetch in pieces; read-only (docs/query.md). ``progress``: a line
+        on stderr while it runs; ``timeout``: seconds before it is stopped."""
         from sim.store.query import query
 
-        return query(self, sql, lazy=lazy)
+        return query(self, sql, lazy=lazy, progress=progress, timeout=timeout)
 
     @property
     def games(self):
@@ -395,6 +397,12 @@ def load(path: str | os.PathLike) -> Run:
 
         warnings.warn(f"{run.path} is still being written (status running): its tables hold "
                       "the chunks finished so far", stacklevel=2)
+    from sim.store.verified import unverified_note
+
+    if (note := unverified_note(run.path, run.checked)) is not None:
+        import warnings
+
+        warnings.warn(note, stacklevel=2)
     return run
 
 

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from sim.errors import SniffError
+from sim.files import UnsafeFile, open_lock_file, open_regular
 
 try:
     import fcntl
@@ -47,10 +48,14 @@ def _describe(info: dict | None) -> str:
     return f"process {info.get('pid', '?')}{where}{command}"
 
 
+MAX_INFO = 64 * 2**10  # the holder's JSON is a hundred bytes
+
+
 def _read_info(path: Path) -> dict | None:
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with os.fdopen(open_regular(path, "lock file", follow=False), "rb") as handle:
+            info = json.loads(handle.read(MAX_INFO))
+    except (OSError, ValueError, RecursionError):
         return None
     return info if isinstance(info, dict) else None
 
@@ -61,8 +66,8 @@ def holder(folder: Path) -> dict | None:
     path = Path(folder) / LOCK_NAME
     if fcntl is None or not path.exists():
         return None
-    try:
-        with open(path, "rb") as handle:
+    try:  # never blocks: a FIFO, a device or a link there is nobody's lock
+        with os.fdopen(open_regular(path, "lock file", follow=False), "rb") as handle:
             if _try(handle, fcntl.LOCK_SH):
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
                 return None
@@ -87,8 +92,11 @@ class RunLock:
         if fcntl is None:
             return
         path = self.folder / LOCK_NAME
-        try:
-            handle = open(path, "a+b")
+        try:  # never through a link or into a FIFO or device (sim.files.open_lock_file)
+            handle = os.fdopen(open_lock_file(path), "r+b")
+        except UnsafeFile as error:
+            raise SniffError(f"cannot lock {self.folder}: {error}; remove it (nothing was "
+                             "changed)") from None
         except OSError as error:
             raise SniffError(f"cannot write to {self.folder}: "
                              f"{error.strerror or error}") from None

@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
     import pandas as pd
 
 DEFAULT_MEMORY = 1 << 30  # DuckDB's memory limit for a query (it spills nothing: no disk)
+DEFAULT_TIMEOUT = 600.0  # seconds: sniff query's --timeout default
+HEADROOM = 512 << 20  # the process's own allocations beside the query's (Arrow's batches)
 _STREAM_FAILED = re.compile(r"reading the stream registered as '([^']+)' failed")
 
 
@@ -76,12 +78,18 @@ def connect(sources: dict[str, list[Path]], threads: int = 1,
     """An in-memory DuckDB connection with one read-only view per table, locked."""
     import duckdb
 
+    if sources and not any(sources.values()):  # views need parts: say why there are none
+        raise SniffError(f"no finished chunk yet: the tables ({', '.join(sources)}) hold no "
+                         "part to query (a run whose first chunk is still being played, or "
+                         "was stopped before it ended)")
+
     connection = duckdb.connect(":memory:", config={
         "threads": max(1, int(threads)), "memory_limit": f"{max(memory_limit, 1 << 26)}B",
         "autoinstall_known_extensions": False, "autoload_known_extensions": False})
     for name, paths in sources.items():
         if paths:
             connection.register(name, _checked_dataset(paths))
+    connection.execute("SET enable_progress_bar = false")  # DuckDB's own, on stdout
     connection.execute("SET enable_external_access = false")
     connection.execute("SET lock_configuration = true")
     return Session(connection, sources)
@@ -153,19 +161,131 @@ def _bad_part(paths: list[Path], text: str) -> str:
     return f"a part could not be read ({text})"
 
 
+def _status_size(field: str) -> int | None:
+    """A size of this process now from ``/proc/self/status`` (``VmRSS``; Linux)."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+class Limits:
+    """A query's bounds while it runs: ``timeout`` seconds (then DuckDB is interrupted and the
+    query is one line), Ctrl-C (interrupts it at once: DuckDB holds the main thread, so the
+    signal is taken from Python's wakeup descriptor by a watcher thread), and with
+    ``memory_limit`` the whole process: DuckDB's own limit does not count every allocation
+    (a string function's result), so the process's resident memory is watched every
+    ``POLL`` seconds and the query stopped once it grows past what it held before plus the
+    limit and ``HEADROOM`` (a single call that allocates gigabytes at once has them for that
+    moment: ``RLIMIT_DATA`` was tried and does not see allocations into address space
+    already reserved). The watch is process-wide, so only a process that runs nothing else
+    at the time asks for it (``sniff query``)."""
+
+    POLL = 0.05
+
+    def __init__(self, session: Session, timeout: float | None = None,
+                 memory_limit: int | None = None) -> None:
+        self.connection, self.timeout, self.memory_limit = session.db, timeout, memory_limit
+        self.timed_out = self.over_memory = False
+        self.signalled: int | None = None
+        self._stop = threading.Event()
+        self._watcher = None
+        self._wakeup = None
+
+    def __enter__(self) -> Limits:
+        if threading.current_thread() is threading.main_thread():
+            self._watch_signals()
+        resident = None
+        if self.memory_limit is not None:
+            if (now := _status_size("VmRSS")) is not None:
+                resident = now + self.memory_limit + HEADROOM
+        if self.timeout is not None or resident is not None:
+            self._watcher = threading.Thread(target=self._watch, args=(resident,), daemon=True)
+            self._watcher.start()
+        return self
+
+    def _watch(self, resident: int | None) -> None:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        while not self._stop.wait(self.POLL):
+            if deadline is not None and time.monotonic() > deadline:
+                self.timed_out = True
+            elif resident is not None and (_status_size("VmRSS") or 0) > resident:
+                self.over_memory = True
+            else:
+                continue
+            self.connection.interrupt()
+            return
+
+    def _watch_signals(self) -> None:
+        import signal
+        import socket
+
+        reader, writer = socket.socketpair()
+        writer.setblocking(False)
+        try:
+            previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        except ValueError:  # not the main thread of the main interpreter
+            reader.close()
+            writer.close()
+            return
+
+        def watch() -> None:
+            while data := reader.recv(16):
+                if signal.SIGINT in data:
+                    self.signalled = signal.SIGINT
+                    self.connection.interrupt()
+
+        thread = threading.Thread(target=watch, daemon=True)
+        thread.start()
+        self._wakeup = (reader, writer, previous, thread)
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join()
+        if self._wakeup is not None:
+            import signal
+
+            reader, writer, previous, thread = self._wakeup
+            signal.set_wakeup_fd(previous)
+            writer.close()
+            thread.join(timeout=1)
+            reader.close()
+
+    def error(self, error: BaseException, session: Session) -> BaseException:
+        """What an error of the query means here: Ctrl-C (``Stopped``, "sniff: interrupted"
+        and 130), the time limit (one line), or ``query_error``'s line."""
+        from sim.errors import Stopped
+
+        if self.signalled is not None:
+            return Stopped(self.signalled)
+        if self.timed_out:
+            return SniffError(f"the query ran past its time limit of {self.timeout:g} s and "
+                              "was stopped: aggregate more, or give a longer --timeout")
+        if self.over_memory or isinstance(error, MemoryError):
+            return SniffError("the query needs more than its memory limit and was stopped; "
+                              "aggregate more (GROUP BY) or write the rows with --parquet OUT")
+        return query_error(session, error)
+
+
 class Progress:
     """A line on stderr while a query runs longer than ``delay`` seconds (a terminal only):
     DuckDB's estimate of how far it is, or the time it has taken."""
 
-    def __init__(self, session: Session, delay: float = 2.0, stream=None) -> None:
-        self.connection, self.delay = session.db, delay
+    def __init__(self, session: Session, delay: float = 2.0, stream=None,
+                 enabled: bool = True) -> None:
+        self.connection, self.delay, self.enabled = session.db, delay, enabled
         self.stream = stream or sys.stderr
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._shown = False
 
     def __enter__(self) -> Progress:
-        if self.stream.isatty():
+        if self.enabled and self.stream.isatty():
             self._thread.start()
         return self
 
@@ -196,11 +316,13 @@ class Progress:
 
 
 def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
-          sources: dict[str, list[Path]] | None = None
-          ) -> pd.DataFrame | duckdb.DuckDBPyRelation:
+          sources: dict[str, list[Path]] | None = None, progress: bool = False,
+          timeout: float | None = None) -> pd.DataFrame | duckdb.DuckDBPyRelation:
     """The answer to ``sql`` over a run (``sim.store.io.Run``: its checked parts) or over
     ``sources``: a pandas DataFrame, or with ``lazy`` the DuckDB relation (fetch it in
-    pieces with ``to_arrow_reader``; its errors are then DuckDB's own)."""
+    pieces with ``to_arrow_reader``; its errors are then DuckDB's own). ``progress`` shows
+    a line on stderr while it runs (none unless asked: a notebook's output stays clean);
+    ``timeout`` stops it after that many seconds (one ``SniffError`` line)."""
     import duckdb
 
     if sources is None:
@@ -211,8 +333,9 @@ def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
     result = relation(session, sql)
     if lazy:
         return result
+    limits = Limits(session, timeout)
     try:
-        with Progress(session):
+        with limits, Progress(session, enabled=progress):
             return result.df()
-    except duckdb.Error as error:
-        raise query_error(session, error) from None
+    except (duckdb.Error, MemoryError) as error:
+        raise limits.error(error, session) from None

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 
 from sim.core.seating import team_count
@@ -87,6 +88,12 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
     except (KeyError, TypeError, ValueError):
         raise SniffError(f"{where}: no valid config and pairings; the tournament folder is "
                          "damaged") from None
+    size = 3 if config.get("players") == 3 else 2
+    implied = [list(lineup) for lineup in combinations(strategies, size)]
+    if len(entries) != len(implied):  # none, or pairings no tournament of these plays
+        raise SniffError(f"{where}: lists {len(entries):,} pairings, but its {len(strategies)} "
+                         f"strategies make {len(implied):,}; the tournament folder was edited "
+                         "or is damaged")
     pairs = (folder / PAIRS_DIR).resolve()
     out = []
     for index, entry in enumerate(entries):
@@ -119,6 +126,9 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
             if "run_id" in entry and run.get("run_id") != entry["run_id"]:
                 raise refuse(f"folder {path} holds run {_quoted(run.get('run_id'))}, not "
                              f"{entry['run_id']}")
+        if lineup != implied[index]:
+            raise refuse(f"has lineup {_quoted(lineup)} where the tournament plays "
+                         f"{_quoted(implied[index])}")
         out.append((entry, path))
     return out
 
@@ -284,6 +294,11 @@ def open_runs(paths: Sequence) -> list[RunData]:
                 f"tournament {folder} is {manifest.get('status')}: {len(members)} of its "
                 f"{len(manifest['pairings'])} pairings have games; the matrix and ratings "
                 "cover those")
+    from sim.store.verified import unverified_note
+
+    for r in runs:  # the ledger's word taken, or said so (sim.store.verified), last
+        if r.path is not None and (note := unverified_note(r.path, r.run.checked)):
+            r.notes.append(note)
     counts = {r.players for r in runs}
     if len(counts) > 1:
         detail = ", ".join(f"{r.name} ({r.players})" for r in runs)

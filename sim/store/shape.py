@@ -1,4 +1,4 @@
-"""The shape a run's ``manifest.json`` must have before any reader uses a field of it.
+"""The shape a run's ``manifest.json`` and its ledger's lines must have before a reader uses them.
 
 A run folder may come from someone else (docs/data-format.md, "A folder from someone
 else"), so its manifest is checked once, where it is read (``sim.store.io.read_manifest``),
@@ -10,6 +10,7 @@ games were played so) is the parts' footers' question (``sim.store.integrity``).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from sim.errors import SniffError
@@ -67,16 +68,42 @@ def config_problem(config) -> str | None:
     return None
 
 
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) \
+        and not math.isnan(value)
+
+
+def stopped_problem(stopped, config: dict) -> str | None:
+    """What is wrong with the shape of a manifest's ``stopped`` (``sim.run.precision``'s or
+    ``sim.run.sequential``'s record), or None: every field a reader shows, of its type, and
+    a stop only in a run that has a stopping rule. Whether it is *true* is recomputed from
+    the parts by ``sniff verify`` (``sim.run.stops``)."""
+    if stopped is None:
+        return None
+    shown = f"stopped is {_shown(stopped)}"
+    if not isinstance(stopped, dict) or not _integer(stopped.get("games"), 1, config["games"]) \
+            or not _integer(stopped.get("chunks"), 1, MAX_GAMES):
+        return f"{shown}, not a stop within the run's games"
+    if config.get("sequential") is not None:
+        good = stopped.get("reason") in ("sprt", "max_games") and stopped.get("decision") in (
+            "H0", "H1", "undecided") and all(_number(stopped.get(k))
+                                            for k in ("llr", "lower", "upper"))
+        return None if good else f"{shown}, not the stop of a sequential test"
+    if config.get("precision") is not None:
+        good = stopped.get("reason") in ("precision", "max_games") and "decision" not in stopped \
+            and all(_number(stopped.get(k)) for k in ("half_width", "precision"))
+        return None if good else f"{shown}, not the stop of a --precision run"
+    return f"{shown}, but the run has no --precision or sequential test to stop it"
+
+
 def run_manifest_problem(manifest: dict) -> str | None:
     """What is wrong with the shape of a run manifest (its configuration included), or
     None."""
     if (problem := config_problem(manifest.get("config"))) is not None:
         return problem
     config = manifest["config"]
-    stopped = manifest.get("stopped")
-    if stopped is not None and not (isinstance(stopped, dict) and _integer(
-            stopped.get("games", config["games"]), 1, config["games"])):
-        return f"stopped is {_shown(stopped)}, not a stop within the run's games"
+    if (problem := stopped_problem(manifest.get("stopped"), config)) is not None:
+        return problem
     for name in ("run_id", "status", "ledger", "kernel", "version"):
         value = manifest.get(name)
         if value is not None and not (isinstance(value, str) and len(value) <= 1_000):
@@ -143,3 +170,26 @@ def check_run_manifest(manifest: dict, path: Path) -> None:
 def _shown(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def record_shape_problem(record: dict, tables) -> str | None:
+    """What is wrong with the shape of a ledger line (a field of the wrong type: ``bytes``
+    as text, ``parts`` as a list), or None; checked before any field is used."""
+    if not all(_count(record.get(key)) for key in ("first_game", "end_game")):
+        return "first_game and end_game must be counts"
+    parts = record.get("parts")
+    if not isinstance(parts, dict):
+        return "parts is not a table of parts"
+    for table in tables:
+        part = parts.get(table)
+        if part is None:
+            continue  # named as a missing part by the caller
+        if not isinstance(part, dict) or not isinstance(part.get("file"), str) or not (
+                _count(part.get("rows")) and _count(part.get("bytes"))
+                and isinstance(part.get("sha256"), str)):
+            return f"parts.{table} needs file, rows, bytes and sha256 of their types"
+    return None

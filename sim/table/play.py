@@ -42,9 +42,10 @@ from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.errors import SniffError
+from sim.files import write_atomic
 from sim.kernels.runner import ROUND_CAP, Lineup, compile_lineup, strategy_errors
 from sim.kernels.trace import EventDecoder, start_event, write_trace
-from sim.store.folders import check_writable_folder
+from sim.store.folders import check_output_file, check_writable_folder
 from sim.table.human import HUMAN, attach
 from sim.table.render import ReplayState, halves, render_event, render_layout
 from strategies import StrategySpec
@@ -486,12 +487,13 @@ def play_game(
         raise SniffError(f"trace folder does not exist: {trace_path.parent}")
     # A real write, before the game: a folder that refuses the trace would lose the game.
     check_writable_folder(trace_path.parent)
-    if trace_path.is_dir():
+    if trace_path.is_dir() and not trace_path.is_symlink():
         raise SniffError(f"--trace {trace_path} is a folder; give a file name")
+    check_output_file(trace_path, "--trace", "trace")  # the output check every command makes
     write(f"sniff play: seed {seed} (--seed {seed} with the same options deals this game again)\n")
     game = PlayGame(lineup, seat, seed, read_line, write, echo_input, ascii, hint_budget)
     events = game.run()
-    write_trace(iter(events), trace_path)
+    write_atomic(trace_path, lambda temporary: write_trace(iter(events), temporary))
     write(f"trace saved to {trace_path} (watch it again: sniff replay {trace_path})\n")
     write(game.result + "\n")
     return trace_path

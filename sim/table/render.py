@@ -401,7 +401,7 @@ def parse_events(items: Iterable[Event | str]) -> Iterator[Event]:
         elif item.strip():
             try:
                 yield json.loads(item)
-            except json.JSONDecodeError as error:
+            except ValueError as error:  # not JSON, or an integer of thousands of digits
                 raise ValueError(f"trace line {number} is not JSON: {error}") from error
 
 

@@ -7,7 +7,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from sim.errors import SniffError, read_user_text
+from sim.display.formatting import printable
+from sim.errors import SniffError
+from sim.store.folders import read_user_text
 from sim.table.render import replay_lines
 
 STEP_PROMPT = "[Enter: next event · q: stop] "
@@ -26,10 +28,11 @@ def read_trace(path: Path) -> list[dict]:
                              "not a trace event")
         try:
             event = json.loads(line)
-        except json.JSONDecodeError as error:
+        except ValueError as error:  # not JSON, or an integer of thousands of digits
+            why = getattr(error, "msg", None) or str(error).split(":")[0]
             raise SniffError(
-                f"{path} line {number} is not JSON ({error.msg}): not a JSON Lines trace"
-            ) from None
+                f"{path} line {number} is not JSON sniff writes ({why}): not a JSON Lines "
+                "trace") from None
         except RecursionError:
             raise SniffError(f"{path} line {number} is nested too deeply: not a trace "
                              "event") from None
@@ -92,7 +95,7 @@ def replay(
                 f"({type(error).__name__}: {error})"
             ) from None
         number += 1
-        write(block + "\n")
+        write(printable(block) + "\n")  # a trace's names are data, not terminal commands
         if step and read_line is not None:
             write(STEP_PROMPT)
             answer = read_line()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io as bytes_io
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.errors import SniffError
+from sim.files import open_regular, read_regular
 from sim.store import folders, io
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.tune.setup import (
@@ -160,9 +162,49 @@ def write_manifest(folder: Path, manifest: dict) -> None:
     io.write_json(folder / MANIFEST, manifest)
 
 
-def read_trials(folder: Path) -> pd.DataFrame | None:
+MAX_BEST = 16 * 2**20  # best.json is kilobytes
+TRIALS_FORMAT = "sniff-tune-trials/1"
+
+
+def read_best(folder: Path) -> dict | None:
+    """``best.json``, bounded and never blocking; None when there is none."""
+    path = folder / BEST
+    if not path.exists():
+        return None
+    try:
+        best = json.loads(read_regular(path, MAX_BEST, BEST))
+    except (OSError, ValueError, RecursionError) as error:
+        raise SniffError(f"cannot read {path}: {error}; the tuning folder is damaged") from None
+    keys = ("strategy", "params", "spec")
+    if not isinstance(best, dict) or any(key not in best for key in keys) or not isinstance(
+            best.get("validation", []), list):
+        raise SniffError(f"{path} is not a best.json of sniff tune; the folder is damaged")
+    return best
+
+
+def read_trials(folder: Path, config: TuneConfig | None = None) -> pd.DataFrame | None:
+    """The trials so far, checked to be this tuning run's (their format, and the columns
+    ``config``'s parameters and opponents give); None when there are none."""
     path = folder / TRIALS
-    return pd.read_parquet(path) if path.exists() else None
+    if not path.exists():
+        return None
+    try:
+        os.close(open_regular(path, TRIALS))  # a FIFO or a device is one line, not a hang
+        meta = json.loads((pq.read_schema(path).metadata or {}).get(io.METADATA_KEY, b"{}"))
+        trials = pd.read_parquet(path)
+    except (OSError, ValueError, RecursionError, pa.ArrowException) as error:
+        raise SniffError(f"cannot read {path}: {io.error_text(error)}; the tuning folder is "
+                         "damaged") from None
+    wanted = ["generation", "candidate", "win_rate"]
+    if config is not None:
+        wanted += [*config.params, *(f"wins_vs_{i}" for i in range(len(config.against)))]
+    missing = [name for name in wanted if name not in trials.columns]
+    numeric = all(pd.api.types.is_numeric_dtype(trials[n]) for n in wanted if n not in missing)
+    if not isinstance(meta, dict) or meta.get("format") != TRIALS_FORMAT or missing or not numeric:
+        raise SniffError(f"{path} is not the trials of this tuning run (" + (
+            f"no column {missing[0]}" if missing else "not of sniff tune's format")
+            + "); the folder is damaged or was edited")
+    return trials
 
 
 def write_trials(folder: Path, trials: pd.DataFrame, metadata: dict) -> None:
@@ -191,7 +233,7 @@ def load(folder: str | Path) -> TuneResult:
     """A finished tuning folder as a :class:`TuneResult` (for a notebook)."""
     folder = Path(folder)
     manifest = read(folder)
-    best = json.loads((folder / BEST).read_text()) if (folder / BEST).exists() else None
+    best = read_best(folder)
     if best is None:
         raise SniffError(f"{folder} holds no finished tuning run (no {BEST}); "
                          f"complete it with sniff tune --resume -o {folder}")

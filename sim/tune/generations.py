@@ -95,7 +95,7 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
                          f"{manifest['kernel']}, now {kernel}); a resume would not repeat it")
     if manifest["status"] == "complete" and (folder / BEST).exists():
         return tune_folder.load(folder)  # a finished run resumes to itself
-    trials = tune_folder.read_trials(folder)
+    trials = tune_folder.read_trials(folder, config)
     trials = trials if trials is not None else pd.DataFrame()
     es = new_optimizer(config)
     done = replay(es, space, trials, config) if len(trials) else 0

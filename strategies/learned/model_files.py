@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.cache import cache_base
-from sim.files import write_atomic, write_once
+from sim.files import UnsafeFile, open_regular, read_regular, write_atomic, write_once
 from strategies import Strategy, StrategyError, StrategySpec, register_spec_parser
 from strategies.learned.net import ModelError, read_layers
 
@@ -57,6 +58,16 @@ def _check_inflated(path: Path) -> None:
     strategies that use it, and this check changes no game."""
     import zipfile
 
+    try:  # a regular file of a model's size: a FIFO or /dev/zero is never read
+        os.close(open_regular(path, "model file"))
+        size = os.stat(path).st_size
+    except UnsafeFile as error:
+        raise ModelError(f"model file {str(path)!r} {error.strerror}") from None
+    except OSError:
+        return
+    if size > MAX_MODEL_BYTES:
+        raise ModelError(f"model file {str(path)!r} is {size:,} bytes; a model of learned "
+                         f"holds well under {MAX_MODEL_BYTES // 2**20} MiB")
     try:
         with zipfile.ZipFile(path) as archive:
             inflated = sum(info.file_size for info in archive.infolist())
@@ -87,9 +98,12 @@ def model_strategy(strategy: Strategy, path: str) -> Strategy:
     source = Path(path).expanduser()
     try:
         players = model_players(source)
-        data = source.read_bytes()
+        data = read_regular(source, MAX_MODEL_BYTES, "model file")
     except ModelError as error:
         raise StrategyError(str(error)) from None
+    except OSError as error:
+        raise StrategyError(f"cannot read model file {str(source)!r}: "
+                            f"{error.strerror or error}") from None
     digest = hashlib.sha256(data).hexdigest()[:16]
     folder = models_dir()
     folder.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,8 @@ import math
 from strategies.registry.catalog import _SPEC_PARSERS, Strategy, StrategyError, StrategySpec
 from strategies.registry.plugins import get
 
+MAX_BEST = 16 * 2**20  # a best.json of sniff tune is a few kilobytes
+
 
 def parse_spec(text: str) -> StrategySpec:
     """``name`` or ``name:key=value,key=value`` into a spec with every parameter filled.
@@ -49,16 +51,17 @@ def _tuned_values(strategy: Strategy, path: str) -> dict[str, float]:
     """The parameter values in a ``best.json`` of ``sniff tune``, checked against ``strategy``."""
     import json
 
-    try:
-        with open(path) as handle:
-            best = json.load(handle)
+    from sim.files import read_regular
+
+    try:  # bounded and never blocking: a FIFO or /dev/zero is one line, not a hang
+        best = json.loads(read_regular(path, MAX_BEST, "best.json"))
         recorded, params = best["strategy"], best["params"]
         if not isinstance(params, dict):
             raise TypeError
     except OSError as error:
         raise StrategyError(f"cannot read {path!r} for {strategy.name}:@: "
                             f"{error.strerror or error}") from None
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         raise StrategyError(f"{path!r} is not a best.json of sniff tune "
                             "(needs 'strategy' and 'params')") from None
     if recorded != strategy.name:

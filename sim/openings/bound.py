@@ -1,0 +1,68 @@
+"""An openings folder's derived files recomputed from its tables, for ``sniff verify`` (#51).
+
+``summary.json`` records the sha256 of ``tile-pairs.csv``, but a record can be rewritten
+with the file; ``ranking.md`` is recorded nowhere. Both are functions of the checked
+tables (the pairs of the games parts, the ranking of ``openings.parquet`` and the summary
+its footer binds), so verify computes them again and compares: an edited pair or ranking
+line is one line naming the file, even with its hash updated to match.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.files import read_regular
+from sim.openings.folder import NOT_FIGURES, PAIRS, read_summary, table_files
+from sim.openings.output import ranking_markdown
+from sim.openings.pairs import tile_pairs
+
+__all__ = ["derived_problems"]
+
+RANKING = "ranking.md"
+MAX_RANKING = 16 * 2**20  # some kilobytes
+PAIR_COLUMNS = ["deal_id", "forced", "opening_tile_id", "differential", "side_won"]
+
+
+def _same_frame(expected: pd.DataFrame, found: pd.DataFrame) -> bool:
+    if list(expected.columns) != list(found.columns) or len(expected) != len(found):
+        return False
+    for column in expected.columns:
+        a, b = expected[column].to_numpy(), found[column].to_numpy()
+        if np.issubdtype(a.dtype, np.number) and np.issubdtype(b.dtype, np.number):
+            if not np.allclose(a.astype(float), b.astype(float), rtol=1e-9, atol=1e-12,
+                               equal_nan=True):
+                return False
+        elif not (a.astype(str) == b.astype(str)).all():
+            return False
+    return True
+
+
+def derived_problems(folder: Path | str) -> list[str]:
+    """One line per derived file (``tile-pairs.csv``, ``ranking.md``) that does not match
+    what the folder's checked tables give; [] when both do (or the folder has none)."""
+    folder = Path(folder)
+    tables = table_files(folder)  # every file checked against summary.json first
+    summary = read_summary(folder)
+    problems = []
+    ranking = folder / RANKING
+    if os.path.lexists(ranking):
+        table = pd.read_parquet(tables["openings"][0])
+        figures = {k: v for k, v in summary.items() if k not in NOT_FIGURES}
+        try:
+            text = read_regular(ranking, MAX_RANKING, RANKING).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = None
+        if text != ranking_markdown(table, figures):
+            problems.append(f"{ranking}: does not match the ranking of openings.parquet and "
+                            "summary.json (recomputed); the file was edited")
+    if "pairs" in tables:
+        games = pd.concat([pd.read_parquet(path, columns=PAIR_COLUMNS)
+                           for path in tables["games"]], ignore_index=True)
+        if not _same_frame(tile_pairs(games), pd.read_csv(tables["pairs"][0])):
+            problems.append(f"{folder / PAIRS}: does not match the tile pairs of the games "
+                            "table (recomputed); the file was edited")
+    return problems

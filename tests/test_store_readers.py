@@ -1,0 +1,173 @@
+"""Readers never block and never read without bound (#51, hangs).
+
+A FIFO, a device or a link to one in place of any file a reader opens is one line (opened
+non-blocking, its type checked: ``sim.files.open_regular``), and every read has a size
+bound: manifests, the ledger, ``tournament.json``, the lock, ``best.json``, ``@file`` specs,
+``learned:model=PATH``, a training folder's state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import error_lines, run_main
+
+import sim
+from sim.errors import SniffError
+from sim.files import UnsafeFile, read_regular
+
+
+def one_line(code: int, err: str, text: str) -> None:
+    lines = error_lines(err)
+    assert code == 2 and len(lines) == 1 and text in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("readers") / "run"
+    sim.simulate(4, "greedy,random", 200, 3, chunk_size=100, out=folder)
+    return folder
+
+
+def copy_of(run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "copy"
+    shutil.copytree(run, target)
+    return target
+
+
+def test_read_regular_refuses_fifo_device_and_bounds_size(tmp_path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    with pytest.raises(UnsafeFile, match="is a FIFO"):
+        read_regular(tmp_path / "fifo", 100)
+    with pytest.raises(UnsafeFile, match="is a device"):
+        read_regular(tmp_path / "zero", 100)
+    (tmp_path / "big").write_bytes(b"x" * 101)
+    with pytest.raises(UnsafeFile, match="larger than"):
+        read_regular(tmp_path / "big", 100)
+    assert read_regular(tmp_path / "big", 101) == b"x" * 101
+
+
+@pytest.mark.parametrize("name, special", [
+    ("manifest.json", "fifo"), ("parts.jsonl", "fifo"), ("parts.jsonl", "/dev/zero"),
+    ("manifest.json", "/dev/zero")])
+@pytest.mark.parametrize("command", [
+    ["query", "{run}", "select count(*) from games"], ["verify", "{run}"],
+    ["report", "{run}", "-o", "{tmp}/report", "--placement-sample", "0"]])
+def test_a_special_file_in_a_run_is_one_line(played, tmp_path, capsys, name, special,
+                                             command) -> None:
+    run = copy_of(played, tmp_path)
+    (run / name).unlink()
+    if special == "fifo":
+        os.mkfifo(run / name)
+    else:
+        (run / name).symlink_to(special)
+    args = [part.format(run=run, tmp=tmp_path) for part in command]
+    code, out, err = run_main(args, capsys)
+    one_line(code, err, f"{name}: is a")
+
+
+def test_a_fifo_lock_of_a_running_run_never_blocks(played, tmp_path, capsys) -> None:
+    run = copy_of(played, tmp_path)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["status"] = "running"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    (run / ".lock").unlink()
+    os.mkfifo(run / ".lock")
+    code, out, err = run_main(["query", str(run), "select count(*) as n from games"], capsys)
+    assert code == 0 and "200" in out, err
+
+
+def test_bounded_best_json_and_at_file_specs(tmp_path, capsys) -> None:
+    from strategies import parse_spec
+
+    os.mkfifo(tmp_path / "fifo")
+    for path in ("/dev/zero", tmp_path / "fifo"):
+        with pytest.raises(ValueError, match="is a (device|FIFO)"):
+            parse_spec(f"weighted:@{path}")
+    big = tmp_path / "best.json"
+    with open(big, "wb") as handle:  # sparse: 300 MB that are never read whole
+        handle.truncate(300 * 2**20)
+    with pytest.raises(ValueError, match="larger than"):
+        parse_spec(f"weighted:@{big}")
+    tuning = tmp_path / "tuning"
+    tuning.mkdir()
+    (tuning / "manifest.json").write_text("{}")
+    os.link(big, tuning / "best.json")
+    from sim.tune.folder import read_best
+
+    with pytest.raises(SniffError, match="larger than"):
+        read_best(tuning)
+
+
+def test_learned_model_from_a_device_is_one_line(capsys) -> None:
+    code, out, err = run_main(["trace", "--strategies", "learned:model=/dev/zero,random"],
+                              capsys)
+    one_line(code, err, "is a device")
+
+
+def test_a_sparse_training_state_is_one_line(tmp_path) -> None:
+    from sim.learn.state import ARRAYS, FORMAT, NUMBERS, load_state
+
+    (tmp_path / NUMBERS).write_text(json.dumps({"format": FORMAT, "layers": 1}))
+    with open(tmp_path / ARRAYS, "wb") as handle:
+        handle.truncate(2 * 2**30)
+    with pytest.raises(SniffError, match="damaged or not sniff's"):
+        load_state(tmp_path, None)
+
+
+def test_a_fifo_tournament_json_is_one_line(tmp_path, capsys) -> None:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    os.mkfifo(folder / "tournament.json")
+    code, out, err = run_main(["verify", str(folder)], capsys)
+    one_line(code, err, "tournament.json: is a FIFO")
+
+
+def test_readers_say_when_a_folder_was_not_verified_since_it_changed(played, tmp_path,
+                                                                     capsys) -> None:
+    """Readers check sizes and footers, not the sha256 (sim.store.verified): a copy is
+    unverified until ``sniff verify``; a part written again (same size) is unverified
+    again. The run's writer counts as its verifier."""
+    note = "was not verified since it last changed"
+    query = ["query", "{run}", "select count(*) as n from games"]
+    code, out, err = run_main([a.format(run=played) for a in query], capsys)
+    assert code == 0 and note not in err, err  # written here: hashed as it was written
+    run = copy_of(played, tmp_path)
+    args = [a.format(run=run) for a in query]
+    code, out, err = run_main(args, capsys)
+    assert code == 0 and "200" in out and note in err and f"sniff verify {run}" in err, err
+    with pytest.warns(UserWarning, match=note):
+        sim.load(run)
+    code, out, err = run_main(["verify", str(run)], capsys)
+    assert code == 0, err
+    code, out, err = run_main(args, capsys)
+    assert code == 0 and note not in err, err
+    part = run / "games" / "part-000001.parquet"
+    data = part.read_bytes()
+    part.unlink()
+    part.write_bytes(data)  # the same size: the cheap check cannot tell a forged part
+    code, out, err = run_main(args, capsys)
+    assert code == 0 and note in err, err
+    code, out, err = run_main(["report", str(run), "-o", str(tmp_path / "r"),
+                               "--placement-sample", "0"], capsys)
+    assert code == 0 and note in err, err
+
+
+def test_a_foreign_trials_table_is_one_line(tmp_path) -> None:
+    import pandas as pd
+
+    from sim.tune.folder import read_trials
+
+    pd.DataFrame({"x": [1, 2]}).to_parquet(tmp_path / "trials.parquet")
+    with pytest.raises(SniffError, match="not the trials of this tuning run"):
+        read_trials(tmp_path)
+    os.unlink(tmp_path / "trials.parquet")
+    os.mkfifo(tmp_path / "trials.parquet")
+    with pytest.raises(SniffError, match="is a FIFO"):
+        read_trials(tmp_path)

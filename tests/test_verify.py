@@ -1,0 +1,288 @@
+"""``sniff verify`` binds everything a reader shows (#51): a manifest's ``stopped``, a
+compare run's ``compare.json``, a tournament's pairings; and odd ledger or manifest fields
+are one line in every reader, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import error_lines, run_main
+
+import sim
+from sim.compare.play import compare
+from sim.errors import SniffError
+from sim.tournament import run_tournament
+
+
+def one_line(code: int, err: str, text: str) -> None:
+    lines = error_lines(err)
+    assert code == 2 and len(lines) == 1 and text in lines[0], err
+    assert "Traceback" not in err
+
+
+def copy_of(run: Path, tmp_path: Path, name: str = "copy") -> Path:
+    target = tmp_path / name
+    shutil.copytree(run, target)
+    return target
+
+
+def edit_json(path: Path, edit) -> None:
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """A compare run (decided H1), a --precision run (stopped at 1,200 of at most 6,000 games) and
+    a plain run."""
+    base = tmp_path_factory.mktemp("verify")
+    compare("greedy", "random", players=2, out=base / "compare", seed=1)
+    sim.simulate(2, "greedy,greedy", seed=2, chunk_size=600, out=base / "precision",
+                 precision=0.03, max_games=6000)
+    sim.simulate(2, "greedy,random", 200, 3, chunk_size=100, out=base / "plain")
+    return {path.name: path for path in base.iterdir()}
+
+
+def verify(folder: Path, capsys) -> tuple[int, str, str]:
+    return run_main(["verify", str(folder)], capsys)
+
+
+def test_sound_runs_verify(runs, capsys) -> None:
+    stopped = json.loads((runs["precision"] / "manifest.json").read_text())["stopped"]
+    assert stopped["reason"] == "precision" and stopped["games"] < 6000  # a real stop
+    for folder in runs.values():
+        code, out, err = verify(folder, capsys)
+        assert code == 0 and "bad:" not in out, (out, err)
+
+
+@pytest.mark.parametrize("run, field, value, text", [
+    ("compare", "decision", "H0", "they stop at"),
+    ("compare", "llr", -3.5, "they stop at"),
+    ("precision", "reason", "max_games", "they stop at"),
+    ("precision", "half_width", 0.001, "they stop at"),
+])
+def test_an_edited_stop_is_found(runs, tmp_path, capsys, run, field, value, text) -> None:
+    folder = copy_of(runs[run], tmp_path)
+    edit_json(folder / "manifest.json", lambda m: m["stopped"].update({field: value}))
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and "bad:" in out and text in out, (out, err)
+
+
+def test_a_precision_stop_moved_to_fewer_games_is_found(runs, tmp_path, capsys) -> None:
+    """The parts and ledger lines past the new stop deleted, the manifest edited to match."""
+    folder = copy_of(runs["precision"], tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    stop = manifest["stopped"]["games"]
+    assert stop >= 1200
+    lines = (folder / "parts.jsonl").read_text().splitlines()
+    (folder / "parts.jsonl").write_text(lines[0] + "\n")
+    for table in ("games", "rounds"):
+        for part in sorted((folder / table).iterdir())[1:]:
+            part.unlink()
+    manifest["stopped"].update(games=600, chunks=1)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and "reach none" in out, (out, err)
+
+
+def test_a_stop_given_to_a_plain_run_is_one_line(runs, tmp_path, capsys) -> None:
+    folder = copy_of(runs["plain"], tmp_path)
+    forged = {"reason": "precision", "games": 100, "chunks": 1, "half_width": 0.01,
+              "precision": 0.02, "max_games": 200, "step": 600}
+    edit_json(folder / "manifest.json", lambda m: m.update(stopped=forged))
+    for command in (["verify"], ["query", "{f}", "select 1"], ["report", "{f}", "-o",
+                                                             "{t}/r"]):
+        args = [a.format(f=folder, t=tmp_path) for a in command]
+        code, out, err = run_main(args if len(args) > 1 else [*args, str(folder)], capsys)
+        one_line(code, err, "no --precision or sequential test")
+
+
+@pytest.mark.parametrize("stopped", [{"games": 100}, "text"])
+def test_a_malformed_stop_is_one_line_in_report(runs, tmp_path, capsys, stopped) -> None:
+    folder = copy_of(runs["compare"], tmp_path)
+    edit_json(folder / "manifest.json", lambda m: m.update(stopped=stopped))
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "r"),
+                               "--placement-sample", "0"], capsys)
+    one_line(code, err, "stopped is")
+    folder = copy_of(runs["compare"], tmp_path, "llr")
+    edit_json(folder / "manifest.json", lambda m: m["stopped"].update(llr="big"))
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "r2")], capsys)
+    one_line(code, err, "not the stop of a sequential test")
+
+
+@pytest.mark.parametrize("edit", [
+    lambda c: c.update(decision="H0"), lambda c: c["hypotheses"].update(h1=0.3),
+    lambda c: c["estimate"].update(difference=0.5), lambda c: c.pop("chunks")])
+def test_an_edited_compare_json_is_found(runs, tmp_path, capsys, edit) -> None:
+    folder = copy_of(runs["compare"], tmp_path)
+    edit_json(folder / "compare.json", edit)
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and "compare.json" in out and "does not match" in out, (out, err)
+
+
+def test_compare_resume_with_other_hypotheses_is_one_line(runs, tmp_path, capsys) -> None:
+    folder = copy_of(runs["compare"], tmp_path)
+    before = (folder / "compare.json").read_bytes()
+    code, out, err = run_main(["compare", "--resume", "-o", str(folder), "--h1", "0.3",
+                               "--alpha", "0.2"], capsys)
+    one_line(code, err, "a resumed comparison keeps its test")
+    assert (folder / "compare.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("field, value", [
+    ("bytes", "12"), ("bytes", None), ("rows", "5"), ("parts", [1])])
+def test_ledger_fields_of_the_wrong_type_are_one_line(runs, tmp_path, capsys, field,
+                                                      value) -> None:
+    folder = copy_of(runs["plain"], tmp_path)
+    lines = [json.loads(line) for line in (folder / "parts.jsonl").read_text().splitlines()]
+    if field == "parts":
+        lines[0]["parts"] = value
+    else:
+        lines[0]["parts"]["games"][field] = value
+    (folder / "parts.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and "is not one sniff writes" in out and "Traceback" not in err
+    for args in (["query", str(folder), "select count(*) from games"],
+                 ["report", str(folder), "-o", str(tmp_path / "r")]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, "is not one sniff writes")
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("verify-t") / "t"
+    run_tournament(2, "greedy,random,heavy", 60, seed=3, out=folder, chunk_size=60)
+    return folder
+
+
+@pytest.mark.parametrize("pairings", ["empty", "many", "order"])
+def test_a_tournament_lists_exactly_its_pairings(tournament, tmp_path, capsys,
+                                                 pairings) -> None:
+    folder = copy_of(tournament, tmp_path)
+
+    def edit(manifest: dict) -> None:
+        entries = manifest["pairings"]
+        manifest["pairings"] = {"empty": [], "many": entries * 70_000,
+                                "order": entries[::-1]}[pairings]
+
+    edit_json(folder / "tournament.json", edit)
+    code, out, err = verify(folder, capsys)
+    one_line(code, err, "tournament.json")
+    with pytest.raises(SniffError):
+        sim.tournament.load(folder)
+
+
+def test_a_complete_tournaments_missing_pairing_is_bad(tournament, tmp_path, capsys) -> None:
+    folder = copy_of(tournament, tmp_path)
+    code, out, err = verify(folder, capsys)
+    assert code == 0, (out, err)
+    shutil.rmtree(sorted((folder / "pairs").iterdir())[0])
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and "missing (pairing" in out, (out, err)
+
+
+@pytest.fixture(scope="module")
+def openings(tmp_path_factory) -> Path:
+    from sim.openings.study import run_openings
+
+    folder = tmp_path_factory.mktemp("verify-o") / "o"
+    run_openings(2, "random", 30, seed=5, out=folder)
+    return folder
+
+
+def _rewrite_pairs(folder: Path) -> None:
+    """tile-pairs.csv edited, and its size and sha256 in summary.json updated to match."""
+    import hashlib
+
+    lines = (folder / "tile-pairs.csv").read_text().splitlines()
+    cells = lines[1].split(",")
+    cells[7] = "9.99"
+    lines[1] = ",".join(cells)
+    (folder / "tile-pairs.csv").write_text("\n".join(lines) + "\n")
+    data = (folder / "tile-pairs.csv").read_bytes()
+    edit_json(folder / "summary.json", lambda s: s["files"]["tile-pairs.csv"].update(
+        bytes=len(data), sha256=hashlib.sha256(data).hexdigest()))
+
+
+@pytest.mark.parametrize("edit, text", [
+    (_rewrite_pairs, "tile-pairs.csv: does not match"),
+    (lambda f: (f / "ranking.md").write_text("# ranked by me\n"), "ranking.md: does not match"),
+    (lambda f: edit_json(f / "summary.json", lambda s: s.pop("files")), "records no files"),
+    (lambda f: edit_json(f / "summary.json", lambda s: s["files"].pop("tile-pairs.csv")),
+     "records no tile-pairs.csv"),
+])
+def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit,
+                                                text) -> None:
+    code, out, err = verify(openings, capsys)
+    assert code == 0 and "recomputed from the tables" in out, (out, err)
+    folder = copy_of(openings, tmp_path)
+    edit(folder)
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and text in out, (out, err)
+
+
+def test_an_openings_summary_without_its_record_is_one_line_in_readers(openings, tmp_path,
+                                                                       capsys) -> None:
+    folder = copy_of(openings, tmp_path)
+    edit_json(folder / "summary.json", lambda s: (s.pop("files"), s["lead_value"].update(
+        mean=5.0)))
+    for args in (["query", str(folder), "select count(*) from games"],
+                 ["report", str(folder), "-o", str(tmp_path / "r")]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, "records no files")
+
+
+def flip_winners(run: Path) -> None:
+    """Every games part's winners swapped (side 0 <-> 1), written back with its footer, and
+    the ledger recomputed: a forgery consistent with every hash."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from sim.store import integrity
+
+    records = integrity.read_ledger(run)
+    for record in records.values():
+        part = record["parts"]["games"]
+        path = run / "games" / part["file"]
+        data = pq.read_table(path)
+        column = data["winner_side"]
+        flipped = pc.if_else(pc.equal(column, 0), pa.scalar(1, column.type),
+                             pc.if_else(pc.equal(column, 1), pa.scalar(0, column.type), column))
+        data = data.set_column(data.schema.get_field_index("winner_side"),
+                               data.schema.field("winner_side"), flipped)
+        pq.write_table(data, path)
+        record["parts"]["games"] = integrity.part_record(path, part["rows"])
+    (run / integrity.LEDGER).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+
+
+def test_replay_proves_a_run_and_catches_a_consistent_forgery(runs, tmp_path, capsys) -> None:
+    code, out, err = run_main(["verify", str(runs["plain"]), "--replay", "30"], capsys)
+    assert code == 0 and "30 games chosen at random played again" in out, (out, err)
+    folder = copy_of(runs["plain"], tmp_path)
+    flip_winners(folder)
+    code, out, err = verify(folder, capsys)  # every hash agrees: the documented limit
+    assert code == 0, (out, err)
+    code, out, err = run_main(["verify", str(folder), "--replay", "30"], capsys)
+    assert code == 2 and "games.winner_side is" in out and "played again" in out, (out, err)
+
+
+def test_the_placement_sample_compares_winners(runs, tmp_path, capsys) -> None:
+    folder = copy_of(runs["plain"], tmp_path)
+    flip_winners(folder)
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "r"),
+                               "--placement-sample", "20"], capsys)
+    assert code == 0, err
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "placement scores not shown: 20 of 20 traced games differ" in report
+
+
+def test_replay_refuses_another_codes_run(runs, tmp_path, capsys) -> None:
+    folder = copy_of(runs["plain"], tmp_path)
+    edit_json(folder / "manifest.json", lambda m: m.update(kernel="0123456789abcdef"))
+    code, out, err = run_main(["verify", str(folder), "--replay", "5"], capsys)
+    one_line(code, err, "it was played by other code")
