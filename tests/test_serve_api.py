@@ -14,14 +14,22 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 from sim.serve.app import MAX_BODY, create_app  # noqa: E402
+from sim.serve.guard import TOKEN_HEADER, Guard  # noqa: E402
 from sim.serve.sessions import Sessions  # noqa: E402
 from sim.table.render import ReplayState  # noqa: E402
+
+
+def client_of(sessions: Sessions) -> TestClient:
+    """A TestClient that is the page: TestClient's host, the page's token, no rate limit."""
+    guard = Guard(("testserver",), rate=1e6, burst=10**6)
+    return TestClient(create_app(sessions, guard), raise_server_exceptions=False,
+                      headers={TOKEN_HEADER: guard.token})
 
 
 @pytest.fixture()
 def served():
     sessions = Sessions()
-    with TestClient(create_app(sessions), raise_server_exceptions=False) as client:
+    with client_of(sessions) as client:
         yield client, sessions
 
 
@@ -75,11 +83,12 @@ def play_out(client, sessions, players: int, seat: int, target: int, seed: int) 
         url = f"/api/games/{view['session']}"
         if view["phase"] == "settled":
             assert len(view["settlement"]["hands"]) == players
-            response = client.post(url + "/next")
+            response = client.post(url + "/next", json={"version": view["version"]})
         else:
             assert view["options"], view
             move = chooser.choice(view["options"])["move"]
-            response = client.post(url + "/move", json={"move": move})
+            response = client.post(url + "/move", json={"move": move,
+                                                        "version": view["version"]})
         view = check_secret(response, game)
     return view
 
@@ -113,16 +122,18 @@ def test_two_tabs_keep_their_own_games(served):
     two = client.post("/api/games", json={"seed": 2, "target": 50}).json()
     assert one["session"] != two["session"]
     while not one["options"] and one["phase"] == "settled":
-        one = client.post(f"/api/games/{one['session']}/next").json()
+        one = client.post(f"/api/games/{one['session']}/next",
+                          json={"version": one["version"]}).json()
     if one["options"]:
-        client.post(f"/api/games/{one['session']}/move", json={"move": one["options"][0]["move"]})
+        client.post(f"/api/games/{one['session']}/move",
+                    json={"move": one["options"][0]["move"], "version": one["version"]})
     assert client.get(f"/api/games/{two['session']}").json()["hand"] == two["hand"]
 
 
 def test_sessions_expire():
     now = [0.0]
     sessions = Sessions(ttl=10, clock=lambda: now[0])
-    with TestClient(create_app(sessions), raise_server_exceptions=False) as client:
+    with client_of(sessions) as client:
         session = client.post("/api/games", json={"seed": 3}).json()["session"]
         now[0] = 5
         assert client.get(f"/api/games/{session}").status_code == 200
@@ -139,7 +150,8 @@ def test_hint_is_sniff_hints_analysis(served):
     client, _ = served
     view = client.post("/api/games", json={"seed": 9, "target": 250}).json()
     while not view["options"]:
-        view = client.post(f"/api/games/{view['session']}/next").json()
+        view = client.post(f"/api/games/{view['session']}/next",
+                           json={"version": view["version"]}).json()
     response = client.post(f"/api/games/{view['session']}/hint", json={"budget": 40})
     assert response.status_code == 200, response.text
     hint = response.json()
@@ -160,6 +172,14 @@ def test_hint_is_sniff_hints_analysis(served):
     ("post", "/api/games", {"opponents": "learned:@/etc/passwd"}, 400),
     ("post", "/api/games", {"opponents": "human"}, 400),
     ("post", "/api/games", {"target": 10_000}, 400),
+    ("post", "/api/games", {"target": 7}, 400),
+    ("post", "/api/games", {"target": 0}, 400),
+    ("post", "/api/games", {"seat": -1}, 400),
+    ("post", "/api/games", '{"seed": ' + "9" * 5001 + "}", 400),
+    ("post", "/api/games", {"players": 2.5}, 400),
+    ("post", "/api/replay?game=²", "", 400),
+    ("post", "/api/replay?game=" + "9" * 5001, "", 400),
+    ("post", "/api/position/hint", {"text": "players: 2", "budget": 100_000}, 400),
     ("post", "/api/games", "x" * (MAX_BODY + 1), 413),
 ])
 def test_bad_requests_are_one_json_line(served, method, path, body, status):
@@ -178,10 +198,13 @@ def test_illegal_moves_are_refused_and_change_nothing(served):
     url = f"/api/games/{view['session']}"
     legal = {o["move"] for o in view["options"]}
     illegal = next(m for m in range(112) if m not in legal)
-    for body in ({"move": illegal}, {"move": "1"}, {}, {"move": True}):
-        response = client.post(url + "/move", json=body)
+    version = view["version"]
+    for body in ({"move": illegal}, {"move": "1"}, {}, {"move": True}, {"move": 10**40}):
+        response = client.post(url + "/move", json={"version": version, **body})
         assert response.status_code == 400, body
         assert "\n" not in response.json()["error"]
+    message = client.post(url + "/move", json={"move": illegal, "version": version}).json()
+    assert " on " in message["error"] and str(illegal) not in message["error"]
     assert client.get(url).json() == view
     assert client.get(url + "/trace").status_code == 409
 

@@ -21,6 +21,7 @@ from selenium.webdriver.support import expected_conditions as seen  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from sim.serve.app import create_app  # noqa: E402
+from sim.serve.guard import Guard, allowed_hosts  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -37,7 +38,8 @@ def base_url():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), port=port, log_level="warning"))
+    app = create_app(guard=Guard(allowed_hosts("127.0.0.1", port)))
+    server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -6,31 +6,36 @@ one-line JSON ``{"error": ...}``, never a traceback: a ``SniffError`` is the use
 (400), an unknown session 404, a body over ``MAX_BODY`` 413.
 
 API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game;
-``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move}; ``POST
-/api/games/{id}/next`` after a settlement; ``POST /api/games/{id}/hint`` {budget?};
+``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move, version}; ``POST
+/api/games/{id}/next`` {version} after a settlement; ``POST /api/games/{id}/hint`` {budget?};
 ``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over;
 ``GET /api/strategies`` the opponents one may choose; ``POST /api/replay?game=N`` (the body
 a JSON Lines trace) the frames of one traced game; ``POST /api/position/write`` (a draft),
 ``/read`` {text} and ``/hint`` {text, budget?}: position setup in ``sniff hint``'s text.
+
+Every request passes ``sim.serve.guard`` first (Host, same-origin proof, rate, headers); the
+page gets the per-server token written into its ``index.html``.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.core import engine
 from sim.errors import SniffError
-from sim.serve.game import WebGame
+from sim.serve.game import StaleMove, WebGame
+from sim.serve.guard import Guard, GuardMiddleware, allowed_hosts
 from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
 from sim.serve.replay import MAX_TRACE, trace_frames
 from sim.serve.sessions import DEFAULT_TTL, Sessions, UnknownSession
@@ -42,6 +47,9 @@ from strategies import available, parse_spec
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # bytes of a request body: every real request is under 1 KiB
 DEFAULT_OPPONENT = "learned"
+DEFAULT_PORT = 8737
+MAX_HINT_BUDGET = 5_000  # play-outs per move a hint may ask: a few seconds of the server
+LOG = logging.getLogger("sniff.serve")
 
 
 class BadRequest(SniffError):
@@ -81,9 +89,18 @@ async def _body(request: Request) -> dict[str, Any]:
 
 def _int(body: dict, key: str, default: int | None = None) -> int:
     value = body.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**63:
         raise BadRequest(f"{key} must be a whole number")
     return value
+
+
+def _budget(body: dict) -> int:
+    """A hint's play-outs per move, capped by the server (``MAX_HINT_BUDGET``)."""
+    budget = _int(body, "budget", DEFAULT_BUDGET)
+    if budget > MAX_HINT_BUDGET:
+        raise BadRequest(f"budget must be at most {MAX_HINT_BUDGET:,} play-outs per move "
+                         f"on this server, got {budget:,}")
+    return budget
 
 
 def _opponents(value: Any, players: int) -> list:
@@ -98,12 +115,16 @@ def _opponents(value: Any, players: int) -> list:
     return [parse_spec(name) for name in names]
 
 
-def create_app(sessions: Sessions | None = None) -> Starlette:
-    """The app, with its own session store (tests pass one to look inside)."""
+def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> Starlette:
+    """The app, with its own session store (tests pass one to look inside) and its guard
+    (by default for 127.0.0.1 on the default port; ``sniff serve`` passes the bound one)."""
     store = sessions if sessions is not None else Sessions(DEFAULT_TTL)
+    guard = guard if guard is not None else Guard(allowed_hosts("127.0.0.1", DEFAULT_PORT))
+    page = (STATIC / "index.html").read_text().replace("{{token}}", guard.token)
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
+        return Response(page, media_type="text/html",
+                        headers={"cache-control": "no-store"})
 
     async def strategy_list(request: Request) -> Response:
         names = [name for name in available() if name != "human"]
@@ -120,8 +141,11 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         seed = new_seed() if seed is None else _int(body, "seed")
         if not 0 <= seed < 2**31:
             raise BadRequest("seed must be 0..2147483647")
+        seat = _int(body, "seat", 0)
+        if not 0 <= seat < players:
+            raise BadRequest(f"seat must be 0..{players - 1} with {players} players, got {seat}")
         game = await run_in_threadpool(
-            WebGame, players, _int(body, "seat", 0),
+            WebGame, players, seat,
             _opponents(body.get("opponents", DEFAULT_OPPONENT), players), seed,
             _int(body, "target", int(engine.TARGET_FOR_PLAYERS[players])))
         session = store.add(game)
@@ -135,20 +159,20 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         session = request.path_params["session"]
         game = store.get(session)
         body = await _body(request)
-        await run_in_threadpool(game.play, _int(body, "move"))
+        await run_in_threadpool(game.play, _int(body, "move"), _int(body, "version"))
         return JSONResponse(game_view(session, game))
 
     async def next_round(request: Request) -> Response:
         session = request.path_params["session"]
         game = store.get(session)
-        game.acknowledge()
+        body = await _body(request)
+        game.acknowledge(_int(body, "version"))
         return JSONResponse(game_view(session, game))
 
     async def hint(request: Request) -> Response:
         game = store.get(request.path_params["session"])
         body = await _body(request)
-        budget = _int(body, "budget", DEFAULT_BUDGET)
-        return JSONResponse(await run_in_threadpool(game_hint, game, budget))
+        return JSONResponse(await run_in_threadpool(game_hint, game, _budget(body)))
 
     async def trace(request: Request) -> Response:
         game = store.get(request.path_params["session"])
@@ -160,8 +184,8 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
 
     async def replay(request: Request) -> Response:
         game = request.query_params.get("game", "0")
-        if not game.isdigit():
-            raise BadRequest("game must be a whole number")
+        if not (game.isascii() and game.isdigit() and len(game) <= 9):
+            raise BadRequest("game must be a whole number 0..999999999")
         data = await _read(request, MAX_TRACE)
         return JSONResponse(await run_in_threadpool(trace_frames, data, int(game)))
 
@@ -177,13 +201,21 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
     async def position_hint_route(request: Request) -> Response:
         body = await _body(request)
         return JSONResponse(await run_in_threadpool(
-            position_hint, body.get("text"), _int(body, "budget", DEFAULT_BUDGET)))
+            position_hint, body.get("text"), _budget(body)))
+
+    async def disconnected(request: Request, error: ClientDisconnect) -> Response:
+        # One quiet line: a closed tab or a cancelled upload is not the server's failure.
+        LOG.warning("sniff serve: the client left before its request was read (%s %s)",
+                    request.method, request.url.path)
+        return _error(400, "the client disconnected")
 
     async def http_error(request: Request, error: HTTPException) -> Response:
         return _error(error.status_code, error.detail)
 
     async def sniff_error(request: Request, error: SniffError) -> Response:
-        return _error(404 if isinstance(error, UnknownSession) else 400, str(error))
+        status = (404 if isinstance(error, UnknownSession) else
+                  409 if isinstance(error, StaleMove) else 400)
+        return _error(status, str(error))
 
     async def any_error(request: Request, error: Exception) -> Response:
         return _error(500, f"internal error ({type(error).__name__}); the game is unchanged")
@@ -203,5 +235,9 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         Route("/api/position/hint", position_hint_route, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={
-        HTTPException: http_error, SniffError: sniff_error, Exception: any_error})
+    app = Starlette(routes=routes, exception_handlers={
+        HTTPException: http_error, SniffError: sniff_error, ClientDisconnect: disconnected,
+        Exception: any_error})
+    app.add_middleware(GuardMiddleware, guard=guard)
+    app.state.guard = guard
+    return app

@@ -19,6 +19,7 @@ import threading
 from dataclasses import dataclass, field
 
 from sim.core import engine
+from sim.core.tiles import N_TILES, tile_name
 from sim.errors import SniffError
 from sim.table.play import PlayGame, person_lineup
 from strategies import StrategySpec
@@ -32,6 +33,17 @@ class Paused(SniffError):
 
 class IllegalMove(SniffError):
     """A move that is not one of the legal placements offered."""
+
+
+class StaleMove(SniffError):
+    """A move or acknowledgement sent for a decision already made (a double click)."""
+
+
+def move_name(move: int) -> str:
+    """A move id in the player's words: its tile and, for a known end, the end."""
+    if not 0 <= move < 4 * N_TILES:
+        return "that tile"
+    return f"{tile_name(move >> 2)} on {'LRUD'[move & 3]}"
 
 
 @dataclass
@@ -90,9 +102,9 @@ class WebGame:
         self.lock = threading.Lock()  # one request at a time changes this game
         self.lineup = person_lineup(self.players, self.seat, self.opponents)
         full = int(engine.TARGET_FOR_PLAYERS[self.players])
-        if not 5 <= self.target <= full:
-            raise SniffError(f"target must be 5..{full} with {self.players} players, "
-                             f"got {self.target}")
+        if not 5 <= self.target <= full or self.target % 5:
+            raise SniffError(f"target must be a multiple of 5 from 5 to {full} with "
+                             f"{self.players} players, got {self.target}")
         self.advance()
 
     @property
@@ -128,13 +140,26 @@ class WebGame:
                 self.pending = None
                 return
 
-    def play(self, move: int) -> None:
-        """Make the person's pending decision; an illegal move changes nothing."""
+    @property
+    def version(self) -> int:
+        """The number of the decision the page is shown: each move or acknowledged settlement
+        moves it on, so a click made on an older view is recognised and refused."""
+        return len(self.moves) + self.seen_rounds
+
+    def _check_version(self, version: int) -> None:
+        if version != self.version:
+            raise StaleMove("that click was for an earlier turn and was not played; "
+                            "the table now shows the current turn")
+
+    def play(self, move: int, version: int) -> None:
+        """Make the person's pending decision; an illegal or stale move changes nothing."""
         with self.lock:  # two tabs' clicks on one game must not both answer one decision
+            self._check_version(version)
             if self.pending is None or self.settling() is not None:
-                raise IllegalMove("there is no decision to make now")
+                raise IllegalMove("it is not your turn to place a tile now")
             if move not in self.pending.options:
-                raise IllegalMove(f"move {move} is not a legal placement here")
+                raise IllegalMove(f"{move_name(move)} cannot be played now: choose one of "
+                                  f"the lit tiles")
             self.moves.append(move)
             try:
                 self.advance()
@@ -157,9 +182,10 @@ class WebGame:
                     return index
         return None
 
-    def acknowledge(self) -> None:
+    def acknowledge(self, version: int) -> None:
         """The person has seen the settlement: go on to the next round."""
         with self.lock:
+            self._check_version(version)
             if self.settling() is None:
                 raise IllegalMove("there is no settlement to acknowledge")
             self.seen_rounds += 1

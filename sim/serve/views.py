@@ -61,6 +61,7 @@ def game_view(session: str, game: WebGame) -> dict[str, Any]:
     hand = state.hands[game.seat] if state.hands else []
     view: dict[str, Any] = {
         "session": session,
+        "version": game.version,
         "players": game.players,
         "seat": game.seat,
         "target": game.target,

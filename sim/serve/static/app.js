@@ -3,9 +3,10 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 let view = null;
+const TOKEN = document.querySelector('meta[name="sniff-token"]').content;
 
 async function api(method, path, body) {
-  const options = { method, headers: {} };
+  const options = { method, headers: { "x-sniff-token": TOKEN } };
   if (body !== undefined) { options.body = JSON.stringify(body); options.headers["content-type"] = "application/json"; }
   const response = await fetch(path, options);
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
@@ -95,13 +96,22 @@ function choose(tile, g) {
   }
 }
 
+let inFlight = false;  // one move per decision: the hand is locked until the answer is drawn
 async function play(move) {
+  if (inFlight) return;
+  inFlight = true; $("hand").classList.add("locked");
   $("hints").innerHTML = "";
-  try { show(await api("POST", `/api/games/${view.session}/move`, { move })); } catch (error) { fail(error); }
+  try { show(await api("POST", `/api/games/${view.session}/move`, { move, version: view.version })); }
+  catch (error) { fail(error); }
+  finally { inFlight = false; $("hand").classList.remove("locked"); }
 }
 
 async function nextRound() {
-  try { show(await api("POST", `/api/games/${view.session}/next`)); } catch (error) { fail(error); }
+  if (inFlight) return;
+  inFlight = true;
+  try { show(await api("POST", `/api/games/${view.session}/next`, { version: view.version })); }
+  catch (error) { fail(error); }
+  finally { inFlight = false; }
 }
 
 const pct = (e) => `${(100 * e.mean).toFixed(1)}% [${(100 * e.low).toFixed(1)}, ${(100 * e.high).toFixed(1)}]`;

@@ -23,7 +23,7 @@ async function loadTrace() {
   if (!file) return;
   $("error").textContent = "";
   try {
-    const response = await fetch(`/api/replay?game=${Number($("replay-game").value) || 0}`, { method: "POST", body: await file.text() });
+    const response = await fetch(`/api/replay?game=${Number($("replay-game").value) || 0}`, { method: "POST", headers: { "x-sniff-token": TOKEN }, body: await file.text() });
     const data = await response.json();
     if (!response.ok) throw new Error(data.error);
     frames = data.frames;
