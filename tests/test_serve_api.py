@@ -44,7 +44,8 @@ def hidden_tiles(game) -> set[str]:
         elif event["event"] == "draw":
             boneyard = [t for t in boneyard if sorted(t) != sorted(event["tile"])]
     hidden = set(boneyard)
-    if shown[-1]["event"] != "round_end":  # a settlement counts every hand in the open
+    # a settlement counts every hand in the open; the game's end shows them all too
+    if shown[-1]["event"] not in ("round_end", "game_end"):
         for seat, hand in enumerate(state.hands):
             if seat != game.seat:
                 hidden |= set(hand)
@@ -270,3 +271,94 @@ def test_known_lacks_set_up_are_sniff_hints_lacks(served):
     for lacks in ([[7], []], [[]], "x", [[True], []]):
         response = client.post("/api/position/write", json={**POSITION, "lacks": lacks})
         assert response.status_code == 400 and "lacks" in response.json()["error"]
+
+
+def first_move(client, view: dict) -> dict:
+    """Past any settlement to a decision of the person."""
+    while view["phase"] == "settled":
+        view = client.post(f"/api/games/{view['session']}/next",
+                           json={"version": view["version"]}).json()
+    return view
+
+
+def test_a_stale_or_repeated_move_is_refused_in_the_players_words(served):
+    client, sessions = served
+    view = first_move(client, client.post("/api/games", json={"seed": 6}).json())
+    url = f"/api/games/{view['session']}"
+    body = {"move": view["options"][0]["move"], "version": view["version"]}
+    after = client.post(url + "/move", json=body)
+    assert after.status_code == 200
+    again = client.post(url + "/move", json=body)  # a double click: the same move again
+    assert again.status_code == 409
+    assert "earlier turn" in again.json()["error"]
+    assert client.get(url).json() == after.json()  # nothing was played twice
+    assert client.post(url + "/next", json={"version": view["version"]}).status_code == 409
+
+
+def test_takeback_history_and_positions_show_only_the_persons_view(served):
+    from sim.hint.position import parse_position
+
+    client, sessions = served
+    view = first_move(client, client.post("/api/games", json={"seed": 8, "target": 250}).json())
+    game = sessions.get(view["session"])
+    url = f"/api/games/{view['session']}"
+    assert not view["can_take_back"]
+    moved = client.post(url + "/move", json={"move": view["options"][-1]["move"],
+                                             "version": view["version"]}).json()
+    moved = first_move(client, moved)
+    if moved["phase"] == "move":
+        assert moved["can_take_back"]
+        back = client.post(url + "/takeback", json={"version": moved["version"]})
+        back_view = check_secret(back, game)
+        assert back_view["hand"] == view["hand"] and back_view["options"] == view["options"]
+        assert back_view["version"] > moved["version"]
+    history = client.get(url + "/history")
+    frames = check_secret(history, game)["frames"]
+    assert len(frames) == game.visible() and frames[0]["line"]["kind"] == "game_start"
+    assert all(h is None for f in frames for s, h in enumerate(f["hands"]) if s != game.seat)
+    response = client.post(url + "/position", json={"event": len(frames) - 1})
+    position = parse_position(check_secret(response, game)["text"])
+    assert position.seat == game.seat
+    assert {o["move"] for o in client.get(url).json()["options"]} == set(position.legal_moves())
+    for event in (0, len(frames), -1):
+        assert client.post(url + "/position", json={"event": event}).status_code == 400
+    assert client.post(url + "/analysis", json={}).status_code == 400  # not over yet
+
+
+def test_a_finished_game_is_analysed_and_its_last_round_settled(served):
+    client, sessions = served
+    view = play_out(client, sessions, 2, 0, 30, seed=2)
+    assert view["settlement"] and len(view["settlement"]["hands"]) == 2  # the last round too
+    assert view["banner"] and view["phase"] == "over"
+    analysis = client.post(f"/api/games/{view['session']}/analysis", json={"budget": 10})
+    assert analysis.status_code == 200, analysis.text
+    rows = analysis.json()["decisions"]
+    assert all(r["loss"]["low"] >= 0 and r["mark"] in ("", "?", "??") for r in rows)
+    game = sessions.get(view["session"])
+    from sim.hint.analyze import analyze_game
+
+    expected = analyze_game(game.events, 0, game.seat, 10, "greedy", game.seed)
+    assert [r["played"] for r in rows] == [a.played.name for a in expected]
+
+
+def test_a_replay_position_is_the_movers(served):
+    from sim.hint.position import parse_position
+    from sim.kernels.trace import trace_games
+
+    client, _ = served
+    events = trace_games(2, 4, ["greedy", "learned"], 1)
+    text = "".join(json.dumps(event) + "\n" for event in events)
+    index = next(i for i, e in enumerate(events) if e["event"] == "play") + 1
+    mover = next(e["seat"] for e in events[index + 1:] if e["event"] == "play")
+    response = client.post(f"/api/replay/position?game=0&event={index}", content=text)
+    assert response.status_code == 200, response.text
+    assert parse_position(response.json()["text"]).seat == mover
+
+
+def test_hints_star_only_a_separated_best_and_clip_the_loss(served):
+    client, _ = served
+    view = first_move(client, client.post("/api/games", json={"seed": 9}).json())
+    hint = client.post(f"/api/games/{view['session']}/hint", json={"budget": 20}).json()
+    assert all(m["loss"]["low"] >= 0 for m in hint["moves"])
+    if len(hint["moves"]) > 1:
+        assert hint["separated"] == (hint["moves"][1]["loss"]["low"] > 0)

@@ -8,9 +8,13 @@ one-line JSON ``{"error": ...}``, never a traceback: a ``SniffError`` is the use
 API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game;
 ``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move, version}; ``POST
 /api/games/{id}/next`` {version} after a settlement; ``POST /api/games/{id}/hint`` {budget?};
-``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over;
+``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over; ``POST
+/api/games/{id}/takeback`` {version}; ``GET /api/games/{id}/history`` the move list's
+frames; ``POST /api/games/{id}/position`` {event} the person's position there as text;
+``POST /api/games/{id}/analysis`` {budget?} the finished game analysed;
 ``GET /api/strategies`` the opponents one may choose; ``POST /api/replay?game=N`` (the body
-a JSON Lines trace) the frames of one traced game; ``POST /api/position/write`` (a draft),
+a JSON Lines trace) the frames of one traced game (``/api/replay/position?game=N&event=K``
+the position there); ``POST /api/position/write`` (a draft),
 ``/read`` {text} and ``/hint`` {text, budget?}: position setup in ``sniff hint``'s text.
 
 Every request passes ``sim.serve.guard`` first (Host, same-origin proof, rate, headers); the
@@ -37,7 +41,8 @@ from sim.errors import SniffError
 from sim.serve.game import StaleMove, WebGame
 from sim.serve.guard import Guard, GuardMiddleware, allowed_hosts
 from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
-from sim.serve.replay import MAX_TRACE, trace_frames
+from sim.serve.replay import MAX_TRACE, trace_frames, trace_position
+from sim.serve.review import game_analysis, game_history, game_position
 from sim.serve.sessions import DEFAULT_TTL, Sessions, UnknownSession
 from sim.serve.setup import draft_position, position_view, read_text
 from sim.serve.views import game_view
@@ -49,6 +54,7 @@ MAX_BODY = 64 * 1024  # bytes of a request body: every real request is under 1 K
 DEFAULT_OPPONENT = "learned"
 DEFAULT_PORT = 8737
 MAX_HINT_BUDGET = 5_000  # play-outs per move a hint may ask: a few seconds of the server
+DEFAULT_ANALYSIS_BUDGET = 100  # play-outs per move of a finished game's analysis
 LOG = logging.getLogger("sniff.serve")
 
 
@@ -94,9 +100,17 @@ def _int(body: dict, key: str, default: int | None = None) -> int:
     return value
 
 
-def _budget(body: dict) -> int:
+def _query_int(request: Request, key: str) -> int:
+    """A whole number from the query string (``?game=N``), 0 when absent."""
+    value = request.query_params.get(key, "0")
+    if not (value.isascii() and value.isdigit() and len(value) <= 9):
+        raise BadRequest(f"{key} must be a whole number 0..999999999")
+    return int(value)
+
+
+def _budget(body: dict, default: int = DEFAULT_BUDGET) -> int:
     """A hint's play-outs per move, capped by the server (``MAX_HINT_BUDGET``)."""
-    budget = _int(body, "budget", DEFAULT_BUDGET)
+    budget = _int(body, "budget", default)
     if budget > MAX_HINT_BUDGET:
         raise BadRequest(f"budget must be at most {MAX_HINT_BUDGET:,} play-outs per move "
                          f"on this server, got {budget:,}")
@@ -174,6 +188,28 @@ def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> 
         body = await _body(request)
         return JSONResponse(await run_in_threadpool(game_hint, game, _budget(body)))
 
+    async def take_back(request: Request) -> Response:
+        session = request.path_params["session"]
+        game = store.get(session)
+        body = await _body(request)
+        await run_in_threadpool(game.take_back, _int(body, "version"))
+        return JSONResponse(game_view(session, game))
+
+    async def history(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        return JSONResponse(await run_in_threadpool(game_history, game))
+
+    async def game_position_route(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(game_position, game, _int(body, "event")))
+
+    async def analysis(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(
+            game_analysis, game, _budget(body, DEFAULT_ANALYSIS_BUDGET)))
+
     async def trace(request: Request) -> Response:
         game = store.get(request.path_params["session"])
         if not game.over:
@@ -183,11 +219,14 @@ def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> 
             "content-disposition": f'attachment; filename="serve-seed{game.seed}.jsonl"'})
 
     async def replay(request: Request) -> Response:
-        game = request.query_params.get("game", "0")
-        if not (game.isascii() and game.isdigit() and len(game) <= 9):
-            raise BadRequest("game must be a whole number 0..999999999")
+        game = _query_int(request, "game")
         data = await _read(request, MAX_TRACE)
-        return JSONResponse(await run_in_threadpool(trace_frames, data, int(game)))
+        return JSONResponse(await run_in_threadpool(trace_frames, data, game))
+
+    async def replay_position(request: Request) -> Response:
+        game, event = _query_int(request, "game"), _query_int(request, "event")
+        data = await _read(request, MAX_TRACE)
+        return JSONResponse(await run_in_threadpool(trace_position, data, game, event))
 
     async def position_write(request: Request) -> Response:
         body = await _body(request)
@@ -229,7 +268,12 @@ def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> 
         Route("/api/games/{session}/next", next_round, methods=["POST"]),
         Route("/api/games/{session}/hint", hint, methods=["POST"]),
         Route("/api/games/{session}/trace", trace),
+        Route("/api/games/{session}/takeback", take_back, methods=["POST"]),
+        Route("/api/games/{session}/history", history),
+        Route("/api/games/{session}/position", game_position_route, methods=["POST"]),
+        Route("/api/games/{session}/analysis", analysis, methods=["POST"]),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/replay/position", replay_position, methods=["POST"]),
         Route("/api/position/write", position_write, methods=["POST"]),
         Route("/api/position/read", position_read, methods=["POST"]),
         Route("/api/position/hint", position_hint_route, methods=["POST"]),

@@ -97,6 +97,8 @@ class WebGame:
     events: list[dict] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     pending: Decision | None = None
+    version: int = 0  # moves on with every change (a move, a settlement seen, a takeback),
+    # so a click made on an older view is recognised and refused
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()  # one request at a time changes this game
@@ -140,11 +142,6 @@ class WebGame:
                 self.pending = None
                 return
 
-    @property
-    def version(self) -> int:
-        """The number of the decision the page is shown: each move or acknowledged settlement
-        moves it on, so a click made on an older view is recognised and refused."""
-        return len(self.moves) + self.seen_rounds
 
     def _check_version(self, version: int) -> None:
         if version != self.version:
@@ -167,6 +164,23 @@ class WebGame:
                 self.moves.pop()  # the game stays as it was
                 self.advance()
                 raise
+            self.version += 1
+
+    def can_take_back(self) -> bool:
+        """Whether the person has a move to take back (the game is not over)."""
+        return bool(self.moves) and not self.over
+
+    def take_back(self, version: int) -> None:
+        """Undo the person's last move and the bots' replies to it: the game is back at that
+        decision, the same deal and the same bots (their moves follow from the seed)."""
+        with self.lock:
+            self._check_version(version)
+            if not self.can_take_back():
+                raise IllegalMove("there is no move of yours to take back")
+            self.moves.pop()
+            self.advance()
+            self.seen_rounds = sum(1 for e in self.events if e["event"] == "round_end")
+            self.version += 1
 
     def settling(self) -> int | None:
         """The index of a round_end the person has not acknowledged yet, else None: the page
@@ -189,6 +203,7 @@ class WebGame:
             if self.settling() is None:
                 raise IllegalMove("there is no settlement to acknowledge")
             self.seen_rounds += 1
+            self.version += 1
 
     def visible(self) -> int:
         """How many events the page may show now (the rest is the future or hidden)."""
