@@ -123,12 +123,7 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = (),
     ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and parameter row
     of each distinct spec, and each seat's spec before rotation.
     """
-    by_name = {name: get_strategy(name) for name in ALWAYS_COMPILED}
-    by_name.update({strategy.name: strategy for strategy in kernel_strategies})
-    by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
-    strategies = kernel_set([by_name[name] for name in sorted(by_name)])
-    names = [strategy.name for strategy in strategies]
-    kernel = _load(strategies, uses)
+    kernel, names = kernel_for([spec.strategy for spec in lineup.seats], kernel_strategies, uses)
     specs = lineup.specs
     spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
@@ -136,6 +131,17 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = (),
         spec_params[index, : len(spec.values)] = spec.values
     seat_index = np.array([specs.index(spec) for spec in lineup.seats], dtype=np.int64)
     return kernel, spec_functions, spec_params, seat_index
+
+
+def kernel_for(strategies: Sequence[Strategy], kernel_strategies: Sequence[Strategy] = (),
+               uses: tuple[str, ...] = ("play_batch",)):
+    """The kernel holding these strategies (and ``greedy``, ``random``, ``kernel_strategies``:
+    see :func:`compile_lineup`) and its strategies' names in dispatch order."""
+    by_name = {name: get_strategy(name) for name in ALWAYS_COMPILED}
+    by_name.update({strategy.name: strategy for strategy in kernel_strategies})
+    by_name.update({strategy.name: strategy for strategy in strategies})
+    chosen = kernel_set([by_name[name] for name in sorted(by_name)])
+    return _load(chosen, uses), [strategy.name for strategy in chosen]
 
 
 def _load(strategies: list[Strategy], uses: tuple[str, ...]):
