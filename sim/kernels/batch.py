@@ -42,8 +42,9 @@ from sim.core.seating import check_players, team_count
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.gather import gather_rounds
-from sim.kernels.runner import ROUND_CAP, BatchResult, kernel_for, strategy_errors
-from strategies import MAX_PARAMS, StrategySpec, parse_spec
+from sim.kernels.result import ROUND_CAP, BatchResult, strategy_errors
+from sim.kernels.shared import kernel_for
+from strategies import MAX_PARAMS, Strategy, StrategySpec, parse_spec
 
 __all__ = [
     "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE", "Decisions",
@@ -107,7 +108,10 @@ class GameBatch:
 
     ``lineup``: one entry per lineup position (or two for the partnerships of 4 players),
     each a strategy spec or name, or ``OUTSIDE`` (``None``) for a position the caller plays.
-    ``forced_leads`` (per game, -1 none) imposes round 1's opening tile, as ``sniff openings``.
+    ``forced_leads`` (per game, -1 none) imposes round 1's opening tile, as ``sniff openings``;
+    ``deal_ids`` (per game) replaces the default deal id (the game id), as ``--duplicate``;
+    ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
+    lineups share one kernel (one compile).
     The first :class:`Decisions` is ready at once (:meth:`pending`).
     """
 
@@ -115,12 +119,14 @@ class GameBatch:
         self, players: int, lineup: Sequence, n_games: int, seed: int, *, first_game: int = 0,
         round_cap: int = ROUND_CAP, forced_leads: np.ndarray | None = None,
         external_chance: bool = False, deal_ids: np.ndarray | None = None,
+        kernel_strategies: Sequence[Strategy] = (),
     ) -> None:
         self.players = check_players(players)
         self.seats = _specs(players, lineup)
         self.seed = int(seed)
         self.round_cap = int(round_cap)
         self.external_chance = bool(external_chance)
+        self._kernel_strategies = tuple(kernel_strategies)
         self.game_ids = np.arange(first_game, first_game + int(n_games), dtype=np.int64)
         self.deal_ids = (self.game_ids.copy() if deal_ids is None
                          else np.ascontiguousarray(deal_ids, dtype=np.int64))
@@ -143,8 +149,9 @@ class GameBatch:
 
     def _compile(self) -> None:
         compiled = [spec for spec in self.seats if spec is not None]
-        self._kernel, names = kernel_for([s.strategy for s in compiled],
-                                         uses=("advance_batch", "gather_decisions"))
+        self._kernel, names = kernel_for(
+            [s.strategy for s in compiled], self._kernel_strategies,
+            uses=("advance_batch", "gather_decisions"), shared=False)
         self.specs: list[StrategySpec | None] = []
         for spec in self.seats:
             if spec not in self.specs:
