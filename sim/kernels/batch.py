@@ -110,6 +110,7 @@ class GameBatch:
     each a strategy spec or name, or ``OUTSIDE`` (``None``) for a position the caller plays.
     ``forced_leads`` (per game, -1 none) imposes round 1's opening tile, as ``sniff openings``;
     ``deal_ids`` (per game) replaces the default deal id (the game id), as ``--duplicate``;
+    ``game_ids`` and ``rotations`` (per game) replace ``first_game + i`` and ``id % players``;
     ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
     lineups share one kernel (one compile).
     The first :class:`Decisions` is ready at once (:meth:`pending`).
@@ -119,7 +120,8 @@ class GameBatch:
         self, players: int, lineup: Sequence, n_games: int, seed: int, *, first_game: int = 0,
         round_cap: int = ROUND_CAP, forced_leads: np.ndarray | None = None,
         external_chance: bool = False, deal_ids: np.ndarray | None = None,
-        kernel_strategies: Sequence[Strategy] = (),
+        kernel_strategies: Sequence[Strategy] = (), game_ids: np.ndarray | None = None,
+        rotations: np.ndarray | None = None,
     ) -> None:
         self.players = check_players(players)
         self.seats = _specs(players, lineup)
@@ -127,12 +129,14 @@ class GameBatch:
         self.round_cap = int(round_cap)
         self.external_chance = bool(external_chance)
         self._kernel_strategies = tuple(kernel_strategies)
-        self.game_ids = np.arange(first_game, first_game + int(n_games), dtype=np.int64)
+        self.game_ids = (np.arange(first_game, first_game + int(n_games), dtype=np.int64)
+                         if game_ids is None else np.array(game_ids, dtype=np.int64))
         self.deal_ids = (self.game_ids.copy() if deal_ids is None
-                         else np.ascontiguousarray(deal_ids, dtype=np.int64))
-        self.rotations = self.game_ids % players
+                         else np.array(deal_ids, dtype=np.int64))
+        self.rotations = (self.game_ids % players if rotations is None
+                          else np.array(rotations, dtype=np.int64))
         if forced_leads is None:
-            forced_leads = np.full(n_games, -1, dtype=np.int64)
+            forced_leads = np.full(self.game_ids.shape[0], -1, dtype=np.int64)
         self._forced = np.ascontiguousarray(forced_leads, dtype=np.int64)
         if self.external_chance and np.any(self._forced >= 0):
             raise SniffError("forced leads and external chance do not mix: deal the lead tile")

@@ -20,6 +20,7 @@ from sim.core.seating import check_players, side_of_team
 from sim.errors import SniffError
 from sim.kernels.gather import gather_rounds
 from sim.kernels.generate import code_digest
+from sim.kernels.python_seats import play_python_batch
 from sim.kernels.result import ROUND_CAP, BatchResult, strategy_errors
 from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec
@@ -101,7 +102,9 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = (),
     """
     kernel, names = kernel_for([spec.strategy for spec in lineup.seats], kernel_strategies, uses)
     specs = lineup.specs
-    spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
+    spec_functions = np.array(
+        [engine.OUTSIDE if s.strategy.python else names.index(s.strategy.name) for s in specs],
+        dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
     for index, spec in enumerate(specs):
         spec_params[index, : len(spec.values)] = spec.values
@@ -138,7 +141,9 @@ def play_batch(
     Seat ``s`` of a game with rotation ``r`` is played by ``lineup.seats[(s + r) % players]``.
     Each game's rounds go into ``round_slots`` slots (sized by a pilot when None); games
     longer than that are replayed (same streams, same result) with room for every round, so
-    no round is dropped. The result holds every round as flat rows.
+    no round is dropped. The result holds every round as flat rows. A lineup with a Python
+    player (``strategies.register_python``) is played through ``sim.kernels.python_seats``
+    (same games, same result).
     """
     game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
     n_games = game_ids.shape[0]
@@ -151,6 +156,9 @@ def play_batch(
     if forced_leads is None:
         forced_leads = np.full(n_games, -1, dtype=np.int64)
     forced_leads = np.ascontiguousarray(forced_leads, dtype=np.int64)
+    if any(spec.strategy.python for spec in lineup.seats):
+        return play_python_batch(lineup, seed, game_ids, deal_ids, rotations, forced_leads,
+                                 round_cap, kernel_strategies)
     kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
     players = lineup.players
     seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
@@ -217,6 +225,11 @@ def trace_events(
     The game is the one ``play_batch`` plays for the same ids: its deal id (default: its game
     id), its rotation and its forced lead. The event buffer grows until the game fits.
     """
+    python = [spec.label for spec in lineup.seats if spec.strategy.python]
+    if python:
+        raise SniffError(f"{python[0]} is a Python strategy: traces and sniff play take "
+                         "compiled strategies only (simulate, compare, tournament and "
+                         "openings take it)")
     kernel, spec_functions, spec_params, seat_index = compile_lineup(
         lineup, kernel_strategies, uses=("trace_game",))
     players = lineup.players

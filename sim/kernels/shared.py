@@ -155,7 +155,8 @@ def kernel_for(strategies: Sequence[Strategy], kernel_strategies: Sequence[Strat
     by_name = {name: get(name) for name in ALWAYS_COMPILED}
     by_name.update({strategy.name: strategy for strategy in kernel_strategies})
     by_name.update({strategy.name: strategy for strategy in strategies})
-    chosen = [by_name[name] for name in sorted(by_name)]
+    # Python policies (register_python) are decided outside the kernel.
+    chosen = [by_name[name] for name in sorted(by_name) if not by_name[name].python]
     if shared:
         chosen = kernel_set(chosen)
     return _load(chosen, uses), [strategy.name for strategy in chosen]
