@@ -698,18 +698,18 @@ def _game_loop(choose_move, tag):
     @njit
     def advance_block(
         games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players,
-        round_cap, forced_leads, states, round_rows, game_results, round_results,
+        round_cap, forced_leads, states, round_rows, game_results, round_results, events,
     ):
         """Advance the batch's games ``games`` (indexes), each with its ``answers`` entry.
 
         Every game keeps its whole progress in its own rows (``states``, ``round_rows``), so
-        a game may be resumed by any thread in any later call.
+        a game may be resumed by any thread in any later call. ``events`` (rows only for a
+        batch of one game, ``sniff play``) receives the game's trace rows as it goes.
         """
         moves = np.full(MAX_MOVES, NO_MOVE, dtype=np.int64)
         observation = np.zeros(obs_slots.OBSERVATION_SIZE, dtype=np.int64)
         rng = np.zeros(1, dtype=np.uint64)
         deal_rng = np.zeros(1, dtype=np.uint64)
-        events = np.zeros((0, EVENT_WIDTH), dtype=np.int64)
         seat_functions = np.zeros(MAX_PLAYERS, dtype=np.int64)
         seat_params = np.zeros((MAX_PLAYERS, spec_params.shape[1]), dtype=np.float64)
         for index in range(games.shape[0]):

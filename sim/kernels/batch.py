@@ -112,7 +112,9 @@ class GameBatch:
     ``deal_ids`` (per game) replaces the default deal id (the game id), as ``--duplicate``;
     ``game_ids`` and ``rotations`` (per game) replace ``first_game + i`` and ``id % players``;
     ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
-    lineups share one kernel (one compile).
+    lineups share one kernel (one compile). ``events``: for a batch of one game, an
+    ``(rows, engine.EVENT_WIDTH)`` int64 buffer that receives the game's trace rows
+    (``sim.kernels.trace``) as it is played (``sniff play`` shows them).
     The first :class:`Decisions` is ready at once (:meth:`pending`).
     """
 
@@ -121,7 +123,7 @@ class GameBatch:
         round_cap: int = ROUND_CAP, forced_leads: np.ndarray | None = None,
         external_chance: bool = False, deal_ids: np.ndarray | None = None,
         kernel_strategies: Sequence[Strategy] = (), game_ids: np.ndarray | None = None,
-        rotations: np.ndarray | None = None,
+        rotations: np.ndarray | None = None, events: np.ndarray | None = None,
     ) -> None:
         self.players = check_players(players)
         self.seats = _specs(players, lineup)
@@ -142,6 +144,11 @@ class GameBatch:
             raise SniffError("forced leads and external chance do not mix: deal the lead tile")
         self._compile()
         n = self.game_ids.shape[0]
+        if events is None:
+            events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
+        elif n != 1:
+            raise SniffError("an event buffer is for a batch of one game")
+        self._events = events
         self._state = np.zeros((n, engine.STATE_SIZE), dtype=np.int64)
         self._round_rows = np.zeros((n, engine.ROUND_FIELDS), dtype=np.int64)
         self._games = np.zeros((n, engine.GAME_FIELDS), dtype=np.int64)
@@ -182,7 +189,7 @@ class GameBatch:
                     games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
                     self._spec_functions, self._spec_params, self.players, self.round_cap,
                     self._forced, self._state, self._round_rows, self._games, self._rounds,
-                    BLOCK_SIZE,
+                    self._events, BLOCK_SIZE,
                 )
             waiting = self._state[games, engine.WAITING]
             games = games[waiting == engine.WAIT_ROOM]
@@ -199,7 +206,7 @@ class GameBatch:
         waiting = self._state[:, engine.WAITING]
         games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
         k = games.size
-        observations = np.empty((k, OBSERVATION_SIZE), dtype=np.int64)
+        observations = np.zeros((k, OBSERVATION_SIZE), dtype=np.int64)  # unused slots: 0
         moves = np.empty((k, engine.MAX_MOVES), dtype=np.int64)
         n_moves = np.empty(k, dtype=np.int64)
         masks = np.empty((k, N_ACTIONS), dtype=np.bool_)
@@ -387,7 +394,7 @@ class GameBatch:
         """An independent copy (same kernel), e.g. for a search that tries moves."""
         twin = object.__new__(GameBatch)
         twin.__dict__.update(self.__dict__)
-        for name in ("_state", "_round_rows", "_games", "_rounds", "_dealt"):
+        for name in ("_state", "_round_rows", "_games", "_rounds", "_dealt", "_events"):
             setattr(twin, name, getattr(self, name).copy())
         twin._decisions = self._decisions.copy()
         return twin

@@ -70,17 +70,20 @@ def play_batch(
 @njit(parallel=True, cache=True, nogil=True)
 def advance_batch(
     games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players, round_cap,
-    forced_leads, states, round_rows, game_results, round_results, block_size,
+    forced_leads, states, round_rows, game_results, round_results, events, block_size,
 ):
     n_games = games.shape[0]
     n_blocks = (n_games + block_size - 1) // block_size
     for block in prange(n_blocks):
         first = block * block_size
         last = min(n_games, first + block_size)
+        # Trace rows only for a batch of one game (sniff play); the others get none.
+        block_events = events if events.shape[0] > 0 else np.zeros((0, events.shape[1]),
+                                                                     dtype=np.int64)
         advance_block(
             games[first:last], answers[first:last], seed, deal_ids, seat_specs, spec_functions,
             spec_params, players, round_cap, forced_leads, states, round_rows, game_results,
-            round_results,
+            round_results, block_events,
         )
 
 
