@@ -115,7 +115,8 @@ def test_runs_from_before_the_rooms_resume_unless_their_code_changed_since():
         if name in changed_since:
             assert not generate.same_code(recorded, now, played), name
             continue
-        assert now == recorded, name  # blind to where a module lives
+        # blind to where a module lives; the engine's rewrite for the batch (issue #50)
+        # changed no game, so legacy.REWRITTEN still takes the digest recorded then
         assert generate.same_code(recorded, now, played), name
         assert not generate.same_code(recorded[::-1], now, played), name
     for name in changed_since:  # no module without compiled code

@@ -14,6 +14,12 @@ module lives, so they still hold. (Those of the lineups that can play ``learned`
 three modules no digest holds now and were translated here too, until feature version 3
 changed ``learned``'s compiled code: a run of such a lineup recorded before it cannot
 resume in any case.)
+
+Rewrites that changed no game keep the runs made before them resumable: ``REWRITTEN`` maps
+the code hash of each rewritten module (and of the kernel template) now to its hash before
+(``None`` for a module that did not exist), and ``same_code`` accepts the digest the code had
+before. The one entry so far: the engine's game loop made resumable for the batch (issue
+#50); the golden tables and tests/test_batch.py show that every game is the same.
 """
 
 from strategies import MOVED
@@ -53,4 +59,8 @@ PREVIOUS_RELEASE: dict[str, tuple[str, dict[str, str]]] = {
         "strategies.score_table": "d4f62a728505dd54",
         "strategies.weighted": "8fb26d8d2dcd7de1",
     }),
+}
+
+# code hash now -> code hash before a rewrite that changed no game (see the docstring)
+REWRITTEN: dict[str, str | None] = {
 }
