@@ -96,14 +96,14 @@ def _settlement(events: list[dict], state: ReplayState) -> dict[str, Any] | None
 
 
 def _banner(game: WebGame, scores: list[int], winner: int | None) -> str:
-    mine = team_of(game.seat, game.players)
-    score = " – ".join(str(s) for s in scores)
+    """The result in one line, the winner's score first: ``You win 250 to 180``."""
     if winner is None:
-        return f"Game over: no winner ({score})"
-    if winner == mine:
-        return f"You win {score}"
-    return f"{team_name(winner, game.players).capitalize()} win{'' if game.players == 4 else 's'}" \
-           f" {score}"
+        return f"Game over: no winner ({' to '.join(str(s) for s in scores)})"
+    others = " and ".join(str(s) for team, s in enumerate(scores) if team != winner)
+    if winner == team_of(game.seat, game.players):
+        return f"You win {scores[winner]} to {others}"
+    name = team_name(winner, game.players).capitalize()
+    return f"{name} win{'' if game.players == 4 else 's'} {scores[winner]} to {others}"
 
 
 def game_view(session: str, game: WebGame) -> dict[str, Any]:
