@@ -229,6 +229,39 @@ def test_modes_are_kept_apart_and_the_back_button_works(base_url, browser, tmp_p
     wait.until(lambda b: b.find_element(By.ID, "mode-replay").is_displayed())
 
 
+def test_takeback_and_the_move_list_by_keys(base_url, browser):
+    """A move taken back returns the hand; the arrow keys step the move list and End returns
+    to the game; the position shown goes to the set-up board."""
+    start(browser, base_url, "250", "13", instant=True)
+    wait = WebDriverWait(browser, PATIENCE)
+    while phase(browser) != "move":
+        before = version(browser)
+        browser.find_element(By.ID, "next").click()
+        wait.until(lambda b, before=before: answered(b, before))
+    hand = browser.find_element(By.ID, "hand").get_attribute("innerHTML")
+    before = version(browser)
+    browser.find_element(By.CSS_SELECTOR, "#hand button.legal").click()
+    for choice in browser.find_elements(By.CSS_SELECTOR, "#prompt button.end-choice")[:1]:
+        choice.click()
+    wait.until(lambda b: answered(b, before))
+    assert browser.find_element(By.ID, "hand").get_attribute("innerHTML") != hand
+    before = version(browser)
+    browser.find_element(By.ID, "takeback").click()
+    wait.until(lambda b: answered(b, before))
+    assert browser.find_element(By.ID, "hand").get_attribute("innerHTML") == hand
+    moves = browser.find_element(By.ID, "moves")
+    moves.send_keys(Keys.ARROW_LEFT)
+    wait.until(lambda b: phase(b) == "review")
+    moves.send_keys(Keys.ARROW_LEFT)
+    assert "reviewing event" in browser.find_element(By.ID, "status").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#moves li.current")
+    moves.send_keys(Keys.END)
+    wait.until(lambda b: phase(b) == "move")
+    browser.find_element(By.ID, "to-setup").click()
+    wait.until(lambda b: b.find_element(By.ID, "mode-setup").is_displayed())
+    wait.until(lambda b: "ready" in b.find_element(By.ID, "p-problem").text)
+
+
 def test_a_position_set_up_by_clicking_and_hinted(base_url, browser):
     wait = WebDriverWait(browser, PATIENCE)
     browser.get("about:blank")  # a fresh page: the set-up board's state starts empty
