@@ -203,7 +203,9 @@ class GameBatch:
         self._decisions = self._gather()
 
     def _gather(self) -> Decisions:
+        """Who waits now (the games of the last Decisions that still wait, in game order)."""
         waiting = self._state[:, engine.WAITING]
+        self._done = not np.any(waiting != engine.WAIT_OVER)
         games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
         k = games.size
         observations = np.zeros((k, OBSERVATION_SIZE), dtype=np.int64)  # unused slots: 0
@@ -331,7 +333,8 @@ class GameBatch:
 
     @property
     def done(self) -> bool:
-        return bool(self.finished.all())
+        """Whether every game is over (kept from the last step: asked every step)."""
+        return self._done
 
     def observe(self, game: int, seat: int) -> np.ndarray:
         """The public view of ``seat`` in game ``game`` now (what a strategy would get)."""

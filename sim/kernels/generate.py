@@ -368,14 +368,21 @@ def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]
     from sim.kernels.legacy import PREVIOUS_RELEASE, REWRITTEN, flat_name
 
     names = code_modules(strategies)
-    # The digest this code had before rewrites that changed no game (legacy.REWRITTEN).
-    hashes = [REWRITTEN.get(h, h) for h in _hashes_of(names)]
-    before = _combined(REWRITTEN.get(template_hash(), template_hash()), [h for h in hashes if h])
+    # The digest ``current`` had before rewrites that changed no game (legacy.REWRITTEN),
+    # when ``current`` is this code's.
+    hashes = _hashes_of(names)
+    before = current
+    if current == _combined(template_hash(), hashes):
+        kept = [h for h in (REWRITTEN.get(h, h) for h in hashes) if h]
+        before = _combined(REWRITTEN.get(template_hash(), template_hash()), kept)
     if recorded == before:
         return True
     if recorded not in PREVIOUS_RELEASE:
         return False
     template, modules = PREVIOUS_RELEASE[recorded]
+    # modules added by a rewrite (REWRITTEN to None) were not there then
+    names = [n for n, p in zip(names, module_files(names), strict=True)
+             if REWRITTEN.get(_file_code_hash(p), "") is not None]
     if not {flat_name(name) for name in names} <= set(modules):
         return False
     return _combined(template, [modules[flat_name(name)] for name in names]) in (current, before)
