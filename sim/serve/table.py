@@ -15,6 +15,11 @@ from: the round's public record (in every seat's observation: placements, draws,
 the tiles this module dealt and drew, the layout rules of ``sim.core.layout`` for the count,
 and the round's row for its settlement. ``tests/test_serve_table.py`` checks the events
 against ``sniff trace``'s for whole games.
+
+Why not the batch's engine event buffer (``GameBatch(events=...)``, which ``sniff play``
+uses): it must hold a whole game's rows up front (``ROUND_CAP`` rounds of up to 174 rows of
+44 int64, about 12 MB), for every game the server keeps and for every copy kept for a
+takeback. The record costs nothing extra, so a served game and each kept copy are a few KB.
 """
 
 from __future__ import annotations
