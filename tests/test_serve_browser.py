@@ -21,6 +21,7 @@ import pytest
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (sniff[serve])")
 
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as seen  # noqa: E402
@@ -96,6 +97,16 @@ def version(browser) -> int:
     return browser.execute_script("return game.view ? game.view.version : -1")
 
 
+# The focused control's label if it matches the selector given, else null.
+FOCUSED = """const a = document.activeElement;
+return a && a.matches(arguments[0]) ? (a.getAttribute('aria-label') || a.textContent) : null"""
+
+
+def press(browser, key: str) -> None:
+    """A key pressed on the keyboard: it goes to whatever has the focus."""
+    ActionChains(browser).send_keys(key).perform()
+
+
 def answered(browser, before: int) -> bool:
     """The answer to the decision of version ``before`` is drawn (the hand unlocked)."""
     return browser.execute_script(
@@ -103,11 +114,11 @@ def answered(browser, before: int) -> bool:
 
 
 def start(browser, base_url: str, target: str, seed: str, instant: bool) -> None:
-    browser.get("about:blank")
+    browser.get(base_url + "/static/style.css")  # this origin, no script: forget the last game
+    browser.execute_script("sessionStorage.clear()")
     browser.get(base_url + "/#/game")
     wait = WebDriverWait(browser, PATIENCE)
     wait.until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#opponents option")) > 1)
-    browser.execute_script("sessionStorage.clear()")
     if not browser.find_element(By.ID, "new-game").get_attribute("open"):
         browser.find_element(By.CSS_SELECTOR, "#new-game summary").click()
     Select(browser.find_element(By.ID, "players")).select_by_visible_text("2")
@@ -134,16 +145,14 @@ def test_a_game_played_by_keyboard_only(base_url, browser):
         wanted = ("#next" if phase(browser) == "settled"
                   else "#prompt button.end-choice, #hand button.legal")
         for _ in range(80):  # Tab until a control that answers this decision has the focus
-            active = browser.switch_to.active_element
-            if browser.execute_script("return arguments[0].matches(arguments[1])", active,
-                                      wanted):
+            label = browser.execute_script(FOCUSED, wanted)
+            if label is not None:
                 break
-            active.send_keys(Keys.TAB)
+            press(browser, Keys.TAB)
         else:
             raise AssertionError(f"Tab never reached {wanted}")
-        label = active.get_attribute("aria-label") or active.text
-        assert label, "a focused control without a label"
-        active.send_keys(Keys.ENTER)
+        assert label.strip(), "a focused control without a label"
+        press(browser, Keys.ENTER)
         if browser.find_elements(By.CSS_SELECTOR, "#prompt button.end-choice"):
             continue  # the tile fits two ends: the end buttons now have the focus
         wait.until(lambda b, before=before: answered(b, before))
