@@ -201,6 +201,12 @@ def test_a_game_at_phone_size_with_bots_moves_shown_in_turn(base_url, phone):
     assert phone.find_element(By.ID, "banner").is_displayed()
     assert phone.find_elements(By.CSS_SELECTOR, "#board g.tile.recent") or \
         phone.find_elements(By.CSS_SELECTOR, "#board g.tile")
+    for route, ready in (("#/setup", "#palette button"), ("#/replay", "#replay-file")):
+        phone.execute_script(f"location.hash = '{route}'")
+        WebDriverWait(phone, PATIENCE).until(
+            lambda b, ready=ready: b.find_element(By.CSS_SELECTOR, ready).is_displayed())
+        assert phone.execute_script("return document.documentElement.scrollWidth") <= width, \
+            (route, phone.execute_script(WIDE))
 
 
 def test_modes_are_kept_apart_and_the_back_button_works(base_url, browser, tmp_path):
