@@ -1,18 +1,27 @@
 """Timings of ``sniff serve``'s requests, for docs/serve.md (``.venv/bin/python
-scripts/serve_timings.py``): new game, a move (the game replayed from its seed), a hint at
-500 play-outs, a replay of a traced game. Kernels are warmed first (compiles are not timed).
+scripts/serve_timings.py``): new game, a move (one call of the game's resumable batch), a
+hint at 500 play-outs, a replay of a traced game, and 50 games played at once (each move's
+answer time while the other 49 games play too). Kernels are warmed first (compiles are not
+timed). The app runs in process (Starlette's TestClient, httpx's ASGI transport).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
 import time
 
+import httpx
 from starlette.testclient import TestClient
 
 from sim.kernels.trace import trace_games
 from sim.serve.app import create_app
+from sim.serve.guard import TOKEN_HEADER, Guard
+from sim.serve.sessions import Sessions
+
+GUARD = Guard(("testserver",), rate=1e9, burst=10**9)
+AT_ONCE = 50
 
 
 def timed(call):
@@ -21,9 +30,7 @@ def timed(call):
     return time.perf_counter() - start, result
 
 
-def main() -> None:
-    client = TestClient(create_app())
-    client.post("/api/games", json={"seed": 0})  # warm the compiled kernels
+def one_at_a_time(client: TestClient) -> dict[str, list[float]]:
     starts, moves, hints = [], [], []
     for seed in range(1, 6):
         seconds, response = timed(lambda seed=seed: client.post("/api/games",
@@ -33,23 +40,58 @@ def main() -> None:
         while view["phase"] != "over":
             url = f"/api/games/{view['session']}"
             if view["phase"] == "settled":
-                view = client.post(url + "/next").json()
+                view = client.post(url + "/next", json={"version": view["version"]}).json()
                 continue
             if len(hints) < 5 and seed == 1:
                 seconds, _ = timed(lambda url=url: client.post(url + "/hint",
                                                                json={"budget": 500}))
                 hints.append(seconds)
-            move = view["options"][0]["move"]
-            seconds, response = timed(lambda url=url, move=move: client.post(
-                url + "/move", json={"move": move}))
+            body = {"move": view["options"][0]["move"], "version": view["version"]}
+            seconds, response = timed(lambda url=url, body=body: client.post(url + "/move",
+                                                                             json=body))
             moves.append(seconds)
             view = response.json()
     text = "".join(json.dumps(e) + "\n" for e in trace_games(2, 7, ["greedy", "learned"], 1))
     replays = [timed(lambda: client.post("/api/replay", content=text))[0] for _ in range(5)]
-    for name, values in (("new game", starts), ("move", moves), ("hint, 500 play-outs", hints),
-                         ("replay of one traced game", replays)):
-        print(f"{name:<28} median {1000 * statistics.median(values):7.1f} ms   "
-              f"max {1000 * max(values):7.1f} ms   ({len(values)} requests)")
+    return {"new game": starts, "move": moves, "hint, 500 play-outs": hints,
+            "replay of one traced game": replays}
+
+
+async def many_at_once(app) -> list[float]:
+    """Each move's answer time while AT_ONCE games (against learned) play side by side."""
+    times: list[float] = []
+
+    async def one(client, seed: int) -> None:
+        view = (await client.post("/api/games", json={"seed": 100 + seed})).json()
+        while view["phase"] != "over":
+            url = f"/api/games/{view['session']}"
+            if view["phase"] == "settled":
+                view = (await client.post(url + "/next", json={"version": view["version"]})).json()
+                continue
+            body = {"move": view["options"][0]["move"], "version": view["version"]}
+            start = time.perf_counter()
+            view = (await client.post(url + "/move", json=body)).json()
+            times.append(time.perf_counter() - start)
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver",
+                                 headers={TOKEN_HEADER: GUARD.token}) as client:
+        await asyncio.gather(*(one(client, seed) for seed in range(AT_ONCE)))
+    return times
+
+
+def main() -> None:
+    app = create_app(Sessions(), GUARD)
+    client = TestClient(app, headers={TOKEN_HEADER: GUARD.token})
+    client.post("/api/games", json={"seed": 0})  # warm the compiled kernels
+    rows = one_at_a_time(client)
+    rows[f"move, {AT_ONCE} games at once"] = asyncio.run(many_at_once(app))
+    for name, values in rows.items():
+        values = sorted(values)
+        p95 = values[int(0.95 * (len(values) - 1))]
+        print(f"{name:<30} median {1000 * statistics.median(values):7.1f} ms   "
+              f"p95 {1000 * p95:7.1f} ms   max {1000 * max(values):7.1f} ms   "
+              f"({len(values)} requests)")
 
 
 if __name__ == "__main__":

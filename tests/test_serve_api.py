@@ -14,14 +14,22 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 from sim.serve.app import MAX_BODY, create_app  # noqa: E402
+from sim.serve.guard import TOKEN_HEADER, Guard  # noqa: E402
 from sim.serve.sessions import Sessions  # noqa: E402
 from sim.table.render import ReplayState  # noqa: E402
+
+
+def client_of(sessions: Sessions) -> TestClient:
+    """A TestClient that is the page: TestClient's host, the page's token, no rate limit."""
+    guard = Guard(("testserver",), rate=1e6, burst=10**6)
+    return TestClient(create_app(sessions, guard), raise_server_exceptions=False,
+                      headers={TOKEN_HEADER: guard.token})
 
 
 @pytest.fixture()
 def served():
     sessions = Sessions()
-    with TestClient(create_app(sessions), raise_server_exceptions=False) as client:
+    with client_of(sessions) as client:
         yield client, sessions
 
 
@@ -36,7 +44,8 @@ def hidden_tiles(game) -> set[str]:
         elif event["event"] == "draw":
             boneyard = [t for t in boneyard if sorted(t) != sorted(event["tile"])]
     hidden = set(boneyard)
-    if shown[-1]["event"] != "round_end":  # a settlement counts every hand in the open
+    # a settlement counts every hand in the open; the game's end shows them all too
+    if shown[-1]["event"] not in ("round_end", "game_end"):
         for seat, hand in enumerate(state.hands):
             if seat != game.seat:
                 hidden |= set(hand)
@@ -75,11 +84,12 @@ def play_out(client, sessions, players: int, seat: int, target: int, seed: int) 
         url = f"/api/games/{view['session']}"
         if view["phase"] == "settled":
             assert len(view["settlement"]["hands"]) == players
-            response = client.post(url + "/next")
+            response = client.post(url + "/next", json={"version": view["version"]})
         else:
             assert view["options"], view
             move = chooser.choice(view["options"])["move"]
-            response = client.post(url + "/move", json={"move": move})
+            response = client.post(url + "/move", json={"move": move,
+                                                        "version": view["version"]})
         view = check_secret(response, game)
     return view
 
@@ -97,13 +107,18 @@ def test_whole_games_never_show_a_hidden_tile(served, players, seat, target):
 
 
 def test_the_game_is_the_engine_game_with_the_same_moves(served):
-    """Replaying from the seed is deterministic: the same moves give the same events."""
+    """The batch is deterministic: the same seed and moves give the same events, and the
+    bots' part is the engine's (tests/test_serve_table.py compares with sniff trace)."""
     client, sessions = served
     view = play_out(client, sessions, 2, 0, 60, seed=5)
     game = sessions.get(view["session"])
     from sim.serve.game import WebGame
 
-    again = WebGame(2, 0, game.opponents, 5, 60, moves=list(game.moves))
+    again = WebGame(2, 0, game.opponents, 5, 60)
+    for move in game.moves:
+        while again.settling() is not None:
+            again.acknowledge(again.version)
+        again.play(move, again.version)
     assert again.events == game.events
 
 
@@ -113,16 +128,18 @@ def test_two_tabs_keep_their_own_games(served):
     two = client.post("/api/games", json={"seed": 2, "target": 50}).json()
     assert one["session"] != two["session"]
     while not one["options"] and one["phase"] == "settled":
-        one = client.post(f"/api/games/{one['session']}/next").json()
+        one = client.post(f"/api/games/{one['session']}/next",
+                          json={"version": one["version"]}).json()
     if one["options"]:
-        client.post(f"/api/games/{one['session']}/move", json={"move": one["options"][0]["move"]})
+        client.post(f"/api/games/{one['session']}/move",
+                    json={"move": one["options"][0]["move"], "version": one["version"]})
     assert client.get(f"/api/games/{two['session']}").json()["hand"] == two["hand"]
 
 
 def test_sessions_expire():
     now = [0.0]
     sessions = Sessions(ttl=10, clock=lambda: now[0])
-    with TestClient(create_app(sessions), raise_server_exceptions=False) as client:
+    with client_of(sessions) as client:
         session = client.post("/api/games", json={"seed": 3}).json()["session"]
         now[0] = 5
         assert client.get(f"/api/games/{session}").status_code == 200
@@ -139,7 +156,8 @@ def test_hint_is_sniff_hints_analysis(served):
     client, _ = served
     view = client.post("/api/games", json={"seed": 9, "target": 250}).json()
     while not view["options"]:
-        view = client.post(f"/api/games/{view['session']}/next").json()
+        view = client.post(f"/api/games/{view['session']}/next",
+                           json={"version": view["version"]}).json()
     response = client.post(f"/api/games/{view['session']}/hint", json={"budget": 40})
     assert response.status_code == 200, response.text
     hint = response.json()
@@ -160,6 +178,14 @@ def test_hint_is_sniff_hints_analysis(served):
     ("post", "/api/games", {"opponents": "learned:@/etc/passwd"}, 400),
     ("post", "/api/games", {"opponents": "human"}, 400),
     ("post", "/api/games", {"target": 10_000}, 400),
+    ("post", "/api/games", {"target": 7}, 400),
+    ("post", "/api/games", {"target": 0}, 400),
+    ("post", "/api/games", {"seat": -1}, 400),
+    ("post", "/api/games", '{"seed": ' + "9" * 5001 + "}", 400),
+    ("post", "/api/games", {"players": 2.5}, 400),
+    ("post", "/api/replay?game=²", "", 400),
+    ("post", "/api/replay?game=" + "9" * 5001, "", 400),
+    ("post", "/api/position/hint", {"text": "players: 2", "budget": 100_000}, 400),
     ("post", "/api/games", "x" * (MAX_BODY + 1), 413),
 ])
 def test_bad_requests_are_one_json_line(served, method, path, body, status):
@@ -178,10 +204,13 @@ def test_illegal_moves_are_refused_and_change_nothing(served):
     url = f"/api/games/{view['session']}"
     legal = {o["move"] for o in view["options"]}
     illegal = next(m for m in range(112) if m not in legal)
-    for body in ({"move": illegal}, {"move": "1"}, {}, {"move": True}):
-        response = client.post(url + "/move", json=body)
+    version = view["version"]
+    for body in ({"move": illegal}, {"move": "1"}, {}, {"move": True}, {"move": 10**40}):
+        response = client.post(url + "/move", json={"version": version, **body})
         assert response.status_code == 400, body
         assert "\n" not in response.json()["error"]
+    message = client.post(url + "/move", json={"move": illegal, "version": version}).json()
+    assert " on " in message["error"] and str(illegal) not in message["error"]
     assert client.get(url).json() == view
     assert client.get(url + "/trace").status_code == 409
 
@@ -247,3 +276,94 @@ def test_known_lacks_set_up_are_sniff_hints_lacks(served):
     for lacks in ([[7], []], [[]], "x", [[True], []]):
         response = client.post("/api/position/write", json={**POSITION, "lacks": lacks})
         assert response.status_code == 400 and "lacks" in response.json()["error"]
+
+
+def first_move(client, view: dict) -> dict:
+    """Past any settlement to a decision of the person."""
+    while view["phase"] == "settled":
+        view = client.post(f"/api/games/{view['session']}/next",
+                           json={"version": view["version"]}).json()
+    return view
+
+
+def test_a_stale_or_repeated_move_is_refused_in_the_players_words(served):
+    client, sessions = served
+    view = first_move(client, client.post("/api/games", json={"seed": 6}).json())
+    url = f"/api/games/{view['session']}"
+    body = {"move": view["options"][0]["move"], "version": view["version"]}
+    after = client.post(url + "/move", json=body)
+    assert after.status_code == 200
+    again = client.post(url + "/move", json=body)  # a double click: the same move again
+    assert again.status_code == 409
+    assert "earlier turn" in again.json()["error"]
+    assert client.get(url).json() == after.json()  # nothing was played twice
+    assert client.post(url + "/next", json={"version": view["version"]}).status_code == 409
+
+
+def test_takeback_history_and_positions_show_only_the_persons_view(served):
+    from sim.hint.position import parse_position
+
+    client, sessions = served
+    view = first_move(client, client.post("/api/games", json={"seed": 8, "target": 250}).json())
+    game = sessions.get(view["session"])
+    url = f"/api/games/{view['session']}"
+    assert not view["can_take_back"]
+    moved = client.post(url + "/move", json={"move": view["options"][-1]["move"],
+                                             "version": view["version"]}).json()
+    moved = first_move(client, moved)
+    if moved["phase"] == "move":
+        assert moved["can_take_back"]
+        back = client.post(url + "/takeback", json={"version": moved["version"]})
+        back_view = check_secret(back, game)
+        assert back_view["hand"] == view["hand"] and back_view["options"] == view["options"]
+        assert back_view["version"] > moved["version"]
+    history = client.get(url + "/history")
+    frames = check_secret(history, game)["frames"]
+    assert len(frames) == game.visible() and frames[0]["line"]["kind"] == "game_start"
+    assert all(h is None for f in frames for s, h in enumerate(f["hands"]) if s != game.seat)
+    response = client.post(url + "/position", json={"event": len(frames) - 1})
+    position = parse_position(check_secret(response, game)["text"])
+    assert position.seat == game.seat
+    assert {o["move"] for o in client.get(url).json()["options"]} == set(position.legal_moves())
+    for event in (0, len(frames), -1):
+        assert client.post(url + "/position", json={"event": event}).status_code == 400
+    assert client.post(url + "/analysis", json={}).status_code == 400  # not over yet
+
+
+def test_a_finished_game_is_analysed_and_its_last_round_settled(served):
+    client, sessions = served
+    view = play_out(client, sessions, 2, 0, 30, seed=2)
+    assert view["settlement"] and len(view["settlement"]["hands"]) == 2  # the last round too
+    assert view["banner"] and view["phase"] == "over"
+    analysis = client.post(f"/api/games/{view['session']}/analysis", json={"budget": 10})
+    assert analysis.status_code == 200, analysis.text
+    rows = analysis.json()["decisions"]
+    assert all(r["loss"]["low"] >= 0 and r["mark"] in ("", "?", "??") for r in rows)
+    game = sessions.get(view["session"])
+    from sim.hint.analyze import analyze_game
+
+    expected = analyze_game(game.events, 0, game.seat, 10, "greedy", game.seed)
+    assert [r["played"] for r in rows] == [a.played.name for a in expected]
+
+
+def test_a_replay_position_is_the_movers(served):
+    from sim.hint.position import parse_position
+    from sim.kernels.trace import trace_games
+
+    client, _ = served
+    events = trace_games(2, 4, ["greedy", "learned"], 1)
+    text = "".join(json.dumps(event) + "\n" for event in events)
+    index = next(i for i, e in enumerate(events) if e["event"] == "play") + 1
+    mover = next(e["seat"] for e in events[index + 1:] if e["event"] == "play")
+    response = client.post(f"/api/replay/position?game=0&event={index}", content=text)
+    assert response.status_code == 200, response.text
+    assert parse_position(response.json()["text"]).seat == mover
+
+
+def test_hints_star_only_a_separated_best_and_clip_the_loss(served):
+    client, _ = served
+    view = first_move(client, client.post("/api/games", json={"seed": 9}).json())
+    hint = client.post(f"/api/games/{view['session']}/hint", json={"budget": 20}).json()
+    assert all(m["loss"]["low"] >= 0 for m in hint["moves"])
+    if len(hint["moves"]) > 1:
+        assert hint["separated"] == (hint["moves"][1]["loss"]["low"] > 0)

@@ -25,8 +25,9 @@ def import_server():
     except ImportError:
         raise SniffError(INSTALL_HINT) from None
     from sim.serve.app import create_app
+    from sim.serve.guard import Guard, allowed_hosts
 
-    return uvicorn, create_app
+    return uvicorn, lambda host, port: create_app(guard=Guard(allowed_hosts(host, port)))
 
 
 @click.command()
@@ -57,7 +58,9 @@ def serve(host: str, port: int) -> None:
     click.echo(f"sniff serve: open http://{shown}:{port}/ (Ctrl-C stops)")
     # No lifespan: the app has no start-up or shut-down work, and Starlette's lifespan task,
     # cancelled by Ctrl-C, logged a traceback on the way out.
-    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning", lifespan="off"))
+    # The app answers only this host and port (a DNS-rebinding page names another host).
+    server = uvicorn.Server(uvicorn.Config(create_app(host, port), log_level="warning",
+                                           lifespan="off"))
     try:
         server.run(sockets=[sock])
         if server.should_exit:

@@ -6,33 +6,43 @@ one-line JSON ``{"error": ...}``, never a traceback: a ``SniffError`` is the use
 (400), an unknown session 404, a body over ``MAX_BODY`` 413.
 
 API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game;
-``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move}; ``POST
-/api/games/{id}/next`` after a settlement; ``POST /api/games/{id}/hint`` {budget?};
-``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over;
+``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move, version}; ``POST
+/api/games/{id}/next`` {version} after a settlement; ``POST /api/games/{id}/hint`` {budget?};
+``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over; ``POST
+/api/games/{id}/takeback`` {version}; ``GET /api/games/{id}/history`` the move list's
+frames; ``POST /api/games/{id}/position`` {event} the person's position there as text;
+``POST /api/games/{id}/analysis`` {budget?} the finished game analysed;
 ``GET /api/strategies`` the opponents one may choose; ``POST /api/replay?game=N`` (the body
-a JSON Lines trace) the frames of one traced game; ``POST /api/position/write`` (a draft),
+a JSON Lines trace) the frames of one traced game (``/api/replay/position?game=N&event=K``
+the position there); ``POST /api/position/write`` (a draft),
 ``/read`` {text} and ``/hint`` {text, budget?}: position setup in ``sniff hint``'s text.
+
+Every request passes ``sim.serve.guard`` first (Host, same-origin proof, rate, headers); the
+page gets the per-server token written into its ``index.html``.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.core import engine
 from sim.errors import SniffError
-from sim.serve.game import WebGame
+from sim.serve.game import StaleMove, WebGame
+from sim.serve.guard import Guard, GuardMiddleware, allowed_hosts
 from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
-from sim.serve.replay import MAX_TRACE, trace_frames
+from sim.serve.replay import MAX_TRACE, trace_frames, trace_position
+from sim.serve.review import game_analysis, game_history, game_position
 from sim.serve.sessions import DEFAULT_TTL, Sessions, UnknownSession
 from sim.serve.setup import draft_position, position_view, read_text
 from sim.serve.views import game_view
@@ -42,6 +52,10 @@ from strategies import available, parse_spec
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # bytes of a request body: every real request is under 1 KiB
 DEFAULT_OPPONENT = "learned"
+DEFAULT_PORT = 8737
+MAX_HINT_BUDGET = 5_000  # play-outs per move a hint may ask: a few seconds of the server
+DEFAULT_ANALYSIS_BUDGET = 100  # play-outs per move of a finished game's analysis
+LOG = logging.getLogger("sniff.serve")
 
 
 class BadRequest(SniffError):
@@ -81,9 +95,26 @@ async def _body(request: Request) -> dict[str, Any]:
 
 def _int(body: dict, key: str, default: int | None = None) -> int:
     value = body.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**63:
         raise BadRequest(f"{key} must be a whole number")
     return value
+
+
+def _query_int(request: Request, key: str) -> int:
+    """A whole number from the query string (``?game=N``), 0 when absent."""
+    value = request.query_params.get(key, "0")
+    if not (value.isascii() and value.isdigit() and len(value) <= 9):
+        raise BadRequest(f"{key} must be a whole number 0..999999999")
+    return int(value)
+
+
+def _budget(body: dict, default: int = DEFAULT_BUDGET) -> int:
+    """A hint's play-outs per move, capped by the server (``MAX_HINT_BUDGET``)."""
+    budget = _int(body, "budget", default)
+    if budget > MAX_HINT_BUDGET:
+        raise BadRequest(f"budget must be at most {MAX_HINT_BUDGET:,} play-outs per move "
+                         f"on this server, got {budget:,}")
+    return budget
 
 
 def _opponents(value: Any, players: int) -> list:
@@ -98,12 +129,16 @@ def _opponents(value: Any, players: int) -> list:
     return [parse_spec(name) for name in names]
 
 
-def create_app(sessions: Sessions | None = None) -> Starlette:
-    """The app, with its own session store (tests pass one to look inside)."""
+def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> Starlette:
+    """The app, with its own session store (tests pass one to look inside) and its guard
+    (by default for 127.0.0.1 on the default port; ``sniff serve`` passes the bound one)."""
     store = sessions if sessions is not None else Sessions(DEFAULT_TTL)
+    guard = guard if guard is not None else Guard(allowed_hosts("127.0.0.1", DEFAULT_PORT))
+    page = (STATIC / "index.html").read_text().replace("{{token}}", guard.token)
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
+        return Response(page, media_type="text/html",
+                        headers={"cache-control": "no-store"})
 
     async def strategy_list(request: Request) -> Response:
         names = [name for name in available() if name != "human"]
@@ -120,8 +155,11 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         seed = new_seed() if seed is None else _int(body, "seed")
         if not 0 <= seed < 2**31:
             raise BadRequest("seed must be 0..2147483647")
+        seat = _int(body, "seat", 0)
+        if not 0 <= seat < players:
+            raise BadRequest(f"seat must be 0..{players - 1} with {players} players, got {seat}")
         game = await run_in_threadpool(
-            WebGame, players, _int(body, "seat", 0),
+            WebGame, players, seat,
             _opponents(body.get("opponents", DEFAULT_OPPONENT), players), seed,
             _int(body, "target", int(engine.TARGET_FOR_PLAYERS[players])))
         session = store.add(game)
@@ -135,20 +173,42 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         session = request.path_params["session"]
         game = store.get(session)
         body = await _body(request)
-        await run_in_threadpool(game.play, _int(body, "move"))
+        await run_in_threadpool(game.play, _int(body, "move"), _int(body, "version"))
         return JSONResponse(game_view(session, game))
 
     async def next_round(request: Request) -> Response:
         session = request.path_params["session"]
         game = store.get(session)
-        game.acknowledge()
+        body = await _body(request)
+        game.acknowledge(_int(body, "version"))
         return JSONResponse(game_view(session, game))
 
     async def hint(request: Request) -> Response:
         game = store.get(request.path_params["session"])
         body = await _body(request)
-        budget = _int(body, "budget", DEFAULT_BUDGET)
-        return JSONResponse(await run_in_threadpool(game_hint, game, budget))
+        return JSONResponse(await run_in_threadpool(game_hint, game, _budget(body)))
+
+    async def take_back(request: Request) -> Response:
+        session = request.path_params["session"]
+        game = store.get(session)
+        body = await _body(request)
+        await run_in_threadpool(game.take_back, _int(body, "version"))
+        return JSONResponse(game_view(session, game))
+
+    async def history(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        return JSONResponse(await run_in_threadpool(game_history, game))
+
+    async def game_position_route(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(game_position, game, _int(body, "event")))
+
+    async def analysis(request: Request) -> Response:
+        game = store.get(request.path_params["session"])
+        body = await _body(request)
+        return JSONResponse(await run_in_threadpool(
+            game_analysis, game, _budget(body, DEFAULT_ANALYSIS_BUDGET)))
 
     async def trace(request: Request) -> Response:
         game = store.get(request.path_params["session"])
@@ -159,11 +219,14 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
             "content-disposition": f'attachment; filename="serve-seed{game.seed}.jsonl"'})
 
     async def replay(request: Request) -> Response:
-        game = request.query_params.get("game", "0")
-        if not game.isdigit():
-            raise BadRequest("game must be a whole number")
+        game = _query_int(request, "game")
         data = await _read(request, MAX_TRACE)
-        return JSONResponse(await run_in_threadpool(trace_frames, data, int(game)))
+        return JSONResponse(await run_in_threadpool(trace_frames, data, game))
+
+    async def replay_position(request: Request) -> Response:
+        game, event = _query_int(request, "game"), _query_int(request, "event")
+        data = await _read(request, MAX_TRACE)
+        return JSONResponse(await run_in_threadpool(trace_position, data, game, event))
 
     async def position_write(request: Request) -> Response:
         body = await _body(request)
@@ -177,13 +240,21 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
     async def position_hint_route(request: Request) -> Response:
         body = await _body(request)
         return JSONResponse(await run_in_threadpool(
-            position_hint, body.get("text"), _int(body, "budget", DEFAULT_BUDGET)))
+            position_hint, body.get("text"), _budget(body)))
+
+    async def disconnected(request: Request, error: ClientDisconnect) -> Response:
+        # One quiet line: a closed tab or a cancelled upload is not the server's failure.
+        LOG.warning("sniff serve: the client left before its request was read (%s %s)",
+                    request.method, request.url.path)
+        return _error(400, "the client disconnected")
 
     async def http_error(request: Request, error: HTTPException) -> Response:
         return _error(error.status_code, error.detail)
 
     async def sniff_error(request: Request, error: SniffError) -> Response:
-        return _error(404 if isinstance(error, UnknownSession) else 400, str(error))
+        status = (404 if isinstance(error, UnknownSession) else
+                  409 if isinstance(error, StaleMove) else 400)
+        return _error(status, str(error))
 
     async def any_error(request: Request, error: Exception) -> Response:
         return _error(500, f"internal error ({type(error).__name__}); the game is unchanged")
@@ -197,11 +268,20 @@ def create_app(sessions: Sessions | None = None) -> Starlette:
         Route("/api/games/{session}/next", next_round, methods=["POST"]),
         Route("/api/games/{session}/hint", hint, methods=["POST"]),
         Route("/api/games/{session}/trace", trace),
+        Route("/api/games/{session}/takeback", take_back, methods=["POST"]),
+        Route("/api/games/{session}/history", history),
+        Route("/api/games/{session}/position", game_position_route, methods=["POST"]),
+        Route("/api/games/{session}/analysis", analysis, methods=["POST"]),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/replay/position", replay_position, methods=["POST"]),
         Route("/api/position/write", position_write, methods=["POST"]),
         Route("/api/position/read", position_read, methods=["POST"]),
         Route("/api/position/hint", position_hint_route, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={
-        HTTPException: http_error, SniffError: sniff_error, Exception: any_error})
+    app = Starlette(routes=routes, exception_handlers={
+        HTTPException: http_error, SniffError: sniff_error, ClientDisconnect: disconnected,
+        Exception: any_error})
+    app.add_middleware(GuardMiddleware, guard=guard)
+    app.state.guard = guard
+    return app

@@ -1,16 +1,13 @@
-"""One browser game, played by the compiled engine and replayed from its moves on each request.
+"""One browser game on a resumable one-game batch (``sim.serve.table``): a move is one short
+compiled call, games run side by side, and nothing is played twice.
 
-Why replay: ``sim.table.play`` runs a whole game inside one call of the compiled kernel and
-asks the person through a callback. A web request cannot hold that call open without a
-thread per tab, so instead each request plays the game again from its seed with the
-person's moves so far (the engine is deterministic: the same seed and the same choices give
-the same game, bots included) and stops at the person's next decision by raising
-:class:`Paused` from the callback. A whole game takes a few hundredths of a second, so
-replaying is cheaper than keeping threads, and a session is only its seed and its moves.
-
-The human callback of ``sim.table.human`` is one global, so games are played one at a time
-(``_ENGINE``); everything the person sees comes from ``PlayGame``'s own event decoding and
-text, reused here.
+Why this shape: the person's seat is an outside seat of a ``GameBatch``, which pauses the
+compiled game loop at each of the person's decisions and keeps the game's progress in
+arrays, so a request makes its move and returns, with no thread held and no engine lock
+(each game has its own lock: two clicks on one game must not both answer one decision). A
+takeback returns to a copy of the table kept from before the move. The events are those of
+``sniff trace`` for the same seed, so hints, the move list and the analysis read the same
+events as everywhere else.
 """
 
 from __future__ import annotations
@@ -19,19 +16,31 @@ import threading
 from dataclasses import dataclass, field
 
 from sim.core import engine
+from sim.core import observation as view
+from sim.core.tiles import N_TILES, tile_name
 from sim.errors import SniffError
-from sim.table.play import PlayGame, person_lineup
+from sim.kernels.batch import OUTSIDE, GameBatch
+from sim.kernels.trace import start_event
+from sim.serve.table import BatchTable
+from sim.table.play import GAME_ID, person_lineup
 from strategies import StrategySpec
 
-_ENGINE = threading.Lock()  # one game in the kernel at a time: the callback is a global
-
-
-class Paused(SniffError):
-    """Raised from the person's callback: the game reached a decision not yet made."""
+MAX_TAKEBACKS = 20  # tables kept from before the person's last moves
 
 
 class IllegalMove(SniffError):
     """A move that is not one of the legal placements offered."""
+
+
+class StaleMove(SniffError):
+    """A move or acknowledgement sent for a decision already made (a double click)."""
+
+
+def move_name(move: int) -> str:
+    """A move id in the player's words: its tile and, for a known end, the end."""
+    if not 0 <= move < 4 * N_TILES:
+        return "that tile"
+    return f"{tile_name(move >> 2)} on {'LRUD'[move & 3]}"
 
 
 @dataclass
@@ -43,36 +52,14 @@ class Decision:
     options: list[int]
 
 
-class _Scripted(PlayGame):
-    """``PlayGame`` whose decisions come from a list of moves instead of the keyboard; it
-    records the text ``PlayGame`` writes for each event (the person's view of it)."""
-
-    def __init__(self, lineup, seat: int, seed: int, moves: list[int]) -> None:
-        self.texts: list[str] = []
-        super().__init__(lineup, seat, seed, read_line=lambda: "", write=self.texts.append)
-        self.script = list(moves)
-        self.pending: Decision | None = None
-
-    def decide(self, layout: int, forced: bool, options: list[int]) -> int:
-        self.catch_up()
-        if self.script:
-            move = self.script.pop(0)
-            if move not in options:
-                raise IllegalMove(f"move {move} is not a legal placement here")
-            self.chosen = move
-            return options.index(move)
-        self.pending = Decision(int(layout), bool(forced), list(options))
-        raise Paused("waiting for the person's move")
-
-
 @dataclass
 class WebGame:
-    """A game's identity (lineup, seat, seed, house target) and the person's moves so far.
+    """A game's identity (lineup, seat, seed, house target) and its table.
 
-    ``events`` and ``texts`` (one text per event, the person's view) and ``pending`` are
-    recomputed by :meth:`advance`. ``target`` below the engine's own ends the game at the
-    first placement that reaches it (the immediate win of the rules, at a lower mark); the
-    opponents still plan for the engine's target, which docs/serve.md says.
+    ``events`` (the trace so far) and ``pending`` follow the table after each change.
+    ``target`` below the engine's own ends the game at the first placement that reaches it
+    (the immediate win of the rules, at a lower mark); the opponents still plan for the
+    engine's target, which docs/serve.md says.
     """
 
     players: int
@@ -83,32 +70,38 @@ class WebGame:
     moves: list[int] = field(default_factory=list)
     seen_rounds: int = 0  # settlements the person has acknowledged
     events: list[dict] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
     pending: Decision | None = None
+    version: int = 0  # moves on with every change (a move, a settlement seen, a takeback),
+    # so a click made on an older view is recognised and refused
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()  # one request at a time changes this game
         self.lineup = person_lineup(self.players, self.seat, self.opponents)
         full = int(engine.TARGET_FOR_PLAYERS[self.players])
-        if not 5 <= self.target <= full:
-            raise SniffError(f"target must be 5..{full} with {self.players} players, "
-                             f"got {self.target}")
-        self.advance()
+        if not 5 <= self.target <= full or self.target % 5:
+            raise SniffError(f"target must be a multiple of 5 from 5 to {full} with "
+                             f"{self.players} players, got {self.target}")
+        seats = [OUTSIDE if s == self.seat else spec for s, spec in enumerate(self.lineup.seats)]
+        batch = GameBatch(self.players, seats, 1, self.seed, first_game=GAME_ID,
+                          external_chance=True)
+        self.table = BatchTable(batch, start_event(self.lineup, self.seed, GAME_ID,
+                                                   batch.round_cap))
+        self.kept: list[tuple[BatchTable, int]] = []  # for takebacks, newest last
+        self._follow()
 
     @property
     def over(self) -> bool:
         return bool(self.events) and self.events[-1]["event"] == "game_end"
 
-    def advance(self) -> None:
-        """Play the game from its seed with the moves so far, up to the next decision."""
-        game = _Scripted(self.lineup, self.seat, self.seed, self.moves)
-        with _ENGINE:
-            try:
-                game.run()
-                game.pending = None
-            except Paused:
-                pass
-        self.events, self.texts, self.pending = game.events, game.texts, game.pending
+    def _follow(self) -> None:
+        """The events and the pending decision from the table, cut at a house target."""
+        self.events = list(self.table.events)
+        pending = self.table.decision()
+        self.pending = None
+        if pending is not None:
+            layout = int(pending.observations[0, view.LAYOUT])
+            options = [int(m) for m in pending.moves[0, : pending.n_moves[0]]]
+            self.pending = Decision(layout, self.table.forced(), options)
         self._house_target()
 
     def _house_target(self) -> None:
@@ -123,25 +116,50 @@ class WebGame:
                 end = {"event": "game_end", "winner": scores.index(max(scores)),
                        "reason": "target", "scores": scores, "rounds": rounds}
                 self.events = self.events[: index + 1] + [end]
-                self.texts = self.texts[: index + 1] + [
-                    f"game over: {max(scores)} points reach the target {self.target}"]
                 self.pending = None
                 return
 
-    def play(self, move: int) -> None:
-        """Make the person's pending decision; an illegal move changes nothing."""
+
+    def _check_version(self, version: int) -> None:
+        if version != self.version:
+            raise StaleMove("that click was for an earlier turn and was not played; "
+                            "the table now shows the current turn")
+
+    def play(self, move: int, version: int) -> None:
+        """Make the person's pending decision; an illegal or stale move changes nothing."""
         with self.lock:  # two tabs' clicks on one game must not both answer one decision
+            self._check_version(version)
             if self.pending is None or self.settling() is not None:
-                raise IllegalMove("there is no decision to make now")
+                raise IllegalMove("it is not your turn to place a tile now")
             if move not in self.pending.options:
-                raise IllegalMove(f"move {move} is not a legal placement here")
-            self.moves.append(move)
+                raise IllegalMove(f"{move_name(move)} cannot be played now: choose one of "
+                                  f"the lit tiles")
+            before = self.table.copy()
             try:
-                self.advance()
+                self.table.play(move)
             except BaseException:
-                self.moves.pop()  # the game stays as it was
-                self.advance()
+                self.table = before  # the game stays as it was
                 raise
+            self.kept = [*self.kept[-(MAX_TAKEBACKS - 1):], (before, self.seen_rounds)]
+            self.moves.append(move)
+            self._follow()
+            self.version += 1
+
+    def can_take_back(self) -> bool:
+        """Whether the person has a move to take back (the game is not over)."""
+        return bool(self.kept) and not self.over
+
+    def take_back(self, version: int) -> None:
+        """Undo the person's last move and the bots' replies to it: the game is back at that
+        decision, the same deal and the same bots (their moves follow from the seed)."""
+        with self.lock:
+            self._check_version(version)
+            if not self.can_take_back():
+                raise IllegalMove("there is no move of yours to take back")
+            self.moves.pop()
+            self.table, self.seen_rounds = self.kept.pop()
+            self._follow()
+            self.version += 1
 
     def settling(self) -> int | None:
         """The index of a round_end the person has not acknowledged yet, else None: the page
@@ -157,12 +175,14 @@ class WebGame:
                     return index
         return None
 
-    def acknowledge(self) -> None:
+    def acknowledge(self, version: int) -> None:
         """The person has seen the settlement: go on to the next round."""
         with self.lock:
+            self._check_version(version)
             if self.settling() is None:
                 raise IllegalMove("there is no settlement to acknowledge")
             self.seen_rounds += 1
+            self.version += 1
 
     def visible(self) -> int:
         """How many events the page may show now (the rest is the future or hidden)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim.errors import SniffError
-from sim.hint.estimate import Estimate, analyse, check_budget
+from sim.hint.estimate import Estimate, Hint, analyse, check_budget
 from sim.hint.position import Position, PublicTracker, format_position, parse_position
 from sim.serve.game import WebGame
 
@@ -21,6 +21,19 @@ POLICY = "greedy"
 
 def _estimate(value: Estimate) -> dict[str, float]:
     return {"mean": value.mean, "low": value.low, "high": value.high}
+
+
+def _loss(value: Estimate) -> dict[str, float]:
+    """A loss interval clipped at 0: no move gives up less than nothing against the best
+    (the paired interval's normal approximation can reach below 0)."""
+    return {"mean": max(0.0, value.mean), "low": max(0.0, value.low),
+            "high": max(0.0, value.high)}
+
+
+def separated(hint: Hint) -> bool:
+    """Whether the best move is told apart from the next: the next move's paired loss
+    interval (win chance given up against the best on the same deals) lies above 0."""
+    return len(hint.moves) == 1 or hint.moves[1].loss.low > 0
 
 
 def game_hint(game: WebGame, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
@@ -54,10 +67,11 @@ def hint_view(position: Position, budget: int, seed: int) -> dict[str, Any]:
         "policy": hint.policy,
         "seconds": round(hint.seconds, 3),
         "best": hint.best.move,
+        "separated": separated(hint),
         "moves": [
             {"move": value.move, "name": value.name, "now": value.now,
              "win": _estimate(value.win), "points": _estimate(value.points),
-             "loss": _estimate(value.loss), "heuristics": value.heuristics}
+             "loss": _loss(value.loss), "heuristics": value.heuristics}
             for value in hint.moves
         ],
     }

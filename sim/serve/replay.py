@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SniffError
+from sim.serve.lines import event_line
+from sim.serve.review import position_at
 from sim.table.render import ReplayState, render_event
 from sim.table.replay import check_trace_game, count_games, read_trace
 
@@ -21,8 +23,9 @@ MAX_TRACE = 4 * 2**20  # bytes of an uploaded trace: a few hundred games
 MAX_FRAMES = 20_000  # events of one game shown (a real game has a few hundred)
 
 
-def trace_frames(data: bytes, game: int = 0) -> dict[str, Any]:
-    """Game ``game`` of a trace's bytes: one frame per event (board, hands, scores, text)."""
+def _game_events(data: bytes, game: int) -> tuple[list[dict], int]:
+    """Game ``game``'s events of a trace's bytes, checked as ``sniff replay`` checks them,
+    and how many games the trace holds."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "trace.jsonl"
         path.write_bytes(data)
@@ -39,6 +42,22 @@ def trace_frames(data: bytes, game: int = 0) -> dict[str, Any]:
     chosen = events[starts[game] : end]
     if len(chosen) > MAX_FRAMES:
         raise SniffError(f"game {game} has over {MAX_FRAMES:,} events: not a game to step through")
+    return chosen, games
+
+
+def trace_position(data: bytes, game: int, index: int) -> dict[str, Any]:
+    """The position before the next placement after event ``index`` of a traced game (a
+    trace is a finished game: any seat's hand may be shown), as ``sniff hint``'s text."""
+    chosen, _ = _game_events(data, game)
+    if not 0 < index < len(chosen):
+        raise SniffError(f"event must be 1..{len(chosen) - 1}")
+    return {"text": position_at(chosen, index, None)}
+
+
+def trace_frames(data: bytes, game: int = 0) -> dict[str, Any]:
+    """Game ``game`` of a trace's bytes: one frame per event (board, hands, scores, text)."""
+    chosen, games = _game_events(data, game)
+    players = int(chosen[0].get("players", 2))
     state, frames = ReplayState(), []
     for event in chosen:
         state.apply(event)
@@ -46,6 +65,7 @@ def trace_frames(data: bytes, game: int = 0) -> dict[str, Any]:
                                                   "index": state.sniff.index}
         frames.append({
             "event": event["event"], "round": state.round, "text": render_event(event, state),
+            "line": event_line(event, players, None),
             "board": {"opening": state.opening, "arms": state.arms, "sniff": sniff,
                       "ends": state.ends},
             "hands": [list(hand) for hand in state.hands], "boneyard": state.boneyard,

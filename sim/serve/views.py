@@ -3,7 +3,7 @@
 Why its own module: this is the one place that decides what leaves the server. It reads the
 events of ``sim.serve.game`` up to what the page may show and keeps the person's hand, the
 table, counts of the other hands and of the boneyard, scores and the person's own view of
-each event (``PlayGame``'s text, which never names another seat's tiles or draws). Other
+each event (``sim.serve.lines``, which never names another seat's tiles or draws). Other
 hands appear only as they are settled (``round_end``, where the rules count them in the
 open); the boneyard is never sent. ``tests/test_serve_api.py`` checks every response of
 whole games against the hidden tiles.
@@ -17,6 +17,7 @@ from sim.core.layout import EMPTY_LAYOUT, move_points
 from sim.core.seating import team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.serve.game import WebGame
+from sim.serve.lines import event_line
 from sim.table.play import move_text
 from sim.table.render import ReplayState, halves
 
@@ -46,6 +47,65 @@ def _sheet(events: list[dict], players: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _seats(game: WebGame, state: ReplayState, turn: int | None) -> list[dict[str, Any]]:
+    """Each seat around the table: who plays it, its team, its tile count, whose turn."""
+    names = game.events[0]["strategies"]
+    return [{"seat": seat, "name": "you" if seat == game.seat else f"seat {seat}",
+             "strategy": names[seat], "team": team_of(seat, game.players),
+             "tiles": len(hand), "you": seat == game.seat, "turn": seat == turn}
+            for seat, hand in enumerate(state.hands or [[]] * game.players)]
+
+
+def _recent(game: WebGame, events: list[dict]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The frames of the other seats' events since the person last acted (the page shows
+    them one after another), and the tiles they placed this round (marked on the board)."""
+    begin = 0
+    for index, event in enumerate(events):
+        mine = event.get("seat") == game.seat and event["event"] in ("play", "draw", "pass")
+        if mine or event["event"] in ("round_start", "round_end"):
+            begin = index + 1 if mine or event["event"] == "round_end" else index
+    state, frames, marked = ReplayState(), [], []
+    for index, event in enumerate(events):
+        state.apply(event)
+        if index < begin or event["event"] not in ("play", "draw", "pass", "round_start"):
+            continue
+        if event["event"] == "play":
+            marked.append(event["tile"])
+        frames.append({"line": event_line(event, game.players, game.seat), "board": _board(state),
+                       "sizes": [len(h) for h in state.hands], "boneyard": state.boneyard,
+                       "scores": list(state.scores or [0] * team_count(game.players))})
+    return frames, marked
+
+
+def _settlement(events: list[dict], state: ReplayState) -> dict[str, Any] | None:
+    """The last round's settlement when it is the latest thing shown (every hand revealed,
+    the last round of the game included)."""
+    tail = events[-2:] if events[-1]["event"] == "game_end" else events[-1:]
+    if tail[0]["event"] == "play" and events[-1]["event"] == "game_end":
+        # The game ended at a placement (the target reached mid-round): no penalties, but
+        # every hand is shown as it stands.
+        return {"round": state.round, "hands": [_sorted_tiles(h) for h in state.hands],
+                "hand_pips": [sum(sum(halves(t)) for t in h) for h in state.hands],
+                "penalties": None, "reason": "target", "winner_seat": tail[0]["seat"]}
+    if tail[0]["event"] != "round_end":
+        return None
+    last = tail[0]
+    return {"round": last.get("round"), "hands": [_sorted_tiles(h) for h in state.hands],
+            "hand_pips": last["hand_pips"], "penalties": last["penalties"],
+            "reason": last["reason"], "winner_seat": last["winner_seat"]}
+
+
+def _banner(game: WebGame, scores: list[int], winner: int | None) -> str:
+    """The result in one line, the winner's score first: ``You win 250 to 180``."""
+    if winner is None:
+        return f"Game over: no winner ({' to '.join(str(s) for s in scores)})"
+    others = " and ".join(str(s) for team, s in enumerate(scores) if team != winner)
+    if winner == team_of(game.seat, game.players):
+        return f"You win {scores[winner]} to {others}"
+    name = team_name(winner, game.players).capitalize()
+    return f"{name} win{'' if game.players == 4 else 's'} {scores[winner]} to {others}"
+
+
 def game_view(session: str, game: WebGame) -> dict[str, Any]:
     """The page's whole picture of ``game`` now."""
     shown = game.visible()
@@ -59,34 +119,42 @@ def game_view(session: str, game: WebGame) -> dict[str, Any]:
     over = game.over and shown == len(game.events)
     phase = "over" if over else "settled" if last["event"] == "round_end" else "move"
     hand = state.hands[game.seat] if state.hands else []
+    turn = game.seat if phase == "move" and game.pending is not None else None
+    recent, marked = _recent(game, events)
+    scores = state.scores or [0] * team_count(game.players)
     view: dict[str, Any] = {
         "session": session,
+        "version": game.version,
         "players": game.players,
         "seat": game.seat,
         "target": game.target,
+        "seed": game.seed,
         "strategies": game.events[0]["strategies"],
         "teams": [team_name(t, game.players) for t in range(team_count(game.players))],
         "my_team": team_of(game.seat, game.players),
         "phase": phase,
         "round": state.round,
         "board": _board(state),
+        "marked": marked,
         "count": next((e["count"] for e in reversed(events[round_start:])
                        if e["event"] == "play"), 0),
         "hand": _sorted_tiles(hand),
+        "seats": _seats(game, state, turn),
         "sizes": [len(h) for h in state.hands],
         "boneyard": state.boneyard,
-        "scores": state.scores or [0] * team_count(game.players),
-        "log": game.texts[round_start:shown] if round_start else game.texts[:shown],
+        "scores": scores,
+        "log": [event_line(e, game.players, game.seat) for e in events[round_start:]],
+        "recent": recent,
         "sheet": _sheet(events, game.players),
+        "events": shown,
+        "can_take_back": game.can_take_back(),
         "options": [],
         "forced": False,
+        "settlement": _settlement(events, state),
     }
-    if phase == "settled":
-        view["settlement"] = {"hands": [_sorted_tiles(h) for h in state.hands],
-                              "hand_pips": last["hand_pips"], "penalties": last["penalties"],
-                              "reason": last["reason"], "winner_seat": last["winner_seat"]}
     if phase == "over":
         view["winner"] = last["winner"]
+        view["banner"] = _banner(game, scores, last["winner"])
     if phase == "move" and game.pending is not None:
         layout = game.pending.layout
         view["forced"] = game.pending.forced
@@ -97,4 +165,3 @@ def game_view(session: str, game: WebGame) -> dict[str, Any]:
             for move in game.pending.options
         ]
     return view
-

@@ -44,35 +44,54 @@ function label(svg, x, y, text, anchor) {
   t.textContent = text;
 }
 
+const sameTile = (a, b) => { const [p, q] = halves(a), [r, s] = halves(b); return (p === r && q === s) || (p === s && q === r); };
+
+// Words for a screen reader: the line, the Sniff's branches, the open ends and the count.
+function boardLabel(board, count) {
+  if (!board.opening) return "the table is empty";
+  const ends = Object.entries(board.ends || {}).filter(([, v]) => v !== null && v !== undefined);
+  const parts = [`line ${[...board.arms.L.slice().reverse(), board.opening, ...board.arms.R].join(", ")}`];
+  if (board.sniff) parts.push(`the Sniff is ${board.sniff.arm === null ? "the opening" : "on " + board.sniff.arm}`);
+  if (board.arms.U.length || board.arms.D.length) parts.push(`Sniff branches up ${board.arms.U.join(", ") || "none"}, down ${board.arms.D.join(", ") || "none"}`);
+  parts.push(`open ends ${ends.map(([a, v]) => `${a} ${v}`).join(", ")}`);
+  if (count !== undefined) parts.push(`count ${count}`);
+  return "the table: " + parts.join("; ");
+}
+
 // The board: the line from the L end through the opening to the R end, doubles across
 // it, the Sniff's U branch going up and D branch down; the viewBox fits what is drawn.
-function drawBoard(svg, board) {
+// ``marked`` names tiles placed since the person's last move (outlined).
+function drawBoard(svg, board, marked, count) {
   svg.innerHTML = "";
+  svg.setAttribute("aria-label", boardLabel(board, count));
+  const recent = (tile) => (marked || []).some((m) => sameTile(m, tile));
   if (!board.opening) {
     label(svg, 0, 0, "the table is empty"); svg.setAttribute("viewBox", "-200 -60 400 120");
+    svg.style.minWidth = "";
     return;
   }
   const sniff = board.sniff, ends = board.ends || {};
   const isSniff = (arm, i) => sniff && sniff.arm === arm && sniff.index === i;
+  const cls = (heavy, tile) => [heavy ? "sniff" : "", recent(tile) ? "recent" : ""].join(" ").trim();
   const items = [];
   board.arms.L.slice().reverse().forEach((tile, k) => {
     const [inner, outer] = halves(tile);
-    items.push([outer, inner, isSniff("L", board.arms.L.length - 1 - k)]);
+    items.push([outer, inner, isSniff("L", board.arms.L.length - 1 - k), tile]);
   });
   const [f, s] = halves(board.opening);
-  items.push([f, s, isSniff(null, 0)]);
-  board.arms.R.forEach((tile, i) => { const [inner, outer] = halves(tile); items.push([inner, outer, isSniff("R", i)]); });
+  items.push([f, s, isSniff(null, 0), board.opening]);
+  board.arms.R.forEach((tile, i) => { const [inner, outer] = halves(tile); items.push([inner, outer, isSniff("R", i), tile]); });
   let x = 0, sniffX = null;
   const gap = 3;
   const endText = (arm) => (ends[arm] === null || ends[arm] === undefined) ? null : `${arm}=${ends[arm]}`;
   if (endText("L")) label(svg, -6, 5, endText("L"), "end");
-  for (const [a, b, heavy] of items) {
+  for (const [a, b, heavy, tile] of items) {
     if (a === b) {
-      drawTile(svg, x, -S, a, b, true, heavy ? "sniff" : "");
+      drawTile(svg, x, -S, a, b, true, cls(heavy, tile));
       if (heavy) sniffX = x + S / 2;
       x += S + gap;
     } else {
-      drawTile(svg, x, -S / 2, a, b, false, "");
+      drawTile(svg, x, -S / 2, a, b, false, cls(false, tile));
       x += 2 * S + gap;
     }
   }
@@ -85,12 +104,12 @@ function drawBoard(svg, board) {
         const [inner, outer] = halves(tile);
         if (inner === outer) {
           const yy = step < 0 ? y - S : y;
-          drawTile(svg, sniffX - S, yy, inner, outer, false, "");
+          drawTile(svg, sniffX - S, yy, inner, outer, false, cls(false, tile));
           y += step * (S + gap);
         } else {
           const yy = step < 0 ? y - 2 * S : y;
           const [p, q] = step < 0 ? [outer, inner] : [inner, outer];
-          drawTile(svg, sniffX - S / 2, yy, p, q, true, "");
+          drawTile(svg, sniffX - S / 2, yy, p, q, true, cls(false, tile));
           y += step * (2 * S + gap);
         }
       }
@@ -99,20 +118,49 @@ function drawBoard(svg, board) {
     }
   }
   const left = -70, right = x + 70;
-  const width = Math.max(right - left, 400), height = Math.max(bottom - top, 160);
+  const width = Math.max(right - left, 300), height = Math.max(bottom - top, 140);
   const cx = (left + right) / 2, cy = (top + bottom) / 2;
   svg.setAttribute("viewBox", `${cx - width / 2} ${cy - height / 2} ${width} ${height}`);
+  // A long line keeps readable tiles on a phone: the board scrolls sideways instead.
+  svg.style.minWidth = `${Math.round(width * 0.6)}px`;
 }
 
-// The person's hand, one upright tile each; onClick(tile) for the legal ones.
-function drawHand(svg, hand, legal, onClick) {
-  svg.innerHTML = "";
-  hand.forEach((tile, i) => {
-    const [a, b] = halves(tile);
-    const g = drawTile(svg, i * (S + 12), 0, a, b, true, legal.has(tile) ? "legal" : "");
-    g.dataset.tile = tile;
-    if (legal.has(tile)) g.addEventListener("click", () => onClick(tile, g));
-  });
-  const width = Math.max(hand.length * (S + 12), 300);
-  svg.setAttribute("viewBox", `-6 -6 ${width + 12} ${2 * S + 12}`);
+// A small upright domino as an SVG element (for buttons and the log).
+function tileSvg(tile, size) {
+  const [a, b] = halves(tile);
+  const svg = el("svg", { viewBox: `-2 -2 ${S + 4} ${2 * S + 4}`, width: size / 2, height: size, "aria-hidden": "true", focusable: "false" });
+  drawTile(svg, 0, 0, a, b, true, "");
+  return svg;
+}
+
+// A tile as a button: keyboard and screen readers reach it; onClick(tile, button).
+function tileButton(tile, enabled, what, onClick) {
+  const button = document.createElement("button");
+  button.type = "button"; button.className = "tile-button" + (enabled ? " legal" : "");
+  button.dataset.tile = tile;
+  button.setAttribute("aria-label", `${tile}${what ? ", " + what : ""}`);
+  button.appendChild(tileSvg(tile, 64));
+  if (enabled) button.addEventListener("click", () => onClick(tile, button));
+  else button.setAttribute("aria-disabled", "true");
+  return button;
+}
+
+// The person's hand, one button per tile; the legal ones can be pressed.
+function drawHand(box, hand, legal, onClick) {
+  box.innerHTML = "";
+  for (const tile of hand) {
+    const ok = legal.has(tile);
+    box.appendChild(tileButton(tile, ok, ok ? "playable" : "cannot be played now", onClick));
+  }
+}
+
+// A log line: its text and the tiles it names, drawn small.
+function lineItem(line) {
+  const li = document.createElement("li");
+  li.className = "line " + line.kind;
+  const text = document.createElement("span");
+  text.textContent = line.text;
+  li.appendChild(text);
+  for (const tile of line.tiles || []) li.appendChild(tileSvg(tile, 28));
+  return li;
 }

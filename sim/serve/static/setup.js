@@ -1,5 +1,6 @@
 // Position setup: the draft (fields, hand, placements) goes to /api/position/write, which
 // answers with sniff hint's text, the board, what is wrong and where each tile may go next.
+// Its board, hand, hint and state are its own (the set-up section's elements only).
 "use strict";
 let draft = { hand: [], table: [] }, setupView = null;
 
@@ -51,9 +52,9 @@ function showSetup(v) {
   draft = { hand: v.hand, table: v.table };
   $("p-text").value = v.text;
   $("p-problem").textContent = v.problem ? v.problem : `ready: legal moves ${v.moves.join(", ")}`;
-  drawBoard($("board"), v.board);
-  drawHand($("hand"), v.hand, new Set(), () => {});
-  $("status").textContent = "position setup"; $("status").dataset.phase = "setup";
+  setupStarted = true;
+  drawBoard($("setup-board"), v.board);
+  drawHand($("setup-hand"), v.hand, new Set(), () => {});
   drawPalette();
 }
 
@@ -62,16 +63,15 @@ async function writeDraft() {
 }
 
 function drawPalette() {
-  const svg = $("palette"); svg.innerHTML = "";
+  const box = $("palette"); box.innerHTML = "";
   const used = new Set([...draft.hand, ...draft.table.map((p) => p[0])]);
-  let i = 0;
-  for (let a = 0; a <= 6; a++) for (let b = a; b <= 6; b++, i++) {
+  for (let a = 0; a <= 6; a++) for (let b = a; b <= 6; b++) {
     const tile = `${a}-${b}`;
-    const g = drawTile(svg, i * (S + 6), 0, a, b, true, used.has(tile) ? "used" : "");
-    g.dataset.tile = tile;
-    g.addEventListener("click", () => clickTile(tile));
+    const where = draft.hand.includes(tile) ? "in the hand" : used.has(tile) ? "on the table" : "unused";
+    const button = tileButton(tile, true, where, clickTile);
+    if (used.has(tile)) button.classList.add("used");
+    box.appendChild(button);
   }
-  svg.setAttribute("viewBox", `-4 -4 ${28 * (S + 6) + 8} ${2 * S + 8}`);
 }
 
 function clickTile(tile) {
@@ -89,7 +89,7 @@ function clickTile(tile) {
   $("p-prompt").textContent = `${tile} on: `;
   for (const end of ends) {
     const button = document.createElement("button");
-    button.textContent = end; button.addEventListener("click", () => place(end));
+    button.type = "button"; button.textContent = end; button.addEventListener("click", () => place(end));
     $("p-prompt").appendChild(button);
   }
 }
@@ -108,12 +108,22 @@ function saveText() {
 }
 
 async function hintPosition() {
-  $("hints").textContent = "thinking...";
-  try { showHint(await api("POST", "/api/position/hint", { text: $("p-text").value, budget: Number($("budget").value) })); }
-  catch (error) { $("hints").textContent = ""; fail(error); }
+  $("p-hints").textContent = "thinking...";
+  try { showHint($("p-hints"), await api("POST", "/api/position/hint", { text: $("p-text").value, budget: Number($("p-budget").value) }), false); }
+  catch (error) { $("p-hints").textContent = ""; fail(error); }
 }
 
-$("setup-open").addEventListener("click", () => { $("setup-panel").hidden = !$("setup-panel").hidden; if (!$("setup-panel").hidden) writeDraft(); });
+// "Set up this position" from a game or a replay: the text, read as sniff hint reads it.
+function openSetup(text) {
+  $("p-text").value = text;
+  location.hash = "#/setup";
+  readText();
+}
+
+let setupStarted = false;
+document.addEventListener("mode", (e) => {
+  if (e.detail === "setup" && !setupStarted) { setupStarted = true; if (!$("p-text").value) writeDraft(); }
+});
 $("p-players").addEventListener("change", () => drawLacks(readLacks()));
 drawLacks([]);
 for (const input of document.querySelectorAll("#setup-panel input:not([type=radio]):not([type=checkbox])")) input.addEventListener("change", writeDraft);
@@ -121,3 +131,4 @@ $("p-undo").addEventListener("click", () => { draft.table = draft.table.slice(0,
 $("p-read").addEventListener("click", readText);
 $("p-save").addEventListener("click", saveText);
 $("p-hint").addEventListener("click", hintPosition);
+route();  // the last script: every mode's listener is in place

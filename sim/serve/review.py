@@ -1,0 +1,90 @@
+"""The analysis board's server side: a game's move list, a position from any point of it
+(for the set-up board), and the analysis of a finished game as ``sniff replay --analyze``.
+
+Why here and not in the page: each frame is the replay model's (``sim.table.render``), each
+position ``sim.hint.position``'s tracker, each analysis ``sim.hint.analyze``'s, so the page
+holds no rule. A game in play is seen from the person's seat only (the other hands as
+sizes, their draws as "draws a tile"); a finished trace shows every hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.errors import SniffError
+from sim.hint.analyze import BLUNDER, MISTAKE, analyze_game
+from sim.hint.estimate import check_budget
+from sim.hint.position import PublicTracker, decisions, format_position
+from sim.serve.game import WebGame
+from sim.serve.lines import event_line
+from sim.table.render import ReplayState
+
+
+def _board(state: ReplayState) -> dict[str, Any]:
+    sniff = None if state.sniff is None else {"arm": state.sniff.arm, "index": state.sniff.index}
+    return {"opening": state.opening, "arms": state.arms, "sniff": sniff, "ends": state.ends}
+
+
+def frames(events: list[dict], players: int, viewer: int | None) -> list[dict[str, Any]]:
+    """One frame per event: its line, the board after it, the hands ``viewer`` may see (all
+    of them for ``None``), sizes and scores."""
+    state, out = ReplayState(), []
+    for event in events:
+        state.apply(event)
+        hands = [list(h) if viewer is None or seat == viewer else None
+                 for seat, h in enumerate(state.hands)]
+        out.append({"line": event_line(event, players, viewer), "round": state.round,
+                    "board": _board(state), "hands": hands,
+                    "sizes": [len(h) for h in state.hands], "boneyard": state.boneyard,
+                    "scores": list(state.scores)})
+    return out
+
+
+def game_history(game: WebGame) -> dict[str, Any]:
+    """The move list of a served game, as far as the person has seen it."""
+    return {"frames": frames(game.events[: game.visible()], game.players, game.seat)}
+
+
+def position_at(events: list[dict], index: int, seat: int | None) -> str:
+    """The position before the next placement after ``events[:index + 1]`` (of ``seat``
+    only, when given), in ``sniff hint``'s text: what the set-up board opens with. With no
+    placement left (a game waiting for the person), ``seat``'s position now."""
+    start = events[0]
+    players = int(start["players"])
+    if not 0 < index < len(events):
+        raise SniffError(f"event must be 1..{len(events) - 1}")
+    played = sum(1 for event in events[: index + 1] if event["event"] == "play")
+    for number, decision in enumerate(decisions(events)):
+        if number >= played and (seat is None or decision.seat == seat):
+            return format_position(decision.position)
+    if seat is None:
+        raise SniffError("no placement follows that point")
+    tracker = PublicTracker(players, int(start.get("target", 0)))
+    for event in events[1 : index + 1]:
+        tracker.apply(event)
+    if not tracker.round:
+        raise SniffError("no round has been dealt yet at that point")
+    return format_position(tracker.position(seat))
+
+
+def game_position(game: WebGame, index: int) -> dict[str, Any]:
+    """The person's position at event ``index`` of a served game (only what they have seen)."""
+    return {"text": position_at(game.events[: game.visible()], index, game.seat)}
+
+
+def game_analysis(game: WebGame, budget: int) -> dict[str, Any]:
+    """Every decision of the person with more than one move, analysed as ``sniff replay
+    --analyze`` does; the costly ones marked ``?`` (mistake) and ``??`` (blunder)."""
+    if not game.over:
+        raise SniffError("the analysis is made once the game is over")
+    check_budget(budget, "budget")
+    rows = []
+    for item in analyze_game(game.events, 0, game.seat, budget, "greedy", game.seed):
+        loss = item.loss
+        rows.append({"round": item.decision.round, "turn": item.decision.turn,
+                     "played": item.played.name, "best": item.best.name,
+                     "win": item.played.win.mean, "best_win": item.best.win.mean,
+                     "loss": {"mean": max(0.0, loss.mean), "low": max(0.0, loss.low),
+                              "high": max(0.0, loss.high)},
+                     "mark": item.mark, "moves": item.n_moves})
+    return {"budget": budget, "mistake": MISTAKE, "blunder": BLUNDER, "decisions": rows}
