@@ -257,9 +257,10 @@ class GameBatch:
             rows = np.flatnonzero(asking)
             self._state[decisions.games[rows], engine.STREAMS + decisions.seats[rows]] = (
                 streams[rows].astype(np.uint64).view(np.int64))
-        for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
-            self._place_draw(int(decisions.games[row]), int(moves[row]))
-        self._dealt[decisions.games] = False
+        if self.external_chance:
+            for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
+                self._place_draw(int(decisions.games[row]), int(moves[row]))
+            self._dealt[decisions.games] = False
         self._run(decisions.games, moves)
         return self._decisions
 
@@ -281,6 +282,8 @@ class GameBatch:
                 f"game {int(decisions.games[row])} (id {int(self.game_ids[decisions.games[row]])}"
                 f"), seat {int(decisions.seats[row])}: move {int(array[row])} is not legal "
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
+        if not self.external_chance:
+            return array
         for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
             game = int(decisions.games[row])
             if int(array[row]) not in self.boneyard(game):
