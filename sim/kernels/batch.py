@@ -59,6 +59,7 @@ KIND_DRAW = engine.WAIT_DRAW  # chance: name the next tile drawn (external_chanc
 KIND_DEAL = engine.WAIT_DEAL  # chance: deal the round (external_chance only)
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
 BLOCK_SIZE = 32
+PARALLEL_FROM = 512  # games to advance from which the threads share them
 FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
 
 
@@ -162,7 +163,7 @@ class GameBatch:
         compiled = [spec for spec in self.seats if spec is not None]
         self._kernel, names = kernel_for(
             [s.strategy for s in compiled], self._kernel_strategies,
-            uses=("advance_batch", "gather_decisions"), shared=False)
+            uses=("advance_batch", "advance_serial", "gather_decisions"), shared=False)
         self.specs: list[StrategySpec | None] = []
         for spec in self.seats:
             if spec not in self.specs:
@@ -184,13 +185,18 @@ class GameBatch:
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
         while games.size:
+            arguments = (
+                games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
+                self._spec_functions, self._spec_params, self.players, self.round_cap,
+                self._forced, self._state, self._round_rows, self._games, self._rounds,
+                self._events)
             with numba.parallel_chunksize(1), strategy_errors(self._errors_of):
-                self._kernel.advance_batch(
-                    games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
-                    self._spec_functions, self._spec_params, self.players, self.round_cap,
-                    self._forced, self._state, self._round_rows, self._games, self._rounds,
-                    self._events, BLOCK_SIZE,
-                )
+                # A parallel region costs a wake-up of every thread (milliseconds on a busy
+                # machine): a few games are played on this thread alone (same games).
+                if games.size >= PARALLEL_FROM and numba.get_num_threads() > 1:
+                    self._kernel.advance_batch(*arguments, BLOCK_SIZE)
+                else:
+                    self._kernel.advance_serial(*arguments)
             waiting = self._state[games, engine.WAITING]
             games = games[waiting == engine.WAIT_ROOM]
             if games.size:
