@@ -105,6 +105,9 @@ def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
         if spec is not None and not isinstance(spec, StrategySpec):
             raise SniffError(
                 f"a lineup position is a strategy spec or OUTSIDE (None), not {spec!r}")
+        if spec is not None and spec.strategy.python:
+            raise SniffError(f"{spec.label} is a Python player: make its position OUTSIDE "
+                             "and call it on the Decisions (sim.kernels.python_seats does)")
     return seats
 
 
@@ -145,6 +148,11 @@ class GameBatch:
         if forced_leads is None:
             forced_leads = np.full(self.game_ids.shape[0], -1, dtype=np.int64)
         self._forced = np.ascontiguousarray(forced_leads, dtype=np.int64)
+        for name, array in (("deal_ids", self.deal_ids), ("rotations", self.rotations),
+                            ("forced_leads", self._forced)):
+            if array.shape != self.game_ids.shape:
+                raise SniffError(f"{name} must give one value per game "
+                                 f"({self.game_ids.shape[0]}), got shape {array.shape}")
         if self.external_chance and np.any(self._forced >= 0):
             raise SniffError("forced leads and external chance do not mix: deal the lead tile")
         self._compile()
