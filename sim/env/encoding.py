@@ -51,7 +51,10 @@ from sim.core.layout import (
 from sim.core.record import DRAW, EVENT_BITS, EVENTS_PER_WORD, PASS, RECORD_EVENTS
 from sim.core.tiles import ALL_TILES, N_PIPS, N_TILES
 
-__all__ = ["BLOCKS", "ENCODING_SIZE", "HIGH", "LOW", "OFFSETS", "decode_tiles", "encode"]
+__all__ = [
+    "BLOCKS", "ENCODING_SIZE", "HIGH", "LOW", "OFFSETS", "RECORD_ENCODING_SIZE", "decode_tiles",
+    "encode", "encode_record",
+]
 
 LOW, HIGH = -1.0, 2.0
 
@@ -164,3 +167,34 @@ def encode(views: np.ndarray) -> np.ndarray:
     out = np.zeros((len(rows), ENCODING_SIZE), dtype=np.float32)
     _encode_rows(rows, out)
     return out[0] if single else out
+
+
+RECORD_FEATURES = 4 + 4 + N_TILES + 4  # kind, relative seat, tile, arm of one event
+RECORD_ENCODING_SIZE = RECORD_EVENTS * RECORD_FEATURES
+
+
+@njit(cache=True)
+def _encode_record(view, out) -> None:
+    seat, players = view[slots.SEAT], view[slots.PLAYERS]
+    for index in range(min(view[slots.RECORD], RECORD_EVENTS)):
+        word = view[slots.RECORD + 1 + index // EVENTS_PER_WORD]
+        bits = (word >> (EVENT_BITS * (index % EVENTS_PER_WORD))) & _EVENT_MASK
+        kind, move = bits >> 9, bits & 127
+        base = index * RECORD_FEATURES
+        out[base + kind] = 1.0
+        out[base + 4 + (((bits >> 7) & 3) - seat) % players] = 1.0
+        if kind != DRAW and kind != PASS:
+            out[base + 8 + (move >> 2)] = 1.0
+            out[base + 8 + N_TILES + (move & 3)] = 1.0
+
+
+def encode_record(view: np.ndarray) -> np.ndarray:
+    """The round's public record in one view as ``RECORD_ENCODING_SIZE`` float32: per event
+    slot (``RECORD_EVENTS``, in order, unused slots 0) its kind one-hot (chosen placement,
+    forced placement, draw, pass), the relative seat one-hot (4), and for a placement the
+    tile (28) and arm (4) one-hot. OpenSpiel's information-state tensor appends it to
+    ``encode``: a round is dealt afresh, so the round's record and the view are all that a
+    seat knows that matters (earlier rounds leave only the scores, which the view holds)."""
+    out = np.zeros(RECORD_ENCODING_SIZE, dtype=np.float32)
+    _encode_record(np.ascontiguousarray(view, dtype=np.int64), out)
+    return out
