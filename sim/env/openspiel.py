@@ -26,6 +26,8 @@ Parameters: ``players`` (2, 3, 4; default 2), ``round_cap`` (default ``ROUND_CAP
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pyspiel
 
@@ -35,7 +37,7 @@ from sim.core.engine import HAND_SIZE_FOR_PLAYERS
 from sim.core.seating import check_players, team_of
 from sim.core.tiles import N_TILES
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
-from sim.env.lineups import ROUND_CAP, open_batch
+from sim.env.lineups import ROUND_CAP, advance, open_batch
 from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
 
 __all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "register_openspiel"]
@@ -43,6 +45,7 @@ __all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "register_op
 GAME_NAME = "python_sniff"
 LEADER_ACTION = N_TILES  # chance outcome LEADER_ACTION + seat: the drawn leader
 ROUND_LENGTH = 4 * 5 + 1 + 14 + 28  # deal, leader, draws, decisions: a bound per round
+_KIND_CODES = "pfws"  # the record's kinds in the histories: place, forced, withdraw, skip
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -79,94 +82,129 @@ class SniffGame(pyspiel.Game):
             max_game_length=self.round_cap * ROUND_LENGTH,
         )
         super().__init__(_GAME_TYPE, info, params)
+        self._initial: _Table | None = None
 
     def new_initial_state(self) -> SniffState:
-        return SniffState(self)
+        if self._initial is None:  # opened once: later states copy it (OpenSpiel clones a
+            self._initial = _Table(*open_batch(  # state from a new initial one)
+                self.players, [None] * self.players, 1, 0, round_cap=self.round_cap,
+                external_chance=True), self.players)
+        return SniffState(self, copy.deepcopy(self._initial))
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> SniffObserver:
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
         return SniffObserver(perfect_recall)
 
 
+class _Table:
+    """What a state holds: the batch, its pending decisions, the deal so far, and each
+    seat's history string (the information-state string, grown as the game goes).
+
+    OpenSpiel clones a Python state by a fresh initial state plus ``deepcopy`` of its
+    attributes: a batch copies itself (arrays; the compiled kernel is shared), the rest is
+    immutable or small.
+    """
+
+    def __init__(self, batch, decision, players: int, dealt=(), histories=None,
+                 seen=(0, 0)) -> None:
+        self.batch, self.decision, self.players = batch, decision, players
+        self.dealt: list[int] = list(dealt)
+        self.histories: list[str] = list(histories or [f"p{p}" for p in range(players)])
+        self.seen = seen  # (round, events) of the public record already in the histories
+        self.refresh(decision)
+
+    def refresh(self, decision) -> None:
+        """The new pending decision; whose turn it is, cached (OpenSpiel asks often)."""
+        self.decision = decision
+        self.over = bool(self.batch.done)
+        self.kind = int(decision.kinds[0]) if len(decision) else -1
+        self.seat = int(decision.seats[0]) if len(decision) else -1
+
+    def note(self, token: str, seat: int = -1) -> None:
+        """Add an event to the histories: seen by all (``seat`` -1) or only by ``seat``
+        (the others see that it happened, not the tile: ``d?``, ``D?``)."""
+        hidden = f" {token[0]}?"
+        self.histories = [h + (f" {token}" if seat in (-1, p) else hidden)
+                          for p, h in enumerate(self.histories)]
+
+    def read_record(self) -> None:
+        """Add the public record's new events (placements, draws, passes)."""
+        view = self.batch.observe(0, 0)
+        round_number, events = int(view[slots.ROUND]), int(view[slots.RECORD])
+        start = self.seen[1] if round_number == self.seen[0] else 0
+        tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
+        for index in range(start, events):
+            kind, seat, move = record.event(view, slots.RECORD, index)
+            tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")
+        if tokens:
+            self.note(" ".join(tokens))
+        self.seen = (round_number, events)
+
+    def __deepcopy__(self, memo: dict) -> _Table:
+        return _Table(self.batch.copy(), self.decision, self.players, self.dealt,
+                      self.histories, self.seen)
+
+
 class SniffState(pyspiel.State):
     """One game in progress: the batch holds the rules' state, this class the chance."""
 
-    def __init__(self, game: SniffGame) -> None:
+    def __init__(self, game: SniffGame, table: _Table) -> None:
         super().__init__(game)
         self._players = game.players
         self._hand = int(HAND_SIZE_FOR_PLAYERS[game.players])
-        self._batch, self._decision = open_batch(
-            game.players, [None] * game.players, 1, 0, round_cap=game.round_cap,
-            external_chance=True)
-        self._dealt: list[int] = []
-        self._log: list[tuple[int, str]] = []  # (seat that sees it or -1 for all, token)
-        self._seen = (0, 0)  # (round, events) of the public record already in the log
+        self._table = table
 
     # --- whose turn
-    def _kind(self) -> int:
-        return int(self._decision.kinds[0]) if len(self._decision) else -1
-
     def current_player(self) -> int:
-        if self._batch.done:
+        table = self._table
+        if table.over:
             return pyspiel.PlayerId.TERMINAL
-        if self._kind() in (KIND_DEAL, KIND_DRAW):
+        if table.kind in (KIND_DEAL, KIND_DRAW):
             return pyspiel.PlayerId.CHANCE
-        return int(self._decision.seats[0])
+        return table.seat
 
     def is_terminal(self) -> bool:
-        return bool(self._batch.done)
+        return self._table.over
 
     def _legal_actions(self, player: int) -> list[int]:
-        return np.flatnonzero(self._decision.masks[0]).tolist()
+        return np.flatnonzero(self._table.decision.masks[0]).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self._kind() == KIND_DRAW:
-            tiles = self._batch.boneyard(0)
-        elif len(self._dealt) < self._players * self._hand:
-            tiles = sorted(set(range(N_TILES)) - set(self._dealt))
+        if self._table.kind == KIND_DRAW:
+            tiles = self._table.batch.boneyard(0)
+        elif len(self._table.dealt) < self._players * self._hand:
+            tiles = sorted(set(range(N_TILES)) - set(self._table.dealt))
         else:
             return [(LEADER_ACTION + seat, 1.0 / self._players) for seat in range(self._players)]
         return [(tile, 1.0 / len(tiles)) for tile in tiles]
 
     # --- moves
     def _apply_action(self, action: int) -> None:
-        kind = self._kind()
-        if kind == KIND_DEAL:
+        table = self._table
+        if table.kind == KIND_DEAL:
             self._deal(int(action))
             return
-        if kind == KIND_DRAW:
-            self._log.append((int(self._decision.seats[0]), f"D{action}"))
-        self._decision = self._batch.advance(np.array([action], dtype=np.int64))
-        self._read_record()
+        if table.kind == KIND_DRAW:
+            table.note(f"D{action}", table.seat)
+        table.refresh(advance(table.batch, np.array([action], dtype=np.int64)))
+        table.read_record()
 
     def _deal(self, action: int) -> None:
-        total = self._players * self._hand
+        table = self._table
         if action < LEADER_ACTION:
-            self._log.append((len(self._dealt) // self._hand, f"d{action}"))
-            self._dealt.append(action)
-            if len(self._dealt) < total or self._batch.needs_leader(0):
+            table.note(f"d{action}", len(table.dealt) // self._hand)
+            table.dealt.append(action)
+            if len(table.dealt) < self._players * self._hand or table.batch.needs_leader(0):
                 return
             leader = -1
         else:
             leader = action - LEADER_ACTION
-            self._log.append((-1, f"L{leader}"))
-        rest = sorted(set(range(N_TILES)) - set(self._dealt))
-        self._batch.deal(0, self._dealt + rest, leader)
-        self._dealt = []
-        self._decision = self._batch.advance(np.zeros(1, dtype=np.int64))
-        self._read_record()
-
-    def _read_record(self) -> None:
-        """Append the public record's new events (placements, draws, passes) to the log."""
-        view = self._batch.observe(0, 0)
-        round_number, events = int(view[slots.ROUND]), int(view[slots.RECORD])
-        start = self._seen[1] if round_number == self._seen[0] else 0
-        if round_number != self._seen[0]:
-            self._log.append((-1, f"r{round_number}"))
-        for index in range(start, events):
-            kind, seat, move = record.event(view, slots.RECORD, index)
-            self._log.append((-1, f"{record.KIND_NAMES[kind][0]}{seat}:{move}"))
-        self._seen = (round_number, events)
+            table.note(f"L{leader}")
+        rest = sorted(set(range(N_TILES)) - set(table.dealt))
+        table.batch.deal(0, table.dealt + rest, leader)
+        table.dealt = []
+        table.refresh(advance(table.batch, np.zeros(1, dtype=np.int64)))
+        table.read_record()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -177,9 +215,9 @@ class SniffState(pyspiel.State):
 
     # --- outcome
     def returns(self) -> list[float]:
-        if not self._batch.done:
+        if not self._table.over:
             return [0.0] * self._players
-        winner = int(self._batch.winners[0])
+        winner = int(self._table.batch.winners[0])
         if winner < 0:
             return [0.0] * self._players
         loss = -1.0 if self._players != 3 else -0.5
@@ -189,17 +227,16 @@ class SniffState(pyspiel.State):
     # --- what a seat knows
     def view(self, player: int) -> np.ndarray:
         """The public view of ``player`` now (``sim.core.observation`` slots)."""
-        return self._batch.observe(0, player)
+        return self._table.batch.observe(0, player)
 
     def history_string(self, player: int) -> str:
         """``player``'s perfect-recall history: public events, its own tiles, ``?`` others."""
-        return " ".join(token if seen in (-1, player) else token[0] + "?"
-                        for seen, token in self._log)
+        return self._table.histories[player]
 
     def __str__(self) -> str:
-        scores = self._batch.scores[0].tolist()
-        return f"round {int(self._batch.round_numbers[0])} scores {scores} " + \
-            " ".join(token for _, token in self._log[-12:])
+        scores = self._table.batch.scores[0].tolist()
+        return f"round {int(self._table.batch.round_numbers[0])} scores {scores}: " + \
+            self._table.histories[0][-200:]
 
 
 class SniffObserver:
@@ -221,7 +258,7 @@ class SniffObserver:
 
     def string_from(self, state: SniffState, player: int) -> str:
         if self.perfect_recall:
-            return f"p{player} " + state.history_string(player)
+            return state.history_string(player)
         view = state.view(player)
         return (f"p{player} round {view[slots.ROUND]} hand {view[slots.HAND]:x} layout "
                 f"{view[slots.LAYOUT]:x} scores {view[slots.SCORE:slots.SCORE + 4].tolist()} "
