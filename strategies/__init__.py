@@ -47,6 +47,7 @@ from strategies.registry.catalog import (
     StrategyError,
     StrategySpec,
     register,
+    register_python,
     register_spec_parser,
 )
 from strategies.registry.plugins import (
@@ -63,7 +64,7 @@ from strategies.registry.specs import parse_lineup_text, parse_spec
 __all__ = [
     "BUILTIN_MODULES", "MAX_PARAMS", "MOVED", "PLUGINS_ENV", "Strategy", "StrategyError",
     "StrategySpec", "available", "get", "load_builtins", "load_plugin", "load_plugins",
-    "parse_lineup_text", "parse_spec", "register", "register_spec_parser",
+    "parse_lineup_text", "parse_spec", "register", "register_python", "register_spec_parser",
 ]
 
 # The previous release's flat module names and where each module lives now. The old

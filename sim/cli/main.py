@@ -49,7 +49,10 @@ def list_strategies() -> None:
     width = max(len(name) for name in registered)
     for strategy in registered.values():
         click.echo(f"{strategy.name:<{width}}  {strategy.description}")
-        click.echo(f"{'':<{width}}  params: {strategy.describe_params()}")
+        if strategy.python:
+            click.echo(f"{'':<{width}}  Python player (module {strategy.module}, no params)")
+        else:
+            click.echo(f"{'':<{width}}  params: {strategy.describe_params()}")
 
 
 @cli.command()

@@ -74,7 +74,24 @@ STREAMS = 21
 BAD_CHOICE = 25
 DECK = 26
 RECORD = DECK + N_TILES
-STATE_SIZE = RECORD + record.RECORD_SIZE
+WAITING = RECORD + record.RECORD_SIZE  # what the game waits for (WAIT_*), see advance_game
+TURN_SEAT = WAITING + 1  # the seat whose decision (or draw) the game waits for
+EXTERNAL = WAITING + 2  # 1: the caller supplies every deal and draw (chance from outside)
+NEXT_LEADER = WAITING + 3  # leader of the next round, -1 when the rules draw one
+STATE_SIZE = NEXT_LEADER + 1
+
+# --- what a resumable game waits for (state[WAITING]); sim.kernels.batch documents them
+WAIT_NONE = 0  # nothing: a fresh game, or between two rounds
+WAIT_MOVE = 1  # an outside seat's choice among its legal moves
+WAIT_FORCED = 2  # an outside seat's choice of where to place the tile it just drew
+WAIT_DRAW = 3  # the caller names the next boneyard tile (EXTERNAL games only)
+WAIT_DEAL = 4  # the caller supplies the round's deck and leader (EXTERNAL games only)
+WAIT_ROOM = 5  # the game's round slots are full: the caller grows them and advances again
+WAIT_OVER = 6  # the game is over
+OUTSIDE = -1  # the function id of a seat decided by the caller (a paused game, not a strategy)
+PAUSE = -2  # the "move" of a turn that waits for the caller
+PAUSED = -1  # the "end reason" of a round that waits for the caller
+NEXT_ROUND = -2  # a game's next step is dealing a round
 
 # --- round results: one row per round
 ROUND_LEADER = 0  # seat that led
@@ -199,6 +216,15 @@ def deal_round(state, seed, deal_id, round_number, forced_lead, leader, rng):
                     state[DECK + index] = state[DECK + first]
                     state[DECK + first] = forced_lead
                 break
+    deal_hands(state, round_number, leader)
+    return leader
+
+
+@njit
+def deal_hands(state, round_number, leader):
+    """Deal the hands from the front of ``DECK`` (seat by seat), the rest is the boneyard."""
+    players = state[PLAYERS]
+    hand_size = HAND_SIZE_FOR_PLAYERS[players]
     for seat in range(MAX_PLAYERS):
         state[HANDS + seat] = 0
         state[LACKS + seat] = 0
@@ -213,7 +239,6 @@ def deal_round(state, seed, deal_id, round_number, forced_lead, leader, rng):
     record.clear(state, RECORD)
     state[ROUND] = round_number
     state[LEADER] = leader
-    return leader
 
 
 @njit(inline="always")
@@ -286,14 +311,127 @@ def settle_round(state, round_row, events, reason, domino_seat):
                 events[row, EVENT_EXTRA + 4 + seat] = round_row[ROUND_PENALTY + seat]
 
 
+@njit(inline="always")
+def finish_turn(state, seat, move, kind, round_row, events):
+    """Play a turn's outcome: place ``move`` (``kind`` a record.PLACE_* kind) or pass (-1).
+
+    Returns the round's END_* reason when the turn ends the round, else -1.
+    """
+    if move >= 0:
+        record.append(state, RECORD, kind, seat, move)
+        # Reading of the rules: a placement that reaches the target wins at once,
+        # also when it is the player's last tile (no domino, no settlement).
+        if apply_placement(state, seat, move, round_row, events):
+            round_row[ROUND_END_REASON] = END_TARGET
+            for team in range(MAX_PLAYERS):
+                round_row[ROUND_SCORES + team] = state[SCORES + team]
+            return END_TARGET
+        if state[HANDS + seat] != 0:
+            return -1
+        settle_round(state, round_row, events, END_DOMINO, seat)
+    else:
+        # Passing is allowed only here: nothing fits and the boneyard is empty (also
+        # right after drawing its last tile without a fit: that player then passes).
+        # Reading of the rules: the round is blocked at the first pass after which
+        # nobody can place; the others are not asked to pass in turn first.
+        layout = state[LAYOUT]
+        state[LACKS + seat] |= open_values_mask(layout)
+        round_row[ROUND_PASSES] += 1
+        record_event(events, state, EVENT_PASS, seat, -1, -1, 0, 0)
+        record.append(state, RECORD, record.PASS, seat, 0)
+        for other in range(state[PLAYERS]):
+            if can_play(layout, state[HANDS + other]):
+                return -1
+        settle_round(state, round_row, events, END_BLOCKED, -1)
+    for team in range(MAX_PLAYERS):
+        round_row[ROUND_SCORES + team] = state[SCORES + team]
+    return round_row[ROUND_END_REASON]
+
+
+@njit(inline="always")
+def open_round(state, leader, round_row, events):
+    """A fresh round row and the trace's round-start event (after the deal)."""
+    for field in range(ROUND_FIELDS):
+        round_row[field] = 0
+    round_row[ROUND_LEADER] = leader
+    round_row[ROUND_DOMINO_SEAT] = -1
+    record_event(events, state, EVENT_ROUND_START, leader, state[ROUND], -1, 0, 0)
+
+
+@njit
+def start_game(state, seed, game_id, players, external, game_results, game):
+    """A fresh game in ``state`` and row ``game`` of ``game_results`` (no round dealt yet)."""
+    for slot in range(STATE_SIZE):
+        state[slot] = 0
+    state[PLAYERS] = players
+    state[TARGET] = TARGET_FOR_PLAYERS[players]
+    state[WINNER_TEAM] = -1
+    state[EXTERNAL] = external
+    state[NEXT_LEADER] = -1
+    for seat in range(players):
+        state[STREAMS + seat] = np.int64(stream_key(seed, game_id, seat, SALT_STRATEGY))
+    for field in range(GAME_FIELDS):
+        game_results[game, field] = 0
+    game_results[game, GAME_WINNER_TEAM] = -1
+
+
+@njit(inline="always")
+def end_round(state, reason, round_row, game_results, round_results, game):
+    """Count a finished round into the game's results; return True when it won the game.
+
+    Its row goes to ``round_results[game, round - 1]`` (rounds beyond that row's slots are
+    not stored: ``play_batch`` replays such long games with room for them).
+    """
+    round_number = state[ROUND]
+    game_results[game, GAME_PLACEMENTS] += round_row[ROUND_PLACEMENTS]
+    game_results[game, GAME_DRAWS] += round_row[ROUND_DRAWS]
+    game_results[game, GAME_DECISIONS] += round_row[ROUND_DECISIONS]
+    if round_number <= round_results.shape[1]:
+        for field in range(ROUND_FIELDS):
+            round_results[game, round_number - 1, field] = round_row[field]
+    if reason == END_TARGET:
+        game_results[game, GAME_WINNER_TEAM] = state[WINNER_TEAM]
+        return True
+    state[NEXT_LEADER] = round_row[ROUND_DOMINO_SEAT] if reason == END_DOMINO else -1
+    return False
+
+
+@njit
+def end_game(state, game_results, game, events):
+    """The game's result row once it is won or reached the round cap."""
+    game_results[game, GAME_ROUNDS] = state[ROUND]
+    if game_results[game, GAME_WINNER_TEAM] < 0:
+        game_results[game, GAME_CAP_HIT] = 1
+    for team in range(MAX_PLAYERS):
+        game_results[game, GAME_SCORES + team] = state[SCORES + team]
+    game_results[game, GAME_BAD_CHOICE] = state[BAD_CHOICE]
+    state[WAITING] = WAIT_OVER
+    record_event(
+        events, state, EVENT_GAME_END, -1, -1, game_results[game, GAME_WINNER_TEAM], 0, 0
+    )
+
+
 def make_game_player(choose_move):
     """The game loop compiled around one strategy dispatcher.
 
     ``choose_move(function, observation, moves, n_moves, params, rng) -> index`` is captured
     as a closure variable, not passed as an argument: numba resolves it statically, inlines
     it, and the kernel that calls the result can be cached (a dispatcher argument makes the
-    caller uncachable). Returns ``(play_block, play_round, play_turns)``.
+    caller uncachable). Returns ``(play_block, play_round, play_turns)``; the resumable
+    games of ``sim.kernels.batch`` use :func:`make_batch_player`, built on the same loop.
     """
+    loop = _game_loop(choose_move, "")
+    return loop["play_block"], loop["play_round"], loop["play_turns"]
+
+
+def make_batch_player(choose_move):
+    """``advance_block``: games of a batch played on until they wait or end (a separate
+    build of the same loop, so that a kernel that never pauses compiles none of it)."""
+    return _game_loop(choose_move, "batch")["advance_block"]
+
+
+def _game_loop(choose_move, tag):
+    """Every compiled function of the game loop around ``choose_move``, by name."""
 
     # The turn loop runs without numba's reference counting (_nrt=False): it allocates
     # nothing, and the atomic increments numba otherwise wraps round every inlined call with
@@ -310,17 +448,23 @@ def make_game_player(choose_move):
         each use) and its own seat's random stream, swapped in and out of ``rng`` so that
         no seat's draws show or shift another's. An index out of range is recorded in
         ``BAD_CHOICE`` (the runner stops the run naming the strategy) and the first move
-        is played so that the game can finish.
+        is played so that the game can finish. An ``OUTSIDE`` seat is not asked: the game
+        records what it waits for and the turn returns ``PAUSE``.
         """
         if n_moves == 1:
             move = moves[0]
             moves[0] = NO_MOVE
             return move
+        function = seat_functions[seat]
+        if function == OUTSIDE:
+            state[WAITING] = WAIT_FORCED if forced else WAIT_MOVE
+            state[TURN_SEAT] = seat
+            for slot in range(n_moves):
+                moves[slot] = NO_MOVE
+            return PAUSE
         fill_observation(state, seat, forced, observation)
         rng[0] = np.uint64(state[STREAMS + seat])
-        index = choose_move(
-            seat_functions[seat], observation, moves, n_moves, seat_params[seat], rng
-        )
+        index = choose_move(function, observation, moves, n_moves, seat_params[seat], rng)
         state[STREAMS + seat] = np.int64(rng[0])
         if index < 0 or index >= n_moves:
             if state[BAD_CHOICE] == 0:
@@ -331,6 +475,106 @@ def make_game_player(choose_move):
             moves[slot] = NO_MOVE
         return move
 
+    @njit(inline="always", _nrt=False)
+    def take_turn(
+        state, seat, forced_lead, free_draws, seat_functions, seat_params, moves, observation,
+        rng, round_row, events,
+    ):
+        """The move of ``seat``'s turn and its record kind: a placement, -1 (a pass) or
+        ``PAUSE`` (the game waits: an outside seat's choice, or the caller's next draw;
+        ``free_draws`` 1 draws the first tile without waiting, the caller named it)."""
+        layout = state[LAYOUT]
+        if layout == EMPTY_LAYOUT and forced_lead >= 0:
+            return forced_lead * 4 + ARM_L, record.PLACE_FORCED
+        n_moves = legal_moves(layout, state[HANDS + seat], moves)
+        if n_moves > 1:
+            round_row[ROUND_DECISIONS] += 1
+        if n_moves > 0:
+            move = choose(
+                state, seat, 0, moves, n_moves, seat_functions, seat_params, observation, rng
+            )
+            return move, record.PLACE_CHOSEN
+        if state[BONEYARD_POS] < N_TILES:
+            # No legal placement: draw one tile at a time until one fits.
+            state[LACKS + seat] = open_values_mask(layout)
+            while state[BONEYARD_POS] < N_TILES:
+                if state[EXTERNAL] != 0:
+                    if free_draws == 0:
+                        state[WAITING] = WAIT_DRAW
+                        state[TURN_SEAT] = seat
+                        return PAUSE, record.PLACE_FORCED
+                    free_draws = 0
+                tile = state[DECK + state[BONEYARD_POS]]
+                state[BONEYARD_POS] += 1
+                state[HANDS + seat] |= 1 << tile
+                round_row[ROUND_DRAWS] += 1
+                record_event(events, state, EVENT_DRAW, seat, tile, -1, 0, 0)
+                record.append(state, RECORD, record.DRAW, seat, 0)
+                n_moves = tile_moves(layout, tile, moves)
+                if n_moves > 1:
+                    round_row[ROUND_DECISIONS] += 1
+                if n_moves > 0:
+                    # A playable drawn tile must be played at once (any end it fits).
+                    move = choose(
+                        state, seat, 1, moves, n_moves, seat_functions, seat_params,
+                        observation, rng,
+                    )
+                    return move, record.PLACE_FORCED
+        return NO_MOVE, record.PLACE_CHOSEN
+
+    @njit(_nrt=False)
+    def play_turns(
+        state, seat, forced_lead, seat_functions, seat_params, moves, observation, rng,
+        round_row, events,
+    ):
+        """Play turns from ``seat`` until the round ends; return its END_* reason, or
+        ``PAUSED`` when the game waits for the caller (``state[WAITING]`` says for what).
+
+        Also the entry point for look-ahead strategies: they build a state consistent with
+        what their player knows, place a candidate, and play the rest of the round from here.
+        """
+        players = state[PLAYERS]
+        while True:
+            move, kind = take_turn(
+                state, seat, forced_lead, 0, seat_functions, seat_params, moves, observation,
+                rng, round_row, events,
+            )
+            if move == PAUSE:
+                return PAUSED
+            reason = finish_turn(state, seat, move, kind, round_row, events)
+            if reason >= 0:
+                return reason
+            seat += 1
+            if seat == players:
+                seat = 0
+
+    @njit(_nrt=False)
+    def resume_turns(
+        state, answer, forced_lead, seat_functions, seat_params, moves, observation, rng,
+        round_row, events,
+    ):
+        """Go on with a round that waits: ``answer`` is the outside seat's move, or for
+        ``WAIT_DRAW`` nothing (the caller put the named tile next in ``DECK``)."""
+        seat = state[TURN_SEAT]
+        waiting = state[WAITING]
+        state[WAITING] = WAIT_NONE
+        move = answer
+        kind = record.PLACE_FORCED if waiting == WAIT_FORCED else record.PLACE_CHOSEN
+        if waiting == WAIT_DRAW:
+            move, kind = take_turn(
+                state, seat, forced_lead, 1, seat_functions, seat_params, moves, observation,
+                rng, round_row, events,
+            )
+            if move == PAUSE:
+                return PAUSED
+        reason = finish_turn(state, seat, move, kind, round_row, events)
+        if reason >= 0:
+            return reason
+        return play_turns(
+            state, (seat + 1) % state[PLAYERS], forced_lead, seat_functions, seat_params,
+            moves, observation, rng, round_row, events,
+        )
+
     @njit(_nrt=False)
     def play_round(
         state, leader, forced_lead, seat_functions, seat_params, moves, observation, rng,
@@ -340,100 +584,72 @@ def make_game_player(choose_move):
 
         The round row gets the round's statistics; the game is over when END_TARGET is returned.
         """
-        for field in range(ROUND_FIELDS):
-            round_row[field] = 0
-        round_row[ROUND_LEADER] = leader
-        round_row[ROUND_DOMINO_SEAT] = -1
-        record_event(events, state, EVENT_ROUND_START, leader, state[ROUND], -1, 0, 0)
+        open_round(state, leader, round_row, events)
         return play_turns(
             state, leader, forced_lead, seat_functions, seat_params, moves, observation, rng,
             round_row, events,
         )
 
-    @njit(_nrt=False)
-    def play_turns(
-        state, seat, forced_lead, seat_functions, seat_params, moves, observation, rng,
-        round_row, events,
-    ):
-        """Play turns from ``seat`` until the round ends; return its END_* reason.
+    @njit(inline="always", _nrt=False)
+    def _first_turns(state, leader, game_results, game, forced_lead, seat_functions,
+                     seat_params, moves, observation, rng, round_row, events):
+        """A dealt round played from its leader (until it ends or waits)."""
+        if state[ROUND] == 1:
+            game_results[game, GAME_FIRST_LEADER] = leader
+        return play_round(
+            state, leader, forced_lead if state[ROUND] == 1 else -1, seat_functions,
+            seat_params, moves, observation, rng, round_row, events,
+        )
 
-        Also the entry point for look-ahead strategies: they build a state consistent with
-        what their player knows, place a candidate, and play the rest of the round from here.
+    @njit(_nrt=False)
+    def advance_game(
+        state, answer, seed, deal_id, round_cap, forced_lead, seat_functions, seat_params,
+        moves, observation, rng, deal_rng, round_row, game_results, round_results, game,
+        events, pausing,
+    ):
+        """Play a game on until it waits for the caller (``state[WAITING]``) or ends.
+
+        The one game loop: ``play_game`` runs a whole game through it, ``sim.kernels.batch``
+        resumes its paused games with it (``answer``: the waiting seat's move). A game with
+        ``pausing`` waits for room (``WAIT_ROOM``) instead of dropping rounds past its slots.
         """
-        players = state[PLAYERS]
-        while True:
-            layout = state[LAYOUT]
-            hand = state[HANDS + seat]
-            move = -1
-            kind = record.PLACE_CHOSEN
-            if layout == EMPTY_LAYOUT and forced_lead >= 0:
-                move = forced_lead * 4 + ARM_L
-                kind = record.PLACE_FORCED
-            else:
-                n_moves = legal_moves(layout, hand, moves)
-                if n_moves > 1:
-                    round_row[ROUND_DECISIONS] += 1
-                if n_moves > 0:
-                    move = choose(
-                        state, seat, 0, moves, n_moves, seat_functions, seat_params,
-                        observation, rng,
-                    )
-                elif state[BONEYARD_POS] < N_TILES:
-                    # No legal placement: draw one tile at a time until one fits.
-                    state[LACKS + seat] = open_values_mask(layout)
-                    while state[BONEYARD_POS] < N_TILES:
-                        tile = state[DECK + state[BONEYARD_POS]]
-                        state[BONEYARD_POS] += 1
-                        state[HANDS + seat] |= 1 << tile
-                        round_row[ROUND_DRAWS] += 1
-                        record_event(events, state, EVENT_DRAW, seat, tile, -1, 0, 0)
-                        record.append(state, RECORD, record.DRAW, seat, 0)
-                        n_moves = tile_moves(layout, tile, moves)
-                        if n_moves > 1:
-                            round_row[ROUND_DECISIONS] += 1
-                        if n_moves > 0:
-                            # A playable drawn tile must be played at once (any end it fits).
-                            move = choose(
-                                state, seat, 1, moves, n_moves, seat_functions, seat_params,
-                                observation, rng,
-                            )
-                            kind = record.PLACE_FORCED
-                            break
-            if move >= 0:
-                record.append(state, RECORD, kind, seat, move)
-                # Reading of the rules: a placement that reaches the target wins at once,
-                # also when it is the player's last tile (no domino, no settlement).
-                if apply_placement(state, seat, move, round_row, events):
-                    round_row[ROUND_END_REASON] = END_TARGET
-                    for team in range(MAX_PLAYERS):
-                        round_row[ROUND_SCORES + team] = state[SCORES + team]
-                    return END_TARGET
-                if state[HANDS + seat] == 0:
-                    settle_round(state, round_row, events, END_DOMINO, seat)
-                    break
-            else:
-                # Passing is allowed only here: nothing fits and the boneyard is empty (also
-                # right after drawing its last tile without a fit: that player then passes).
-                # Reading of the rules: the round is blocked at the first pass after which
-                # nobody can place; the others are not asked to pass in turn first.
-                state[LACKS + seat] |= open_values_mask(layout)
-                round_row[ROUND_PASSES] += 1
-                record_event(events, state, EVENT_PASS, seat, -1, -1, 0, 0)
-                record.append(state, RECORD, record.PASS, seat, 0)
-                blocked = True
-                for other in range(players):
-                    if can_play(layout, state[HANDS + other]):
-                        blocked = False
-                        break
-                if blocked:
-                    settle_round(state, round_row, events, END_BLOCKED, -1)
-                    break
-            seat += 1
-            if seat == players:
-                seat = 0
-        for team in range(MAX_PLAYERS):
-            round_row[ROUND_SCORES + team] = state[SCORES + team]
-        return round_row[ROUND_END_REASON]
+        waiting = state[WAITING]
+        round_lead = forced_lead if state[ROUND] == 1 else -1
+        if waiting == WAIT_NONE or waiting == WAIT_ROOM:
+            state[WAITING] = WAIT_NONE
+            reason = NEXT_ROUND
+        elif waiting == WAIT_DEAL:
+            # The caller wrote the deck into DECK and the leader into NEXT_LEADER.
+            state[WAITING] = WAIT_NONE
+            leader = state[NEXT_LEADER]
+            deal_hands(state, state[ROUND] + 1, leader)
+            reason = _first_turns(state, leader, game_results, game, forced_lead,
+                                  seat_functions, seat_params, moves, observation, rng,
+                                  round_row, events)
+        else:
+            reason = resume_turns(state, answer, round_lead, seat_functions, seat_params, moves,
+                                  observation, rng, round_row, events)
+        while reason != PAUSED:
+            if reason != NEXT_ROUND and end_round(state, reason, round_row, game_results,
+                                                  round_results, game):
+                break
+            if state[ROUND] >= round_cap:
+                break
+            if pausing and state[ROUND] >= round_results.shape[1]:
+                state[WAITING] = WAIT_ROOM
+                return
+            if state[EXTERNAL] != 0:
+                state[WAITING] = WAIT_DEAL
+                state[TURN_SEAT] = -1
+                return
+            round_number = state[ROUND] + 1
+            leader = deal_round(state, seed, deal_id, round_number, forced_lead,
+                                state[NEXT_LEADER], deal_rng)
+            reason = _first_turns(state, leader, game_results, game, forced_lead,
+                                  seat_functions, seat_params, moves, observation, rng,
+                                  round_row, events)
+        if reason != PAUSED:
+            end_game(state, game_results, game, events)
 
     @njit(_nrt=False)
     def play_game(
@@ -447,46 +663,11 @@ def make_game_player(choose_move):
         (rounds beyond that row's slots are not stored: the caller replays such long games
         with room for them).
         """
-        for slot in range(STATE_SIZE):
-            state[slot] = 0
-        state[PLAYERS] = players
-        state[TARGET] = TARGET_FOR_PLAYERS[players]
-        state[WINNER_TEAM] = -1
-        for seat in range(players):
-            state[STREAMS + seat] = np.int64(stream_key(seed, game_id, seat, SALT_STRATEGY))
-        for field in range(GAME_FIELDS):
-            game_results[game, field] = 0
-        game_results[game, GAME_WINNER_TEAM] = -1
-        slots = round_results.shape[1]
-        leader = -1
-        round_number = 0
-        while round_number < round_cap:
-            round_number += 1
-            leader = deal_round(state, seed, deal_id, round_number, forced_lead, leader, deal_rng)
-            if round_number == 1:
-                game_results[game, GAME_FIRST_LEADER] = leader
-            reason = play_round(
-                state, leader, forced_lead if round_number == 1 else -1, seat_functions,
-                seat_params, moves, observation, rng, round_row, events,
-            )
-            game_results[game, GAME_PLACEMENTS] += round_row[ROUND_PLACEMENTS]
-            game_results[game, GAME_DRAWS] += round_row[ROUND_DRAWS]
-            game_results[game, GAME_DECISIONS] += round_row[ROUND_DECISIONS]
-            if round_number <= slots:
-                for field in range(ROUND_FIELDS):
-                    round_results[game, round_number - 1, field] = round_row[field]
-            if reason == END_TARGET:
-                game_results[game, GAME_WINNER_TEAM] = state[WINNER_TEAM]
-                break
-            leader = round_row[ROUND_DOMINO_SEAT] if reason == END_DOMINO else -1
-        game_results[game, GAME_ROUNDS] = round_number
-        if game_results[game, GAME_WINNER_TEAM] < 0:
-            game_results[game, GAME_CAP_HIT] = 1
-        for team in range(MAX_PLAYERS):
-            game_results[game, GAME_SCORES + team] = state[SCORES + team]
-        game_results[game, GAME_BAD_CHOICE] = state[BAD_CHOICE]
-        record_event(
-            events, state, EVENT_GAME_END, -1, -1, game_results[game, GAME_WINNER_TEAM], 0, 0
+        start_game(state, seed, game_id, players, 0, game_results, game)
+        advance_game(
+            state, -1, seed, deal_id, round_cap, forced_lead, seat_functions, seat_params,
+            moves, observation, rng, deal_rng, round_row, game_results, round_results, game,
+            events, False,
         )
 
     @njit
@@ -514,11 +695,71 @@ def make_game_player(choose_move):
                 round_row, game_results, round_results, game, events,
             )
 
+    @njit
+    def advance_block(
+        games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players,
+        round_cap, forced_leads, states, round_rows, game_results, round_results, events,
+    ):
+        """Advance the batch's games ``games`` (indexes), each with its ``answers`` entry.
+
+        Every game keeps its whole progress in its own rows (``states``, ``round_rows``), so
+        a game may be resumed by any thread in any later call. ``events`` (rows only for a
+        batch of one game, ``sniff play``) receives the game's trace rows as it goes.
+        """
+        moves = np.full(MAX_MOVES, NO_MOVE, dtype=np.int64)
+        observation = np.zeros(obs_slots.OBSERVATION_SIZE, dtype=np.int64)
+        rng = np.zeros(1, dtype=np.uint64)
+        deal_rng = np.zeros(1, dtype=np.uint64)
+        seat_functions = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        seat_params = np.zeros((MAX_PLAYERS, spec_params.shape[1]), dtype=np.float64)
+        for index in range(games.shape[0]):
+            game = games[index]
+            for seat in range(players):
+                spec = seat_specs[game, seat]
+                seat_functions[seat] = spec_functions[spec]
+                seat_params[seat, :] = spec_params[spec]
+            advance_game(
+                states[game], answers[index], seed, deal_ids[game], round_cap,
+                forced_leads[game], seat_functions, seat_params, moves, observation, rng,
+                deal_rng, round_rows[game], game_results, round_results, game, events, True,
+            )
+
     # numba names a compiled closure by its qualified name plus a counter that restarts in
     # every process, so kernels compiled in different processes would export the same
     # symbols, and a process loading two of them from the cache would run the first one's
     # loop for both. The dispatcher's module (one per kernel) makes the names unique.
     owner = getattr(choose_move, "py_func", choose_move).__module__
-    for function in (play_round, play_turns, play_game, play_block):
-        function.py_func.__qualname__ += f"[{owner}]"
-    return play_block, play_round, play_turns
+    functions = {
+        "play_round": play_round, "play_turns": play_turns, "play_game": play_game,
+        "play_block": play_block, "resume_turns": resume_turns, "advance_game": advance_game,
+        "advance_block": advance_block,
+    }
+    for function in functions.values():
+        function.py_func.__qualname__ += f"[{owner}{':' + tag if tag else ''}]"
+    return functions
+
+
+@njit
+def fill_decision(state, observation, moves, mask):
+    """What a waiting game shows its deciding seat: its view, its legal moves (``NO_MOVE``
+    padded) and their mask over action ids; returns the number of moves (0 for a deal or a
+    draw, whose observation is all zeros: the chance player's outcomes are not a seat's).
+    """
+    waiting = state[WAITING]
+    for slot in range(moves.shape[0]):
+        moves[slot] = NO_MOVE
+    for slot in range(mask.shape[0]):
+        mask[slot] = False
+    n_moves = 0
+    if waiting == WAIT_MOVE:
+        n_moves = legal_moves(state[LAYOUT], state[HANDS + state[TURN_SEAT]], moves)
+    elif waiting == WAIT_FORCED:
+        n_moves = tile_moves(state[LAYOUT], state[DECK + state[BONEYARD_POS] - 1], moves)
+    if n_moves == 0:
+        for slot in range(observation.shape[0]):
+            observation[slot] = 0
+        return 0
+    fill_observation(state, state[TURN_SEAT], 1 if waiting == WAIT_FORCED else 0, observation)
+    for index in range(n_moves):
+        mask[moves[index]] = True
+    return n_moves

@@ -46,6 +46,7 @@ def choose_move(function, observation, moves, n_moves, params, rng):
 
 
 play_block, play_round, play_turns = engine.make_game_player(choose_move)
+advance_block = engine.make_batch_player(choose_move)
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -64,6 +65,49 @@ def play_batch(
             game_ids, seat_specs, spec_functions, spec_params, players, round_cap,
             forced_leads, game_results, round_results, no_events,
         )
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def advance_batch(
+    games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players, round_cap,
+    forced_leads, states, round_rows, game_results, round_results, events, block_size,
+):
+    n_games = games.shape[0]
+    n_blocks = (n_games + block_size - 1) // block_size
+    for block in prange(n_blocks):
+        first = block * block_size
+        last = min(n_games, first + block_size)
+        # Trace rows only for a batch of one game (sniff play); the others get none.
+        block_events = events if events.shape[0] > 0 else np.zeros((0, events.shape[1]),
+                                                                     dtype=np.int64)
+        advance_block(
+            games[first:last], answers[first:last], seed, deal_ids, seat_specs, spec_functions,
+            spec_params, players, round_cap, forced_leads, states, round_rows, game_results,
+            round_results, block_events,
+        )
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def start_batch(seed, game_ids, players, external, states, game_results):
+    for game in prange(game_ids.shape[0]):
+        engine.start_game(states[game], seed, game_ids[game], players, external, game_results,
+                          game)
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def gather_decisions(states, games, observations, moves, n_moves, masks, streams):
+    for row in prange(games.shape[0]):
+        state = states[games[row]]
+        n_moves[row] = engine.fill_decision(state, observations[row], moves[row], masks[row])
+        seat = state[engine.TURN_SEAT]
+        streams[row] = np.uint64(state[engine.STREAMS + seat]) if seat >= 0 else np.uint64(0)
+
+
+@njit(cache=True)
+def observe(state, seat, observation):
+    waiting = state[engine.WAITING]
+    forced = 1 if waiting == engine.WAIT_FORCED and state[engine.TURN_SEAT] == seat else 0
+    engine.fill_observation(state, seat, forced, observation)
 
 
 @njit(cache=True)

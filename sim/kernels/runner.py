@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numba
@@ -20,15 +19,14 @@ from sim.core.rng import seed_word
 from sim.core.seating import check_players, side_of_team
 from sim.errors import SniffError
 from sim.kernels.gather import gather_rounds
-from sim.kernels.generate import code_digest, load_kernel
-from sim.kernels.shared import kernel_set
+from sim.kernels.generate import code_digest
+from sim.kernels.python_seats import play_python_batch
+from sim.kernels.result import ROUND_CAP, BatchResult, strategy_errors
+from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec
-from strategies import get as get_strategy
 
-ROUND_CAP = 200
 PILOT_GAMES = 256
 BLOCK_SIZE = 64
-ALWAYS_COMPILED = ("greedy", "random")
 
 
 @dataclass(frozen=True)
@@ -51,27 +49,6 @@ class Lineup:
             if spec not in distinct:
                 distinct.append(spec)
         return distinct
-
-
-@dataclass
-class BatchResult:
-    game_ids: np.ndarray  # (n,) int64
-    deal_ids: np.ndarray  # (n,) int64
-    rotations: np.ndarray  # (n,) int64: seat s played lineup seat (s + rotation) % players
-    seat_specs: np.ndarray  # (n, 4) int64: index into Lineup.specs for each seat
-    games: np.ndarray  # (n, engine.GAME_FIELDS) int64
-    round_game: np.ndarray  # (R,) int64: index in the batch of each round's game
-    round_number: np.ndarray  # (R,) int64: from 1
-    round_rows: np.ndarray  # (R, engine.ROUND_FIELDS) int32: ordered by game, then round
-    # (a transposed view: each field is contiguous, as the Parquet columns want it)
-
-    def flat_rounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every round of every game: ``(game index in batch, round number from 1, rows)``."""
-        return self.round_game, self.round_number, self.round_rows
-
-    def first_rounds(self) -> np.ndarray:
-        """Round 1 of every game, in game order (every game has one)."""
-        return self.round_rows[self.round_number == 1]
 
 
 _scratch = threading.local()
@@ -123,34 +100,16 @@ def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = (),
     ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and parameter row
     of each distinct spec, and each seat's spec before rotation.
     """
-    by_name = {name: get_strategy(name) for name in ALWAYS_COMPILED}
-    by_name.update({strategy.name: strategy for strategy in kernel_strategies})
-    by_name.update({spec.strategy.name: spec.strategy for spec in lineup.seats})
-    strategies = kernel_set([by_name[name] for name in sorted(by_name)])
-    names = [strategy.name for strategy in strategies]
-    kernel = _load(strategies, uses)
+    kernel, names = kernel_for([spec.strategy for spec in lineup.seats], kernel_strategies, uses)
     specs = lineup.specs
-    spec_functions = np.array([names.index(s.strategy.name) for s in specs], dtype=np.int64)
+    spec_functions = np.array(
+        [engine.OUTSIDE if s.strategy.python else names.index(s.strategy.name) for s in specs],
+        dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
     for index, spec in enumerate(specs):
         spec_params[index, : len(spec.values)] = spec.values
     seat_index = np.array([specs.index(spec) for spec in lineup.seats], dtype=np.int64)
     return kernel, spec_functions, spec_params, seat_index
-
-
-def _load(strategies: list[Strategy], uses: tuple[str, ...]):
-    """``load_kernel``, whose compile notice is about ``play_batch``: a caller that uses only
-    ``trace_game`` (``sniff play``, ``trace``) is not told of a compile its cache spares it."""
-    from sim.kernels import generate as kernels
-
-    if (uses == ("play_batch",) or kernels.is_loaded(strategies)
-            or not kernels.is_compiled(kernels.kernel_path(strategies)[0], uses)):
-        return load_kernel(strategies)
-    said, kernels.notice = kernels.notice, None
-    try:
-        return load_kernel(strategies)
-    finally:
-        kernels.notice = said
 
 
 def lineup_strategies(lineup: Lineup) -> list[Strategy]:
@@ -182,7 +141,9 @@ def play_batch(
     Seat ``s`` of a game with rotation ``r`` is played by ``lineup.seats[(s + r) % players]``.
     Each game's rounds go into ``round_slots`` slots (sized by a pilot when None); games
     longer than that are replayed (same streams, same result) with room for every round, so
-    no round is dropped. The result holds every round as flat rows.
+    no round is dropped. The result holds every round as flat rows. A lineup with a Python
+    player (``strategies.register_python``) is played through ``sim.kernels.python_seats``
+    (same games, same result).
     """
     game_ids = np.ascontiguousarray(game_ids, dtype=np.int64)
     n_games = game_ids.shape[0]
@@ -195,6 +156,9 @@ def play_batch(
     if forced_leads is None:
         forced_leads = np.full(n_games, -1, dtype=np.int64)
     forced_leads = np.ascontiguousarray(forced_leads, dtype=np.int64)
+    if any(spec.strategy.python for spec in lineup.seats):
+        return play_python_batch(lineup, seed, game_ids, deal_ids, rotations, forced_leads,
+                                 round_cap, kernel_strategies)
     kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
     players = lineup.players
     seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
@@ -261,6 +225,11 @@ def trace_events(
     The game is the one ``play_batch`` plays for the same ids: its deal id (default: its game
     id), its rotation and its forced lead. The event buffer grows until the game fits.
     """
+    python = [spec.label for spec in lineup.seats if spec.strategy.python]
+    if python:
+        raise SniffError(f"{python[0]} is a Python strategy: traces and sniff play take "
+                         "compiled strategies only (simulate, compare, tournament and "
+                         "openings take it)")
     kernel, spec_functions, spec_params, seat_index = compile_lineup(
         lineup, kernel_strategies, uses=("trace_game",))
     players = lineup.players
@@ -284,34 +253,6 @@ def trace_events(
         if written < capacity:
             return events[:written], games[0]
         capacity *= 4
-
-
-@contextmanager
-def strategy_errors(lineup: Lineup):
-    """An exception raised inside the compiled engine (a plugin's ``choose`` that raises)
-    as one ``SniffError`` line naming the strategy and the message, not numba's
-    "SystemError: CPUDispatcher(...) returned a result with an exception set" (a parallel
-    kernel) or a bare traceback."""
-    try:
-        yield
-    except (SniffError, KeyboardInterrupt, MemoryError):
-        raise
-    except Exception as error:
-        cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ else error
-        if isinstance(cause, SniffError | KeyboardInterrupt):  # asked for (sniff play's q)
-            raise cause from None
-        what = f"{type(cause).__name__}: {' '.join(str(cause).split())}".rstrip(": ")
-        strategies = {spec.strategy.name: spec.strategy for spec in lineup.seats}
-        plugins = [s for s in strategies.values() if not s.module.startswith("strategies.")]
-        if len(plugins) == 1:
-            who = f"strategy {plugins[0].name!r} (module {plugins[0].module})"
-        elif plugins:
-            who = "one of the strategies " + ", ".join(
-                f"{s.name!r} (module {s.module})" for s in plugins)
-        else:
-            who = "the engine, playing " + ", ".join(strategies)
-        raise SniffError(f"{who} raised {what} inside the compiled engine; its choose() must "
-                         "return a legal move's index, never raise") from None
 
 
 def refuse_bad_choices(

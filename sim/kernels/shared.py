@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sim.kernels import generate as kernels
-from strategies import BUILTIN_MODULES, Strategy, available
+from strategies import BUILTIN_MODULES, Strategy, available, get
 
 PRECOMPILE_ENV = "SNIFF_PRECOMPILE"
 LOCK_NAME = "precompile.lock"
@@ -35,6 +35,9 @@ _own_kernels = False  # set by own_kernels(): every set of strategies in a kerne
 # Shared kernels found compiled, by cache folder and strategies (stays so in a process).
 _ready: set[tuple[str, tuple[str, ...]]] = set()
 _started: set[str] = set()  # cache folders this process started a background compile for
+# In every kernel, so that every lineup of the two (the default run, traces, most tests)
+# shares one compiled kernel.
+ALWAYS_COMPILED = ("greedy", "random")
 
 
 def builtin_strategies() -> list[Strategy]:
@@ -141,3 +144,32 @@ def start_background(builtins: Sequence[Strategy]) -> bool:
             f"strategies starts at once (turn off with {PRECOMPILE_ENV}=0)"
         )
     return True
+
+
+def kernel_for(strategies: Sequence[Strategy], kernel_strategies: Sequence[Strategy] = (),
+               uses: tuple[str, ...] = ("play_batch",), shared: bool = True):
+    """The kernel holding these strategies (and ``greedy``, ``random``, ``kernel_strategies``:
+    see :func:`compile_lineup`) and its strategies' names in dispatch order. ``shared``
+    False keeps them in a kernel of their own (``sim.kernels.batch``: the shared kernel's
+    resumable loop would compile every built-in strategy again, for minutes)."""
+    by_name = {name: get(name) for name in ALWAYS_COMPILED}
+    by_name.update({strategy.name: strategy for strategy in kernel_strategies})
+    by_name.update({strategy.name: strategy for strategy in strategies})
+    # Python policies (register_python) are decided outside the kernel.
+    chosen = [by_name[name] for name in sorted(by_name) if not by_name[name].python]
+    if shared:
+        chosen = kernel_set(chosen)
+    return _load(chosen, uses), [strategy.name for strategy in chosen]
+
+
+def _load(strategies: list[Strategy], uses: tuple[str, ...]):
+    """``load_kernel``, whose compile notice is about ``play_batch``: a caller that uses only
+    ``trace_game`` (``sniff play``, ``trace``) is not told of a compile its cache spares it."""
+    if (uses == ("play_batch",) or kernels.is_loaded(strategies)
+            or not kernels.is_compiled(kernels.kernel_path(strategies)[0], uses)):
+        return kernels.load_kernel(strategies)
+    said, kernels.notice = kernels.notice, None
+    try:
+        return kernels.load_kernel(strategies)
+    finally:
+        kernels.notice = said

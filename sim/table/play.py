@@ -1,9 +1,9 @@
 """``sniff play``: a person plays one seat against built-in strategies, in the terminal.
 
-The game is played by the compiled engine, the same kernel path as ``sniff trace``: the
-person's seat is the ``human`` strategy (``sim.table.human``), whose compiled ``choose`` calls
-back into :meth:`PlayGame.decide` here. Turns, drawing, passing, blocking and settlement
-are the engine's; this module only shows what happened and asks for a number.
+The game is a one-game ``sim.kernels.batch.GameBatch`` in which the person's seat is an
+outside seat: the compiled engine plays the other seats and stops at each of the person's
+decisions, which :meth:`PlayGame.decide` asks for. Turns, drawing, passing, blocking and
+settlement are the engine's; this module only shows what happened and asks for a number.
 
 What the person sees comes from the engine's own trace rows: the event buffer is a numpy
 array this module also holds, so before each question the rows the engine has written so
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.core import engine
+from sim.core import observation as view
 from sim.core.layout import (
     ARM_DOUBLE,
     ARM_NAMES,
@@ -38,14 +39,15 @@ from sim.core.layout import (
     decode_ends,
     move_points,
 )
-from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.errors import SniffError
-from sim.kernels.runner import ROUND_CAP, Lineup, compile_lineup, strategy_errors
+from sim.kernels.batch import GameBatch
+from sim.kernels.result import ROUND_CAP
+from sim.kernels.runner import Lineup
 from sim.kernels.trace import EventDecoder, start_event, write_trace
 from sim.store.folders import check_writable_folder
-from sim.table.human import HUMAN, attach
+from sim.table.human import HUMAN
 from sim.table.render import ReplayState, halves, render_event, render_layout
 from strategies import StrategySpec
 
@@ -161,24 +163,17 @@ class PlayGame:
     # ------------------------------------------------------------ running the game
 
     def run(self) -> list[dict]:
-        kernel, spec_functions, spec_params, seat_index = compile_lineup(
-            self.lineup, [HUMAN], uses=("trace_game",))
-        seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
-        seat_specs[0, : self.players] = seat_index
-        ids = np.array([GAME_ID], dtype=np.int64)
-        games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
-        rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int64)
+        seats = [None if spec.strategy is HUMAN else spec for spec in self.lineup.seats]
         self.show(self.events[0], None)
-        attach(self.decide)
-        try:
-            with strategy_errors(self.lineup):
-                kernel.trace_game(
-                    seed_word(self.seed), ids, ids, seat_specs, spec_functions, spec_params,
-                    self.players, ROUND_CAP, np.array([-1], dtype=np.int64), games, rounds,
-                    self.rows,
-                )
-        finally:
-            attach(None)
+        batch = GameBatch(self.players, seats, 1, self.seed, first_game=GAME_ID,
+                          round_cap=ROUND_CAP, events=self.rows)
+        while not batch.done:
+            decision = batch.pending()
+            observation = decision.observations[0]
+            options = decision.moves[0, : decision.n_moves[0]].tolist()
+            index = self.decide(int(observation[view.LAYOUT]), bool(observation[view.FORCED]),
+                                options)
+            batch.advance(np.array([options[index]], dtype=np.int64))
         self.catch_up()
         if self.events[-1]["event"] != "game_end":
             raise SniffError("the game's event buffer filled up before the game ended")
@@ -195,7 +190,7 @@ class PlayGame:
             self.show(event, row)
 
     def decide(self, layout: int, forced: bool, options: list[int]) -> int:
-        """Called by the compiled engine on the person's turn: show, ask, return an index."""
+        """The person's turn (the game waits for it): show, ask, return an index."""
         self.catch_up()
         self.show_turn(layout, forced, options)
         index = self.ask(len(options), options)

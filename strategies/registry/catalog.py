@@ -40,6 +40,8 @@ class Strategy:
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
     # The player counts it can play (a learned model file is trained for one).
     players: tuple[int, ...] = (2, 3, 4)
+    # A Python policy (register_python): decided outside the compiled engine, in batches.
+    python: bool = False
 
     def format_value(self, key: str, value: float) -> str:
         """A parameter value as a user writes it (an option's name, or a number)."""
@@ -150,3 +152,40 @@ def register_spec_parser(name: str, parser: Callable[[Strategy, str], StrategySp
     """Let ``parser`` read ``name:TEXT`` (with a non-empty TEXT) instead of the numeric
     parameters."""
     _SPEC_PARSERS[name] = parser
+
+
+def register_python(
+    name: str, description: str, players: tuple[int, ...] = (2, 3, 4)
+) -> Callable:
+    """Decorator that registers a Python policy under ``name`` (``sim.kernels.python_seats``).
+
+    The policy decides for every game of a batch at once:
+    ``policy(observations, masks) -> actions``, with ``observations`` the ``(k,
+    OBSERVATION_SIZE)`` int64 public views (``sim.core.observation``), ``masks`` the ``(k,
+    112)`` bool legal actions, and the result ``k`` action ids (``tile * 4 + arm``). A policy
+    that takes a third argument gets ``seeds``, ``(k,)`` uint64 words from each deciding
+    seat's own random stream (fresh at every decision), for reproducible randomness. It
+    takes no parameters; it is asked only when a seat has two or more legal moves.
+    """
+    if not name or any(c in name for c in ":,= "):
+        raise StrategyError(f"bad strategy name {name!r}: no ':', ',', '=' or spaces")
+
+    def decorate(function):
+        module = getattr(function, "__module__", None) or "?"
+        if hasattr(function, "py_func") or not callable(function):
+            raise StrategyError(
+                f"strategy {name!r} in module {module}: register_python takes a plain Python "
+                "callable (a numba @njit choose is registered with register)")
+        existing = _REGISTRY.get(name)
+        if existing is not None and existing.module != module:
+            raise StrategyError(
+                f"strategy {name!r} in module {module} is already registered by module "
+                f"{existing.module}: give it another name")
+        _REGISTRY[name] = Strategy(
+            name=name, description=description, module=module, attribute=function.__name__,
+            players=tuple(players), python=True,
+        )
+        return function
+
+    return decorate
+

@@ -1,0 +1,400 @@
+"""A batch of resumable games: the engine plays the built-in seats, the caller the others.
+
+``sniff simulate`` plays whole games inside one compiled call. A :class:`GameBatch` keeps
+the progress of ``n`` games in arrays instead (each game's full state, its round row, its
+results), and one compiled call (:meth:`GameBatch.advance`) plays every game on, in
+parallel, until it needs the decision of an *outside* seat or ends. The caller decides for
+the outside seats from Python (a NumPy or PyTorch policy, a person, a reinforcement-learning
+library) and calls :meth:`advance` again with the moves.
+
+The games are those of ``sniff simulate``: game ``i`` of a batch has game id
+``first_game + i``, deal id = game id, the rotation ``game id % players`` (seat ``s`` is
+played by lineup position ``(s + rotation) % players``), the same deal streams and each
+seat's own strategy stream. Rules are not repeated here: the engine's one game loop
+(``sim.core.engine.advance_game``) runs both. A built-in strategy decided from Python through
+its compiled ``choose`` and the stream it is handed (:attr:`Decisions.streams`) plays the
+same games as ``sniff simulate`` (tests/test_batch.py).
+
+Actions: an action id is the engine's move encoding, ``tile * 4 + arm`` (``N_ACTIONS``
+ids; the opening uses arm L). An outside seat is asked only when it has a choice (two or more
+legal moves, as every strategy); a single legal move, drawing and passing are played for it.
+
+Hidden information: a :class:`Decisions` row carries the deciding seat's public view only
+(``sim.core.observation``), its legal moves and its own random stream. The full states are
+private (``_state``). With ``external_chance=True`` the caller also plays chance: the game
+waits at each deal (``KIND_DEAL``: supply the deck with :meth:`GameBatch.deal`) and before
+each draw (``KIND_DRAW``: the move is the tile id drawn, one of :meth:`GameBatch.boneyard`);
+those two accessors see hidden tiles and are meant for a chance player only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import numba
+import numpy as np
+
+from sim.core import engine
+from sim.core.observation import OBSERVATION_SIZE
+from sim.core.rng import seed_word
+from sim.core.seating import check_players, team_count
+from sim.core.tiles import N_TILES
+from sim.errors import SniffError
+from sim.kernels.gather import gather_rounds
+from sim.kernels.result import ROUND_CAP, BatchResult, strategy_errors
+from sim.kernels.shared import kernel_for
+from strategies import MAX_PARAMS, Strategy, StrategySpec, parse_spec
+
+__all__ = [
+    "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE", "Decisions",
+    "GameBatch", "IllegalMove",
+]
+
+N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
+OUTSIDE = None  # a lineup position decided by the caller
+KIND_MOVE = engine.WAIT_MOVE  # choose among the hand's legal moves
+KIND_FORCED = engine.WAIT_FORCED  # choose where the tile just drawn goes (observation FORCED)
+KIND_DRAW = engine.WAIT_DRAW  # chance: name the next tile drawn (external_chance only)
+KIND_DEAL = engine.WAIT_DEAL  # chance: deal the round (external_chance only)
+_ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
+BLOCK_SIZE = 32
+FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
+
+
+class IllegalMove(ValueError):
+    """A move that is not legal for its game, or moves of the wrong shape or type."""
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """The games that wait now, one row each, in game order (fresh arrays every call)."""
+
+    games: np.ndarray  # (k,) index of the game in the batch
+    seats: np.ndarray  # (k,) deciding seat (for KIND_DRAW the drawing seat, KIND_DEAL -1)
+    positions: np.ndarray  # (k,) lineup position of that seat (after the game's rotation)
+    kinds: np.ndarray  # (k,) KIND_MOVE, KIND_FORCED, KIND_DRAW or KIND_DEAL
+    observations: np.ndarray  # (k, OBSERVATION_SIZE) int64: what strategies get (0 for chance)
+    moves: np.ndarray  # (k, MAX_MOVES) int64 legal moves in the engine's order, NO_MOVE padded
+    n_moves: np.ndarray  # (k,)
+    masks: np.ndarray  # (k, N_ACTIONS) bool over action ids
+    streams: np.ndarray  # (k,) uint64: the seat's own strategy random stream
+
+    def __len__(self) -> int:
+        return int(self.games.shape[0])
+
+    def copy(self) -> Decisions:
+        return Decisions(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+
+def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
+    """One spec (or OUTSIDE) per lineup position; names are parsed; 2 given for 4 players
+    are the two partnerships."""
+    check_players(players)
+    seats = [parse_spec(s) if isinstance(s, str) else s for s in getattr(lineup, "seats", lineup)]
+    if players == 4 and len(seats) == 2:
+        seats = seats * 2
+    if len(seats) != players:
+        raise SniffError(f"{players} players need {players} lineup positions, got {len(seats)}")
+    for spec in seats:
+        if spec is not None and not isinstance(spec, StrategySpec):
+            raise SniffError(
+                f"a lineup position is a strategy spec or OUTSIDE (None), not {spec!r}")
+    return seats
+
+
+class GameBatch:
+    """``n_games`` games of one lineup, played on by the engine until an outside seat decides.
+
+    ``lineup``: one entry per lineup position (or two for the partnerships of 4 players),
+    each a strategy spec or name, or ``OUTSIDE`` (``None``) for a position the caller plays.
+    ``forced_leads`` (per game, -1 none) imposes round 1's opening tile, as ``sniff openings``;
+    ``deal_ids`` (per game) replaces the default deal id (the game id), as ``--duplicate``;
+    ``game_ids`` and ``rotations`` (per game) replace ``first_game + i`` and ``id % players``;
+    ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
+    lineups share one kernel (one compile). ``events``: for a batch of one game, an
+    ``(rows, engine.EVENT_WIDTH)`` int64 buffer that receives the game's trace rows
+    (``sim.kernels.trace``) as it is played (``sniff play`` shows them).
+    The first :class:`Decisions` is ready at once (:meth:`pending`).
+    """
+
+    def __init__(
+        self, players: int, lineup: Sequence, n_games: int, seed: int, *, first_game: int = 0,
+        round_cap: int = ROUND_CAP, forced_leads: np.ndarray | None = None,
+        external_chance: bool = False, deal_ids: np.ndarray | None = None,
+        kernel_strategies: Sequence[Strategy] = (), game_ids: np.ndarray | None = None,
+        rotations: np.ndarray | None = None, events: np.ndarray | None = None,
+    ) -> None:
+        self.players = check_players(players)
+        self.seats = _specs(players, lineup)
+        self.seed = int(seed)
+        self.round_cap = int(round_cap)
+        self.external_chance = bool(external_chance)
+        self._kernel_strategies = tuple(kernel_strategies)
+        self.game_ids = (np.arange(first_game, first_game + int(n_games), dtype=np.int64)
+                         if game_ids is None else np.array(game_ids, dtype=np.int64))
+        self.deal_ids = (self.game_ids.copy() if deal_ids is None
+                         else np.array(deal_ids, dtype=np.int64))
+        self.rotations = (self.game_ids % players if rotations is None
+                          else np.array(rotations, dtype=np.int64))
+        if forced_leads is None:
+            forced_leads = np.full(self.game_ids.shape[0], -1, dtype=np.int64)
+        self._forced = np.ascontiguousarray(forced_leads, dtype=np.int64)
+        if self.external_chance and np.any(self._forced >= 0):
+            raise SniffError("forced leads and external chance do not mix: deal the lead tile")
+        self._compile()
+        n = self.game_ids.shape[0]
+        if events is None:
+            events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
+        elif n != 1:
+            raise SniffError("an event buffer is for a batch of one game")
+        self._events = events
+        self._state = np.zeros((n, engine.STATE_SIZE), dtype=np.int64)
+        self._round_rows = np.zeros((n, engine.ROUND_FIELDS), dtype=np.int64)
+        self._games = np.zeros((n, engine.GAME_FIELDS), dtype=np.int64)
+        self._rounds = np.zeros((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
+        self._dealt = np.zeros(n, dtype=bool)
+        self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
+                                 int(self.external_chance), self._state, self._games)
+        self._run(np.arange(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
+
+    def _compile(self) -> None:
+        compiled = [spec for spec in self.seats if spec is not None]
+        self._kernel, names = kernel_for(
+            [s.strategy for s in compiled], self._kernel_strategies,
+            uses=("advance_batch", "gather_decisions"), shared=False)
+        self.specs: list[StrategySpec | None] = []
+        for spec in self.seats:
+            if spec not in self.specs:
+                self.specs.append(spec)
+        self._spec_functions = np.array(
+            [engine.OUTSIDE if s is None else names.index(s.strategy.name) for s in self.specs],
+            dtype=np.int64)
+        self._spec_params = np.zeros((len(self.specs), MAX_PARAMS), dtype=np.float64)
+        for index, spec in enumerate(self.specs):
+            if spec is not None:
+                self._spec_params[index, : len(spec.values)] = spec.values
+        seat_index = np.array([self.specs.index(s) for s in self.seats], dtype=np.int64)
+        self._seat_specs = np.zeros((self.game_ids.shape[0], engine.MAX_PLAYERS), dtype=np.int64)
+        for seat in range(self.players):
+            self._seat_specs[:, seat] = seat_index[(seat + self.rotations) % self.players]
+        self._errors_of = type("Seats", (), {"seats": tuple(compiled)})()
+
+    # --- playing
+    def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
+        """Advance these games (growing round slots as games ask), then gather who waits."""
+        while games.size:
+            with numba.parallel_chunksize(1), strategy_errors(self._errors_of):
+                self._kernel.advance_batch(
+                    games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
+                    self._spec_functions, self._spec_params, self.players, self.round_cap,
+                    self._forced, self._state, self._round_rows, self._games, self._rounds,
+                    self._events, BLOCK_SIZE,
+                )
+            waiting = self._state[games, engine.WAITING]
+            games = games[waiting == engine.WAIT_ROOM]
+            if games.size:
+                grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
+                                  engine.ROUND_FIELDS), dtype=np.int32)
+                grown[:, : self._rounds.shape[1]] = self._rounds
+                self._rounds = grown
+                answers = np.full(games.size, -1, dtype=np.int64)
+        self._refuse_bad_choices()
+        self._decisions = self._gather()
+
+    def _gather(self) -> Decisions:
+        waiting = self._state[:, engine.WAITING]
+        games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
+        k = games.size
+        observations = np.zeros((k, OBSERVATION_SIZE), dtype=np.int64)  # unused slots: 0
+        moves = np.empty((k, engine.MAX_MOVES), dtype=np.int64)
+        n_moves = np.empty(k, dtype=np.int64)
+        masks = np.empty((k, N_ACTIONS), dtype=np.bool_)
+        streams = np.empty(k, dtype=np.uint64)
+        if k:
+            self._kernel.gather_decisions(self._state, games, observations, moves, n_moves,
+                                          masks, streams)
+        seats = self._state[games, engine.TURN_SEAT]
+        positions = np.where(seats >= 0, (seats + self.rotations[games]) % self.players, -1)
+        return Decisions(games, seats, positions, waiting[games], observations, moves, n_moves,
+                         masks, streams)
+
+    def _refuse_bad_choices(self) -> None:
+        bad = np.flatnonzero(self._state[:, engine.BAD_CHOICE])
+        if bad.size:
+            game = int(bad[0])
+            seat = int(self._state[game, engine.BAD_CHOICE]) - 1
+            spec = self.specs[int(self._seat_specs[game, seat])]
+            raise SniffError(
+                f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a "
+                f"move index out of range in game {int(self.game_ids[game])}, seat {seat}: "
+                "choose must return an index in 0..n_moves-1")
+
+    def pending(self) -> Decisions:
+        """The games waiting now (empty when every game is over)."""
+        return self._decisions
+
+    def advance(self, moves, streams=None) -> Decisions:
+        """Answer every row of :meth:`pending` (``moves[i]`` for row ``i``), play on; the
+        games that wait next.
+
+        ``moves``: action ids (``tile * 4 + arm``) for KIND_MOVE and KIND_FORCED rows, the
+        tile id drawn for KIND_DRAW rows, anything for KIND_DEAL rows (:meth:`deal` first).
+        ``streams`` (optional, uint64 per row): the seats' random streams after deciding,
+        for a strategy that draws from its stream (as the compiled ones do); rows of chance
+        are ignored. Raises :class:`IllegalMove` naming the game and move, changing nothing.
+        """
+        decisions = self._decisions
+        moves = self._checked(moves, decisions)
+        asking = decisions.n_moves > 0
+        if streams is not None:
+            streams = np.asarray(streams)
+            if streams.shape != (len(decisions),):
+                raise IllegalMove(f"streams must have shape ({len(decisions)},), "
+                                  f"got {streams.shape}")
+            rows = np.flatnonzero(asking)
+            self._state[decisions.games[rows], engine.STREAMS + decisions.seats[rows]] = (
+                streams[rows].astype(np.uint64).view(np.int64))
+        for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
+            self._place_draw(int(decisions.games[row]), int(moves[row]))
+        self._dealt[decisions.games] = False
+        self._run(decisions.games, moves)
+        return self._decisions
+
+    def _checked(self, moves, decisions: Decisions) -> np.ndarray:
+        """``moves`` as int64, or IllegalMove naming the first game whose move is wrong."""
+        array = np.asarray(moves)
+        k = len(decisions)
+        if array.shape != (k,) or (k and array.dtype.kind not in "iu"):
+            raise IllegalMove(f"moves must be {k} integer action ids (one per waiting game), "
+                              f"got shape {array.shape} of {array.dtype}")
+        array = array.astype(np.int64)
+        asking = decisions.n_moves > 0
+        in_range = (array >= 0) & (array < N_ACTIONS)
+        legal = in_range & decisions.masks[np.arange(k), np.where(in_range, array, 0)]
+        wrong = np.flatnonzero(asking & ~legal)
+        if wrong.size:
+            row = int(wrong[0])
+            raise IllegalMove(
+                f"game {int(decisions.games[row])} (id {int(self.game_ids[decisions.games[row]])}"
+                f"), seat {int(decisions.seats[row])}: move {int(array[row])} is not legal "
+                f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
+        for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
+            game = int(decisions.games[row])
+            if int(array[row]) not in self.boneyard(game):
+                raise IllegalMove(f"game {game}: tile {int(array[row])} is not in the boneyard")
+        for row in np.flatnonzero(decisions.kinds == KIND_DEAL):
+            if not self._dealt[decisions.games[row]]:
+                raise IllegalMove(f"game {int(decisions.games[row])} waits for its deal: "
+                                  "call deal(game, deck, leader) first")
+        return np.ascontiguousarray(array)
+
+    # --- chance from outside (external_chance=True)
+    def needs_leader(self, game: int) -> bool:
+        """Whether the round the game waits to deal draws its leader (round 1, or after a
+        blocked round; else the seat that went out leads)."""
+        return int(self._state[game, engine.NEXT_LEADER]) < 0
+
+    def deal(self, game: int, deck, leader: int = -1) -> None:
+        """Supply the deck of the round game ``game`` waits to deal: hands from the front,
+        seat by seat, then the boneyard in draw order; ``leader`` when the rules draw one."""
+        if self._state[game, engine.WAITING] != KIND_DEAL:
+            raise IllegalMove(f"game {game} does not wait for a deal")
+        deck = np.asarray(deck, dtype=np.int64)
+        if deck.shape != (N_TILES,) or sorted(deck.tolist()) != list(range(N_TILES)):
+            raise IllegalMove(f"game {game}: a deck is the {N_TILES} tile ids in some order")
+        if self.needs_leader(game):
+            if not 0 <= leader < self.players:
+                raise IllegalMove(f"game {game}: this round's leader is drawn: "
+                                  f"give 0..{self.players - 1}")
+            self._state[game, engine.NEXT_LEADER] = leader
+        self._state[game, engine.DECK: engine.DECK + N_TILES] = deck
+        self._dealt[game] = True
+
+    def boneyard(self, game: int) -> list[int]:
+        """The tiles left to draw in game ``game`` (hidden: for a chance player only)."""
+        position = int(self._state[game, engine.BONEYARD_POS])
+        return sorted(self._state[game, engine.DECK + position: engine.DECK + N_TILES].tolist())
+
+    def _place_draw(self, game: int, tile: int) -> None:
+        """Put the named tile next in the deck (swapping it with the one there)."""
+        row = self._state[game]
+        position = engine.DECK + int(row[engine.BONEYARD_POS])
+        where = position + int(np.flatnonzero(row[position: engine.DECK + N_TILES] == tile)[0])
+        row[where], row[position] = row[position], tile
+
+    # --- what anyone may see
+    @property
+    def finished(self) -> np.ndarray:
+        """(n,) bool: the games that are over."""
+        return self._state[:, engine.WAITING] == engine.WAIT_OVER
+
+    @property
+    def done(self) -> bool:
+        return bool(self.finished.all())
+
+    def observe(self, game: int, seat: int) -> np.ndarray:
+        """The public view of ``seat`` in game ``game`` now (what a strategy would get)."""
+        observation = np.zeros(OBSERVATION_SIZE, dtype=np.int64)
+        self._kernel.observe(self._state[game], seat, observation)
+        return observation
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(n, teams) scores now (after settlement at a round's end)."""
+        return self._state[:, engine.SCORES: engine.SCORES + team_count(self.players)].copy()
+
+    @property
+    def round_numbers(self) -> np.ndarray:
+        """(n,) the round being played (or the last one), from 1."""
+        return self._state[:, engine.ROUND].copy()
+
+    @property
+    def hand_sizes(self) -> np.ndarray:
+        """(n, players) tiles in each seat's hand."""
+        hands = self._state[:, engine.HANDS: engine.HANDS + self.players]
+        return np.array([[int(h).bit_count() for h in row] for row in hands], dtype=np.int64)
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """(n,) the seat each game waits for, -1 when none (over, or waiting for a deal)."""
+        waiting = self._state[:, engine.WAITING]
+        asking = (waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DRAW)
+        return np.where(asking, self._state[:, engine.TURN_SEAT], -1)
+
+    @property
+    def winners(self) -> np.ndarray:
+        """(n,) the team that won each game, -1 while none has (or at the round cap)."""
+        return self._state[:, engine.WINNER_TEAM].copy()
+
+    def round_row(self, game: int) -> np.ndarray:
+        """The current (or just finished) round's row of game ``game`` (``ROUND_*`` fields:
+        points per team, penalties, end reason...)."""
+        return self._round_rows[game].copy()
+
+    def results(self) -> BatchResult:
+        """Game and round tables of the batch, as ``runner.play_batch`` returns them (an
+        unfinished game has the rounds it finished so far and a provisional game row)."""
+        waiting = self._state[:, engine.WAITING]
+        in_round = (waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DRAW)
+        counts = self._state[:, engine.ROUND] - in_round
+        counts = np.where(self.finished, self._games[:, engine.GAME_ROUNDS], counts)
+        n = counts.shape[0]
+        offsets = np.zeros(n, dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        columns = np.empty((engine.ROUND_FIELDS, int(counts.sum())), dtype=np.int32)
+        gather_rounds(self._rounds, counts, offsets, columns)
+        round_game = np.repeat(np.arange(n, dtype=np.int64), counts)
+        round_number = np.arange(columns.shape[1], dtype=np.int64) - offsets[round_game] + 1
+        return BatchResult(self.game_ids.copy(), self.deal_ids.copy(), self.rotations.copy(),
+                           self._seat_specs.copy(), self._games.copy(), round_game,
+                           round_number, columns.T)
+
+    def copy(self) -> GameBatch:
+        """An independent copy (same kernel), e.g. for a search that tries moves."""
+        twin = object.__new__(GameBatch)
+        twin.__dict__.update(self.__dict__)
+        for name in ("_state", "_round_rows", "_games", "_rounds", "_dealt", "_events"):
+            setattr(twin, name, getattr(self, name).copy())
+        twin._decisions = self._decisions.copy()
+        return twin

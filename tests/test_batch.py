@@ -1,0 +1,234 @@
+"""The resumable batch (sim.kernels.batch): outside seats, hidden information, bad moves,
+chance from outside.
+
+A built-in strategy decided from Python through the batch (its compiled ``choose`` called
+on each Decisions row with the stream the row hands over) must give the tables that
+``runner.play_batch`` (``sniff simulate``) gives for the same seed: the batch runs the same
+game loop, streams and rotation. Every batch here shares one kernel (``KERNEL``).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from sim.core import engine
+from sim.core import observation as view
+from sim.core.rng import seed_word
+from sim.core.tiles import N_TILES
+from sim.kernels.batch import (
+    KIND_DEAL,
+    KIND_DRAW,
+    N_ACTIONS,
+    OUTSIDE,
+    GameBatch,
+    IllegalMove,
+)
+from sim.kernels.runner import lineup_of, play_batch
+from strategies import MAX_PARAMS, get, parse_spec
+
+KERNEL = tuple(get(name) for name in ("blocker", "greedy", "random"))
+GAMES = 40
+
+
+def _choose_function(spec):
+    return getattr(importlib.import_module(spec.strategy.module), spec.strategy.attribute)
+
+
+def _play_outside(batch: GameBatch, spec) -> int:
+    """Decide every outside row with ``spec``'s compiled choose; the number of decisions."""
+    choose = _choose_function(spec)
+    params = np.zeros(MAX_PARAMS, dtype=np.float64)
+    params[: len(spec.values)] = spec.values
+    rng = np.zeros(1, dtype=np.uint64)
+    asked = 0
+    while not batch.done:
+        decisions = batch.pending()
+        moves = np.empty(len(decisions), dtype=np.int64)
+        streams = decisions.streams.copy()
+        for row in range(len(decisions)):
+            rng[0] = decisions.streams[row]
+            index = choose(decisions.observations[row], decisions.moves[row],
+                           decisions.n_moves[row], params, rng)
+            moves[row] = decisions.moves[row, index]
+            streams[row] = rng[0]
+        asked += len(decisions)
+        batch.advance(moves, streams)
+    return asked
+
+
+def _simulated(players, names, seed, first_game=0):
+    lineup = lineup_of(players, [parse_spec(name) for name in names])
+    ids = np.arange(first_game, first_game + GAMES, dtype=np.int64)
+    return play_batch(lineup, seed, ids, rotations=ids % players, kernel_strategies=KERNEL)
+
+
+@pytest.mark.parametrize(("players", "names", "outside", "seed"), [
+    (2, ["greedy", "random"], 0, 3),
+    (2, ["blocker:block=4,reply=1", "greedy"], 0, 11),
+    (2, ["greedy", "blocker"], 1, 12),
+    (3, ["random", "greedy", "blocker"], 2, 5),
+    (3, ["greedy", "random", "greedy"], 0, 6),
+    (4, ["blocker", "greedy", "random", "greedy"], 1, 8),
+    (4, ["greedy", "random", "blocker:shed=0.5", "random"], 2, 2),
+    (4, ["random", "greedy", "greedy", "greedy"], 0, 9),
+])
+def test_outside_builtin_plays_the_simulated_games(players, names, outside, seed):
+    expected = _simulated(players, names, seed, first_game=seed)
+    seats = [parse_spec(name) for name in names]
+    seats[outside] = OUTSIDE
+    batch = GameBatch(players, seats, GAMES, seed, first_game=seed, kernel_strategies=KERNEL)
+    asked = _play_outside(batch, parse_spec(names[outside]))
+    result = batch.results()
+    assert asked > GAMES  # the outside seat really decided, in every game more than once
+    assert batch.done and batch.finished.all()
+    np.testing.assert_array_equal(result.games, expected.games)
+    np.testing.assert_array_equal(result.round_rows, expected.round_rows)
+    np.testing.assert_array_equal(result.round_number, expected.round_number)
+    np.testing.assert_array_equal(batch.winners, expected.games[:, engine.GAME_WINNER_TEAM])
+
+
+def test_decisions_rows_describe_the_waiting_seat():
+    batch = GameBatch(4, [OUTSIDE, "greedy", OUTSIDE, "random"], GAMES, 4,
+                      kernel_strategies=KERNEL)
+    decisions = batch.pending()
+    assert len(decisions) == GAMES  # every game waits for one of its two outside seats
+    np.testing.assert_array_equal(decisions.positions % 2, 0)
+    np.testing.assert_array_equal(decisions.positions,
+                                  (decisions.seats + decisions.games % 4) % 4)
+    for row in range(len(decisions)):
+        n = decisions.n_moves[row]
+        moves = decisions.moves[row]
+        assert n >= 2 and np.all(moves[n:] == engine.NO_MOVE)
+        assert sorted(np.flatnonzero(decisions.masks[row])) == sorted(moves[:n])
+        observation = decisions.observations[row]
+        np.testing.assert_array_equal(
+            observation, batch.observe(int(decisions.games[row]), int(decisions.seats[row])))
+        hand = observation[view.HAND]
+        assert all(hand >> (move >> 2) & 1 for move in moves[:n])
+    assert batch.to_move[decisions.games].tolist() == decisions.seats.tolist()
+
+
+def _shuffle_hidden(batch: GameBatch, rng: np.random.Generator) -> None:
+    """Deal the tiles the waiting seats cannot see (other hands, boneyard) afresh, keeping
+    every hand's size and every public fact."""
+    for game, seat in zip(batch.pending().games, batch.pending().seats, strict=True):
+        state = batch._state[game]
+        players = batch.players
+        others = [s for s in range(players) if s != seat]
+        position = int(state[engine.BONEYARD_POS])
+        hidden = [t for s in others for t in range(N_TILES) if state[engine.HANDS + s] >> t & 1]
+        hidden += state[engine.DECK + position: engine.DECK + N_TILES].tolist()
+        shuffled = rng.permutation(hidden)
+        start = 0
+        for other in others:
+            size = int(state[engine.HANDS + other]).bit_count()
+            state[engine.HANDS + other] = sum(1 << int(t) for t in shuffled[start:start + size])
+            start += size
+        state[engine.DECK + position: engine.DECK + N_TILES] = shuffled[start:]
+
+
+def test_no_decision_field_carries_a_hidden_tile():
+    """Re-dealing what the deciding seat cannot see changes nothing it is shown."""
+    batch = GameBatch(3, ["random", OUTSIDE, "greedy"], GAMES, 21, kernel_strategies=KERNEL)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        shown = batch.pending()
+        twin = batch.copy()
+        _shuffle_hidden(twin, rng)
+        seen = twin._gather()
+        for name in ("games", "seats", "positions", "kinds", "observations", "moves",
+                     "n_moves", "masks", "streams"):
+            np.testing.assert_array_equal(getattr(seen, name), getattr(shown, name), name)
+        pick = (rng.random(len(shown)) * shown.n_moves).astype(np.int64)
+        batch.advance(shown.moves[np.arange(len(shown)), pick])
+
+
+def test_bad_moves_are_refused_naming_game_and_move():
+    batch = GameBatch(2, [OUTSIDE, "greedy"], 8, 1, kernel_strategies=KERNEL)
+    decisions = batch.pending()
+    good = decisions.moves[:, 0].copy()
+    with pytest.raises(IllegalMove, match="shape"):
+        batch.advance(good[:-1])
+    with pytest.raises(IllegalMove, match="integer"):
+        batch.advance(good.astype(np.float64))
+    illegal = good.copy()
+    illegal[3] = next(a for a in range(N_ACTIONS) if not decisions.masks[3, a])
+    with pytest.raises(IllegalMove, match=rf"game {decisions.games[3]} .*move {illegal[3]} "):
+        batch.advance(illegal)
+    illegal[3] = N_ACTIONS + 5
+    with pytest.raises(IllegalMove, match=f"move {N_ACTIONS + 5} is not legal"):
+        batch.advance(illegal)
+    assert batch.pending() is decisions  # nothing was played
+    after = batch.advance(good)
+    assert after is batch.pending() and after is not decisions
+
+
+def _engine_deal(batch: GameBatch, game: int) -> tuple[np.ndarray, int]:
+    """The deck and leader the engine itself deals game ``game``'s next round."""
+    scratch = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    scratch[engine.PLAYERS] = batch.players
+    leader = int(batch._state[game, engine.NEXT_LEADER])
+    leader = engine.deal_round(
+        scratch, seed_word(batch.seed), int(batch.deal_ids[game]),
+        int(batch.round_numbers[game]) + 1, -1, leader, np.zeros(1, dtype=np.uint64))
+    return scratch[engine.DECK: engine.DECK + N_TILES].copy(), leader
+
+
+def _play_chance(batch: GameBatch, choose) -> None:
+    """Answer every chance row with ``choose(game, kind)`` until all games end."""
+    while not batch.done:
+        decisions = batch.pending()
+        assert set(decisions.kinds.tolist()) <= {KIND_DEAL, KIND_DRAW}
+        moves = np.zeros(len(decisions), dtype=np.int64)
+        for row, (game, kind) in enumerate(zip(decisions.games, decisions.kinds, strict=True)):
+            moves[row] = choose(int(game), int(kind))
+        batch.advance(moves)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_external_chance_fed_the_engines_own_chance_plays_the_same_games(players):
+    names = ["greedy", "random", "blocker", "greedy"][:players]
+    expected = _simulated(players, names, 31)
+    batch = GameBatch(players, names, GAMES, 31, external_chance=True, kernel_strategies=KERNEL)
+    decks = {}
+
+    def engine_chance(game: int, kind: int) -> int:
+        if kind == KIND_DEAL:
+            decks[game], leader = _engine_deal(batch, game)
+            batch.deal(game, decks[game], leader if batch.needs_leader(game) else -1)
+            return 0
+        return int(decks[game][N_TILES - len(batch.boneyard(game))])
+
+    _play_chance(batch, engine_chance)
+    np.testing.assert_array_equal(batch.results().games, expected.games)
+    np.testing.assert_array_equal(batch.results().round_rows, expected.round_rows)
+
+
+def test_external_chance_plays_legal_games_from_any_deal_and_draws():
+    batch = GameBatch(4, ["greedy", "random"], GAMES, 2, external_chance=True,
+                      kernel_strategies=KERNEL)
+    rng = np.random.default_rng(5)
+    assert all(batch.pending().kinds == KIND_DEAL)
+    with pytest.raises(IllegalMove, match="deal"):
+        batch.advance(np.zeros(GAMES, dtype=np.int64))
+    with pytest.raises(IllegalMove, match="deck"):
+        batch.deal(0, np.zeros(N_TILES, dtype=np.int64), 0)
+
+    def random_chance(game: int, kind: int) -> int:
+        if kind == KIND_DEAL:
+            batch.deal(game, rng.permutation(N_TILES), int(rng.integers(4)))
+            return 0
+        return int(rng.choice(batch.boneyard(game)))
+
+    _play_chance(batch, random_chance)
+    result = batch.results()
+    games = result.games
+    assert np.all((games[:, engine.GAME_WINNER_TEAM] >= 0) | (games[:, engine.GAME_CAP_HIT] == 1))
+    winners = games[:, engine.GAME_WINNER_TEAM]
+    won = winners >= 0
+    assert np.all(games[won, engine.GAME_SCORES + winners[won]] >= 200)
+    assert result.round_rows.shape[0] == games[:, engine.GAME_ROUNDS].sum()
+    assert games[:, engine.GAME_DRAWS].sum() > 0  # the draws went through the chance rows

@@ -1,0 +1,91 @@
+"""Python players (``strategies.register_python``): listed, played by every command that
+plays lineups, recorded like a plugin, and refused in one line when they misbehave."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_helpers import error_lines, run_main
+
+import strategies
+from sim.core import engine
+from sim.kernels.runner import lineup_of, play_batch
+from strategies import parse_spec
+
+PLUGINS = Path(__file__).parent / "plugins"
+
+
+@pytest.fixture
+def plugins(monkeypatch):
+    """The example Python players registered for one test, the registry restored after."""
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    monkeypatch.setenv("SNIFF_PLUGINS", "")
+    saved = dict(strategies.registry.catalog._REGISTRY)
+    for module in ("python_player", "python_bad"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+        strategies.load_plugin(module)
+    yield
+    strategies.registry.catalog._REGISTRY.clear()
+    strategies.registry.catalog._REGISTRY.update(saved)
+
+
+def test_python_player_games_do_not_depend_on_batching(plugins):
+    lineup = lineup_of(3, [parse_spec("heavy_numpy"), parse_spec("greedy"),
+                           parse_spec("heavy_numpy")])
+    ids = np.arange(100, 160, dtype=np.int64)
+    whole = play_batch(lineup, 5, ids, rotations=ids % 3)
+    parts = [play_batch(lineup, 5, ids[a:b], rotations=ids[a:b] % 3)
+             for a, b in ((0, 17), (17, 60))]
+    np.testing.assert_array_equal(whole.games, np.concatenate([p.games for p in parts]))
+    np.testing.assert_array_equal(
+        whole.round_rows, np.concatenate([p.round_rows for p in parts]))
+    assert whole.games[:, engine.GAME_DECISIONS].sum() > 0
+    assert np.all(whole.games[:, engine.GAME_WINNER_TEAM] >= 0)
+    # the rotation put each lineup position in every seat; seat_specs index lineup.specs
+    assert set(whole.seat_specs[:, :3].ravel().tolist()) == {0, 1}
+
+
+def test_listed_and_recorded_like_a_plugin(plugins, capsys, tmp_path):
+    code, out, _ = run_main(["--plugin", "python_player", "strategies"], capsys)
+    assert code == 0
+    listed = out.splitlines()
+    at = next(i for i, line in enumerate(listed) if line.startswith("heavy_numpy"))
+    assert "Python player (module python_player" in listed[at + 1]
+    run = tmp_path / "run"
+    code, out, err = run_main(["--plugin", "python_player", "simulate", "--players", "2",
+                               "--strategies", "heavy_numpy,random", "--games", "300", "-q",
+                               "-o", str(run)], capsys)
+    assert code == 0, err
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["config"]["modules"][0] == "python_player"
+    assert manifest["kernel"]  # the code digest covers the Python module too
+    code, out, err = run_main(["--plugin", "python_player", "tournament", "--players", "2",
+                               "--strategies", "heavy_numpy,random", "--games-per-pair", "60",
+                               "-q", "-o", str(tmp_path / "t")], capsys)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(("player", "says"), [
+    ("py_raiser", "raised RuntimeError: the model file is missing"),
+    ("py_illegal", "returned the illegal move 112 in game"),
+    ("py_short", "must return"),
+])
+@pytest.mark.parametrize("command", ["simulate", "tournament"])
+def test_a_misbehaving_python_player_is_one_line_and_no_run(plugins, capsys, tmp_path,
+                                                            player, says, command):
+    out = tmp_path / "out"
+    size = ["--games", "50"] if command == "simulate" else ["--games-per-pair", "50"]
+    code, _, err = run_main(["--plugin", "python_bad", command, "--players", "2",
+                             "--strategies", f"{player},greedy", *size, "-q", "-o", str(out)],
+                            capsys)
+    assert code == 2, err
+    lines = error_lines(err)
+    assert len(lines) == 1, err
+    assert f"strategy '{player}' (module python_bad, Python)" in lines[0]
+    assert says in lines[0]
+    assert "Traceback" not in err
+    assert not out.exists()  # refused before the run wrote anything
