@@ -76,7 +76,7 @@ class SniffAEC(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
-        self._scores = self._batch.scores
+        self._scores = np.zeros_like(self._batch.scores)  # every game starts at 0
         self._after_move()
 
     def _after_move(self) -> None:

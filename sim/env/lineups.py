@@ -15,7 +15,7 @@ import numpy as np
 
 from sim.errors import SniffError
 from sim.kernels.batch import OUTSIDE, Decisions, GameBatch
-from sim.kernels.runner import ROUND_CAP
+from sim.kernels.result import ROUND_CAP
 from strategies import StrategySpec, parse_lineup_text
 
 __all__ = ["ROUND_CAP", "advance", "fresh_seed", "learner_lineup", "open_batch"]

@@ -67,7 +67,7 @@ class SniffEnv(gym.Env):
                 self.players, self.lineup, 1, self._seed, first_game=self.game_id,
                 round_cap=self.round_cap)
         self._seat = int(self._decision.seats[0])
-        self._scores = self._batch.scores
+        self._scores = np.zeros_like(self._batch.scores)  # every game starts at 0
         return encode(self._decision.observations[0]), self._info(False)
 
     def _info(self, illegal: bool) -> dict:

@@ -86,7 +86,7 @@ class SniffVectorEnv(VectorEnv):
             waiting = slots[decision.games]
             self._open.append(_Open(batch, decision, slots))
             self._take(decision, waiting)
-            self._scores[slots] = batch.scores
+            self._scores[slots] = 0  # every game starts at 0
             slots = np.setdiff1d(slots, waiting)
 
     def _take(self, decision, slots: np.ndarray) -> None:
