@@ -58,7 +58,7 @@ def test_chance_deals_draws_and_leader_and_the_returns_are_zero_sum():
 def test_information_states_show_own_tiles_only():
     game = pyspiel.load_game(GAME_NAME, {"players": 2})
     states = _random_game(game, 8)
-    dealt = states[15]  # 14 tiles dealt, one chance node for the leader to go
+    dealt = states[14]  # 14 tiles dealt, one chance node for the leader to go
     assert dealt.is_chance_node()
     mine = dealt.information_state_string(0).split()
     theirs = dealt.information_state_string(1).split()
@@ -77,4 +77,10 @@ def test_information_states_show_own_tiles_only():
         twin.apply_action(action)
     assert twin.information_state_string(0) == dealt.information_state_string(0)
     assert twin.information_state_string(1) != dealt.information_state_string(1)
+    leader = states[15].history()[14]
+    dealt, twin = dealt.clone(), twin.clone()
+    dealt.apply_action(leader)
+    twin.apply_action(leader)
     assert np.array_equal(twin.information_state_tensor(0), dealt.information_state_tensor(0))
+    assert not np.array_equal(twin.information_state_tensor(1),
+                              dealt.information_state_tensor(1))
