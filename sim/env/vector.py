@@ -5,9 +5,9 @@ position 0, built-in opponents elsewhere). A step takes one action per slot and 
 every game in one compiled call per batch. When a game ends its slot starts the next game
 id at once (Gymnasium's ``AutoresetMode.SAME_STEP``): the step returns the new game's first
 observation, and ``info["final_obs"]`` / ``info["_final_obs"]`` hold the finished game's
-last one. Fresh games are opened together, as one new ``GameBatch`` for all the slots that
-finished on the same step, so the work stays batched; a batch is dropped when its last
-game ends.
+last one, ``info["final_game_id"]`` its game id (-1 in the other slots). Fresh games are
+opened together, as one new ``GameBatch`` for all the slots that finished on the same
+step, so the work stays batched; a batch is dropped when its last game ends.
 
 Game ids: the first ``num_envs`` games are ids ``0 .. num_envs-1`` of the seed, and each
 later game takes the next unused id, in slot order, so one seed gives the same games.
@@ -118,7 +118,8 @@ class SniffVectorEnv(VectorEnv):
             if len(group.decision.games):
                 still_open.append(group)
         self._open = still_open
-        info = {"illegal_action": ~legal, "seat": self._seats.copy()}
+        info = {"illegal_action": ~legal, "seat": self._seats.copy(),
+                "final_game_id": np.where(done, self._game_ids, -1)}
         if done.any():
             final = np.zeros((self.num_envs, ENCODING_SIZE), dtype=np.float32)
             final[done] = encode(final_views[done])
