@@ -74,7 +74,77 @@ def simulate_row(games: int, repeats: int) -> dict:
     return {"row": "simulate", "games": games, "seconds": seconds, "games_per_s": games / seconds}
 
 
-ROWS = {"batch": batch_row, "simulate": simulate_row}
+def pettingzoo_row(games: int, repeats: int) -> dict:
+    """PettingZoo's own ``performance_benchmark`` (5 s of random masked steps, resets
+    included) on one 4-player AEC game; ``games`` and ``repeats`` are not used."""
+    import contextlib
+    import io
+
+    from pettingzoo.test import performance_benchmark
+
+    from sim.env.aec import SniffAEC
+
+    env = SniffAEC(4)
+    env.reset(seed=0)
+    for _ in range(50):  # compile or load first
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        performance_benchmark(env)
+    steps = float(next(line.split()[0] for line in printed.getvalue().splitlines()
+                       if "turns per second" in line))
+    return {"row": "pettingzoo", "steps_per_s": steps,
+            "text": f"| PettingZoo AEC, 4 players (`performance_benchmark`) | | 5 | "
+                    f"{steps:,.0f} steps/s |"}
+
+
+def _random_playouts(game, playouts: int, seed: int) -> tuple[float, int]:
+    """Seconds and actions of ``playouts`` random games (chance by its probabilities)."""
+    import random
+
+    rng = random.Random(seed)
+    actions = 0
+    start = time.perf_counter()
+    for _ in range(playouts):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            actions += 1
+    return time.perf_counter() - start, actions
+
+
+def openspiel_row(games: int, repeats: int) -> dict:
+    """Random playouts through pyspiel of ``python_sniff`` (2 players) and of OpenSpiel's
+    own ``python_block_dominoes``, in the same run: actions/s and playouts/s of each
+    (``games // 40`` playouts of each; a Sniff game runs to 250 points over many rounds,
+    a block-dominoes game is one hand, so actions/s is the like-for-like rate)."""
+    import pyspiel
+    from open_spiel.python.games import block_dominoes  # noqa: F401  (registers it)
+
+    import sim.env.openspiel  # noqa: F401  (registers python_sniff)
+
+    playouts = max(games // 40, 10)
+    rows = {}
+    for name in ("python_sniff", "python_block_dominoes"):
+        game = pyspiel.load_game(name)
+        _random_playouts(game, 2, 0)  # compile or load first
+        seconds, actions = _random_playouts(game, playouts, 1)
+        rows[name] = {"playouts": playouts, "seconds": seconds, "actions": actions,
+                      "actions_per_s": actions / seconds, "playouts_per_s": playouts / seconds}
+    ratio = rows["python_sniff"]["actions_per_s"] / rows["python_block_dominoes"]["actions_per_s"]
+    lines = [f"| OpenSpiel `{name}`, random playouts | {r['playouts']:,} | {r['seconds']:.2f} | "
+             f"{r['actions_per_s']:,.0f} actions/s, {r['playouts_per_s']:,.1f} playouts/s |"
+             for name, r in rows.items()]
+    lines.append(f"| `python_sniff` actions/s over `python_block_dominoes`' | | | {ratio:.2f}x |")
+    return {"row": "openspiel", **rows, "ratio": ratio, "text": "\n".join(lines)}
+
+
+ROWS = {"batch": batch_row, "simulate": simulate_row, "pettingzoo": pettingzoo_row,
+        "openspiel": openspiel_row}
 
 
 def table(rows: list[dict]) -> str:

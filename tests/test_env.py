@@ -203,3 +203,12 @@ def test_no_hidden_tile_reaches_an_observation(players):
         env.step(int(rng.choice(np.flatnonzero(mask))))
         steps += 1
     assert steps > 20
+
+
+def test_the_docs_table_lists_every_block_in_order():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "environments.md").read_text()
+    rows = [line.split("|")[1:3] for line in page.splitlines()
+            if line.startswith("| ") and line.split("|")[2].strip().isdigit()]
+    assert [(name.strip(), int(size)) for name, size in rows] == list(BLOCKS)
