@@ -16,8 +16,8 @@ compiled engine (one call: OpenSpiel's Python random rollouts would take a secon
 Both read the batch's private arrays: a referee's tools, kept in this script.
 
 Writes one JSON line per finished game to ``--out`` (so an interrupted run keeps its
-games) and prints win rates with 95% Wilson intervals, and the seconds per move of IS-MCTS
-and of the built-in strategy (measured playing itself on the same deals).
+games) and prints win rates with 95% Wilson intervals, and the CPU seconds per move of
+IS-MCTS and of the built-in strategy (measured playing itself on the same deals).
 
 Usage: ``python scripts/openspiel_ismcts.py --players 2 --opponent expert --deals 100
 --simulations 200 --out results/ismcts/2-expert.jsonl``.
@@ -152,11 +152,12 @@ class RolloutEvaluator:
 
 
 def builtin_seconds_per_move(players: int, opponent: str, deals: int, seed: int) -> float:
-    """The built-in strategy against itself on the first deals: seconds per decision."""
+    """The built-in strategy against itself on the first deals: CPU seconds per decision
+    (one thread; CPU time, as the machine is shared)."""
     GameBatch(players, [opponent] * players, 1, seed + 1)  # compile or load first
-    start = time.perf_counter()
+    start = time.process_time()
     batch = GameBatch(players, [opponent] * players, deals, seed)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     return seconds / max(int(batch.results().games[:, engine.GAME_DECISIONS].sum()), 1)
 
 
@@ -170,9 +171,9 @@ def play_deal(referee: Referee, players: int, opponent: str, deal: int, seed: in
     bot.set_resampler(referee.resample)
     moves, thinking = 0, 0.0
     while not batch.done:
-        start = time.perf_counter()
+        start = time.process_time()
         action = bot.step(referee.root(batch, 0))
-        thinking += time.perf_counter() - start
+        thinking += time.process_time() - start
         moves += 1
         batch.advance(np.array([action], dtype=np.int64))
     winner, rotation = int(batch.winners[0]), int(batch.rotations[0])
