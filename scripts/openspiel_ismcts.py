@@ -20,7 +20,8 @@ games) and prints win rates with 95% Wilson intervals, and the CPU seconds per m
 IS-MCTS and of the built-in strategy (measured playing itself on the same deals).
 
 Usage: ``python scripts/openspiel_ismcts.py --players 2 --opponent expert --deals 100
---simulations 200 --out results/ismcts/2-expert.jsonl``.
+--simulations 32 --out results/ismcts/2-expert.jsonl`` (a rerun resumes the file);
+``python scripts/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
 """
 
 from __future__ import annotations
@@ -184,7 +185,29 @@ def play_deal(referee: Referee, players: int, opponent: str, deal: int, seed: in
             "scores": batch.scores[0].tolist()}
 
 
+def table(paths: list[Path]) -> str:
+    """The Markdown table of finished games in these JSON Lines files, one row each."""
+    lines = ["| players | opponent | IS-MCTS simulations | games | IS-MCTS won | 95% Wilson | "
+             "IS-MCTS ms/move (CPU) | opponent ms/decision (CPU) |",
+             "|---:|---|---:|---:|---:|---|---:|---:|"]
+    for path in paths:
+        rows = [json.loads(line) for line in path.open()]
+        if not rows:
+            continue
+        wins = sum(r["won"] for r in rows)
+        low, high = wilson_interval(wins, len(rows))
+        per_move = sum(r["seconds"] for r in rows) / max(sum(r["moves"] for r in rows), 1)
+        first = rows[0]
+        lines.append(f"| {first['players']} | {first['opponent']} | {first['simulations']} | "
+                     f"{len(rows)} | {wins / len(rows):.1%} | {low:.1%}-{high:.1%} | "
+                     f"{per_move * 1e3:.1f} | {first['builtin_seconds_per_move'] * 1e3:.2f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--table"]:
+        print(table([Path(p) for p in sys.argv[2:]]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--opponent", default="expert")
