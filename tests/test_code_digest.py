@@ -72,7 +72,8 @@ def test_runs_of_the_previous_release_are_recognised():
         assert not generate.same_code(recorded, now[::-1], played)  # the code changed since
         assert not generate.same_code("0123456789abcdef", now, played)
     template, modules = PREVIOUS_RELEASE[recorded]
-    assert set(generate.CORE_MODULES) <= set(modules) and len(template) == 16
+    added_since = {"sim.core.loop"}  # the game loop, out of the engine since (issue #50)
+    assert set(generate.CORE_MODULES) - added_since <= set(modules) and len(template) == 16
 
 
 def test_the_old_flat_module_names_still_import_as_the_same_modules():
@@ -115,7 +116,8 @@ def test_runs_from_before_the_rooms_resume_unless_their_code_changed_since():
         if name in changed_since:
             assert not generate.same_code(recorded, now, played), name
             continue
-        assert now == recorded, name  # blind to where a module lives
+        # blind to where a module lives; the engine's rewrite for the batch (issue #50)
+        # changed no game, so legacy.REWRITTEN still takes the digest recorded then
         assert generate.same_code(recorded, now, played), name
         assert not generate.same_code(recorded[::-1], now, played), name
     for name in changed_since:  # no module without compiled code

@@ -60,14 +60,14 @@ def test_each_kernels_game_loop_has_names_of_its_own():
 
     from numba import njit
 
-    from sim.core import engine
+    from sim.core import loop as game_loop
 
     names = []
     for module in ("sniff_kernel_a", "sniff_kernel_b"):
         space = types.ModuleType(module)
         exec("def choose_move(function, observation, moves, n_moves, params, rng):\n"
              "    return 0\n", space.__dict__)
-        loop = engine.make_game_player(njit(space.choose_move))
+        loop = game_loop.make_game_player(njit(space.choose_move))
         names.append([function.py_func.__qualname__ for function in loop])
     assert all(module in name for module, row in zip(("sniff_kernel_a", "sniff_kernel_b"),
                                                       names) for name in row)

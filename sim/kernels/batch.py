@@ -203,7 +203,9 @@ class GameBatch:
         self._decisions = self._gather()
 
     def _gather(self) -> Decisions:
+        """Who waits now (the games of the last Decisions that still wait, in game order)."""
         waiting = self._state[:, engine.WAITING]
+        self._done = not np.any(waiting != engine.WAIT_OVER)
         games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
         k = games.size
         observations = np.zeros((k, OBSERVATION_SIZE), dtype=np.int64)  # unused slots: 0
@@ -255,9 +257,10 @@ class GameBatch:
             rows = np.flatnonzero(asking)
             self._state[decisions.games[rows], engine.STREAMS + decisions.seats[rows]] = (
                 streams[rows].astype(np.uint64).view(np.int64))
-        for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
-            self._place_draw(int(decisions.games[row]), int(moves[row]))
-        self._dealt[decisions.games] = False
+        if self.external_chance:
+            for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
+                self._place_draw(int(decisions.games[row]), int(moves[row]))
+            self._dealt[decisions.games] = False
         self._run(decisions.games, moves)
         return self._decisions
 
@@ -279,6 +282,8 @@ class GameBatch:
                 f"game {int(decisions.games[row])} (id {int(self.game_ids[decisions.games[row]])}"
                 f"), seat {int(decisions.seats[row])}: move {int(array[row])} is not legal "
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
+        if not self.external_chance:
+            return array
         for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
             game = int(decisions.games[row])
             if int(array[row]) not in self.boneyard(game):
@@ -331,7 +336,8 @@ class GameBatch:
 
     @property
     def done(self) -> bool:
-        return bool(self.finished.all())
+        """Whether every game is over (kept from the last step: asked every step)."""
+        return self._done
 
     def observe(self, game: int, seat: int) -> np.ndarray:
         """The public view of ``seat`` in game ``game`` now (what a strategy would get)."""

@@ -14,6 +14,12 @@ module lives, so they still hold. (Those of the lineups that can play ``learned`
 three modules no digest holds now and were translated here too, until feature version 3
 changed ``learned``'s compiled code: a run of such a lineup recorded before it cannot
 resume in any case.)
+
+Rewrites that changed no game keep the runs made before them resumable: ``REWRITTEN`` maps
+the code hash of each rewritten module (and of the kernel template) now to its hash before
+(``None`` for a module that did not exist), and ``same_code`` accepts the digest the code had
+before. The one entry so far: the engine's game loop made resumable for the batch (issue
+#50); the golden tables and tests/test_batch.py show that every game is the same.
 """
 
 from strategies import MOVED
@@ -53,4 +59,12 @@ PREVIOUS_RELEASE: dict[str, tuple[str, dict[str, str]]] = {
         "strategies.score_table": "d4f62a728505dd54",
         "strategies.weighted": "8fb26d8d2dcd7de1",
     }),
+}
+
+# code hash now -> code hash before a rewrite that changed no game (see the docstring)
+REWRITTEN: dict[str, str | None] = {
+    "b4ea48f663321533": "5cdd74a47445cd2f",  # <template>
+    "79e8238fb280e1f0": "b48e89f4304ad41c",  # sim.core.engine
+    "0a7760f715bcc821": None,  # sim.core.loop
+    "db3f38176f69bb9e": "09c1c6fe1ba9d889",  # strategies.search.playout
 }

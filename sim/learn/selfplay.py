@@ -1,6 +1,6 @@
 """The compiled games of ``sniff learn``: self-play that records every decision, and evaluation.
 
-Games are played by the engine's own turn loop (``sim.core.engine.make_game_player``) around a
+Games are played by the engine's own turn loop (``sim.core.loop.make_game_player``) around a
 dispatcher of three players: ``partner`` and ``blocker`` (the strongest heuristics) and
 the value network being trained (``strategies.learned.net``, read from the seat's row),
 each with an exploration rate ε (a uniformly random legal move with probability ε). A
@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core import engine
+from sim.core import engine, loop
 from sim.core import observation as view
 from sim.core.layout import move_points
 from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
@@ -139,7 +139,7 @@ def dispatch(function, observation, moves, n_moves, params, rng):
     return player_choice(observation, moves, n_moves, params, rng)
 
 
-_, play_round, _ = engine.make_game_player(dispatch)
+_, play_round, _ = loop.make_game_player(dispatch)
 
 
 def player_row(kind: int, epsilon: float = 0.0, recording: bool = False, capacity: int = 0,

@@ -13,7 +13,7 @@ At each decision with a real choice:
    that deal's hands would not have made (``strategies.search.inference``): the deals played
    are those that explain what the opponents did.
 3. On a deal, a candidate is placed and the round is played out to its end by the
-   compiled engine's own turn loop (``sim.core.engine.make_game_player``) with a heuristic
+   compiled engine's own turn loop (``sim.core.loop.make_game_player``) with a heuristic
    ``policy`` in every seat for the first ``plies`` placements, ``greedy`` after them:
    the placements right after the candidate decide most of its value, and a policy that
    answers the table as a real opponent does is worth its cost there, not for the whole

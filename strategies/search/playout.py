@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core import engine, record
+from sim.core import engine, loop, record
 from sim.core import observation as view
 from sim.core.layout import can_play, legal_moves, open_values_mask, popcount, tile_moves
 from sim.core.rng import next_random
@@ -63,7 +63,7 @@ def choose_policy(code, observation, moves, n_moves, params, rng):
 
 
 # The engine's turn loop around the play-out policies: play-outs follow the real rules.
-_, _, play_out = engine.make_game_player(choose_policy)
+_, _, play_out = loop.make_game_player(choose_policy)
 
 
 @njit(_nrt=True)

@@ -4,7 +4,7 @@ For each sample it deals the hidden tiles one way that agrees with everything pu
 (determinization): the other hands get tiles of their known sizes, never showing a value
 that seat is known to lack, and the rest of the unseen tiles form a shuffled boneyard.
 On that deal every candidate move is placed and the round is played out to its end by the
-compiled engine (``sim.core.engine.make_game_player``) with a simple base policy in every
+compiled engine (``sim.core.loop.make_game_player``) with a simple base policy in every
 seat. A candidate's outcome is the points its side gains minus the points the other sides
 gain (the mean of them, with 3 players), settlement included, plus ``win`` when its side
 reaches the target (minus ``win`` when another does). All candidates are played on the
