@@ -73,18 +73,23 @@ def make_game_player(choose_move):
     caller uncachable). Returns ``(play_block, play_round, play_turns)``; the resumable
     games of ``sim.kernels.batch`` use :func:`make_batch_player`, built on the same loop.
     """
-    loop = _game_loop(choose_move, "")
+    loop = _game_loop(choose_move, "", pausing=False)
     return loop["play_block"], loop["play_round"], loop["play_turns"]
 
 
 def make_batch_player(choose_move):
     """``advance_block``: games of a batch played on until they wait or end (a separate
     build of the same loop, so that a kernel that never pauses compiles none of it)."""
-    return _game_loop(choose_move, "batch")["advance_block"]
+    return _game_loop(choose_move, "batch", pausing=True)["advance_block"]
 
 
-def _game_loop(choose_move, tag):
-    """Every compiled function of the game loop around ``choose_move``, by name."""
+def _game_loop(choose_move, tag, pausing):
+    """Every compiled function of the game loop around ``choose_move``, by name.
+
+    ``pausing`` is a constant of the compiled code: False (``sniff simulate``'s whole games,
+    the look-ahead strategies) compiles away the checks for an outside seat and for chance
+    from outside, so that the loop that never pauses pays nothing for them.
+    """
 
     # The turn loop runs without numba's reference counting (_nrt=False): it allocates
     # nothing, and the atomic increments numba otherwise wraps round every inlined call with
@@ -109,7 +114,7 @@ def _game_loop(choose_move, tag):
             moves[0] = NO_MOVE
             return move
         function = seat_functions[seat]
-        if function == OUTSIDE:
+        if pausing and function == OUTSIDE:
             state[WAITING] = WAIT_FORCED if forced else WAIT_MOVE
             state[TURN_SEAT] = seat
             for slot in range(n_moves):
@@ -151,7 +156,7 @@ def _game_loop(choose_move, tag):
             # No legal placement: draw one tile at a time until one fits.
             state[LACKS + seat] = open_values_mask(layout)
             while state[BONEYARD_POS] < N_TILES:
-                if state[EXTERNAL] != 0:
+                if pausing and state[EXTERNAL] != 0:
                     if free_draws == 0:
                         state[WAITING] = WAIT_DRAW
                         state[TURN_SEAT] = seat
@@ -258,13 +263,13 @@ def _game_loop(choose_move, tag):
     def advance_game(
         state, answer, seed, deal_id, round_cap, forced_lead, seat_functions, seat_params,
         moves, observation, rng, deal_rng, round_row, game_results, round_results, game,
-        events, pausing,
+        events, wait_for_room,
     ):
         """Play a game on until it waits for the caller (``state[WAITING]``) or ends.
 
         The one game loop: ``play_game`` runs a whole game through it, ``sim.kernels.batch``
         resumes its paused games with it (``answer``: the waiting seat's move). A game with
-        ``pausing`` waits for room (``WAIT_ROOM``) instead of dropping rounds past its slots.
+        ``wait_for_room`` waits for room (``WAIT_ROOM``) instead of dropping rounds past its slots.
         """
         waiting = state[WAITING]
         round_lead = forced_lead if state[ROUND] == 1 else -1
@@ -288,7 +293,7 @@ def _game_loop(choose_move, tag):
                 break
             if state[ROUND] >= round_cap:
                 break
-            if pausing and state[ROUND] >= round_results.shape[1]:
+            if wait_for_room and state[ROUND] >= round_results.shape[1]:
                 state[WAITING] = WAIT_ROOM
                 return
             if state[EXTERNAL] != 0:

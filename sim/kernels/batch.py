@@ -29,6 +29,7 @@ those two accessors see hidden tiles and are meant for a chance player only.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
@@ -59,6 +60,10 @@ KIND_DRAW = engine.WAIT_DRAW  # chance: name the next tile drawn (external_chanc
 KIND_DEAL = engine.WAIT_DEAL  # chance: deal the round (external_chance only)
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
 BLOCK_SIZE = 32
+PARALLEL_FROM = 512  # games to advance from which the threads may share them
+EXPLORE = 32  # steps between tries of the way (parallel or not) that looked slower
+# seconds per game advanced on all threads (True) and on one (False), a moving average
+_COST: dict[bool, float | None] = {True: None, False: None}
 FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
 
 
@@ -100,6 +105,9 @@ def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
         if spec is not None and not isinstance(spec, StrategySpec):
             raise SniffError(
                 f"a lineup position is a strategy spec or OUTSIDE (None), not {spec!r}")
+        if spec is not None and spec.strategy.python:
+            raise SniffError(f"{spec.label} is a Python player: make its position OUTSIDE "
+                             "and call it on the Decisions (sim.kernels.python_seats does)")
     return seats
 
 
@@ -140,6 +148,11 @@ class GameBatch:
         if forced_leads is None:
             forced_leads = np.full(self.game_ids.shape[0], -1, dtype=np.int64)
         self._forced = np.ascontiguousarray(forced_leads, dtype=np.int64)
+        for name, array in (("deal_ids", self.deal_ids), ("rotations", self.rotations),
+                            ("forced_leads", self._forced)):
+            if array.shape != self.game_ids.shape:
+                raise SniffError(f"{name} must give one value per game "
+                                 f"({self.game_ids.shape[0]}), got shape {array.shape}")
         if self.external_chance and np.any(self._forced >= 0):
             raise SniffError("forced leads and external chance do not mix: deal the lead tile")
         self._compile()
@@ -154,6 +167,7 @@ class GameBatch:
         self._games = np.zeros((n, engine.GAME_FIELDS), dtype=np.int64)
         self._rounds = np.zeros((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
+        self._steps = 0
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
         self._run(np.arange(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
@@ -162,7 +176,7 @@ class GameBatch:
         compiled = [spec for spec in self.seats if spec is not None]
         self._kernel, names = kernel_for(
             [s.strategy for s in compiled], self._kernel_strategies,
-            uses=("advance_batch", "gather_decisions"), shared=False)
+            uses=("advance_batch", "advance_serial", "gather_decisions"), shared=False)
         self.specs: list[StrategySpec | None] = []
         for spec in self.seats:
             if spec not in self.specs:
@@ -184,13 +198,22 @@ class GameBatch:
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
         while games.size:
+            arguments = (
+                games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
+                self._spec_functions, self._spec_params, self.players, self.round_cap,
+                self._forced, self._state, self._round_rows, self._games, self._rounds,
+                self._events)
+            parallel = self._parallel(games.size)
+            started = time.perf_counter()
             with numba.parallel_chunksize(1), strategy_errors(self._errors_of):
-                self._kernel.advance_batch(
-                    games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
-                    self._spec_functions, self._spec_params, self.players, self.round_cap,
-                    self._forced, self._state, self._round_rows, self._games, self._rounds,
-                    self._events, BLOCK_SIZE,
-                )
+                if parallel:
+                    self._kernel.advance_batch(*arguments, BLOCK_SIZE)
+                else:
+                    self._kernel.advance_serial(*arguments)
+            if games.size >= PARALLEL_FROM:
+                cost = (time.perf_counter() - started) / games.size
+                known = _COST[parallel]
+                _COST[parallel] = cost if known is None else 0.8 * known + 0.2 * cost
             waiting = self._state[games, engine.WAITING]
             games = games[waiting == engine.WAIT_ROOM]
             if games.size:
@@ -201,6 +224,20 @@ class GameBatch:
                 answers = np.full(games.size, -1, dtype=np.int64)
         self._refuse_bad_choices()
         self._decisions = self._gather()
+
+    def _parallel(self, n_games: int) -> bool:
+        """Whether to share this step's games among the threads. A parallel region wakes
+        every thread, which costs microseconds on a quiet machine and milliseconds on a busy
+        one, where one thread is faster: the cost per game of either way is kept (``_COST``)
+        and the cheaper one chosen, the other tried again every ``EXPLORE`` steps. Only the
+        speed depends on it: every game is the same on any thread."""
+        if n_games < PARALLEL_FROM or numba.get_num_threads() < 2:
+            return False
+        self._steps += 1
+        serial, shared = _COST[False], _COST[True]
+        if serial is None or shared is None or self._steps % EXPLORE == 0:
+            return shared is None or (serial is not None and self._steps % (2 * EXPLORE) == 0)
+        return shared <= serial
 
     def _gather(self) -> Decisions:
         """Who waits now (the games of the last Decisions that still wait, in game order)."""

@@ -87,6 +87,17 @@ def advance_batch(
         )
 
 
+@njit(cache=True, nogil=True)
+def advance_serial(
+    games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players, round_cap,
+    forced_leads, states, round_rows, game_results, round_results, events,
+):
+    advance_block(
+        games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players,
+        round_cap, forced_leads, states, round_rows, game_results, round_results, events,
+    )
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def start_batch(seed, game_ids, players, external, states, game_results):
     for game in prange(game_ids.shape[0]):
@@ -94,9 +105,9 @@ def start_batch(seed, game_ids, players, external, states, game_results):
                           game)
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def gather_decisions(states, games, observations, moves, n_moves, masks, streams):
-    for row in prange(games.shape[0]):
+    for row in range(games.shape[0]):
         state = states[games[row]]
         n_moves[row] = engine.fill_decision(state, observations[row], moves[row], masks[row])
         seat = state[engine.TURN_SEAT]

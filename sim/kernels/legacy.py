@@ -63,8 +63,8 @@ PREVIOUS_RELEASE: dict[str, tuple[str, dict[str, str]]] = {
 
 # code hash now -> code hash before a rewrite that changed no game (see the docstring)
 REWRITTEN: dict[str, str | None] = {
-    "b4ea48f663321533": "5cdd74a47445cd2f",  # <template>
+    "cd99e0d596b31e7f": "5cdd74a47445cd2f",  # <template>
     "79e8238fb280e1f0": "b48e89f4304ad41c",  # sim.core.engine
-    "0a7760f715bcc821": None,  # sim.core.loop
+    "d7279dc09366f210": None,  # sim.core.loop
     "db3f38176f69bb9e": "09c1c6fe1ba9d889",  # strategies.search.playout
 }

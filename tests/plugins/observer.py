@@ -3,7 +3,7 @@
 Each decision appends ``(observation slots, legal moves)`` to :data:`SEEN`, so the test can
 check that ``sim.hint.position`` rebuilds, from a trace alone, exactly the view the engine gave.
 Only scalars cross into object mode (the engine's turn loop runs without reference
-counting, see ``sim.table.human``). It plays the first legal move.
+counting, see ``sim.core.loop``). It plays the first legal move.
 """
 
 from __future__ import annotations
