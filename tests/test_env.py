@@ -13,7 +13,7 @@ from pettingzoo.test import api_test, seed_test
 from sim.core import engine
 from sim.core.tiles import ALL_TILES
 from sim.env.aec import SniffAEC
-from sim.env.encoding import BLOCKS, ENCODING_SIZE, OFFSETS, decode_tiles, encode
+from sim.env.encoding import BLOCKS, ENCODING_SIZE, HIGH, LOW, OFFSETS, decode_tiles, encode
 from sim.env.single import SniffEnv
 from sim.env.vector import SniffVectorEnv
 from sim.errors import SniffError
@@ -115,6 +115,7 @@ def test_vector_env_steps_many_games_and_restarts_them():
         actions = np.array([np.flatnonzero(m)[p] for m, p in zip(masks, picks[:, 0])])
         observations, reward, terminated, truncated, info = env.step(actions)
         assert observations.shape == (64, ENCODING_SIZE) and not truncated.any()
+        assert LOW <= observations.min() and observations.max() <= HIGH
         assert not info["illegal_action"].any()
         assert np.all(reward[~terminated] == 0)
         rewards += reward[terminated].tolist()

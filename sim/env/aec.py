@@ -51,6 +51,7 @@ class SniffAEC(AECEnv):
         self.possible_agents = [f"player_{seat}" for seat in range(self.players)]
         self.agents = self.possible_agents[:]
         self.observation_spaces = {agent: observation_space() for agent in self.agents}
+        self._seats = {agent: seat for seat, agent in enumerate(self.agents)}
         self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.agents}
         self._seed: int | None = None
         self._next_game = 0
@@ -80,17 +81,21 @@ class SniffAEC(AECEnv):
         self._after_move()
 
     def _after_move(self) -> None:
-        """Point the turn at the seat now deciding, or end the game."""
-        if self._batch.finished[0]:
+        """Point the turn at the seat now deciding, or end the game (every seat is
+        outside, so the one game waits for a decision until it is over)."""
+        self._over = len(self._decision) == 0
+        if self._over:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.agents[0]
+            self._seat = -1
             return
-        self.agent_selection = self.possible_agents[int(self._decision.seats[0])]
+        self._seat = int(self._decision.seats[0])
+        self.agent_selection = self.possible_agents[self._seat]
 
     def observe(self, agent: str) -> dict:
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        if not self._batch.finished[0] and seat == self._decision.seats[0]:
+        if seat == self._seat:
             view = self._decision.observations[0]
             mask[:] = self._decision.masks[0]
         else:
@@ -104,15 +109,17 @@ class SniffAEC(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self._decision = advance(self._batch, np.array([action], dtype=np.int64))
-        rewards = np.zeros(self.players)
-        if self._batch.finished[0]:
-            rewards = game_rewards(self._batch.winners, self.players)[0]
-        after = self._batch.scores
-        if self.reward_scheme == "points":
-            rewards = point_rewards(self._scores, after, self.players)[0]
-        self._scores = after
-        self.rewards = {name: float(rewards[seat]) for seat, name in enumerate(self.agents)}
         self._after_move()
+        if self.reward_scheme == "points":
+            after = self._batch.scores
+            rewards = point_rewards(self._scores, after, self.players)[0]
+            self._scores = after
+        elif self._over:
+            rewards = game_rewards(self._batch.winners, self.players)[0]
+        else:
+            rewards = None
+        self.rewards = (dict.fromkeys(self.agents, 0.0) if rewards is None else
+                        {name: float(rewards[seat]) for seat, name in enumerate(self.agents)})
         self._accumulate_rewards()
 
     def render(self) -> str | None:
@@ -120,7 +127,7 @@ class SniffAEC(AECEnv):
         if self.render_mode is None:
             return None
         teams = team_count(self.players)
-        scores = ", ".join(f"{int(s)}" for s in self._scores[0, :teams])
+        scores = ", ".join(f"{int(s)}" for s in self._batch.scores[0, :teams])
         return f"game {self.game_id} of seed {self._seed}: scores {scores}; " \
                f"{self.agent_selection} to move"
 

@@ -20,7 +20,7 @@ The blocks, in order (``BLOCKS`` holds each name and size)::
     sniff       10  the Sniff's state one-hot (none, terminal, open), its value one-hot (7)
     count        1  the count of the ends (what scores when it is a multiple of 5) / 60
     scores       4  score of relative team j / the target, clipped to [-1, 2] (LOW, HIGH)
-    hand_sizes   4  tiles in relative seat j's hand / 7
+    hand_sizes   4  tiles in relative seat j's hand / 21 (7 dealt and the 14 of the boneyard)
     lacks       28  per relative seat, the 7 pip values it is publicly known to lack
     boneyard     1  tiles left to draw / 28
     round        1  the round number / 200 (the default round cap), at most 1
@@ -29,7 +29,7 @@ The blocks, in order (``BLOCKS`` holds each name and size)::
     players      3  one-hot: 2, 3 or 4 players
     target       1  the points that win / 250
     draws        4  tiles relative seat j drew this round / 14 (from the public record)
-    passes       4  times relative seat j passed this round / 14 (from the public record)
+    passes       4  times relative seat j passed this round / 28 (from the public record)
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def _record_counts(out, row: int, view, seat: int, players: int) -> None:
         if kind == DRAW:
             out[row, _DRAWS + relative] += 1.0 / 14.0
         elif kind == PASS:
-            out[row, _PASSES + relative] += 1.0 / 14.0
+            out[row, _PASSES + relative] += 1.0 / 28.0
 
 
 @njit(cache=True)
@@ -145,7 +145,7 @@ def _encode_rows(views, out) -> None:
             if j < teams:
                 team = other % 2 if players == 4 else other
                 out[row, _SCORES + j] = min(max(view[slots.SCORE + team] / target, LOW), HIGH)
-            out[row, _SIZES + j] = view[slots.HAND_SIZE + other] / 7.0
+            out[row, _SIZES + j] = view[slots.HAND_SIZE + other] / 21.0
             lacks = view[slots.LACKS + other]
             for pip in range(N_PIPS):
                 out[row, _LACKS + N_PIPS * j + pip] = (lacks >> pip) & 1

@@ -52,8 +52,14 @@ def advance(batch: GameBatch, moves: np.ndarray) -> Decisions:
     """``batch.advance(moves)``, on one thread when the batch is small: one game gains
     nothing from the thread pool and loses most of its time waking it (measured: a
     one-game step 20 times slower on two threads under load)."""
-    with _threads_for(len(batch.game_ids)):
+    if len(batch.game_ids) >= FEW_GAMES:
         return batch.advance(moves)
+    previous = numba.get_num_threads()  # as _threads_for, without a generator per step
+    numba.set_num_threads(1)
+    try:
+        return batch.advance(moves)
+    finally:
+        numba.set_num_threads(previous)
 
 
 @contextmanager
