@@ -94,12 +94,12 @@ class SniffAEC(AECEnv):
 
     def observe(self, agent: str) -> dict:
         seat = self._seats[agent]
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
         if seat == self._seat:
             view = self._decision.observations[0]
-            mask[:] = self._decision.masks[0]
+            mask = self._decision.masks[0].astype(np.int8)
         else:
             view = self._batch.observe(0, seat)
+            mask = np.zeros(N_ACTIONS, dtype=np.int8)
         return {"observation": encode(view), "action_mask": mask}
 
     def step(self, action) -> None:

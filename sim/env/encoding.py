@@ -161,6 +161,10 @@ def _encode_rows(views, out) -> None:
 def encode(views: np.ndarray) -> np.ndarray:
     """Rows of public views (``(k, OBSERVATION_SIZE)`` int64, or one view) as float32
     rows of ``ENCODING_SIZE``; blocks and scales in the module docstring."""
+    if type(views) is np.ndarray and views.ndim == 1 and views.dtype == np.int64:
+        out = np.zeros((1, ENCODING_SIZE), dtype=np.float32)  # one view: the AEC's step
+        _encode_rows(views.reshape(1, -1), out)
+        return out[0]
     views = np.asarray(views, dtype=np.int64)
     single = views.ndim == 1
     rows = np.ascontiguousarray(views.reshape(-1, views.shape[-1]))
