@@ -74,7 +74,83 @@ def simulate_row(games: int, repeats: int) -> dict:
     return {"row": "simulate", "games": games, "seconds": seconds, "games_per_s": games / seconds}
 
 
-ROWS = {"batch": batch_row, "simulate": simulate_row}
+def pettingzoo_row(games: int, repeats: int) -> dict:
+    """PettingZoo's own ``performance_benchmark`` (5 s of random masked steps, resets
+    included) on one 4-player AEC game; ``games`` and ``repeats`` are not used."""
+    import contextlib
+    import io
+
+    from pettingzoo.test import performance_benchmark
+
+    from sim.env.aec import SniffAEC
+
+    env = SniffAEC(4)
+    env.reset(seed=0)
+    for _ in range(50):  # compile or load first
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    printed = io.StringIO()
+    wall, cpu = time.perf_counter(), time.process_time()
+    with contextlib.redirect_stdout(printed):
+        performance_benchmark(env)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    steps = float(next(line.split()[0] for line in printed.getvalue().splitlines()
+                       if "turns per second" in line))
+    per_cpu = steps * wall / cpu  # the same steps per CPU second (the run is single-threaded)
+    return {"row": "pettingzoo", "steps_per_s": steps, "steps_per_cpu_s": per_cpu,
+            "text": f"| PettingZoo AEC, 4 players (`performance_benchmark`) | | {wall:.1f} | "
+                    f"{steps:,.0f} steps/s ({per_cpu:,.0f} per CPU second) |"}
+
+
+def _random_playouts(game, cpu_seconds: float, seed: int) -> tuple[float, int, int]:
+    """Random games (chance by its probabilities) for at least ``cpu_seconds`` of CPU time:
+    CPU seconds, actions and playouts. CPU time, so that both games are timed alike on a
+    shared machine (the playouts are single-threaded)."""
+    import random
+
+    rng = random.Random(seed)
+    actions = playouts = 0
+    start = time.process_time()
+    while time.process_time() - start < cpu_seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            actions += 1
+        playouts += 1
+    return time.process_time() - start, actions, playouts
+
+
+def openspiel_row(games: int, repeats: int) -> dict:
+    """Random playouts through pyspiel of ``python_sniff`` (2 players) and of OpenSpiel's
+    own ``python_block_dominoes``, in the same run, ``repeats`` CPU seconds of each:
+    actions/s and playouts/s (a Sniff game runs to 250 points over many rounds, a
+    block-dominoes game is one hand, so actions/s is the like-for-like rate)."""
+    import pyspiel
+    from open_spiel.python.games import block_dominoes  # noqa: F401  (registers it)
+
+    import sim.env.openspiel  # noqa: F401  (registers python_sniff)
+
+    rows = {}
+    for name in ("python_sniff", "python_block_dominoes"):
+        game = pyspiel.load_game(name)
+        _random_playouts(game, 0.1, 0)  # compile or load first
+        seconds, actions, playouts = _random_playouts(game, float(repeats), 1)
+        rows[name] = {"playouts": playouts, "seconds": seconds, "actions": actions,
+                      "actions_per_s": actions / seconds, "playouts_per_s": playouts / seconds}
+    ratio = rows["python_sniff"]["actions_per_s"] / rows["python_block_dominoes"]["actions_per_s"]
+    lines = [f"| OpenSpiel `{name}`, random playouts (CPU s) | {r['playouts']:,} | "
+             f"{r['seconds']:.2f} | "
+             f"{r['actions_per_s']:,.0f} actions/s, {r['playouts_per_s']:,.1f} playouts/s |"
+             for name, r in rows.items()]
+    lines.append(f"| `python_sniff` actions/s over `python_block_dominoes`' | | | {ratio:.2f}x |")
+    return {"row": "openspiel", **rows, "ratio": ratio, "text": "\n".join(lines)}
+
+
+ROWS = {"batch": batch_row, "simulate": simulate_row, "pettingzoo": pettingzoo_row,
+        "openspiel": openspiel_row}
 
 
 def table(rows: list[dict]) -> str:

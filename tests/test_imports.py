@@ -167,7 +167,7 @@ STRATEGIES = {room for layer in STRATEGY_ROOMS for room in layer}
 LAYERS = [
     ("sim.errors", "sim.version", "sim.files", "sim.moved", "sim.cache"), ("sim.core",),
     ("sim.stats",), ("sim.display",),
-    *STRATEGY_ROOMS, ("sim.kernels",), ("sim.store",), ("sim.run",), ("sim.hint",),
+    *STRATEGY_ROOMS, ("sim.kernels",), ("sim.env",), ("sim.store",), ("sim.run",), ("sim.hint",),
     ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.compare",),
     ("sim.tune", "sim.learn"),
     ("sim.tournament",), ("sim.serve",), ("sim.cli",), ("sim",),

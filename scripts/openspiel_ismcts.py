@@ -1,0 +1,250 @@
+"""OpenSpiel's own IS-MCTS bot head to head against ``expert`` and ``learned``.
+
+The games are ``GameBatch`` games (the deals and rotations of ``sniff simulate``), the
+built-in strategy plays its seats inside the engine, and IS-MCTS
+(``open_spiel.python.algorithms.ismcts.ISMCTSBot``) decides for the outside seats. Every deal
+is played twice, the sides swapped (duplicate deals): game id ``g`` of ``--seed`` once with
+IS-MCTS at lineup position 0 (and 2 with 4 players), once at position 1 (and 3).
+
+At each IS-MCTS decision the position becomes a ``python_sniff`` state
+(``sim.env.openspiel``): the root is the true position, whose key is the deciding seat's
+information set (its public view, then what follows in the search). The bot's resampler
+deals the tiles that seat cannot see anew among the other hands and the boneyard (hand
+sizes kept, and no tile with a pip value a seat is publicly known to lack), and its
+evaluator plays the sampled game to its end with uniformly random legal moves inside the
+compiled engine (one call: OpenSpiel's Python random rollouts would take a second a game).
+Both read the batch's private arrays: a referee's tools, kept in this script.
+
+Writes one JSON line per finished game to ``--out`` (so an interrupted run keeps its
+games) and prints win rates with 95% Wilson intervals, and the CPU seconds per move of
+IS-MCTS and of the built-in strategy (measured playing itself on the same deals).
+
+Usage: ``python scripts/openspiel_ismcts.py --players 2 --opponent expert --deals 100
+--simulations 32 --out results/ismcts/2-expert.jsonl`` (a rerun resumes the file);
+``python scripts/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+# This folder's profile.py would shadow the standard library's (OpenSpiel imports it).
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+import pyspiel  # noqa: E402
+from open_spiel.python.algorithms import ismcts  # noqa: E402
+
+from sim.core import engine  # noqa: E402
+from sim.core import observation as slots  # noqa: E402
+from sim.core.seating import side_of_team  # noqa: E402
+from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW  # noqa: E402
+from sim.env.openspiel import GAME_NAME, SniffState, _Table  # noqa: E402
+from sim.kernels.batch import OUTSIDE, GameBatch  # noqa: E402
+from sim.stats.intervals import wilson_interval  # noqa: E402
+
+TILE_PIP_BITS = [(1 << int(TILE_LOW[t])) | (1 << int(TILE_HIGH[t])) for t in range(N_TILES)]
+
+
+def _bits(mask: int) -> list[int]:
+    return [t for t in range(N_TILES) if mask >> t & 1]
+
+
+def _set_position(target: GameBatch, source: GameBatch, game: int, external: int) -> None:
+    """Game 0 of ``target`` becomes game ``game`` of ``source`` (private arrays)."""
+    target._state[0] = source._state[game]
+    target._state[0, engine.EXTERNAL] = external
+    target._round_rows[0] = source._round_rows[game]
+    target._games[0] = source._games[game]
+    target._decisions = target._gather()
+
+
+def _histories(batch: GameBatch, players: int) -> list[str]:
+    """Each seat's information at the root: a digest of its public view."""
+    return [f"p{p} v" + hashlib.blake2b(batch.observe(0, p).tobytes(), digest_size=12).hexdigest()
+            for p in range(players)]
+
+
+def _state(game, batch: GameBatch) -> SniffState:
+    view = batch.observe(0, 0)
+    table = _Table(batch, batch.pending(), game.players, (),
+                   _histories(batch, game.players),
+                   (int(view[slots.ROUND]), int(view[slots.RECORD])))
+    return SniffState(game, table)
+
+
+class Referee:
+    """Turns true positions into OpenSpiel states, resamples them, and plays them out."""
+
+    def __init__(self, game, players: int, seed: int) -> None:
+        self.game, self.players = game, players
+        self.rng = np.random.default_rng(seed)
+        self.outside = GameBatch(players, [OUTSIDE] * players, 1, seed, external_chance=True)
+        self.random = GameBatch(players, ["random"] * players, 1, seed)
+
+    def root(self, source: GameBatch, game: int) -> SniffState:
+        batch = self.outside.copy()
+        _set_position(batch, source, game, external=1)
+        return _state(self.game, batch)
+
+    def resample(self, state: SniffState, player: int) -> SniffState:
+        """A copy whose tiles hidden from ``player`` are dealt anew (sizes and known lacks
+        kept)."""
+        batch = state._table.batch.copy()
+        row = batch._state[0]
+        hidden = [t for t in range(N_TILES)
+                  if not (int(row[engine.HANDS + player]) | int(row[engine.PLAYED])) >> t & 1]
+        others = [s for s in range(self.players) if s != player]
+        sizes = {s: int(row[engine.HANDS + s]).bit_count() for s in others}
+        for attempt in range(50):
+            pool = list(self.rng.permutation(hidden))
+            hands = {}
+            for seat in sorted(others, key=lambda s: -int(row[engine.LACKS + s]).bit_count()):
+                lacks = int(row[engine.LACKS + seat]) if attempt < 49 else 0
+                fits = [t for t in pool if not TILE_PIP_BITS[t] & lacks][:sizes[seat]]
+                if len(fits) < sizes[seat]:
+                    break
+                hands[seat] = fits
+                pool = [t for t in pool if t not in fits]
+            else:
+                break
+        for seat, tiles in hands.items():
+            row[engine.HANDS + seat] = sum(1 << t for t in tiles)
+        start = engine.DECK + int(row[engine.BONEYARD_POS])
+        row[start:engine.DECK + N_TILES] = pool
+        batch._decisions = batch._gather()
+        return _state(self.game, batch)
+
+    def playout(self, state: SniffState) -> np.ndarray:
+        """Returns after uniformly random legal moves to the end of the game (compiled)."""
+        batch = self.random.copy()
+        _set_position(batch, state._table.batch, 0, external=0)
+        batch.deal_ids[0] = int(self.rng.integers(1 << 40))  # later rounds' deals
+        decisions = batch.pending()
+        if len(decisions):
+            pick = int(self.rng.integers(decisions.n_moves[0]))
+            batch.advance(decisions.moves[:, pick])
+        winner = int(batch.winners[0])
+        if winner < 0:
+            return np.zeros(self.players)
+        loss = -1.0 if self.players != 3 else -0.5
+        return np.array([1.0 if (s % 2 if self.players == 4 else s) == winner else loss
+                         for s in range(self.players)])
+
+
+class RolloutEvaluator:
+    """IS-MCTS's evaluator: one compiled random playout; uniform priors."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+
+    def evaluate(self, state) -> np.ndarray:
+        return self.referee.playout(state)
+
+    def prior(self, state) -> list[tuple[int, float]]:
+        legal = state.legal_actions()
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+
+def builtin_seconds_per_move(players: int, opponent: str, deals: int, seed: int) -> float:
+    """The built-in strategy against itself on the first deals: CPU seconds per decision
+    (one thread; CPU time, as the machine is shared)."""
+    GameBatch(players, [opponent] * players, 1, seed + 1)  # compile or load first
+    start = time.process_time()
+    batch = GameBatch(players, [opponent] * players, deals, seed)
+    seconds = time.process_time() - start
+    return seconds / max(int(batch.results().games[:, engine.GAME_DECISIONS].sum()), 1)
+
+
+def play_deal(referee: Referee, players: int, opponent: str, deal: int, seed: int,
+              simulations: int, swap: int) -> dict:
+    positions = [OUTSIDE if (p % 2 == 0) != bool(swap) else opponent for p in range(players)]
+    batch = GameBatch(players, positions, 1, seed, first_game=deal)
+    bot = ismcts.ISMCTSBot(referee.game, RolloutEvaluator(referee), uct_c=2.0,
+                           max_simulations=simulations,
+                           random_state=np.random.RandomState(seed * 1_000 + 2 * deal + swap))
+    bot.set_resampler(referee.resample)
+    moves, thinking = 0, 0.0
+    while not batch.done:
+        start = time.process_time()
+        action = bot.step(referee.root(batch, 0))
+        thinking += time.process_time() - start
+        moves += 1
+        batch.advance(np.array([action], dtype=np.int64))
+    winner, rotation = int(batch.winners[0]), int(batch.rotations[0])
+    side = swap  # IS-MCTS's side: lineup positions 0 (+2) or 1 (+3)
+    won = winner >= 0 and side_of_team(winner, rotation, players) == side
+    return {"deal": deal, "swap": swap, "won": bool(won), "cap": winner < 0,
+            "moves": moves, "seconds": thinking,
+            "scores": batch.scores[0].tolist()}
+
+
+def table(paths: list[Path]) -> str:
+    """The Markdown table of finished games in these JSON Lines files, one row each."""
+    lines = ["| players | opponent | IS-MCTS simulations | games | IS-MCTS won | 95% Wilson | "
+             "IS-MCTS ms/move (CPU) | opponent ms/decision (CPU) |",
+             "|---:|---|---:|---:|---:|---|---:|---:|"]
+    for path in paths:
+        rows = [json.loads(line) for line in path.open()]
+        if not rows:
+            continue
+        wins = sum(r["won"] for r in rows)
+        low, high = wilson_interval(wins, len(rows))
+        per_move = sum(r["seconds"] for r in rows) / max(sum(r["moves"] for r in rows), 1)
+        first = rows[0]
+        lines.append(f"| {first['players']} | {first['opponent']} | {first['simulations']} | "
+                     f"{len(rows)} | {wins / len(rows):.1%} | {low:.1%}-{high:.1%} | "
+                     f"{per_move * 1e3:.1f} | {first['builtin_seconds_per_move'] * 1e3:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--table"]:
+        print(table([Path(p) for p in sys.argv[2:]]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--opponent", default="expert")
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=50)
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    if args.players not in (2, 4):
+        parser.error("--players: 2 or 4 (two sides, swapped on each deal)")
+    numba.set_num_threads(1)
+    game = pyspiel.load_game(GAME_NAME, {"players": args.players})
+    referee = Referee(game, args.players, args.seed)
+    builtin = builtin_seconds_per_move(args.players, args.opponent, 20, args.seed)
+    print(f"{args.opponent}: {builtin * 1e3:.2f} ms per decision", flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    done = {(r["deal"], r["swap"]) for r in map(json.loads, args.out.open())} \
+        if args.out.exists() else set()
+    with args.out.open("a") as handle:
+        for deal in range(args.deals):
+            for swap in (0, 1):
+                if (deal, swap) in done:
+                    continue
+                row = play_deal(referee, args.players, args.opponent, deal, args.seed,
+                                args.simulations, swap)
+                row.update(opponent=args.opponent, players=args.players,
+                           simulations=args.simulations, builtin_seconds_per_move=builtin)
+                handle.write(json.dumps(row) + "\n")
+                handle.flush()
+    rows = [json.loads(line) for line in args.out.open()]
+    wins = sum(r["won"] for r in rows)
+    low, high = wilson_interval(wins, len(rows))
+    per_move = sum(r["seconds"] for r in rows) / max(sum(r["moves"] for r in rows), 1)
+    print(f"IS-MCTS ({args.simulations} simulations) vs {args.opponent}, {args.players} players:"
+          f" {wins}/{len(rows)} won = {wins / len(rows):.1%} ({low:.1%}-{high:.1%}); "
+          f"{per_move * 1e3:.1f} ms per move vs {builtin * 1e3:.2f} ms", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,275 @@
+"""American Sniff as an OpenSpiel Python game (``pyspiel.load_game("python_sniff")``).
+
+A state is a one-game ``GameBatch`` with ``external_chance=True`` and every seat outside, so
+OpenSpiel's chance player makes every random choice the engine would otherwise make:
+
+- the deal, one chance node per dealt tile (outcomes: the tile ids not yet dealt, uniform),
+  hands seat by seat from seat 0; then, when the rules draw the leader (round 1, after a
+  blocked round), one chance node for it (outcome ``LEADER_ACTION + seat``, uniform);
+- each draw from the boneyard (outcomes: the tiles left in it, uniform).
+
+A player node is a seat's choice among two or more legal moves (a single legal move, a pass
+and the draw itself the engine plays), action ``tile * 4 + arm`` as everywhere in sim.env.
+Returns at the end (``reward_model`` TERMINAL, zero sum): +1 to each seat of the team that
+reached the target and -1 to the other seats with 2 and 4 players; with 3 players +1 to the
+winner and -1/2 to each other seat; 0 to all when the round cap ends the game.
+
+Observations (``pyspiel.IIGObservationType``): the observation tensor is the seat's public
+view encoded by ``sim.env.encoding.encode``; the information-state tensor appends the
+round's public record (``encode_record``: a round is dealt afresh, so within the game only
+the scores carry over, and the view holds them). The information-state string is the
+seat's perfect-recall history: every public event of the game, the tiles dealt to and drawn
+by the seat itself, and ``?`` for a tile that went to another seat.
+
+Parameters: ``players`` (2, 3, 4; default 2), ``round_cap`` (default ``ROUND_CAP``).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pyspiel
+
+from sim.core import observation as slots
+from sim.core import record
+from sim.core.engine import HAND_SIZE_FOR_PLAYERS
+from sim.core.seating import check_players, team_of
+from sim.core.tiles import N_TILES
+from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
+from sim.env.lineups import ROUND_CAP, advance, open_batch
+from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
+
+__all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "register_openspiel"]
+
+GAME_NAME = "python_sniff"
+LEADER_ACTION = N_TILES  # chance outcome LEADER_ACTION + seat: the drawn leader
+ROUND_LENGTH = 4 * 5 + 1 + 14 + 28  # deal, leader, draws, decisions: a bound per round
+_KIND_CODES = "pfws"  # the record's kinds in the histories: place, forced, withdraw, skip
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="American Sniff (sniff's engine)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"players": 2, "round_cap": ROUND_CAP},
+)
+
+
+class SniffGame(pyspiel.Game):
+    """The game's rules for OpenSpiel: players and round cap from the parameters."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        params = dict(params or {})
+        self.players = check_players(int(params.get("players", 2)))
+        self.round_cap = int(params.get("round_cap", ROUND_CAP))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=N_ACTIONS,
+            max_chance_outcomes=LEADER_ACTION + 4,
+            num_players=self.players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.round_cap * ROUND_LENGTH,
+        )
+        super().__init__(_GAME_TYPE, info, params)
+        self._initial: _Table | None = None
+
+    def new_initial_state(self) -> SniffState:
+        if self._initial is None:  # opened once: later states copy it (OpenSpiel clones a
+            self._initial = _Table(*open_batch(  # state from a new initial one)
+                self.players, [None] * self.players, 1, 0, round_cap=self.round_cap,
+                external_chance=True), self.players)
+        return SniffState(self, copy.deepcopy(self._initial))
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> SniffObserver:
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return SniffObserver(perfect_recall)
+
+
+class _Table:
+    """What a state holds: the batch, its pending decisions, the deal so far, and each
+    seat's history string (the information-state string, grown as the game goes).
+
+    OpenSpiel clones a Python state by a fresh initial state plus ``deepcopy`` of its
+    attributes: a batch copies itself (arrays; the compiled kernel is shared), the rest is
+    immutable or small.
+    """
+
+    def __init__(self, batch, decision, players: int, dealt=(), histories=None,
+                 seen=(0, 0)) -> None:
+        self.batch, self.decision, self.players = batch, decision, players
+        self.dealt: list[int] = list(dealt)
+        self.histories: list[str] = list(histories or [f"p{p}" for p in range(players)])
+        self.seen = seen  # (round, events) of the public record already in the histories
+        self.refresh(decision)
+
+    def refresh(self, decision) -> None:
+        """The new pending decision; whose turn it is, cached (OpenSpiel asks often)."""
+        self.decision = decision
+        self.over = bool(self.batch.done)
+        self.kind = int(decision.kinds[0]) if len(decision) else -1
+        self.seat = int(decision.seats[0]) if len(decision) else -1
+
+    def note(self, token: str, seat: int = -1) -> None:
+        """Add an event to the histories: seen by all (``seat`` -1) or only by ``seat``
+        (the others see that it happened, not the tile: ``d?``, ``D?``)."""
+        hidden = f" {token[0]}?"
+        self.histories = [h + (f" {token}" if seat in (-1, p) else hidden)
+                          for p, h in enumerate(self.histories)]
+
+    def read_record(self) -> None:
+        """Add the public record's new events (placements, draws, passes)."""
+        view = self.batch.observe(0, 0)
+        round_number, events = int(view[slots.ROUND]), int(view[slots.RECORD])
+        start = self.seen[1] if round_number == self.seen[0] else 0
+        tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
+        for index in range(start, events):
+            kind, seat, move = record.event(view, slots.RECORD, index)
+            tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")
+        if tokens:
+            self.note(" ".join(tokens))
+        self.seen = (round_number, events)
+
+    def __deepcopy__(self, memo: dict) -> _Table:
+        return _Table(self.batch.copy(), self.decision, self.players, self.dealt,
+                      self.histories, self.seen)
+
+
+class SniffState(pyspiel.State):
+    """One game in progress: the batch holds the rules' state, this class the chance."""
+
+    def __init__(self, game: SniffGame, table: _Table) -> None:
+        super().__init__(game)
+        self._players = game.players
+        self._hand = int(HAND_SIZE_FOR_PLAYERS[game.players])
+        self._table = table
+
+    # --- whose turn
+    def current_player(self) -> int:
+        table = self._table
+        if table.over:
+            return pyspiel.PlayerId.TERMINAL
+        if table.kind in (KIND_DEAL, KIND_DRAW):
+            return pyspiel.PlayerId.CHANCE
+        return table.seat
+
+    def is_terminal(self) -> bool:
+        return self._table.over
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return np.flatnonzero(self._table.decision.masks[0]).tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._table.kind == KIND_DRAW:
+            tiles = self._table.batch.boneyard(0)
+        elif len(self._table.dealt) < self._players * self._hand:
+            tiles = sorted(set(range(N_TILES)) - set(self._table.dealt))
+        else:
+            return [(LEADER_ACTION + seat, 1.0 / self._players) for seat in range(self._players)]
+        return [(tile, 1.0 / len(tiles)) for tile in tiles]
+
+    # --- moves
+    def _apply_action(self, action: int) -> None:
+        table = self._table
+        if table.kind == KIND_DEAL:
+            self._deal(int(action))
+            return
+        if table.kind == KIND_DRAW:
+            table.note(f"D{action}", table.seat)
+        table.refresh(advance(table.batch, np.array([action], dtype=np.int64)))
+        table.read_record()
+
+    def _deal(self, action: int) -> None:
+        table = self._table
+        if action < LEADER_ACTION:
+            table.note(f"d{action}", len(table.dealt) // self._hand)
+            table.dealt.append(action)
+            if len(table.dealt) < self._players * self._hand or table.batch.needs_leader(0):
+                return
+            leader = -1
+        else:
+            leader = action - LEADER_ACTION
+            table.note(f"L{leader}")
+        rest = sorted(set(range(N_TILES)) - set(table.dealt))
+        table.batch.deal(0, table.dealt + rest, leader)
+        table.dealt = []
+        table.refresh(advance(table.batch, np.zeros(1, dtype=np.int64)))
+        table.read_record()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            if action >= LEADER_ACTION:
+                return f"leader {action - LEADER_ACTION}"
+            return f"tile {action}"
+        return f"tile {action // 4} arm {'LRUD'[action % 4]}"
+
+    # --- outcome
+    def returns(self) -> list[float]:
+        if not self._table.over:
+            return [0.0] * self._players
+        winner = int(self._table.batch.winners[0])
+        if winner < 0:
+            return [0.0] * self._players
+        loss = -1.0 if self._players != 3 else -0.5
+        return [1.0 if team_of(seat, self._players) == winner else loss
+                for seat in range(self._players)]
+
+    # --- what a seat knows
+    def view(self, player: int) -> np.ndarray:
+        """The public view of ``player`` now (``sim.core.observation`` slots)."""
+        return self._table.batch.observe(0, player)
+
+    def history_string(self, player: int) -> str:
+        """``player``'s perfect-recall history: public events, its own tiles, ``?`` others."""
+        return self._table.histories[player]
+
+    def __str__(self) -> str:
+        scores = self._table.batch.scores[0].tolist()
+        return f"round {int(self._table.batch.round_numbers[0])} scores {scores}: " + \
+            self._table.histories[0][-200:]
+
+
+class SniffObserver:
+    """OpenSpiel's observer: the encoded view, plus the round's record for the info state."""
+
+    def __init__(self, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        size = ENCODING_SIZE + (RECORD_ENCODING_SIZE if perfect_recall else 0)
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor[:ENCODING_SIZE]}
+        if perfect_recall:
+            self.dict["record"] = self.tensor[ENCODING_SIZE:]
+
+    def set_from(self, state: SniffState, player: int) -> None:
+        view = state.view(player)
+        self.tensor[:ENCODING_SIZE] = encode(view)
+        if self.perfect_recall:
+            self.tensor[ENCODING_SIZE:] = encode_record(view)
+
+    def string_from(self, state: SniffState, player: int) -> str:
+        if self.perfect_recall:
+            return state.history_string(player)
+        view = state.view(player)
+        return (f"p{player} round {view[slots.ROUND]} hand {view[slots.HAND]:x} layout "
+                f"{view[slots.LAYOUT]:x} scores {view[slots.SCORE:slots.SCORE + 4].tolist()} "
+                f"sizes {view[slots.HAND_SIZE:slots.HAND_SIZE + 4].tolist()} "
+                f"boneyard {view[slots.BONEYARD_SIZE]} record {view[slots.RECORD]}")
+
+
+def register_openspiel() -> None:
+    """Register ``python_sniff`` with pyspiel (once; importing this module does it)."""
+    if GAME_NAME not in pyspiel.registered_names():
+        pyspiel.register_game(_GAME_TYPE, SniffGame)
+
+
+register_openspiel()

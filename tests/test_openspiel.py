@@ -1,0 +1,87 @@
+"""Sniff as an OpenSpiel Python game: OpenSpiel's own random simulation test, chance nodes
+for the deal and the draws, and information states that hide other seats' tiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE
+from sim.env.openspiel import GAME_NAME, LEADER_ACTION
+
+
+def test_random_sim_test_passes():
+    game = pyspiel.load_game(GAME_NAME)
+    pyspiel.random_sim_test(game, num_sims=100, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_random_sim_test_passes_with_more_players(players):
+    game = pyspiel.load_game(GAME_NAME, {"players": players})
+    pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
+
+
+def _random_game(game, seed: int):
+    """States of one random game (chance by its own probabilities)."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    states = [state.clone()]
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probabilities = zip(*state.chance_outcomes())
+            assert sum(probabilities) == pytest.approx(1.0)
+            state.apply_action(int(rng.choice(actions, p=probabilities)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        states.append(state.clone())
+    return states
+
+
+def test_chance_deals_draws_and_leader_and_the_returns_are_zero_sum():
+    game = pyspiel.load_game(GAME_NAME, {"players": 4})
+    assert game.information_state_tensor_shape() == [ENCODING_SIZE + RECORD_ENCODING_SIZE]
+    assert game.observation_tensor_shape() == [ENCODING_SIZE]
+    states = _random_game(game, 3)
+    first = states[0]
+    assert first.is_chance_node()
+    assert sorted(a for a, _ in first.chance_outcomes()) == list(range(28))
+    kinds = {game.new_initial_state().action_to_string(pyspiel.PlayerId.CHANCE, a)
+             .split()[0] for a in (0, LEADER_ACTION)}
+    assert kinds == {"tile", "leader"}
+    history = states[-1].history()
+    assert any(a >= LEADER_ACTION for a in history[:21])  # round 1's leader is drawn
+    returns = states[-1].returns()
+    assert sum(returns) == 0 and sorted(returns) == [-1, -1, 1, 1]
+
+
+def test_information_states_show_own_tiles_only():
+    game = pyspiel.load_game(GAME_NAME, {"players": 2})
+    states = _random_game(game, 8)
+    dealt = states[14]  # 14 tiles dealt, one chance node for the leader to go
+    assert dealt.is_chance_node()
+    mine = dealt.information_state_string(0).split()
+    theirs = dealt.information_state_string(1).split()
+    assert mine[1:8] == [f"d{a}" for a in dealt.history()[:7]] and set(mine[8:15]) == {"d?"}
+    assert set(theirs[1:8]) == {"d?"} and theirs[8:15] == [f"d{a}" for a in
+                                                           dealt.history()[7:14]]
+    # perfect recall: each later information state extends the earlier one
+    for before, after in zip(states[20:60], states[21:61]):
+        for player in range(2):
+            assert after.information_state_string(player).startswith(
+                before.information_state_string(player))
+    # two states that differ only in the opponent's hand look the same to player 0
+    twin = game.new_initial_state()
+    spare = min(set(range(28)) - set(dealt.history()[:14]))  # a boneyard tile
+    swapped = list(dealt.history()[:7]) + [spare] + list(dealt.history()[8:14])
+    for action in swapped:
+        twin.apply_action(action)
+    assert twin.information_state_string(0) == dealt.information_state_string(0)
+    assert twin.information_state_string(1) != dealt.information_state_string(1)
+    leader = states[15].history()[14]
+    dealt, twin = dealt.clone(), twin.clone()
+    dealt.apply_action(leader)
+    twin.apply_action(leader)
+    assert np.array_equal(twin.information_state_tensor(0), dealt.information_state_tensor(0))
+    assert not np.array_equal(twin.information_state_tensor(1),
+                              dealt.information_state_tensor(1))
