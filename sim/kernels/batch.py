@@ -174,9 +174,13 @@ class GameBatch:
 
     def _compile(self) -> None:
         compiled = [spec for spec in self.seats if spec is not None]
+        # The functions this batch will call, so that a cache holding them gives no compile
+        # notice (a small batch, ``sniff play``'s one game, never shares a step's games).
+        uses = ("advance_serial", "gather_decisions")
+        if self.game_ids.shape[0] >= PARALLEL_FROM and numba.get_num_threads() >= 2:
+            uses += ("advance_batch",)
         self._kernel, names = kernel_for(
-            [s.strategy for s in compiled], self._kernel_strategies,
-            uses=("advance_batch", "advance_serial", "gather_decisions"), shared=False)
+            [s.strategy for s in compiled], self._kernel_strategies, uses=uses, shared=False)
         self.specs: list[StrategySpec | None] = []
         for spec in self.seats:
             if spec not in self.specs:
