@@ -117,6 +117,8 @@ def test_a_value_out_of_range_is_refused_not_used_as_an_index(runs, tmp_path, ca
                              pa.array([9] * table.num_rows, pa.int8()))
     pq.write_table(table, path)
     (folder / "parts.jsonl").unlink()
+    for written in folder.glob("*/part-*.parquet"):  # as versions before the ledger wrote
+        pq.write_table(pq.read_table(written), written)  # parts: no page checksums
     manifest = json.loads((folder / "manifest.json").read_text())
     del manifest["ledger"]
     (folder / "manifest.json").write_text(json.dumps(manifest))

@@ -90,7 +90,7 @@ def test_once_compiled_every_builtin_lineup_plays_the_same_games_in_the_shared_k
         [s.name for s in builtins].index(name) for name in ("random", "greedy")]
     ids = np.arange(300, dtype=np.int64)
     in_shared = runner.play_batch(lineup, 5, ids)
-    monkeypatch.setattr(runner, "kernel_set", lambda strategies: list(strategies))
+    monkeypatch.setattr(shared_kernel, "kernel_set", lambda strategies: list(strategies))
     alone = runner.compile_lineup(lineup)
     assert alone[0] is not shared[0]  # its own kernel, with the same code for this lineup
     in_own = runner.play_batch(lineup, 5, ids)

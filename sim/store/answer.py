@@ -134,7 +134,8 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
                 rows = _write_csv(result, stream)
             else:
                 frame = result.limit(max_rows + 1).df()
-    except (duckdb.Error, pa.ArrowException, OSError, MemoryError) as error:  # Arrow's too
+    # RuntimeError: what some DuckDB releases raise for a query interrupted by Ctrl-C
+    except (duckdb.Error, pa.ArrowException, OSError, MemoryError, RuntimeError) as error:
         raise limits.error(error, session) from None
     if note is not None and notice is not None:
         notice(note)

@@ -337,5 +337,5 @@ def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
     try:
         with limits, Progress(session, enabled=progress):
             return result.df()
-    except (duckdb.Error, MemoryError) as error:
+    except (duckdb.Error, MemoryError, RuntimeError) as error:  # RuntimeError: as in answer
         raise limits.error(error, session) from None
