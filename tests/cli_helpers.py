@@ -7,6 +7,7 @@ A child runs ``python -m sim.cli`` with the interpreter that runs the tests, nev
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -58,3 +59,17 @@ def default_sigint() -> None:
     """``preexec_fn`` for a child that must see Ctrl-C: a shell runs background jobs with
     SIGINT ignored, and Python then never turns SIGINT into KeyboardInterrupt."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def one_line(code: int, err: str, text: str) -> None:
+    """The command refused its input in one line naming ``text`` (exit 2, no traceback)."""
+    lines = error_lines(err)
+    assert code == 2 and len(lines) == 1 and text in lines[0], err
+    assert "Traceback" not in err
+
+
+def copy_of(run: Path, tmp_path: Path) -> Path:
+    """A copy of a module-scoped run for a test to edit (links copied as links)."""
+    target = tmp_path / "copy"
+    shutil.copytree(run, target, symlinks=True)
+    return target

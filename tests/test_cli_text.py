@@ -11,18 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_helpers import ROOT, SNIFF, error_lines, run_main, sniff
+from cli_helpers import ROOT, SNIFF, one_line, run_main, sniff
 
 import sim
 from sim.display import charts
 from sim.display.blocks import Paragraph, Table, to_markdown
 from sim.display.formatting import printable
-
-
-def one_line(code: int, err: str, text: str) -> None:
-    lines = error_lines(err)
-    assert code == 2 and len(lines) == 1 and text in lines[0], err
-    assert "Traceback" not in err
 
 
 @pytest.fixture(scope="module")

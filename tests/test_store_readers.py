@@ -10,21 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, run_main
+from cli_helpers import copy_of, one_line, run_main
 
 import sim
 from sim.errors import SniffError
 from sim.files import UnsafeFile, read_regular
-
-
-def one_line(code: int, err: str, text: str) -> None:
-    lines = error_lines(err)
-    assert code == 2 and len(lines) == 1 and text in lines[0], err
-    assert "Traceback" not in err
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +25,6 @@ def played(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("readers") / "run"
     sim.simulate(4, "greedy,random", 200, 3, chunk_size=100, out=folder)
     return folder
-
-
-def copy_of(run: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "copy"
-    shutil.copytree(run, target)
-    return target
 
 
 def test_read_regular_refuses_fifo_device_and_bounds_size(tmp_path) -> None:

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, run_main
+from cli_helpers import copy_of, one_line, run_main
 
 import sim
 from sim.errors import SniffError
@@ -22,24 +22,12 @@ from sim.store import integrity
 from sim.store.lock import RunLock
 
 
-def one_line(code: int, err: str, text: str) -> None:
-    lines = error_lines(err)
-    assert code == 2 and len(lines) == 1 and text in lines[0], err
-    assert "Traceback" not in err
-
-
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
     """A complete 4-player run of two chunks (copied by each test that edits it)."""
     folder = tmp_path_factory.mktemp("writers") / "run"
     sim.simulate(4, "greedy,random", 200, 3, chunk_size=100, out=folder)
     return folder
-
-
-def copy_of(run: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "copy"
-    shutil.copytree(run, target, symlinks=True)
-    return target
 
 
 @pytest.mark.parametrize("command", [

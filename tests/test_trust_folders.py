@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import error_lines, run_main
+from cli_helpers import copy_of, one_line, run_main
 
 import sim
 from sim.errors import SniffError
@@ -24,24 +24,12 @@ from sim.tournament import load as load_tournament
 from sim.tournament import run_tournament
 
 
-def one_line(code: int, err: str, text: str) -> None:
-    lines = error_lines(err)
-    assert code == 2 and len(lines) == 1 and text in lines[0], err
-    assert "Traceback" not in err
-
-
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Path:
     """A complete 4-player run of two chunks (copied by each test that edits it)."""
     folder = tmp_path_factory.mktemp("trust") / "run"
     sim.simulate(4, "greedy,random", 400, 1, chunk_size=200, out=folder)
     return folder
-
-
-def copy_of(run: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "copy"
-    shutil.copytree(run, target)
-    return target
 
 
 def edit_manifest(run: Path, edit) -> None:
