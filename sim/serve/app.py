@@ -129,159 +129,213 @@ def _opponents(value: Any, players: int) -> list:
     return [parse_spec(name) for name in names]
 
 
+def _store(request: Request) -> Sessions:
+    """The app's session store (``create_app`` puts it in the app's state)."""
+    return request.app.state.sessions
+
+
+def _session(request: Request) -> tuple[str, WebGame]:
+    """The ``{session}`` of the path and its game (404 for an unknown or expired one)."""
+    session = request.path_params["session"]
+    return session, _store(request).get(session)
+
+
+async def index(request: Request) -> Response:
+    """The page, with the server's token written in (``create_app`` renders it once)."""
+    return Response(request.app.state.page, media_type="text/html",
+                    headers={"cache-control": "no-store"})
+
+
+async def strategy_list(request: Request) -> Response:
+    """The opponents one may choose (never ``human``) and each player count's target."""
+    names = [name for name in available() if name != "human"]
+    return JSONResponse({"strategies": names, "default": DEFAULT_OPPONENT,
+                         "targets": {str(p): int(engine.TARGET_FOR_PLAYERS[p])
+                                     for p in (2, 3, 4)}})
+
+
+async def new_game(request: Request) -> Response:
+    """A new game from {players, seat, opponents, target, seed?}, every field checked."""
+    body = await _body(request)
+    players = _int(body, "players", 2)
+    if players not in (2, 3, 4):
+        raise BadRequest(f"players must be 2, 3 or 4, got {players}")
+    seed = body.get("seed")
+    seed = new_seed() if seed is None else _int(body, "seed")
+    if not 0 <= seed < 2**31:
+        raise BadRequest("seed must be 0..2147483647")
+    seat = _int(body, "seat", 0)
+    if not 0 <= seat < players:
+        raise BadRequest(f"seat must be 0..{players - 1} with {players} players, got {seat}")
+    game = await run_in_threadpool(
+        WebGame, players, seat,
+        _opponents(body.get("opponents", DEFAULT_OPPONENT), players), seed,
+        _int(body, "target", int(engine.TARGET_FOR_PLAYERS[players])))
+    session = _store(request).add(game)
+    return JSONResponse(game_view(session, game))
+
+
+async def show(request: Request) -> Response:
+    """A game's view as its person sees it."""
+    session, game = _session(request)
+    return JSONResponse(game_view(session, game))
+
+
+async def move(request: Request) -> Response:
+    """The person's move {move, version}; the opponents then play up to the next turn."""
+    session, game = _session(request)
+    body = await _body(request)
+    await run_in_threadpool(game.play, _int(body, "move"), _int(body, "version"))
+    return JSONResponse(game_view(session, game))
+
+
+async def next_round(request: Request) -> Response:
+    """The settlement acknowledged {version}: the next round starts."""
+    session, game = _session(request)
+    body = await _body(request)
+    game.acknowledge(_int(body, "version"))
+    return JSONResponse(game_view(session, game))
+
+
+async def hint(request: Request) -> Response:
+    """The search of every move of the person's turn {budget?}."""
+    _, game = _session(request)
+    body = await _body(request)
+    return JSONResponse(await run_in_threadpool(game_hint, game, _budget(body)))
+
+
+async def take_back(request: Request) -> Response:
+    """The person's last move taken back {version}."""
+    session, game = _session(request)
+    body = await _body(request)
+    await run_in_threadpool(game.take_back, _int(body, "version"))
+    return JSONResponse(game_view(session, game))
+
+
+async def history(request: Request) -> Response:
+    """The move list's frames."""
+    _, game = _session(request)
+    return JSONResponse(await run_in_threadpool(game_history, game))
+
+
+async def game_position_route(request: Request) -> Response:
+    """The person's position at {event}, as ``sniff hint``'s text."""
+    _, game = _session(request)
+    body = await _body(request)
+    return JSONResponse(await run_in_threadpool(game_position, game, _int(body, "event")))
+
+
+async def analysis(request: Request) -> Response:
+    """The finished game analysed {budget?}."""
+    _, game = _session(request)
+    body = await _body(request)
+    return JSONResponse(await run_in_threadpool(
+        game_analysis, game, _budget(body, DEFAULT_ANALYSIS_BUDGET)))
+
+
+async def trace(request: Request) -> Response:
+    """The JSON Lines trace, once the game is over (before, it would show hidden tiles)."""
+    _, game = _session(request)
+    if not game.over:
+        raise HTTPException(409, "the trace is sent once the game is over")
+    text = "".join(json.dumps(event) + "\n" for event in game.events)
+    return Response(text, media_type="application/x-ndjson", headers={
+        "content-disposition": f'attachment; filename="serve-seed{game.seed}.jsonl"'})
+
+
+async def replay(request: Request) -> Response:
+    """The frames of game ``?game=N`` of the trace in the body."""
+    game = _query_int(request, "game")
+    data = await _read(request, MAX_TRACE)
+    return JSONResponse(await run_in_threadpool(trace_frames, data, game))
+
+
+async def replay_position(request: Request) -> Response:
+    """The position at ``?event=K`` of game ``?game=N`` of the trace in the body."""
+    game, event = _query_int(request, "game"), _query_int(request, "event")
+    data = await _read(request, MAX_TRACE)
+    return JSONResponse(await run_in_threadpool(trace_position, data, game, event))
+
+
+async def position_write(request: Request) -> Response:
+    """A drafted position written as ``sniff hint``'s text."""
+    body = await _body(request)
+    return JSONResponse(await run_in_threadpool(
+        lambda: position_view(draft_position(body))))
+
+
+async def position_read(request: Request) -> Response:
+    """A position read from ``sniff hint``'s text {text}."""
+    body = await _body(request)
+    return JSONResponse(await run_in_threadpool(read_text, body.get("text")))
+
+
+async def position_hint_route(request: Request) -> Response:
+    """The search of every move of a position given as text {text, budget?}."""
+    body = await _body(request)
+    return JSONResponse(await run_in_threadpool(
+        position_hint, body.get("text"), _budget(body)))
+
+
+async def disconnected(request: Request, error: ClientDisconnect) -> Response:
+    """One quiet line: a closed tab or a cancelled upload is not the server's failure."""
+    LOG.warning("sniff serve: the client left before its request was read (%s %s)",
+                request.method, request.url.path)
+    return _error(400, "the client disconnected")
+
+
+async def http_error(request: Request, error: HTTPException) -> Response:
+    """Starlette's own errors (404, 405, 413, 409) as the one-line JSON."""
+    return _error(error.status_code, error.detail)
+
+
+async def sniff_error(request: Request, error: SniffError) -> Response:
+    """The user's input: 404 for an unknown session, 409 for a stale move, else 400."""
+    status = (404 if isinstance(error, UnknownSession) else
+              409 if isinstance(error, StaleMove) else 400)
+    return _error(status, str(error))
+
+
+async def any_error(request: Request, error: Exception) -> Response:
+    """A bug: a 500 that names the exception's type, never a traceback."""
+    return _error(500, f"internal error ({type(error).__name__}); the game is unchanged")
+
+
+GET, POST = ("GET",), ("POST",)
+#: The API: path, handler, methods (the module docstring says what each one takes).
+ROUTES = (
+    ("/", index, GET),
+    ("/api/strategies", strategy_list, GET),
+    ("/api/games", new_game, POST),
+    ("/api/games/{session}", show, GET),
+    ("/api/games/{session}/move", move, POST),
+    ("/api/games/{session}/next", next_round, POST),
+    ("/api/games/{session}/hint", hint, POST),
+    ("/api/games/{session}/trace", trace, GET),
+    ("/api/games/{session}/takeback", take_back, POST),
+    ("/api/games/{session}/history", history, GET),
+    ("/api/games/{session}/position", game_position_route, POST),
+    ("/api/games/{session}/analysis", analysis, POST),
+    ("/api/replay", replay, POST),
+    ("/api/replay/position", replay_position, POST),
+    ("/api/position/write", position_write, POST),
+    ("/api/position/read", position_read, POST),
+    ("/api/position/hint", position_hint_route, POST),
+)
+ERRORS = {HTTPException: http_error, SniffError: sniff_error,
+          ClientDisconnect: disconnected, Exception: any_error}
+
+
 def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> Starlette:
     """The app, with its own session store (tests pass one to look inside) and its guard
     (by default for 127.0.0.1 on the default port; ``sniff serve`` passes the bound one)."""
     store = sessions if sessions is not None else Sessions(DEFAULT_TTL)
     guard = guard if guard is not None else Guard(allowed_hosts("127.0.0.1", DEFAULT_PORT))
-    page = (STATIC / "index.html").read_text().replace("{{token}}", guard.token)
-
-    async def index(request: Request) -> Response:
-        return Response(page, media_type="text/html",
-                        headers={"cache-control": "no-store"})
-
-    async def strategy_list(request: Request) -> Response:
-        names = [name for name in available() if name != "human"]
-        return JSONResponse({"strategies": names, "default": DEFAULT_OPPONENT,
-                             "targets": {str(p): int(engine.TARGET_FOR_PLAYERS[p])
-                                         for p in (2, 3, 4)}})
-
-    async def new_game(request: Request) -> Response:
-        body = await _body(request)
-        players = _int(body, "players", 2)
-        if players not in (2, 3, 4):
-            raise BadRequest(f"players must be 2, 3 or 4, got {players}")
-        seed = body.get("seed")
-        seed = new_seed() if seed is None else _int(body, "seed")
-        if not 0 <= seed < 2**31:
-            raise BadRequest("seed must be 0..2147483647")
-        seat = _int(body, "seat", 0)
-        if not 0 <= seat < players:
-            raise BadRequest(f"seat must be 0..{players - 1} with {players} players, got {seat}")
-        game = await run_in_threadpool(
-            WebGame, players, seat,
-            _opponents(body.get("opponents", DEFAULT_OPPONENT), players), seed,
-            _int(body, "target", int(engine.TARGET_FOR_PLAYERS[players])))
-        session = store.add(game)
-        return JSONResponse(game_view(session, game))
-
-    async def show(request: Request) -> Response:
-        session = request.path_params["session"]
-        return JSONResponse(game_view(session, store.get(session)))
-
-    async def move(request: Request) -> Response:
-        session = request.path_params["session"]
-        game = store.get(session)
-        body = await _body(request)
-        await run_in_threadpool(game.play, _int(body, "move"), _int(body, "version"))
-        return JSONResponse(game_view(session, game))
-
-    async def next_round(request: Request) -> Response:
-        session = request.path_params["session"]
-        game = store.get(session)
-        body = await _body(request)
-        game.acknowledge(_int(body, "version"))
-        return JSONResponse(game_view(session, game))
-
-    async def hint(request: Request) -> Response:
-        game = store.get(request.path_params["session"])
-        body = await _body(request)
-        return JSONResponse(await run_in_threadpool(game_hint, game, _budget(body)))
-
-    async def take_back(request: Request) -> Response:
-        session = request.path_params["session"]
-        game = store.get(session)
-        body = await _body(request)
-        await run_in_threadpool(game.take_back, _int(body, "version"))
-        return JSONResponse(game_view(session, game))
-
-    async def history(request: Request) -> Response:
-        game = store.get(request.path_params["session"])
-        return JSONResponse(await run_in_threadpool(game_history, game))
-
-    async def game_position_route(request: Request) -> Response:
-        game = store.get(request.path_params["session"])
-        body = await _body(request)
-        return JSONResponse(await run_in_threadpool(game_position, game, _int(body, "event")))
-
-    async def analysis(request: Request) -> Response:
-        game = store.get(request.path_params["session"])
-        body = await _body(request)
-        return JSONResponse(await run_in_threadpool(
-            game_analysis, game, _budget(body, DEFAULT_ANALYSIS_BUDGET)))
-
-    async def trace(request: Request) -> Response:
-        game = store.get(request.path_params["session"])
-        if not game.over:
-            raise HTTPException(409, "the trace is sent once the game is over")
-        text = "".join(json.dumps(event) + "\n" for event in game.events)
-        return Response(text, media_type="application/x-ndjson", headers={
-            "content-disposition": f'attachment; filename="serve-seed{game.seed}.jsonl"'})
-
-    async def replay(request: Request) -> Response:
-        game = _query_int(request, "game")
-        data = await _read(request, MAX_TRACE)
-        return JSONResponse(await run_in_threadpool(trace_frames, data, game))
-
-    async def replay_position(request: Request) -> Response:
-        game, event = _query_int(request, "game"), _query_int(request, "event")
-        data = await _read(request, MAX_TRACE)
-        return JSONResponse(await run_in_threadpool(trace_position, data, game, event))
-
-    async def position_write(request: Request) -> Response:
-        body = await _body(request)
-        return JSONResponse(await run_in_threadpool(
-            lambda: position_view(draft_position(body))))
-
-    async def position_read(request: Request) -> Response:
-        body = await _body(request)
-        return JSONResponse(await run_in_threadpool(read_text, body.get("text")))
-
-    async def position_hint_route(request: Request) -> Response:
-        body = await _body(request)
-        return JSONResponse(await run_in_threadpool(
-            position_hint, body.get("text"), _budget(body)))
-
-    async def disconnected(request: Request, error: ClientDisconnect) -> Response:
-        # One quiet line: a closed tab or a cancelled upload is not the server's failure.
-        LOG.warning("sniff serve: the client left before its request was read (%s %s)",
-                    request.method, request.url.path)
-        return _error(400, "the client disconnected")
-
-    async def http_error(request: Request, error: HTTPException) -> Response:
-        return _error(error.status_code, error.detail)
-
-    async def sniff_error(request: Request, error: SniffError) -> Response:
-        status = (404 if isinstance(error, UnknownSession) else
-                  409 if isinstance(error, StaleMove) else 400)
-        return _error(status, str(error))
-
-    async def any_error(request: Request, error: Exception) -> Response:
-        return _error(500, f"internal error ({type(error).__name__}); the game is unchanged")
-
-    routes = [
-        Route("/", index),
-        Route("/api/strategies", strategy_list),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route("/api/games/{session}", show),
-        Route("/api/games/{session}/move", move, methods=["POST"]),
-        Route("/api/games/{session}/next", next_round, methods=["POST"]),
-        Route("/api/games/{session}/hint", hint, methods=["POST"]),
-        Route("/api/games/{session}/trace", trace),
-        Route("/api/games/{session}/takeback", take_back, methods=["POST"]),
-        Route("/api/games/{session}/history", history),
-        Route("/api/games/{session}/position", game_position_route, methods=["POST"]),
-        Route("/api/games/{session}/analysis", analysis, methods=["POST"]),
-        Route("/api/replay", replay, methods=["POST"]),
-        Route("/api/replay/position", replay_position, methods=["POST"]),
-        Route("/api/position/write", position_write, methods=["POST"]),
-        Route("/api/position/read", position_read, methods=["POST"]),
-        Route("/api/position/hint", position_hint_route, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    app = Starlette(routes=routes, exception_handlers={
-        HTTPException: http_error, SniffError: sniff_error, ClientDisconnect: disconnected,
-        Exception: any_error})
+    routes = [Route(path, handler, methods=list(methods)) for path, handler, methods in ROUTES]
+    routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
+    app = Starlette(routes=routes, exception_handlers=ERRORS)
     app.add_middleware(GuardMiddleware, guard=guard)
     app.state.guard = guard
+    app.state.sessions = store
+    app.state.page = (STATIC / "index.html").read_text().replace("{{token}}", guard.token)
     return app
