@@ -20,10 +20,9 @@ import pandas as pd
 from sim.errors import SniffError
 from sim.files import TEMP_SUFFIX, read_regular, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
+from sim.store.footers import config_field, error_text
 from sim.store.integrity import (
     SET_ASIDE,
-    config_field,
-    error_text,
     file_problem,
     part_name,
     part_record,

@@ -155,19 +155,8 @@ def build(paths: Sequence, placement_sample: int | None = None,
     The runs are read once, chunk by chunk (``sim.report.aggregate``): memory stays at a
     chunk whatever their size; ``progress(done, total)`` hears every chunk read.
     """
-    from sim.openings.output import is_openings_folder, load_openings
-
-    if placement_sample is not None and (
-            isinstance(placement_sample, bool) or not isinstance(placement_sample, int)
-            or not 0 <= placement_sample <= MAX_PLACEMENT_SAMPLE):
-        raise SniffError(f"--placement-sample must be 0 or more games, at most "
-                         f"{MAX_PLACEMENT_SAMPLE:,}, got {placement_sample}")
-    openings = list(openings) + [p for p in paths if is_openings_folder(p)]
-    paths = [p for p in paths if not is_openings_folder(p)]
-    for folder in openings:
-        if not is_openings_folder(folder):
-            raise SniffError(f"not a sniff openings folder (no openings.parquet): {folder}")
-        load_openings(folder)  # readable: refused now, before anything is written
+    _check_sample(placement_sample)
+    openings, paths = _split_openings(paths, openings)
     if not paths:
         if not openings:
             raise SniffError("give at least one run folder")
@@ -180,8 +169,53 @@ def build(paths: Sequence, placement_sample: int | None = None,
                          "--placement-sample)")
     read_figures(runs, {run.name: _sample_size(run, placement_sample) for run in runs},
                  progress)
+    report = _run_report(runs, compact, placement_sample, notice)
+    report.title = title or "sniff report: " + ", ".join(run.name for run in runs[:4]) + (
+        f" and {len(runs) - 4} more" if len(runs) > 4 else "")
+    report.openings = [Path(folder) for folder in openings]
+    report.effects = {run.name: run_effects(run) for run in runs if run.name not in compact}
+    report.score_states, report.convergence = run_tables(runs)
+    if compact:  # a tournament in the aggregate: each strategy against the field
+        report.convergence = _field_convergence(report.convergence, runs, compact)
+    if rateable(runs):
+        _add_ratings(report, runs)
+    if any(run.tournament is not None for run in runs):
+        order = list(report.ratings.table["strategy"]) if report.ratings is not None else ()
+        report.field_table = field_rows(runs, order)
+    report.effects.update(tournament_effects(runs, list(report.field_table["strategy"])
+                                             if report.field_table is not None else ()))
+    return report
+
+
+def _check_sample(placement_sample: int | None) -> None:
+    """Refuse a placement sample that is not a whole number 0..``MAX_PLACEMENT_SAMPLE``."""
+    if placement_sample is not None and (
+            isinstance(placement_sample, bool) or not isinstance(placement_sample, int)
+            or not 0 <= placement_sample <= MAX_PLACEMENT_SAMPLE):
+        raise SniffError(f"--placement-sample must be 0 or more games, at most "
+                         f"{MAX_PLACEMENT_SAMPLE:,}, got {placement_sample}")
+
+
+def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:
+    """The openings folders (those given and those among ``paths``) and the run folders;
+    each openings folder read now, so a bad one is refused before anything is written."""
+    from sim.openings.output import is_openings_folder, load_openings
+
+    openings = list(openings) + [p for p in paths if is_openings_folder(p)]
+    paths = [p for p in paths if not is_openings_folder(p)]
+    for folder in openings:
+        if not is_openings_folder(folder):
+            raise SniffError(f"not a sniff openings folder (no openings.parquet): {folder}")
+        load_openings(folder)  # readable: refused now, before anything is written
+    return openings, paths
+
+
+def _run_report(runs: list[RunData], compact: list[str], placement_sample: int | None,
+                notice) -> Report:
+    """The per-run tables of runs whose figures are read (``read_figures``), and the
+    placement samples traced; ratings, effects and the field come after."""
     frame = pd.DataFrame
-    report = Report(
+    return Report(
         runs=runs,
         summary=frame([row for run in runs for row in summary_rows(run)]),
         by_seat=frame([row for run in runs for row in seat_rows(run)]),
@@ -194,38 +228,29 @@ def build(paths: Sequence, placement_sample: int | None = None,
         placements={run.name: _sample_with_notice(
             run, _sample_size(run, placement_sample), notice) for run in runs},
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        title=title or "sniff report: " + ", ".join(run.name for run in runs[:4])
-        + (f" and {len(runs) - 4} more" if len(runs) > 4 else ""),
-        openings=[Path(folder) for folder in openings],
         compact=compact,
     )
-    report.effects = {run.name: run_effects(run) for run in runs if run.name not in compact}
-    report.score_states, report.convergence = run_tables(runs)
-    if compact:  # a tournament in the aggregate: each strategy against the field
-        report.convergence = _field_convergence(report.convergence, runs, compact)
-    if rateable(runs):
-        report.matrix = pairwise_matrix(runs)
-        try:
-            report.ratings = fit_ratings(contests(runs))
-        except SniffError as error:
-            report.ratings_note = f"no ratings: {error}"
-        else:
-            unmet = report.matrix[(report.matrix["games"] == 0)
-                                  & (report.matrix["row"] < report.matrix["column"])]
-            if len(unmet):
-                pairs = ", ".join(f"{a} and {b}" for a, b in zip(unmet["row"], unmet["column"]))
-                report.ratings.notes.append(
-                    f"never met: {pairs}; their rating gap rests on the model alone (through "
-                    "the opponents they shared)")
-            report.ranking = rank(contests(runs), report.ratings)
-            report.differences = sort_stronger_first(
-                report.differences, list(report.ratings.table["strategy"]))
-    if any(run.tournament is not None for run in runs):
-        order = list(report.ratings.table["strategy"]) if report.ratings is not None else ()
-        report.field_table = field_rows(runs, order)
-    report.effects.update(tournament_effects(runs, list(report.field_table["strategy"])
-                                             if report.field_table is not None else ()))
-    return report
+
+
+def _add_ratings(report: Report, runs: list[RunData]) -> None:
+    """The pairwise matrix, and the ratings and ranking fitted to it (or why there are
+    none); the differences then read strongest first."""
+    report.matrix = pairwise_matrix(runs)
+    try:
+        report.ratings = fit_ratings(contests(runs))
+    except SniffError as error:
+        report.ratings_note = f"no ratings: {error}"
+        return
+    unmet = report.matrix[(report.matrix["games"] == 0)
+                          & (report.matrix["row"] < report.matrix["column"])]
+    if len(unmet):
+        pairs = ", ".join(f"{a} and {b}" for a, b in zip(unmet["row"], unmet["column"]))
+        report.ratings.notes.append(
+            f"never met: {pairs}; their rating gap rests on the model alone (through "
+            "the opponents they shared)")
+    report.ranking = rank(contests(runs), report.ratings)
+    report.differences = sort_stronger_first(
+        report.differences, list(report.ratings.table["strategy"]))
 
 
 def _field_convergence(paths: pd.DataFrame, runs: list[RunData],

@@ -190,8 +190,8 @@ def _differences_blocks(report: Report) -> list:
     return out
 
 
-def blocks(report: Report) -> list:
-    """The report as a list of blocks, rendered to both HTML and Markdown."""
+def _runs_blocks(report: Report) -> list:
+    """The report's heading, and one line per run with its notes."""
     out: list = [Heading(report.title, 1),
                  Paragraph(f"Created {report.created_at} by sniff report. All intervals are "
                            "95%; win-rate intervals are Wilson score intervals.")]
@@ -201,140 +201,162 @@ def blocks(report: Report) -> list:
         out.append(Paragraph(f"**{run.name}**: {_run_meta(run)}"))
         for note in run.notes:
             out.append(Paragraph(f"{run.name}: {note}", note=True))
+    return out
 
-    if report.field_table is not None:
-        out += _field_blocks(report)
-    if len(report.compact) < len(report.runs):
-        out.append(Heading("Summary"))
-        out.append(Paragraph(
-            "Win rates count undecided games (still open at the round cap) as not won. Points "
-            "per round are the side's placement points in a round (before settlement "
-            "penalties), mean ± standard error over rounds."))
-        out.append(_summary_table(report))
-        shown = report.summary[~report.summary["run"].isin(report.compact)]
-        out.append(Chart("win-rates.png", "Win rate per strategy with 95% Wilson intervals.",
-                         charts.png_bytes(charts.win_rates(shown, report.players))))
 
-    if report.runs:
-        out += _differences_blocks(report)
+def _summary_blocks(report: Report) -> list:
+    """Every side's win rate and points per round, runs shown in full only."""
+    shown = report.summary[~report.summary["run"].isin(report.compact)]
+    return [Heading("Summary"), Paragraph(
+        "Win rates count undecided games (still open at the round cap) as not won. Points "
+        "per round are the side's placement points in a round (before settlement "
+        "penalties), mean ± standard error over rounds."),
+        _summary_table(report),
+        Chart("win-rates.png", "Win rate per strategy with 95% Wilson intervals.",
+              charts.png_bytes(charts.win_rates(shown, report.players)))]
 
-    if report.matrix is not None:
-        out.append(Heading("Pairwise results and ratings"))
-        names = (list(report.ratings.table["strategy"]) if report.ratings is not None
-                 else list(dict.fromkeys(report.matrix["row"])))
-        out.append(Paragraph(
-            "Each cell: the row strategy's share of the games decided between it and the "
-            "column strategy, ± the 95% Wilson half-width, and (in the table) how many games "
-            "that is. With 3 players, the share of the games won by either of the two."))
-        out.append(Chart("matrix.png", "Pairwise win-rate matrix.",
-                         charts.png_bytes(charts.pairwise_matrix(report.matrix, names))))
-        out.append(_matrix_table(report.matrix, names))
-        if report.ratings is not None:
-            out.append(Paragraph(
-                "Ratings: maximum-likelihood Bradley–Terry strengths (Luce's model with 3 "
-                "players) fitted to every decided game, on the Elo scale "
-                "(1500 + 400·log10 strength, the field averaging 1500; 100 points ≈ 64% "
-                "expected wins head to head). Intervals from the Fisher information, relative "
-                "to the field's average; for duplicate deals they are conservative."))
-            for note in report.ratings.notes:
-                out.append(Paragraph(note, note=True))
-            out.append(Chart("ratings.png", "Ratings with 95% intervals.",
-                             charts.png_bytes(charts.ratings(report.ratings.table))))
-            if report.ranking is not None:
-                out.append(Paragraph(
-                    "Rank (95% range): the 2.5%–97.5% range of each strategy's rank over "
-                    f"{report.ranking.draws:,} draws from the ratings' estimated distribution. "
-                    "Group: strategies sorted by rating; a new group starts where two "
-                    "neighbours differ significantly (Holm-adjusted over the "
-                    f"{len(report.ranking.gaps)} gaps between neighbours, 5%), so members of "
-                    "a group cannot be ordered by these data. " + fit_text(report.ranking.fit)
-                    .replace("fit: ", "Goodness of fit (Pearson): ")
-                    .replace("warning: ", "Goodness of fit (Pearson): ")))
-                for note in report.ranking.notes:
-                    if note != report.ranking.fit.warning:
-                        out.append(Paragraph(note, note=True))
-                out.append(_ratings_table(report.ranking.table))
-            else:
-                out.append(_ratings_table(report.ratings.table))
-        elif report.ratings_note:
-            out.append(Paragraph(report.ratings_note, note=True))
 
-    out += effects_blocks(report.effects)
+def _pairwise_blocks(report: Report) -> list:
+    """The pairwise matrix, then the ratings (or the note saying why there are none)."""
+    names = (list(report.ratings.table["strategy"]) if report.ratings is not None
+             else list(dict.fromkeys(report.matrix["row"])))
+    out: list = [Heading("Pairwise results and ratings"), Paragraph(
+        "Each cell: the row strategy's share of the games decided between it and the "
+        "column strategy, ± the 95% Wilson half-width, and (in the table) how many games "
+        "that is. With 3 players, the share of the games won by either of the two."),
+        Chart("matrix.png", "Pairwise win-rate matrix.",
+              charts.png_bytes(charts.pairwise_matrix(report.matrix, names))),
+        _matrix_table(report.matrix, names)]
+    if report.ratings is not None:
+        out += _ratings_blocks(report)
+    elif report.ratings_note:
+        out.append(Paragraph(report.ratings_note, note=True))
+    return out
 
-    if report.score_states is not None and len(report.score_states):
-        out.append(Heading("Win probability by score"))
-        out.append(Paragraph(
-            "From each round's starting score (own, opponents'; binned), the share of games "
-            "the side went on to win, each game counted once per cell (numbers in "
-            "score-states.csv, with 95% Wilson intervals). With more than two strategies each "
-            "strategy is shown against the field."))
-        states = report.score_states
-        if report.field_table is not None:  # panels strongest first, as the field table
-            place = {name: k for k, name in enumerate(report.field_table["strategy"])}
-            states = states.sort_values("strategy", kind="stable", key=lambda column: column.map(
-                place).fillna(len(place)))
-        out.append(Chart("score-states.png", "Win probability from each score state.",
-                         charts.png_bytes(score_states_figure(states))))
-        out.append(Chart("convergence.png", "Running win rate with its 95% band.",
-                         charts.png_bytes(convergence_figure(report.convergence))))
 
+def _ratings_blocks(report: Report) -> list:
+    """The ratings with their notes and chart, and the rank ranges and groups if fitted."""
+    out: list = [Paragraph(
+        "Ratings: maximum-likelihood Bradley–Terry strengths (Luce's model with 3 "
+        "players) fitted to every decided game, on the Elo scale "
+        "(1500 + 400·log10 strength, the field averaging 1500; 100 points ≈ 64% "
+        "expected wins head to head). Intervals from the Fisher information, relative "
+        "to the field's average; for duplicate deals they are conservative.")]
+    for note in report.ratings.notes:
+        out.append(Paragraph(note, note=True))
+    out.append(Chart("ratings.png", "Ratings with 95% intervals.",
+                     charts.png_bytes(charts.ratings(report.ratings.table))))
+    ranking = report.ranking
+    if ranking is None:
+        return out + [_ratings_table(report.ratings.table)]
+    out.append(Paragraph(
+        "Rank (95% range): the 2.5%–97.5% range of each strategy's rank over "
+        f"{ranking.draws:,} draws from the ratings' estimated distribution. "
+        "Group: strategies sorted by rating; a new group starts where two "
+        "neighbours differ significantly (Holm-adjusted over the "
+        f"{len(ranking.gaps)} gaps between neighbours, 5%), so members of "
+        "a group cannot be ordered by these data. " + fit_text(ranking.fit)
+        .replace("fit: ", "Goodness of fit (Pearson): ")
+        .replace("warning: ", "Goodness of fit (Pearson): ")))
+    for note in ranking.notes:
+        if note != ranking.fit.warning:
+            out.append(Paragraph(note, note=True))
+    return out + [_ratings_table(ranking.table)]
+
+
+def _score_state_blocks(report: Report) -> list:
+    """Win probability from each round's starting score, and the running win rate."""
+    states = report.score_states
+    if report.field_table is not None:  # panels strongest first, as the field table
+        place = {name: k for k, name in enumerate(report.field_table["strategy"])}
+        states = states.sort_values("strategy", kind="stable", key=lambda column: column.map(
+            place).fillna(len(place)))
+    return [Heading("Win probability by score"), Paragraph(
+        "From each round's starting score (own, opponents'; binned), the share of games "
+        "the side went on to win, each game counted once per cell (numbers in "
+        "score-states.csv, with 95% Wilson intervals). With more than two strategies each "
+        "strategy is shown against the field."),
+        Chart("score-states.png", "Win probability from each score state.",
+              charts.png_bytes(score_states_figure(states))),
+        Chart("convergence.png", "Running win rate with its 95% band.",
+              charts.png_bytes(convergence_figure(report.convergence)))]
+
+
+def _run_keys(report: Report) -> list[str]:
+    """Each run's file-name prefix for its charts, numbered when two names share a form."""
     keys = [slug(run.name) for run in report.runs]
     if len(set(keys)) < len(keys):  # distinct names can share a file-name form
         keys = [f"{number:02d}-{key}" for number, key in enumerate(keys, 1)]
-    for run, key in zip(report.runs, keys):
-        name = run.name
-        if name in report.compact:
-            continue
-        dist = report.distributions[name]
-        sample = report.placements[name]
-        out.append(Heading(f"Run {name}"))
-        out.append(Paragraph(_run_meta(run), note=False))
-        seat = report.by_seat[report.by_seat["run"] == name]
-        leader = report.by_leader[report.by_leader["run"] == name]
-        leading = report.effects[name]["leader_by_side"]
-        out.append(Chart(f"{key}-by-position.png",
-                         "Win rate by seat, and the value of leading round 1 as a difference.",
-                         charts.png_bytes(charts.win_rates_by_position(seat, leading, name))))
-        out.append(_position_table(pd.concat([seat, leader], ignore_index=True)))
-        means = {row["side"]: (row["points_per_round"], row["points_se"])
-                 for _, row in report.summary[report.summary["run"] == name].iterrows()}
-        out.append(Chart(f"{key}-points-per-round.png",
-                         "Points per round per side (placements only).",
-                         charts.png_bytes(charts.points_per_round(
-                             dist["points_per_round"], name, means))))
-        out.append(Chart(f"{key}-score-margin.png", "Final score margin of decided games.",
-                         charts.png_bytes(charts.score_margin(dist["margin"], name,
-                                                              dist["margin_mean"]))))
-        out.append(Chart(f"{key}-game-length.png", "Game length in rounds.",
-                         charts.png_bytes(charts.game_length(dist["length"], name,
-                                                             dist["length_mean"]))))
-        if sample["games"]:
-            out.append(Paragraph(f"Placement scores are a **sample**: {sample['note']}.",
-                                 note=True))
-            out.append(Chart(f"{key}-placement-scores.png",
-                             "Frequency of each placement score (traced sample).",
-                             charts.png_bytes(charts.placement_scores(sample, name))))
-            out.append(_placement_table(sample["table"]))
-        else:
-            out.append(Paragraph(sample["note"], note=True))
-        out.append(Chart(f"{key}-penalties.png", "Settlement penalties per settled round.",
-                         charts.png_bytes(charts.penalties(dist["penalties"], name,
-                                                           dist["penalty_mean"]))))
-        out.append(Chart(f"{key}-round-endings.png",
-                         "Domino and blocked-round rates (and rounds cut by the target).",
-                         charts.png_bytes(charts.round_endings(dist["endings"], name))))
-        out.append(_endings_table(dist["endings"]))
-        out.append(_run_numbers(dist))
+    return keys
 
+
+def _run_section(report: Report, run, key: str) -> list:
+    """One run in full: by seat and leader, points, margins, lengths, placements, endings."""
+    name = run.name
+    dist = report.distributions[name]
+    seat = report.by_seat[report.by_seat["run"] == name]
+    leader = report.by_leader[report.by_leader["run"] == name]
+    leading = report.effects[name]["leader_by_side"]
+    means = {row["side"]: (row["points_per_round"], row["points_se"])
+             for _, row in report.summary[report.summary["run"] == name].iterrows()}
+    out: list = [
+        Heading(f"Run {name}"), Paragraph(_run_meta(run), note=False),
+        Chart(f"{key}-by-position.png",
+              "Win rate by seat, and the value of leading round 1 as a difference.",
+              charts.png_bytes(charts.win_rates_by_position(seat, leading, name))),
+        _position_table(pd.concat([seat, leader], ignore_index=True)),
+        Chart(f"{key}-points-per-round.png", "Points per round per side (placements only).",
+              charts.png_bytes(charts.points_per_round(dist["points_per_round"], name, means))),
+        Chart(f"{key}-score-margin.png", "Final score margin of decided games.",
+              charts.png_bytes(charts.score_margin(dist["margin"], name, dist["margin_mean"]))),
+        Chart(f"{key}-game-length.png", "Game length in rounds.",
+              charts.png_bytes(charts.game_length(dist["length"], name, dist["length_mean"])))]
+    out += _placement_blocks(report.placements[name], name, key)
+    return out + [
+        Chart(f"{key}-penalties.png", "Settlement penalties per settled round.",
+              charts.png_bytes(charts.penalties(dist["penalties"], name,
+                                                dist["penalty_mean"]))),
+        Chart(f"{key}-round-endings.png",
+              "Domino and blocked-round rates (and rounds cut by the target).",
+              charts.png_bytes(charts.round_endings(dist["endings"], name))),
+        _endings_table(dist["endings"]), _run_numbers(dist)]
+
+
+def _placement_blocks(sample: dict, name: str, key: str) -> list:
+    """The traced sample's placement scores, or the note saying why there is none."""
+    if not sample["games"]:
+        return [Paragraph(sample["note"], note=True)]
+    return [Paragraph(f"Placement scores are a **sample**: {sample['note']}.", note=True),
+            Chart(f"{key}-placement-scores.png",
+                  "Frequency of each placement score (traced sample).",
+                  charts.png_bytes(charts.placement_scores(sample, name))),
+            _placement_table(sample["table"])]
+
+
+def blocks(report: Report) -> list:
+    """The report as a list of blocks, rendered to both HTML and Markdown."""
+    out = _runs_blocks(report)
+    if report.field_table is not None:
+        out += _field_blocks(report)
+    if len(report.compact) < len(report.runs):
+        out += _summary_blocks(report)
+    if report.runs:
+        out += _differences_blocks(report)
+    if report.matrix is not None:
+        out += _pairwise_blocks(report)
+    out += effects_blocks(report.effects)
+    if report.score_states is not None and len(report.score_states):
+        out += _score_state_blocks(report)
+    for run, key in zip(report.runs, _run_keys(report)):
+        if run.name not in report.compact:
+            out += _run_section(report, run, key)
     if report.openings:
         from sim.openings.output import openings_blocks
 
         for folder in report.openings:
             out += openings_blocks(folder)
-
     out.append(Heading("How the numbers are computed"))
-    for text in METHODS:
-        out.append(Paragraph(text))
+    out += [Paragraph(text) for text in METHODS]
     return out
 
 

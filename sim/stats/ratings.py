@@ -101,8 +101,24 @@ def fit_ratings(contests: Sequence[Contest], z: float = Z95, max_iter: int = 200
     small standard shrinkage that keeps the ratings finite; the ratings' notes say so.
     Strategies that never met, even indirectly, cannot be rated on one scale: refused.
     """
-    import pandas as pd
+    names = _names(contests)
+    rows = _rows(contests, {name: k for k, name in enumerate(names)})
+    pseudo, notes = _pseudo_wins(len(names), rows)
+    design = []
+    for idx, wins in rows:
+        one_hot = np.zeros((idx.size, len(names)))
+        one_hot[np.arange(idx.size), idx] = 1.0
+        design.append((one_hot, wins + pseudo))
+    theta, log_lik, information, iterations, converged = _maximise(design, len(names),
+                                                                   max_iter)
+    if not converged:
+        notes.append(f"the fit stopped after {max_iter} iterations without converging")
+    table, covariance = _table(names, rows, theta, information, z)
+    return Ratings(table, float(log_lik), iterations, pseudo, notes, covariance)
 
+
+def _names(contests: Sequence[Contest]) -> list[str]:
+    """Every strategy once, in order of first appearance; malformed contests refused."""
     names: list[str] = []
     for contest in contests:
         if len(contest.sides) != len(contest.wins) or len(contest.sides) < 2:
@@ -110,70 +126,84 @@ def fit_ratings(contests: Sequence[Contest], z: float = Z95, max_iter: int = 200
         for label in contest.sides:
             if label not in names:
                 names.append(label)
-    n = len(names)
-    if n < 2:
+    if len(names) < 2:
         raise SniffError("ratings need at least two different strategies")
-    index = {name: k for k, name in enumerate(names)}
+    return names
+
+
+def _rows(contests: Sequence[Contest], index: dict[str, int]) -> list[tuple]:
+    """Each contest as (strategy indices, wins); a mirror match says nothing and goes."""
     rows = []
     for contest in contests:
         idx = np.array([index[s] for s in contest.sides], dtype=np.int64)
         if len(set(idx.tolist())) < 2:
             continue  # a mirror match says nothing about differences in strength
         rows.append((idx, np.asarray(contest.wins, dtype=np.float64)))
+    return rows
+
+
+def _pseudo_wins(n: int, rows: list[tuple]) -> tuple[float, list[str]]:
+    """The wins added to every side (0 when the maximum exists) and the note saying so;
+    strategies that never met, even through others, refused."""
     met = {(int(a), int(b)) for idx, _ in rows for a in idx for b in idx if a != b}
     if not _connected(n, met):
         raise SniffError("ratings need every strategy linked to every other through games "
                          "played; some groups of strategies never met")
     beat = {(int(idx[k]), int(b)) for idx, w in rows for k in range(idx.size) if w[k] > 0
             for b in idx if b != idx[k]}
-    notes: list[str] = []
-    pseudo = 0.0
-    if not _connected(n, beat):
-        pseudo = PSEUDO_WINS
-        notes.append(
-            f"some strategy never beat (or never lost to) the others, so the maximum "
-            f"likelihood is infinite: {PSEUDO_WINS} win was added to every side of every "
-            "pairing to keep the ratings finite")
-    design = []
-    for idx, wins in rows:
-        one_hot = np.zeros((idx.size, n))
-        one_hot[np.arange(idx.size), idx] = 1.0
-        design.append((one_hot, wins + pseudo))
+    if _connected(n, beat):
+        return 0.0, []
+    return PSEUDO_WINS, [
+        f"some strategy never beat (or never lost to) the others, so the maximum "
+        f"likelihood is infinite: {PSEUDO_WINS} win was added to every side of every "
+        "pairing to keep the ratings finite"]
 
-    def evaluate(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        log_lik, gradient, information = 0.0, np.zeros(n), np.zeros((n, n))
-        for one_hot, wins in design:
-            eta = one_hot @ theta
-            shift = eta.max()
-            prob = np.exp(eta - shift)
-            total = prob.sum()
-            prob /= total
-            games = wins.sum()
-            log_lik += float(wins @ (eta - shift - math.log(total)))
-            gradient += one_hot.T @ (wins - games * prob)
-            inner = games * (np.diag(prob) - np.outer(prob, prob))
-            information += one_hot.T @ inner @ one_hot
-        return log_lik, gradient, information
 
+def _evaluate(design: list[tuple], n: int,
+              theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """The log-likelihood at ``theta``, its gradient and the Fisher information."""
+    log_lik, gradient, information = 0.0, np.zeros(n), np.zeros((n, n))
+    for one_hot, wins in design:
+        eta = one_hot @ theta
+        shift = eta.max()
+        prob = np.exp(eta - shift)
+        total = prob.sum()
+        prob /= total
+        games = wins.sum()
+        log_lik += float(wins @ (eta - shift - math.log(total)))
+        gradient += one_hot.T @ (wins - games * prob)
+        inner = games * (np.diag(prob) - np.outer(prob, prob))
+        information += one_hot.T @ inner @ one_hot
+    return log_lik, gradient, information
+
+
+def _maximise(design: list[tuple], n: int, max_iter: int) -> tuple:
+    """Newton's method with step halving, centred steps: theta, the log-likelihood, the
+    information there, the iterations taken and whether the steps converged."""
     theta = np.zeros(n)
-    log_lik, gradient, information = evaluate(theta)
-    iterations = 0
-    for _ in range(max_iter):
-        iterations += 1
+    log_lik, gradient, information = _evaluate(design, n, theta)
+    for iterations in range(1, max_iter + 1):
         step = np.linalg.pinv(information) @ gradient
         step -= step.mean()
         scale = 1.0
         while True:
             trial = theta + scale * step
-            trial_lik, trial_grad, trial_info = evaluate(trial)
+            trial_lik, trial_grad, trial_info = _evaluate(design, n, trial)
             if trial_lik >= log_lik - 1e-12 or scale < 1e-6:
                 break
             scale /= 2
         theta, log_lik, gradient, information = trial, trial_lik, trial_grad, trial_info
         if np.abs(scale * step).max() < 1e-10:
-            break
-    else:
-        notes.append(f"the fit stopped after {max_iter} iterations without converging")
+            return theta, log_lik, information, iterations, True
+    return theta, log_lik, information, max_iter, False
+
+
+def _table(names: list[str], rows: list[tuple], theta: np.ndarray, information: np.ndarray,
+           z: float) -> tuple:
+    """The ratings table, best first, and the ratings' covariance in its order."""
+    import pandas as pd
+
+    n = len(names)
     covariance = np.linalg.pinv(information) * ELO_SCALE**2
     se = np.sqrt(np.clip(np.diag(covariance), 0, None))
     rating = ELO_CENTRE + ELO_SCALE * (theta - theta.mean())
@@ -190,5 +220,4 @@ def fit_ratings(contests: Sequence[Contest], z: float = Z95, max_iter: int = 200
     order = np.argsort(-rating, kind="stable")
     table = table.iloc[order].reset_index(drop=True)
     table.insert(0, "rank", np.arange(1, n + 1))
-    covariance = covariance[np.ix_(order, order)]
-    return Ratings(table, float(log_lik), iterations, pseudo, notes, covariance)
+    return table, covariance[np.ix_(order, order)]

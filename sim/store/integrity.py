@@ -33,6 +33,7 @@ from pathlib import Path
 
 from sim.errors import SniffError
 from sim.files import UnsafeFile, check_replaceable, open_regular, own_folder
+from sim.store.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
 from sim.store.shape import record_shape_problem
 
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
@@ -71,11 +72,6 @@ def tables_for(rounds: bool) -> tuple[str, ...]:
 def tables_of(config: dict) -> tuple[str, ...]:
     """The tables of a run by its recorded configuration (runs before the option: both)."""
     return tables_for(config.get("rounds", True))
-
-
-def error_text(error: BaseException) -> str:
-    """A library's error message on one line (Arrow's span several)."""
-    return " ".join(str(error).split())
 
 
 def file_digest(path: Path) -> str:
@@ -192,90 +188,22 @@ class Checked:
         return {p.chunk for p in self.problems if p.chunk is not None}
 
 
-def _footer(path: Path) -> tuple[int, dict]:
-    import pyarrow.parquet as pq
+@dataclass(frozen=True)
+class _Plan:
+    """What a run's parts are checked against: its folder, tables, chunks and identity."""
 
-    metadata = pq.read_metadata(path)
-    raw = (metadata.metadata or {}).get(b"sniff")
-    return metadata.num_rows, json.loads(raw) if raw else {}
+    folder: Path
+    tables: tuple[str, ...]
+    n_chunks: int
+    size: int
+    total: int
+    run_id: str | None
+    config: dict
+    depth: str
 
-
-def config_field(recorded: dict, stated: dict) -> str | None:
-    """The first field (sorted) in which a part's recorded configuration and the manifest's
-    disagree, or None: every part's footer carries the configuration it was played with,
-    so a manifest edited afterwards (labels swapped, players, seed) does not match it."""
-    if not isinstance(recorded, dict) or not isinstance(stated, dict):
-        return "config"
-    for key in sorted(set(recorded) | set(stated)):
-        if key not in recorded or key not in stated or recorded[key] != stated[key]:
-            inner = recorded.get(key), stated.get(key)
-            if all(isinstance(value, dict) for value in inner):
-                return f"{key}.{config_field(*inner)}"
-            return key
-    return None
-
-
-CONFIG_MISMATCH = "records another configuration"  # the start of that problem's reason
-
-
-def _identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int, run_id: str,
-                      rows: int | None, config: dict | None = None) -> str | None:
-    """What is wrong with a part's footer for ``chunk`` (games lo..hi-1), or None.
-    ``config``: the manifest's, checked against the one the footer carries."""
-    import pyarrow as pa
-
-    try:
-        num_rows, meta = _footer(path)
-    except (OSError, ValueError, pa.ArrowException) as error:
-        return f"not a readable Parquet file ({error_text(error)})"
-    info = meta.get("chunk") or {}
-    if meta.get("run_id") != run_id:
-        return f"belongs to another run ({meta.get('run_id')}, not {run_id})"
-    if config is not None and "config" in meta and (
-            key := config_field(meta["config"], config)) is not None:
-        recorded = meta["config"].get(key) if isinstance(meta["config"], dict) else None
-        return (f"{CONFIG_MISMATCH} than manifest.json: config.{key} is {_short(recorded)} "
-                f"in the parts, {_short(config.get(key))} in the manifest")
-    if meta.get("table", table) != table:
-        return f"is a {meta.get('table')} part, not a {table} part"
-    if (info.get("index"), info.get("first_game"), info.get("end_game")) != (chunk, lo, hi):
-        return (f"holds chunk {info.get('index')} (games {info.get('first_game')}.."
-                f"{_last(info.get('end_game'))}), not chunk {chunk} (games {lo}..{hi - 1})")
-    want = hi - lo if table == "games" else rows
-    if want is not None and num_rows != want:
-        return f"has {num_rows:,} rows, not {want:,}"
-    return None
-
-
-def _short(value) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _last(end) -> str:
-    return str(end - 1) if isinstance(end, int) else "?"
-
-
-def _decode_problem(path: Path, table: str, lo: int, hi: int) -> str | None:
-    """Decode every page (checking its checksum) and the game ids against the chunk."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        data = pq.read_table(path, page_checksum_verification=True)
-    except (OSError, ValueError, pa.ArrowException) as error:
-        return f"its content cannot be decoded ({error_text(error)})"
-    ids = np.asarray(data.column("game_id").to_numpy()) if "game_id" in data.column_names \
-        else None
-    if ids is None:
-        return "has no game_id column"
-    if table == "games":
-        if not np.array_equal(ids, np.arange(lo, hi)):
-            return f"its game ids are not {lo}..{hi - 1} in order"
-    elif ids.size and (ids.min() < lo or ids.max() >= hi or np.any(np.diff(ids) < 0)):
-        return f"its rounds are not of games {lo}..{hi - 1} in order"
-    return None
+    def games(self, chunk: int) -> tuple[int, int]:
+        """The game ids ``lo..hi-1`` of ``chunk``."""
+        return chunk * self.size, min(self.total, (chunk + 1) * self.size)
 
 
 def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None) -> Checked:
@@ -283,96 +211,104 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
     ``hash`` or ``full``, see the module's docstring). Changes nothing. ``progress(done,
     total)`` hears each chunk checked (a full check of a big run takes a while)."""
     folder = Path(folder)
-    config = manifest["config"]
-    tables = tables_of(config)
     n_chunks, size, total = expected_chunks(manifest)
-    run_id = manifest.get("run_id")
+    plan = _Plan(folder, tables_of(manifest["config"]), n_chunks, size, total,
+                 manifest.get("run_id"), manifest["config"], depth)
     ledger = manifest.get("ledger") == LEDGER
     records = read_ledger(folder) if ledger else {}
     out = Checked(folder)
-    present: dict[str, set[str]] = {}
-    for table in tables:
-        names = {p.name for p in (folder / table).glob("*.parquet")} \
-            if (folder / table).is_dir() else set()
-        present[table] = names
+    present = {table: {p.name for p in (folder / table).glob("*.parquet")}
+               if (folder / table).is_dir() else set() for table in plan.tables}
     # Only the chunks the folder holds (recorded or on disk): a manifest's plan of 10^12
     # chunks costs what is there, not what it claims.
     on_disk = {chunk_of(name) for names in present.values() for name in names}
     chunks = sorted(c for c in set(records) | on_disk if c is not None and c < n_chunks)
     for step, chunk in enumerate(chunks):
-        lo, hi = chunk * size, min(total, (chunk + 1) * size)
-        name = part_name(chunk)
         record = records.get(chunk)
         if record is None:
-            have = [t for t in tables if name in present[t]]
+            have = [t for t in plan.tables if part_name(chunk) in present[t]]
             if have:
                 out.unrecorded[chunk] = have
-            continue
-        bad = None
-        if (why := record_shape_problem(record, tables)) is not None:
-            bad = Problem(chunk, folder / LEDGER, f"the record of chunk {chunk} is not one "
-                          f"sniff writes ({why})")
-        elif (record.get("run_id"), record.get("first_game"), record.get("end_game")) != (
-                run_id, lo, hi):
-            bad = Problem(chunk, folder / LEDGER, f"the record of chunk {chunk} does not "
-                          f"match the run's plan (games {lo}..{hi - 1} of run {run_id})")
-        for table in tables:
-            if bad is not None:
-                break
-            part = (record.get("parts") or {}).get(table) or {}
-            path = folder / table / name
-            if part.get("file") != name:
-                bad = Problem(chunk, path, f"chunk {chunk} has no recorded {table} part")
-            elif not path.is_file():
-                bad = Problem(chunk, path, f"missing (chunk {chunk}, games {lo:,}.."
-                              f"{hi - 1:,}, was written and recorded)")
-            elif (actual := path.stat().st_size) != part.get("bytes"):
-                bad = Problem(chunk, path, f"is {actual:,} bytes, {part.get('bytes'):,} were "
-                              "written (altered, truncated or replaced)")
-            elif (reason := _identity_problem(path, table, chunk, lo, hi, run_id,
-                                              part.get("rows"), config)) is not None:
-                bad = Problem(chunk, path, reason)
-            elif depth != "cheap" and file_digest(path) != part.get(HASH):
-                bad = Problem(chunk, path, f"its bytes changed since it was written "
-                              f"({HASH} differs from the recorded one)")
-            elif depth == "full" and (reason := _decode_problem(path, table, lo, hi)):
-                bad = Problem(chunk, path, reason)
-            else:
-                out.checked_bytes += part["bytes"] if depth != "cheap" else 0
-        if bad is None:
+        elif (bad := _recorded_problem(plan, chunk, record, out)) is None:
             out.good[chunk] = record
         else:
             out.problems.append(bad)
         if progress is not None:
             progress(step + 1, len(chunks))
     if not ledger:  # a run of an older version: its footers are all there is
-        for chunk, have in list(out.unrecorded.items()):
-            lo, hi = chunk * size, min(total, (chunk + 1) * size)
-            if len(have) < len(tables):
-                continue
-            reasons = [(t, _identity_problem(folder / t / part_name(chunk), t, chunk, lo,
-                                             hi, run_id, None, config)) for t in tables]
-            if depth == "full":
-                reasons += [(t, _decode_problem(folder / t / part_name(chunk), t, lo, hi))
-                            for t in tables]
-            bad = next(((t, r) for t, r in reasons if r), None)
-            del out.unrecorded[chunk]
-            if bad:
-                out.problems.append(Problem(chunk, folder / bad[0] / part_name(chunk),
-                                            bad[1]))
-            else:
-                out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
-                                   "parts": {t: {"file": part_name(chunk)} for t in tables}}
+        _check_unrecorded(plan, out)
     _blame_manifest(out)
     if not ledger and out.manifest_problem is None:
         out.manifest_problem = _removed_ledger(folder, out)
-    for table in tables:
+    for table in plan.tables:
         for name in sorted(n for n in present[table]
                            if chunk_of(n) is None or chunk_of(n) >= n_chunks):
             out.problems.append(Problem(None, folder / table / name,
                                         f"is not a part of this run's plan ({n_chunks} "
                                         "chunks)"))
     return out
+
+
+def _recorded_problem(plan: _Plan, chunk: int, record: dict, out: Checked) -> Problem | None:
+    """What is wrong with a recorded chunk (its ledger line, then each part), or None;
+    the bytes hashed are counted in ``out``."""
+    lo, hi = plan.games(chunk)
+    if (why := record_shape_problem(record, plan.tables)) is not None:
+        return Problem(chunk, plan.folder / LEDGER, f"the record of chunk {chunk} is not one "
+                       f"sniff writes ({why})")
+    if (record.get("run_id"), record.get("first_game"), record.get("end_game")) != (
+            plan.run_id, lo, hi):
+        return Problem(chunk, plan.folder / LEDGER, f"the record of chunk {chunk} does not "
+                       f"match the run's plan (games {lo}..{hi - 1} of run {plan.run_id})")
+    for table in plan.tables:
+        part = (record.get("parts") or {}).get(table) or {}
+        path = plan.folder / table / part_name(chunk)
+        reason = _part_problem(plan, chunk, table, part, path)
+        if reason is not None:
+            return Problem(chunk, path, reason)
+        out.checked_bytes += part["bytes"] if plan.depth != "cheap" else 0
+    return None
+
+
+def _part_problem(plan: _Plan, chunk: int, table: str, part: dict, path: Path) -> str | None:
+    """What is wrong with one recorded part, checked as deep as the plan asks, or None."""
+    lo, hi = plan.games(chunk)
+    if part.get("file") != path.name:
+        return f"chunk {chunk} has no recorded {table} part"
+    if not path.is_file():
+        return f"missing (chunk {chunk}, games {lo:,}..{hi - 1:,}, was written and recorded)"
+    if (actual := path.stat().st_size) != part.get("bytes"):
+        return (f"is {actual:,} bytes, {part.get('bytes'):,} were written (altered, "
+                "truncated or replaced)")
+    if (reason := identity_problem(path, table, chunk, lo, hi, plan.run_id,
+                                   part.get("rows"), plan.config)) is not None:
+        return reason
+    if plan.depth != "cheap" and file_digest(path) != part.get(HASH):
+        return f"its bytes changed since it was written ({HASH} differs from the recorded one)"
+    if plan.depth == "full":
+        return decode_problem(path, table, lo, hi)
+    return None
+
+
+def _check_unrecorded(plan: _Plan, out: Checked) -> None:
+    """A run of a version before the ledger: each chunk whose every part is there is good
+    when its footers (and, checked ``full``, its pages) say so."""
+    for chunk, have in list(out.unrecorded.items()):
+        lo, hi = plan.games(chunk)
+        if len(have) < len(plan.tables):
+            continue
+        paths = {t: plan.folder / t / part_name(chunk) for t in plan.tables}
+        reasons = [(t, identity_problem(paths[t], t, chunk, lo, hi, plan.run_id, None,
+                                        plan.config)) for t in plan.tables]
+        if plan.depth == "full":
+            reasons += [(t, decode_problem(paths[t], t, lo, hi)) for t in plan.tables]
+        bad = next(((t, r) for t, r in reasons if r), None)
+        del out.unrecorded[chunk]
+        if bad:
+            out.problems.append(Problem(chunk, paths[bad[0]], bad[1]))
+        else:
+            out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
+                               "parts": {t: {"file": part_name(chunk)} for t in plan.tables}}
 
 
 def _removed_ledger(folder: Path, out: Checked) -> str | None:
@@ -477,9 +413,9 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
             continue
         lo, hi = chunk * size, min(total, (chunk + 1) * size)
         reason = next((r for t in tables for r in (
-            _identity_problem(folder / t / part_name(chunk), t, chunk, lo, hi,
+            identity_problem(folder / t / part_name(chunk), t, chunk, lo, hi,
                               manifest["run_id"], None, manifest["config"]),
-            _decode_problem(folder / t / part_name(chunk), t, lo, hi)) if r), None)
+            decode_problem(folder / t / part_name(chunk), t, lo, hi)) if r), None)
         if reason is None:
             append_record(folder, _record_of(folder, tables, chunk, lo, hi, manifest["run_id"]))
             notice(f"chunk {chunk}: written but not recorded (the run stopped between the "
@@ -497,7 +433,7 @@ def _record_of(folder: Path, tables, chunk: int, lo: int, hi: int, run_id: str) 
     parts = {}
     for table in tables:
         path = folder / table / part_name(chunk)
-        parts[table] = part_record(path, _footer(path)[0])
+        parts[table] = part_record(path, read_footer(path)[0])
     return chunk_record(chunk, lo, hi, run_id, parts)
 
 

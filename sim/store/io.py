@@ -29,9 +29,9 @@ import pyarrow.parquet as pq
 
 from sim.errors import SniffError
 from sim.files import TEMP_SUFFIX, UnsafeFile, own_folder, place_new, read_regular, write_atomic
+from sim.store.footers import error_text  # noqa: F401 (part of sim.store.io's API)
 from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
     TABLES,
-    error_text,
     part_name,
     tables_for,
     tables_of,

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sim.errors import SniffError
-from sim.store.integrity import error_text
+from sim.store.footers import error_text
 
 if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
     import duckdb

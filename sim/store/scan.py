@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.errors import SniffError
-from sim.store.integrity import error_text
+from sim.store.footers import error_text
 
 # pandas bytes per value of an Arrow type (a dictionary column becomes int8 codes)
 _WIDTH = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 4, pa.int64(): 8, pa.bool_(): 1,
