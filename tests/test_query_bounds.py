@@ -4,19 +4,23 @@ whole process (a string function included), Ctrl-C as "sniff: interrupted" and 1
 
 from __future__ import annotations
 
+import os
+import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, default_sigint, error_lines, run_main
+from cli_helpers import ROOT, SNIFF, default_sigint, error_lines, run_main
 
 import sim
 from sim.errors import SniffError
 from sim.store import query as store_query
 from sim.store.answer import answer
+from sim.store.query import DEFAULT_MEMORY, HEADROOM, Limits, connect, relation, run_sources
 
 ENDLESS = "select count(*) from range(100000000000) a where a % 7 = 3"
 
@@ -43,6 +47,57 @@ def test_the_memory_limit_covers_the_whole_process(played, monkeypatch) -> None:
                memory_limit=64 << 20, hard_memory=True)
     assert answer(played, "select count(*) as n from games", memory_limit=64 << 20,
                   hard_memory=True) == 1  # the limit is lifted after each query
+
+
+def test_one_allocation_past_the_limit_is_refused_before_it_is_made(played, tmp_path) -> None:
+    # A 3 GB string in one call: the resident-memory watch alone let it reach 6 GB for a
+    # minute; the address-space cap refuses it at once, while the query is still bound
+    # (DuckDB folds the constant then). wait4 gives the child's own peak resident memory.
+    err_path = tmp_path / "stderr"
+    with open(err_path, "w") as err_file:
+        child = subprocess.Popen(
+            [*SNIFF, "query", str(played), "SELECT length(repeat('x', 3000000000)) AS n"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err_file,
+            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    started = time.monotonic()
+    guard = threading.Timer(300, child.kill)
+    guard.start()
+    try:
+        _, status, usage = os.wait4(child.pid, 0)
+    finally:
+        guard.cancel()
+    err = err_path.read_text()
+    lines = error_lines(err)
+    assert os.waitstatus_to_exitcode(status) == 2 and len(lines) == 1, err
+    assert "more than its memory limit of 1,024 MB and was stopped" in lines[0], err
+    assert usage.ru_maxrss * 1024 < DEFAULT_MEMORY + HEADROOM  # kilobytes on Linux
+    assert time.monotonic() - started < 60
+
+
+def test_the_address_space_cap_holds_while_the_query_runs_and_no_longer(played) -> None:
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    session = connect(run_sources(sim.load(played)), 1)
+    with Limits(session, None, DEFAULT_MEMORY):
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        assert soft != resource.RLIM_INFINITY
+        assert DEFAULT_MEMORY + HEADROOM < soft < DEFAULT_MEMORY + HEADROOM + (64 << 30)
+        with pytest.raises(MemoryError):
+            bytearray(soft)  # more than the cap: refused, not allocated
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+
+
+def test_a_query_on_many_threads_passes_under_the_cap(played) -> None:
+    run = sim.load(played)
+    session = connect(run_sources(run), 16)  # each thread's malloc arena reserves space
+    sql = ("SELECT winner_side, count(*) AS n, sum(team0_score) AS points FROM games "
+           "GROUP BY ALL ORDER BY ALL")
+    with Limits(session, 60, DEFAULT_MEMORY):
+        frame = relation(session, sql).df()
+    games = run.games
+    expected = games.groupby("winner_side").agg(n=("game_id", "size"),
+                                                points=("team0_score", "sum"))
+    assert list(frame["n"]) == list(expected["n"])
+    assert list(frame["points"]) == list(expected["points"])
 
 
 def test_ctrl_c_stops_a_query_at_once(played) -> None:

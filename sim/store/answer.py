@@ -124,10 +124,10 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     else:  # an openings folder's checked tables (sim.openings.folder.table_files)
         threads = os.cpu_count() or 1
     session = connect(sources, threads, memory_limit)
-    result = relation(session, sql)
     limits = Limits(session, timeout, memory_limit if hard_memory else None)
     try:
         with limits, Progress(session):
+            result = relation(session, sql)  # bounded too: binding folds constants
             if parquet is not None:
                 rows = _write_parquet(result, Path(parquet))
             elif csv:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
 DEFAULT_MEMORY = 1 << 30  # DuckDB's memory limit for a query (it spills nothing: no disk)
 DEFAULT_TIMEOUT = 600.0  # seconds: sniff query's --timeout default
 HEADROOM = 512 << 20  # the process's own allocations beside the query's (Arrow's batches)
+ARENA = 64 << 20  # address space glibc reserves for each thread's malloc arena (unbacked)
 _STREAM_FAILED = re.compile(r"reading the stream registered as '([^']+)' failed")
 
 
@@ -67,10 +68,10 @@ def threads_of(manifest: dict) -> int:
 
 
 class Session:
-    """A locked DuckDB connection (``db``) and the tables its views stand for."""
+    """A locked DuckDB connection (``db``), the tables its views stand for and its threads."""
 
-    def __init__(self, db, sources: dict[str, list[Path]]) -> None:
-        self.db, self.sources = db, sources
+    def __init__(self, db, sources: dict[str, list[Path]], threads: int = 1) -> None:
+        self.db, self.sources, self.threads = db, sources, threads
 
 
 def connect(sources: dict[str, list[Path]], threads: int = 1,
@@ -83,8 +84,9 @@ def connect(sources: dict[str, list[Path]], threads: int = 1,
                          "part to query (a run whose first chunk is still being played, or "
                          "was stopped before it ended)")
 
+    threads = max(1, int(threads))
     connection = duckdb.connect(":memory:", config={
-        "threads": max(1, int(threads)), "memory_limit": f"{max(memory_limit, 1 << 26)}B",
+        "threads": threads, "memory_limit": f"{max(memory_limit, 1 << 26)}B",
         "autoinstall_known_extensions": False, "autoload_known_extensions": False})
     for name, paths in sources.items():
         if paths:
@@ -92,7 +94,7 @@ def connect(sources: dict[str, list[Path]], threads: int = 1,
     connection.execute("SET enable_progress_bar = false")  # DuckDB's own, on stdout
     connection.execute("SET enable_external_access = false")
     connection.execute("SET lock_configuration = true")
-    return Session(connection, sources)
+    return Session(connection, sources, threads)
 
 
 def check_sql(sql: str, tables) -> None:
@@ -177,24 +179,34 @@ class Limits:
     """A query's bounds while it runs: ``timeout`` seconds (then DuckDB is interrupted and the
     query is one line), Ctrl-C (interrupts it at once: DuckDB holds the main thread, so the
     signal is taken from Python's wakeup descriptor by a watcher thread), and with
-    ``memory_limit`` the whole process: DuckDB's own limit does not count every allocation
-    (a string function's result), so the process's resident memory is watched every
-    ``POLL`` seconds and the query stopped once it grows past what it held before plus the
-    limit and ``HEADROOM`` (a single call that allocates gigabytes at once has them for that
-    moment: ``RLIMIT_DATA`` was tried and does not see allocations into address space
-    already reserved). The watch is process-wide, so only a process that runs nothing else
-    at the time asks for it (``sniff query``)."""
+    ``memory_limit`` the whole process, twice over, because DuckDB's own limit does not
+    count every allocation (a string function's result):
+
+    * a hard cap on the process's address space (``RLIMIT_AS``) for the query's duration:
+      what it held before plus the limit, ``HEADROOM`` and an ``ARENA`` per thread. An
+      allocation past it fails at once, whatever its size (``repeat('x', 3000000000)``: one
+      line after 0.03 s, where the watch alone let it reach 6 GB for a minute);
+      ``RLIMIT_DATA`` was tried and does not see allocations into address space already
+      reserved, which the address space does count.
+    * a watch of its resident memory every ``POLL`` seconds, the query stopped once it grows
+      past what it held before plus the limit and ``HEADROOM``: the address space a process
+      reserved earlier without using it (numba's, glibc's arenas) is not under the cap.
+
+    Both are process-wide, so only a process that runs nothing else at the time asks for
+    them (``sniff query``); the cap is lifted when the query ends."""
 
     POLL = 0.05
 
     def __init__(self, session: Session, timeout: float | None = None,
                  memory_limit: int | None = None) -> None:
         self.connection, self.timeout, self.memory_limit = session.db, timeout, memory_limit
+        self.threads = session.threads
         self.timed_out = self.over_memory = False
         self.signalled: int | None = None
         self._stop = threading.Event()
         self._watcher = None
         self._wakeup = None
+        self._capped: tuple[int, int] | None = None  # the address-space limit to restore
 
     def __enter__(self) -> Limits:
         if threading.current_thread() is threading.main_thread():
@@ -206,7 +218,29 @@ class Limits:
         if self.timeout is not None or resident is not None:
             self._watcher = threading.Thread(target=self._watch, args=(resident,), daemon=True)
             self._watcher.start()
+        if self.memory_limit is not None:  # last: the watchers' stacks are already mapped
+            self._cap_address_space()
         return self
+
+    def _cap_address_space(self) -> None:
+        """Cap the address space at what the process has mapped now plus the query's share
+        (Linux; elsewhere the watch alone bounds it)."""
+        import resource
+
+        mapped = _status_size("VmSize")
+        if mapped is None:
+            return
+        previous = resource.getrlimit(resource.RLIMIT_AS)
+        cap = mapped + self.memory_limit + HEADROOM + ARENA * self.threads
+        if previous[1] != resource.RLIM_INFINITY:
+            cap = min(cap, previous[1])
+        if previous[0] != resource.RLIM_INFINITY and previous[0] <= cap:
+            return  # the user's own limit is lower: it stands
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, previous[1]))
+        except (ValueError, OSError):
+            return
+        self._capped = previous
 
     def _watch(self, resident: int | None) -> None:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
@@ -244,6 +278,11 @@ class Limits:
         self._wakeup = (reader, writer, previous, thread)
 
     def __exit__(self, *exc) -> None:
+        if self._capped is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, self._capped)
+            self._capped = None
         self._stop.set()
         if self._watcher is not None:
             self._watcher.join()
@@ -266,10 +305,21 @@ class Limits:
         if self.timed_out:
             return SniffError(f"the query ran past its time limit of {self.timeout:g} s and "
                               "was stopped: aggregate more, or give a longer --timeout")
-        if self.over_memory or isinstance(error, MemoryError):
-            return SniffError("the query needs more than its memory limit and was stopped; "
-                              "aggregate more (GROUP BY) or write the rows with --parquet OUT")
+        if self.over_memory or isinstance(error, MemoryError) or (
+                self.memory_limit is not None and _out_of_memory(error)):
+            limit = (f" of {self.memory_limit / 2**20:,.0f} MB"
+                     if self.memory_limit is not None else "")
+            return SniffError(f"the query needs more than its memory limit{limit} and was "
+                              "stopped; aggregate more (GROUP BY) or write the rows with "
+                              "--parquet OUT")
         return query_error(session, error)
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """DuckDB's own limit reached, or an allocation refused by the address-space cap."""
+    import duckdb
+
+    return isinstance(error, duckdb.OutOfMemoryException)
 
 
 class Progress:
@@ -330,12 +380,11 @@ def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
     else:
         threads = os.cpu_count() or 1
     session = connect(sources, threads, memory_limit)
-    result = relation(session, sql)
     if lazy:
-        return result
+        return relation(session, sql)
     limits = Limits(session, timeout)
     try:
         with limits, Progress(session, enabled=progress):
-            return result.df()
+            return relation(session, sql).df()  # binding folds constants: bounded too
     except (duckdb.Error, MemoryError, RuntimeError) as error:  # RuntimeError: as in answer
         raise limits.error(error, session) from None
