@@ -20,7 +20,7 @@ Three depths of check, each used where its cost fits:
   the game ids of every row against the chunk's range.
 
 A run written before the ledger existed (no ``ledger`` in its manifest) is checked by its
-parts' footers alone.
+parts' footers alone (``sim.store.footers``, which every depth checks too).
 """
 
 from __future__ import annotations

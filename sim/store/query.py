@@ -185,7 +185,7 @@ class Limits:
     * a hard cap on the process's address space (``RLIMIT_AS``) for the query's duration:
       what it held before plus the limit, ``HEADROOM`` and an ``ARENA`` per thread. An
       allocation past it fails at once, whatever its size (``repeat('x', 3000000000)``: one
-      line after 0.03 s, where the watch alone let it reach 6 GB for a minute);
+      line at once, where the watch alone let it reach 6 GB for a minute; docs/query.md);
       ``RLIMIT_DATA`` was tried and does not see allocations into address space already
       reserved, which the address space does count.
     * a watch of its resident memory every ``POLL`` seconds, the query stopped once it grows

@@ -5,7 +5,7 @@ else"), so its manifest is checked once, where it is read (``sim.store.io.read_m
 for what every reader takes from it: the types and ranges of the configuration and of the
 run's own fields. Past this check a reader may use ``config["chunk_size"]`` as a divisor
 or ``config["labels"]`` as a list without a traceback; whether the values are *true* (the
-games were played so) is the parts' footers' question (``sim.store.integrity``).
+games were played so) is the parts' footers' question (``sim.store.footers``).
 """
 
 from __future__ import annotations
