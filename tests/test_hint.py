@@ -418,3 +418,22 @@ def test_the_documented_example_is_consistent() -> None:
     output = next(b for b in blocks if "play-outs per move on the same deals" in b)
     names = [name for name, _ in hint_rows(output)]
     assert sorted(names) == sorted(position.move_name(m) for m in position.legal_moves())
+
+
+def test_each_heuristic_is_dispatched_by_its_name() -> None:
+    """A hint's heuristic is asked by its name (``GREEDY`` ... ``LEARNED``), never by its
+    place alone: each name is its place in ``HEURISTICS`` and calls that strategy."""
+    import ast
+    import inspect
+
+    from sim.hint import search
+
+    calls = {}
+    tree = ast.parse(inspect.getsource(search.choose_heuristic.py_func))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            name = node.test.comparators[0].id
+            calls[name] = node.body[0].value.func.id
+    assert calls == {name.upper(): f"choose_{name}" for name in search.HEURISTICS}
+    for place, name in enumerate(search.HEURISTICS):
+        assert getattr(search, name.upper()) == place

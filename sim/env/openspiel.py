@@ -82,11 +82,11 @@ class SniffGame(pyspiel.Game):
             max_game_length=self.round_cap * ROUND_LENGTH,
         )
         super().__init__(_GAME_TYPE, info, params)
-        self._initial: _Table | None = None
+        self._initial: StateTable | None = None
 
     def new_initial_state(self) -> SniffState:
         if self._initial is None:  # opened once: later states copy it (OpenSpiel clones a
-            self._initial = _Table(*open_batch(  # state from a new initial one)
+            self._initial = StateTable(*open_batch(  # state from a new initial one)
                 self.players, [None] * self.players, 1, 0, round_cap=self.round_cap,
                 external_chance=True), self.players)
         return SniffState(self, copy.deepcopy(self._initial))
@@ -96,7 +96,7 @@ class SniffGame(pyspiel.Game):
         return SniffObserver(perfect_recall)
 
 
-class _Table:
+class StateTable:
     """What a state holds: the batch, its pending decisions, the deal so far, and each
     seat's history string (the information-state string, grown as the game goes).
 
@@ -140,15 +140,15 @@ class _Table:
             self.note(" ".join(tokens))
         self.seen = (round_number, events)
 
-    def __deepcopy__(self, memo: dict) -> _Table:
-        return _Table(self.batch.copy(), self.decision, self.players, self.dealt,
+    def __deepcopy__(self, memo: dict) -> StateTable:
+        return StateTable(self.batch.copy(), self.decision, self.players, self.dealt,
                       self.histories, self.seen)
 
 
 class SniffState(pyspiel.State):
     """One game in progress: the batch holds the rules' state, this class the chance."""
 
-    def __init__(self, game: SniffGame, table: _Table) -> None:
+    def __init__(self, game: SniffGame, table: StateTable) -> None:
         super().__init__(game)
         self._players = game.players
         self._hand = int(HAND_SIZE_FOR_PLAYERS[game.players])

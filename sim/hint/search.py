@@ -42,8 +42,10 @@ VALUE_WIN = 0  # P(the mover's side wins the game), as round_value.outcome value
 VALUE_POINTS = 1  # change of the mover's side's score to the round's end (placements - penalties)
 VALUE_MARGIN = 2  # that change minus the average change of the other sides
 N_VALUES = 3
-# The one-ply heuristics whose choice a hint shows, in this order (``heuristic_choices``).
+# The one-ply heuristics whose choice a hint shows, in this order: a heuristic's place is
+# its row of ``heuristic_choices``' parameters and choices and the number of its stream.
 HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "learned")
+GREEDY, HEAVY, DEFENSIVE, BLOCKER, PARTNER, WEIGHTED, LEARNED = range(len(HEURISTICS))
 
 
 @njit
@@ -94,21 +96,28 @@ def heuristic_choices(observation, moves, n_moves, params, seed, out) -> None:
     rng = np.zeros(1, dtype=np.uint64)
     for which in range(len(HEURISTICS)):
         rng[0] = stream_key(seed, which, 1, SALT_HINT)
-        row = params[which]
-        if which == 0:
-            out[which] = choose_greedy(observation, moves, n_moves, row, rng)
-        elif which == 1:
-            out[which] = choose_heavy(observation, moves, n_moves, row, rng)
-        elif which == 2:
-            out[which] = choose_defensive(observation, moves, n_moves, row, rng)
-        elif which == 3:
-            out[which] = choose_blocker(observation, moves, n_moves, row, rng)
-        elif which == 4:
-            out[which] = choose_partner(observation, moves, n_moves, row, rng)
-        elif which == 5:
-            out[which] = choose_weighted(observation, moves, n_moves, row, rng)
-        else:
-            out[which] = choose_learned(observation, moves, n_moves, row, rng)
+        out[which] = choose_heuristic(which, observation, moves, n_moves, params[which], rng)
+
+
+@njit
+def choose_heuristic(which, observation, moves, n_moves, row, rng) -> int:
+    """The choice of the heuristic ``which`` (``GREEDY`` ... ``LEARNED``) with parameters
+    ``row``."""
+    if which == GREEDY:
+        return choose_greedy(observation, moves, n_moves, row, rng)
+    if which == HEAVY:
+        return choose_heavy(observation, moves, n_moves, row, rng)
+    if which == DEFENSIVE:
+        return choose_defensive(observation, moves, n_moves, row, rng)
+    if which == BLOCKER:
+        return choose_blocker(observation, moves, n_moves, row, rng)
+    if which == PARTNER:
+        return choose_partner(observation, moves, n_moves, row, rng)
+    if which == WEIGHTED:
+        return choose_weighted(observation, moves, n_moves, row, rng)
+    if which == LEARNED:
+        return choose_learned(observation, moves, n_moves, row, rng)
+    return -1
 
 
 @njit

@@ -33,10 +33,11 @@ from sim.core.layout import move_points
 from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
 from strategies.heuristics.blocker import blocker_choice
 from strategies.heuristics.partner import partner_choice
-from strategies.learned.features import N_BASE_INPUTS, _logistic_win, encode
+from strategies.learned.features import N_BASE_INPUTS, encode
 from strategies.learned.net import MAX_WIDTH, first_layer_partial, forward_from
 from strategies.learned.record_inputs import MAX_INPUTS, encode_record
 from strategies.search.expert import search_values
+from strategies.value.round_value import win_chance
 
 PARTNER, BLOCKER, NET = 0, 1, 2
 KIND, EPSILON, RECORDING, COUNT, CAPACITY, WEIGHTS_AT, RECORDS_AT, N_SIZES = range(8)
@@ -189,10 +190,10 @@ def round_end_value(players, target, scores, team, domino) -> float:
             other = min(other, target - scores[rival])
     if domino >= 0:
         lead = 1.0 if view.team_of(domino, players) == team else -1.0
-        return _logistic_win(players, own, other, lead, target)
+        return win_chance(players, own, other, lead, target)
     share = (2.0 if players == 4 else 1.0) / players
-    return share * _logistic_win(players, own, other, 1.0, target) + (
-        1.0 - share) * _logistic_win(players, own, other, -1.0, target)
+    return share * win_chance(players, own, other, 1.0, target) + (
+        1.0 - share) * win_chance(players, own, other, -1.0, target)
 
 
 @njit(_nrt=True, nogil=True)

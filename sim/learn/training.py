@@ -266,7 +266,7 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
     if "feature_version" not in saved:
         raise SniffError(f"{folder.path}/settings.json records no feature version; the folder "
                          "is damaged or was edited")
-    recorded = _recorded_config(folder.path, saved)
+    recorded = recorded_config(folder.path, saved)
     for name in given:
         if getattr(config, name) != getattr(recorded, name):
             if name == "iterations":
@@ -286,7 +286,7 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
     return recorded, regressor, done
 
 
-def _recorded_config(path: Path, saved: dict) -> LearnConfig:
+def recorded_config(path: Path, saved: dict) -> LearnConfig:
     """The settings a folder records, held to the checks of new settings (a folder may
     come from someone else): one line naming what is wrong."""
     kinds = {f.name: f.type for f in fields(LearnConfig)}

@@ -80,6 +80,39 @@ def _margins(scores: np.ndarray) -> np.ndarray:
     return out
 
 
+def _same(columns: list) -> tuple:
+    """Columns as one tuple of one integer type (int64 when their types differ): the
+    compiled pass indexes the tuple by team or seat."""
+    kinds = {c.dtype for c in columns}
+    return tuple(columns) if len(kinds) == 1 else tuple(c.astype(np.int64) for c in columns)
+
+
+def _places(game_ids: np.ndarray, row_games: np.ndarray) -> np.ndarray:
+    """Each row's game as its place among the chunk's (sorted) ``game_ids``."""
+    where = np.searchsorted(game_ids, row_games)
+    lacking = np.minimum(where, game_ids.size - 1)
+    if np.any(game_ids[lacking] != row_games):
+        raise SniffError("its rounds table has games its games table lacks")
+    return where.astype(np.int64)
+
+
+def _sorted(rows, order: np.ndarray):
+    """``rows`` (``sim.report.passes.RoundRows``) with every column in ``order``."""
+    return type(rows)(*(tuple(c[order] for c in field) if isinstance(field, tuple)
+                        else field[order] for field in rows))
+
+
+def _add_lonely(counts, winner: np.ndarray) -> None:
+    """A game without round rows still started round 1 at 0-0: its cell, once per side."""
+    lonely = np.flatnonzero(~counts.has_rows)
+    if not lonely.size:
+        return
+    home = -counts.bin_low
+    for side in range(counts.cell_games.shape[0]):
+        counts.cell_games[side, home, home] += lonely.size
+        counts.cell_wins[side, home, home] += int((winner[lonely] == side).sum())
+
+
 class RunFigures:
     """The counts behind every figure of one run's report (see the module doc).
 
@@ -268,10 +301,36 @@ class RunFigures:
 
     def _prepare_rounds(self, g: dict, rounds: pa.Table) -> dict:
         """The chunk's rounds added into small count arrays (``sim.report.passes``)."""
-        from sim.report.passes import BAD_GAME, BAD_ORDER, round_pass
+        from sim.report.passes import BAD_GAME, BAD_ORDER, ChunkGames, round_pass
 
-        players, k, size = self.players, self.sides, self.bin_size
-        # the columns' own integer types (int16 mostly), read without a copy
+        rows, reason_code = self._round_rows(rounds)
+        games = ChunkGames(0, g["rotation"], g["winner_side"])
+        if np.all(np.diff(g["game_id"]) == 1):  # the chunk's game ids are consecutive
+            games = games._replace(first_id=int(g["game_id"][0]))
+        else:  # rows by their game's place in the chunk instead
+            rows = rows._replace(game=_places(g["game_id"], rows.game))
+        counts = self._counts(rows, g["game_id"].size)
+        if rows.game.size:
+            seating = self._seating(reason_code)
+            status = round_pass(rows, games, seating, counts)
+            if status == BAD_ORDER:  # rows not in game, then round order: sort, pass again
+                rows = _sorted(rows, np.lexsort((rows.round_number, rows.game)))
+                status = round_pass(rows, games, seating, counts)
+            if status == BAD_GAME:
+                raise SniffError("its rounds table has games its games table lacks")
+        _add_lonely(counts, g["winner_side"])
+        return {"rounds": int(rows.game.size), "endings": counts.endings,
+                "domino": counts.domino, "point_low": counts.point_low,
+                "points": counts.point_hist, "penalty_low": counts.penalty_low,
+                "penalties": counts.penalty_hist, "bin_low": counts.bin_low,
+                "cell_games": counts.cell_games, "cell_wins": counts.cell_wins}
+
+    def _round_rows(self, rounds: pa.Table):
+        """The chunk's round columns as ``sim.report.passes.RoundRows`` (their own integer
+        types, int16 mostly, read without a copy; each team's or seat's columns of one type)
+        and the end reasons' codes, every value used as an index checked first."""
+        from sim.report.passes import RoundRows
+
         r = {name: to_numpy(rounds[name], None) for name in rounds.column_names
              if name != "end_reason"}
         reason = rounds["end_reason"].combine_chunks()
@@ -282,75 +341,51 @@ class RunFigures:
                                 for v in reason.dictionary.to_pylist()] or [-1],
                                dtype=np.int64)
         _within(r, "reason_index", 0, reason_code.size - 1, "end_reason")
-        _within(r, "domino_seat", -1, players - 1)
-        count = g["game_id"].size
-        if np.all(np.diff(g["game_id"]) == 1):  # the chunk's game ids are consecutive
-            first_id = int(g["game_id"][0])
-        else:  # rows by their game's place in the chunk instead
-            where = np.searchsorted(g["game_id"], r["game_id"])
-            lacking = np.minimum(where, count - 1)
-            if np.any(g["game_id"][lacking] != r["game_id"]):
-                raise SniffError("its rounds table has games its games table lacks")
-            r["game_id"], first_id = where.astype(np.int64), 0
+        _within(r, "domino_seat", -1, self.players - 1)
+        rows = RoundRows(
+            game=r["game_id"], round_number=r["round_number"],
+            points=_same([r[f"team{t}_points"] for t in range(self.sides)]),
+            scores=_same([r[f"team{t}_score"] for t in range(self.sides)]),
+            penalties=_same([r[f"seat{s}_penalty"] for s in range(self.players)]),
+            reason=r["reason_index"], domino_seat=r["domino_seat"])
+        return rows, reason_code
 
-        def same(columns):
-            kinds = {c.dtype for c in columns}
-            return tuple(columns) if len(kinds) == 1 else tuple(c.astype(np.int64)
-                                                                for c in columns)
+    def _counts(self, rows, count: int):
+        """Zeroed ``sim.report.passes.Counts`` wide enough for every value of ``rows``."""
+        from sim.report.passes import Counts
 
-        points = same([r[f"team{t}_points"] for t in range(k)])
-        scores = same([r[f"team{t}_score"] for t in range(k)])
-        penalties = same([r[f"seat{s}_penalty"] for s in range(players)])
-        rows = r["game_id"].size
-        out = {"rounds": int(rows), "endings": np.zeros(len(END_NAMES), dtype=np.int64),
-               "domino": np.zeros(k, dtype=np.int64)}
-        has_rows = np.zeros(count, dtype=np.bool_)
-        if rows:
-            point_low = min(int(c.min()) for c in points)
-            point_high = max(int(c.max()) for c in points)
-            team_seats = [[s for s in range(players) if self.seat_team[s] == t]
+        k, size = self.sides, self.bin_size
+        if rows.game.size:
+            point_low = min(int(c.min()) for c in rows.points)
+            point_high = max(int(c.max()) for c in rows.points)
+            team_seats = [[s for s in range(self.players) if self.seat_team[s] == t]
                           for t in range(k)]
-            penalty_low = min(sum(int(penalties[s].min()) for s in seats)
+            penalty_low = min(sum(int(rows.penalties[s].min()) for s in seats)
                               for seats in team_seats)
-            penalty_high = max(sum(int(penalties[s].max()) for s in seats)
+            penalty_high = max(sum(int(rows.penalties[s].max()) for s in seats)
                                for seats in team_seats)
-            bin_low = min(0, min(int(c.min()) // size for c in scores))
-            bin_high = max(0, max(int(c.max()) // size for c in scores))
+            bin_low = min(0, min(int(c.min()) // size for c in rows.scores))
+            bin_high = max(0, max(int(c.max()) // size for c in rows.scores))
         else:
             point_low = point_high = penalty_low = penalty_high = bin_low = bin_high = 0
         bins = bin_high - bin_low + 1
-        out.update(point_low=point_low,
-                   points=np.zeros((k, point_high - point_low + 1), dtype=np.int64),
-                   penalty_low=penalty_low,
-                   penalties=np.zeros((k, penalty_high - penalty_low + 1), dtype=np.int64),
-                   bin_low=bin_low, cell_games=np.zeros((k, bins, bins), dtype=np.int64),
-                   cell_wins=np.zeros((k, bins, bins), dtype=np.int64))
-        if rows:
-            arguments = [r["game_id"], r["round_number"]]
-            rest = (first_id, g["rotation"], g["winner_side"], points, scores, penalties,
-                    r["reason_index"], reason_code, r["domino_seat"], self.side_of,
-                    self.seat_team, size, END_NAMES.index("target"), point_low,
-                    out["points"], penalty_low, out["penalties"], bin_low, bin_low,
-                    out["cell_games"], out["cell_wins"], out["endings"], out["domino"],
-                    has_rows)
-            status = round_pass(*arguments, *rest)
-            if status == BAD_ORDER:  # rows not in game, then round order: sort, pass again
-                order = np.lexsort((r["round_number"], r["game_id"]))
-                r = {name: values[order] for name, values in r.items()}
-                points, scores, penalties = (tuple(c[order] for c in cols)
-                                             for cols in (points, scores, penalties))
-                rest = (*rest[:3], points, scores, penalties, r["reason_index"],
-                        *rest[7:8], r["domino_seat"], *rest[9:])
-                status = round_pass(r["game_id"], r["round_number"], *rest)
-            if status == BAD_GAME:
-                raise SniffError("its rounds table has games its games table lacks")
-        lonely = np.flatnonzero(~has_rows)
-        if lonely.size:  # a game without round rows still started round 1 at 0-0
-            for side in range(k):
-                out["cell_games"][side, -bin_low, -bin_low] += lonely.size
-                out["cell_wins"][side, -bin_low, -bin_low] += int(
-                    (g["winner_side"][lonely] == side).sum())
-        return out
+        return Counts(
+            point_low=point_low,
+            point_hist=np.zeros((k, point_high - point_low + 1), dtype=np.int64),
+            penalty_low=penalty_low,
+            penalty_hist=np.zeros((k, penalty_high - penalty_low + 1), dtype=np.int64),
+            bin_low=bin_low, cell_games=np.zeros((k, bins, bins), dtype=np.int64),
+            cell_wins=np.zeros((k, bins, bins), dtype=np.int64),
+            endings=np.zeros(len(END_NAMES), dtype=np.int64),
+            domino=np.zeros(k, dtype=np.int64), has_rows=np.zeros(count, dtype=np.bool_))
+
+    def _seating(self, reason_code: np.ndarray):
+        """The run's tables for the compiled pass (``sim.report.passes.Seating``)."""
+        from sim.report.passes import Seating
+
+        return Seating(side_of=self.side_of, seat_team=self.seat_team,
+                       reason_code=reason_code, target_code=END_NAMES.index("target"),
+                       bin_size=self.bin_size)
 
     # --- after the last chunk
 

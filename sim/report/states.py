@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sim.stats.intervals import wilson_interval
-from sim.stats.score_states import COLUMNS, _with_intervals, merge_states
+from sim.stats.score_states import COLUMNS, merge_states, with_intervals
 from sim.stats.sides import opponents_text
 from sim.store.rundata import RunData
 
@@ -28,7 +28,7 @@ def score_state_table(run: RunData) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
     table = pd.DataFrame(rows)
-    return _with_intervals(table)[COLUMNS]
+    return with_intervals(table)[COLUMNS]
 
 
 def convergence_table(run: RunData) -> pd.DataFrame:

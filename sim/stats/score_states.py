@@ -55,7 +55,10 @@ COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e3
           "#7f7f7f"]
 
 
-def _with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+def with_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table of cells (``games``, ``wins``) with each cell's win rate and its 95% Wilson
+    interval (``low``, ``high``) added: how every score-state table is finished, here and in
+    ``sim.report.states``."""
     frame = frame.copy()
     frame["win_rate"] = frame["wins"] / frame["games"]
     bounds = [wilson_interval(w, g) for w, g in zip(frame["wins"], frame["games"])]
@@ -124,7 +127,7 @@ def score_states(games: pd.DataFrame, rounds: pd.DataFrame, bin_size: int = DEFA
         frames.append(cells)
     table = pd.concat(frames, ignore_index=True)
     table["wins"] = table["wins"].astype(np.int64)
-    return _with_intervals(table)[COLUMNS]
+    return with_intervals(table)[COLUMNS]
 
 
 def merge_states(tables: list[pd.DataFrame], pool_opponents: bool = False) -> pd.DataFrame:
@@ -146,7 +149,7 @@ def merge_states(tables: list[pd.DataFrame], pool_opponents: bool = False) -> pd
     keys = ["players", "strategy", "opponents", "own_low", "opponents_low", "bin_size"]
     merged = table.groupby(keys, sort=True)[["games", "wins"]].sum().reset_index()
     merged.insert(1, "side", -1)
-    return _with_intervals(merged)[COLUMNS]
+    return with_intervals(merged)[COLUMNS]
 
 
 def convergence(games: pd.DataFrame, points: int = 200,

@@ -61,9 +61,9 @@ class _Game:
     """One game's state as the rules move it; one method per event kind."""
 
     def __init__(self) -> None:
-        from sim.hint.position import _kernel
+        from sim.hint.kernel import load
 
-        self.kernel = _kernel()
+        self.kernel = load()
         self.moves = np.full(engine.MAX_MOVES, -1, dtype=np.int64)
         self.phase = "start"
         self.players = self.target = self.round = self.turn = 0

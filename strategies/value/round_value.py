@@ -22,6 +22,16 @@ from strategies.value.score_table import COEFFICIENTS, N_FEATURES
 POINTS_WIN_BONUS = 50.0
 
 
+@njit(inline="always")
+def _terms(need_own: float, need_other: float, target: float):
+    """The model's variables: d and s of the shares still needed (clamped), and sqrt(s)."""
+    x = min(max(need_own / target, 0.02), 3.0)
+    y = min(max(need_other / target, 0.02), 3.0)
+    d = y - x
+    s = x + y
+    return d, s, math.sqrt(s)
+
+
 @njit
 def value_features(need_own: float, need_other: float, lead: float, target: float, out) -> None:
     """The win model's inputs: what each side still needs, as a share of the target.
@@ -31,11 +41,7 @@ def value_features(need_own: float, need_other: float, lead: float, target: floa
     sides the model gives P(own) + P(other) = 1 by construction; ``out[0]`` = 1 lets the
     3-player model (one against the best placed of two) have a base rate.
     """
-    x = min(max(need_own / target, 0.02), 3.0)
-    y = min(max(need_other / target, 0.02), 3.0)
-    d = y - x
-    s = x + y
-    root = math.sqrt(s)
+    d, s, root = _terms(need_own, need_other, target)
     out[0] = 1.0
     out[1] = d
     out[2] = d / s
@@ -44,6 +50,26 @@ def value_features(need_own: float, need_other: float, lead: float, target: floa
     out[5] = lead
     out[6] = lead / s
     out[7] = lead / root
+
+
+@njit(inline="always")
+def win_chance(players: int, need_own: float, need_other: float, lead: float,
+               target: float) -> float:
+    """The score table's logistic of :func:`value_features`, inlined: no scratch array, and
+    ``lead`` may be any value in [-1, 1] (``learned``'s input for a leader not yet drawn).
+
+    It is the same model as :func:`win_probability`'s sum at lead +1 or -1, but its terms
+    are multiplied in another order, so the two may differ in the last bits: ``learned``'s
+    networks were trained on this one's floats (its input ``WIN_CHANCE``, ``sniff learn``'s
+    labels), ``expert``'s decisions were measured on the other's; each keeps its own.
+    """
+    d, s, root = _terms(need_own, need_other, target)
+    row = players - 2
+    c = COEFFICIENTS
+    logit = (c[row, 0] + c[row, 1] * d + c[row, 2] * d / s + c[row, 3] * d / root
+             + c[row, 4] * d * d * d / (s * s) + c[row, 5] * lead + c[row, 6] * lead / s
+             + c[row, 7] * lead / root)
+    return 1.0 / (1.0 + math.exp(-logit))
 
 
 @njit
