@@ -336,6 +336,7 @@ def test_a_lost_scheduler_stops_with_one_line_and_the_folder_resumes(
     from sim.openings.study import measure_openings
     from sim.run.cluster import ClusterLost
     from sim.run.plan import resolve_plan
+    from sim.run.settings import RunControl
     from sim.run.simulation import execute
 
     own = TcpCluster(workers=1)
@@ -350,7 +351,8 @@ def test_a_lost_scheduler_stops_with_one_line_and_the_folder_resumes(
                              "seed": 11, "chunk_size": 250})
         with pytest.raises(ClusterLost) as lost:
             if command == "simulate":
-                execute(plan, folder, scheduler=own.address, on_chunk=lose_the_scheduler)
+                execute(plan, folder, RunControl(scheduler=own.address,
+                                               on_chunk=lose_the_scheduler))
             else:
                 measure_openings(openings_config(), folder, lose_the_scheduler,
                                  scheduler=own.address, **SIZES)
@@ -360,7 +362,7 @@ def test_a_lost_scheduler_stops_with_one_line_and_the_folder_resumes(
     finally:
         own.close()
     if command == "simulate":
-        execute(plan, folder, mode="resume")
+        execute(plan, folder, RunControl(mode="resume"))
         reference = tmp_path / "reference"
         execute(plan, reference)
         assert_same_folder(reference, folder)

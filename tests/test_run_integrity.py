@@ -24,6 +24,7 @@ import sim
 from sim.errors import SniffError
 from sim.run import space as run_space
 from sim.run.plan import resolve_plan
+from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.store import folders, integrity
 from sim.store import io as run_io
@@ -269,9 +270,10 @@ def test_a_second_writer_is_refused_by_the_lock_not_the_manifest(run, capsys) ->
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(SniffError, match=f"being written by process {holder.pid}"):
-            execute(resolve_plan({}, run_io.read_manifest(run), run), run, mode="resume")
+            execute(resolve_plan({}, run_io.read_manifest(run), run), run,
+                    RunControl(mode="resume"))
         with pytest.raises(SniffError, match=f"being written by process {holder.pid}"):
-            execute(resolve_plan(dict(PLAN)), run, mode="overwrite")
+            execute(resolve_plan(dict(PLAN)), run, RunControl(mode="overwrite"))
         assert len(sim.load(run).games) == 400
     finally:
         holder.kill()

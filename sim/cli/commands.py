@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from sim.display.formatting import printable
+from sim.run.settings import RunControl
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
 
@@ -45,28 +46,17 @@ class progress_bar:  # noqa: N801 (used as a context manager, like open)
             self.bar.close()
 
 
-def simulate_command(
-    options: dict, out: Path | None, *, resume: bool, overwrite: bool, threads: int | None,
-    quiet: bool, argv: list[str], scheduler: str | None = None, check_space: bool = True,
-) -> None:
-    """``sniff simulate``: options not given on the command line are None."""
-    from sim.kernels import generate as kernels
+def simulate_command(options: dict, out: Path | None, *, control: RunControl,
+                     resume: bool, overwrite: bool, quiet: bool) -> None:
+    """``sniff simulate``: options not given on the command line are None; ``control`` holds
+    the flags of how to play (its mode, notices and progress are set here)."""
     from sim.run.chunks import RunInterrupted
-    from sim.run.simulation import (
-        check_scheduler_and_threads,
-        check_target,
-        default_folder,
-        execute,
-        plan_and_mode,
-        stderr_notice,
-    )
-
-    if quiet:
-        kernels.set_notice(None)
+    from sim.run.settings import quiet_notice, stderr_notice
+    from sim.run.simulation import check_target, default_folder, execute, plan_and_mode
 
     folder = Path(out) if out is not None else None
     plan, mode = plan_and_mode(options, folder, resume, overwrite)
-    check_scheduler_and_threads(scheduler, threads)
+    control.check()
     if folder is None:
         folder = default_folder()
     check_target(plan, folder, mode)
@@ -81,12 +71,10 @@ def simulate_command(
             click.echo(f"sniff: {action} {folder}: {what}", err=True)
 
     try:
-        run = execute(plan, folder, mode=mode, threads=threads,
-                      progress=not quiet and sys.stderr.isatty(),
-                      command=shlex.join(["sniff", *argv]), announce=announce,
-                      notice=(lambda message: None) if quiet else stderr_notice,
-                      alert=stderr_notice,  # a bad part set aside is said even with -q
-                      scheduler=scheduler, check_space=check_space)
+        run = execute(plan, folder, control.but(
+            mode=mode, progress=not quiet and sys.stderr.isatty(), announce=announce,
+            notice=quiet_notice if quiet else stderr_notice,
+            alert=stderr_notice))  # a bad part set aside is said even with -q
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise

@@ -120,13 +120,16 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
     Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
     """
     from sim.cli.commands import simulate_command
+    from sim.cli.options import command_line
+    from sim.run.settings import RunControl
 
     options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
                "max_games": max_games, "rounds": rounds}
-    simulate_command(options, out, resume=resume, overwrite=overwrite, threads=threads,
-                     quiet=quiet, argv=sys.argv[1:], scheduler=scheduler,
-                     check_space=not ignore_disk_space)
+    control = RunControl(threads=threads, command=command_line(), scheduler=scheduler,
+                         check_space=not ignore_disk_space)
+    simulate_command(options, out, control=control, resume=resume, overwrite=overwrite,
+                     quiet=quiet)
 
 
 @cli.command()
@@ -498,7 +501,9 @@ def main() -> None:
         click.echo(f"sniff: error: {printable(error.format_message())}", err=True)
         sys.exit(EXIT_ERROR)
     except SniffError as error:  # may quote a name from a folder or trace: escaped
-        click.echo(f"sniff: error: {printable(str(error))}", err=True)
+        from sim.cli.options import error_text
+
+        click.echo(f"sniff: error: {printable(error_text(error))}", err=True)
         sys.exit(EXIT_ERROR)
     except OSError as error:
         from sim.files import UnsafeFile
