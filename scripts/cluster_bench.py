@@ -50,12 +50,13 @@ print(json.dumps({"seconds": seconds, "games": summary["games"],
 
 TOURNAMENT = """
 import json, sys, time
+from sim.run.settings import RunControl
 from sim.tournament import run_tournament
 players, strategies, games, chunk, seed, out, scheduler = sys.argv[1:]
 started = time.perf_counter()
 result = run_tournament(int(players), strategies, int(games), int(seed), out=out,
-                        chunk_size=int(chunk), scheduler=scheduler, threads=1,
-                        overwrite=True)
+                        chunk_size=int(chunk), control=RunControl(
+                            mode="overwrite", scheduler=scheduler, threads=1))
 seconds = time.perf_counter() - started
 games = sum(run.summary.games for run in result.runs)
 print(json.dumps({"seconds": seconds, "games": games,

@@ -330,7 +330,7 @@ def test_a_tournament_checks_its_pairings_and_its_resume_replays_a_bad_one(tmp_p
     code, _, err = run_main(["report", str(folder), "-o", str(tmp_path / "r")], capsys)
     one_line(code, err, str(bad))
     lines: list[str] = []
-    run_tournament(out=folder, resume=True, echo=lines.append)
+    run_tournament(out=folder, control=RunControl(mode="resume", notice=lines.append))
     assert any(str(bad) in line for line in lines), lines
     assert (pairing / "set-aside" / "games-part-000001.parquet").exists()
     assert load_tournament(folder).matrix.equals(matrix)

@@ -186,36 +186,47 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
     return files
 
 
-def tournament_command(options: dict, *, threads: int | None, quiet: bool, resume: bool,
-                       overwrite: bool, argv: list[str]) -> None:
-    """``sniff tournament``: print the ranking and the matrix; notices on stderr."""
+def tournament_command(options: dict, *, control: RunControl, quiet: bool,
+                       max_games: int | None) -> None:
+    """``sniff tournament``: print the ranking and the matrix; notices on stderr.
+    ``--max-games`` is the library's ``games_per_pair`` of a ``--precision`` tournament."""
+    from sim.errors import SniffError
+    from sim.run.settings import quiet_notice, stderr_notice
     from sim.tournament import TournamentInterrupted, run_tournament
 
-    def say(line: str) -> None:
-        if not quiet:
-            click.echo(f"sniff: {line}", err=True)
-
+    if control.mode == "resume":
+        if options["games_per_pair"] is None:
+            options["games_per_pair"] = max_games
+    elif options["precision"] is not None:
+        if options["games_per_pair"] is not None:
+            raise SniffError("--games-per-pair and --precision exclude each other: "
+                             "--precision plays until the win rates are precise enough; "
+                             "give its cap as --max-games")
+        options["games_per_pair"] = max_games
+    elif max_games is not None:
+        raise SniffError("--max-games is the cap of a --precision tournament; without "
+                         "--precision give --games-per-pair")
     try:
-        result = run_tournament(**options, threads=threads, resume=resume, overwrite=overwrite,
-                                progress=not quiet and sys.stderr.isatty(),
-                                command=shlex.join(["sniff", *argv]), echo=say)
+        result = run_tournament(**options, control=control.but(
+            progress=not quiet and sys.stderr.isatty(),
+            notice=quiet_notice if quiet else stderr_notice))
     except TournamentInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
     click.echo(printable(str(result)))
 
 
-def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
-                argv: list[str]) -> None:
+def tune_command(options: dict, *, out: Path | None, control: RunControl,
+                 quiet: bool) -> None:
     """``sniff tune``: options not given on the command line are None."""
+    from sim.run.settings import quiet_notice, stderr_notice
     from sim.tune.study import TuneInterrupted, tune
 
     given = {key: value for key, value in options.items() if value is not None}
-    command = shlex.join(["sniff", *argv])
-    notice = (lambda m: None) if quiet else (lambda m: click.echo(f"sniff: {m}", err=True))
     try:
-        result = tune(out=out, resume=resume, progress=not quiet and sys.stderr.isatty(),
-                      notice=notice, command=command, **given)
+        result = tune(out=out, control=control.but(
+            progress=not quiet and sys.stderr.isatty(),
+            notice=quiet_notice if quiet else stderr_notice), **given)
     except TuneInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise

@@ -360,12 +360,15 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
     intervals (ratings.png, ranking.csv). `sniff report OUT` gives the full report.
     """
     from sim.cli.commands import tournament_command
+    from sim.cli.options import command_line
+    from sim.run.settings import RunControl, mode_of
 
     options = {"players": players, "strategies": strategies, "games_per_pair": games_per_pair,
                "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
-               "max_games": max_games, "chunk_size": chunk_size, "scheduler": scheduler}
-    tournament_command(options, threads=threads, quiet=quiet, resume=resume,
-                       overwrite=overwrite, argv=sys.argv[1:])
+               "chunk_size": chunk_size}
+    control = RunControl(mode=mode_of(resume, overwrite), threads=threads,
+                         command=command_line(), scheduler=scheduler)
+    tournament_command(options, control=control, quiet=quiet, max_games=max_games)
 
 
 @cli.command()
@@ -408,13 +411,17 @@ def tune(strategy, against, players, games, seed, params, games_per_trial, popsi
     Use it as the printed NAME:KEY=VALUE,... or as NAME:@FOLDER/best.json.
     """
     from sim.cli.commands import tune_command
+    from sim.cli.options import command_line
+    from sim.run.settings import RunControl, mode_of
 
     options = {"strategy": strategy, "against": against, "players": players, "games": games,
                "seed": seed, "params": params.split(",") if params else None,
                "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
                "validate_games": validate_games, "accept": accept, "h0": h0, "h1": h1,
-               "alpha": alpha, "beta": beta, "scheduler": scheduler}
-    tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
+               "alpha": alpha, "beta": beta}
+    control = RunControl(mode=mode_of(resume, False), command=command_line(),
+                         scheduler=scheduler)
+    tune_command(options, out=out, control=control, quiet=quiet)
 
 
 @cli.command()
