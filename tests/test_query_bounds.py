@@ -16,7 +16,7 @@ from cli_helpers import ROOT, default_sigint, error_lines, run_main
 import sim
 from sim.errors import SniffError
 from sim.store import query as store_query
-from sim.store.answer import answer
+from sim.store.answer import QueryLimits, answer
 
 ENDLESS = "select count(*) from range(100000000000) a where a % 7 = 3"
 
@@ -40,9 +40,9 @@ def test_the_memory_limit_covers_the_whole_process(played, monkeypatch) -> None:
     monkeypatch.setattr(store_query, "HEADROOM", 0)
     with pytest.raises(SniffError, match="more than its memory limit"):
         answer(played, "select length(repeat('x', 400000000)) as n",
-               memory_limit=64 << 20, hard_memory=True)
-    assert answer(played, "select count(*) as n from games", memory_limit=64 << 20,
-                  hard_memory=True) == 1  # the limit is lifted after each query
+               limits=QueryLimits(memory=64 << 20, hard_memory=True))
+    assert answer(played, "select count(*) as n from games",
+                  limits=QueryLimits(memory=64 << 20, hard_memory=True)) == 1  # lifted after
 
 
 def test_ctrl_c_stops_a_query_at_once(played) -> None:

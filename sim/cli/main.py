@@ -164,10 +164,13 @@ def openings(players, strategies, deals, seed, out, overwrite, resume, threads, 
     parts, and --resume completes the study.
     """
     from sim.cli.commands import openings_command
+    from sim.cli.options import command_line
+    from sim.run.settings import RunControl, mode_of
 
     options = {"players": players, "strategies": strategies, "deals": deals, "seed": seed}
-    openings_command(options, out, overwrite=overwrite, quiet=quiet, argv=sys.argv[1:],
-                     resume=resume, scheduler=scheduler, threads=threads)
+    control = RunControl(mode=mode_of(resume, overwrite), threads=threads,
+                         command=command_line(), scheduler=scheduler)
+    openings_command(options, out, control=control, quiet=quiet)
 
 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally

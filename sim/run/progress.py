@@ -39,8 +39,9 @@ class ProgressBar:
         self.close()
 
     @property
-    def done(self) -> int:
-        return 0 if self.bar is None else int(self.bar.n)
+    def callback(self):
+        """:meth:`to` while the bar is shown, else None (a caller then reports nothing)."""
+        return self.to if self.bar is not None else None
 
     def add(self, count: int) -> None:
         """``count`` more done."""
