@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from sim.core import engine
+from sim.core.seating import PLAYER_COUNTS
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import available, parse_spec
 
@@ -303,7 +304,7 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
     compile_shared(builtin_strategies())
     threads_all = numba.get_num_threads()
     report: dict = {"machine": machine(), "quick": quick, "engine": [], "python_model": []}
-    for players in (2, 3, 4):
+    for players in PLAYER_COUNTS:
         for strategy in ("random", "greedy"):
             games = int({"random": 40_000, "greedy": 150_000}[strategy] * scale) or 1000
             for threads in sorted({1, threads_all}):
