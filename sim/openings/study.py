@@ -70,14 +70,15 @@ def check_folder(folder: Path, overwrite: bool) -> None:
 
     check_folder_path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
-        raise SniffError(f"{folder} is not empty; use --overwrite to replace the openings "
-                         "files in it")
+        raise SettingError(f"{folder} is not empty; use {{overwrite}} to replace the "
+                           "openings files in it")
     foreign = sorted((path.name for path in folder.iterdir() if not is_openings_file(path)),
                      key=lambda name: (name.startswith("."), name)) \
         if folder.is_dir() else []
     if foreign:  # --overwrite replaces an openings folder, never another kind
-        raise SniffError(f"{folder} holds {foreign[0]}, which no openings run writes: "
-                         "--overwrite replaces only an openings folder; choose another -o")
+        raise SettingError(f"{folder} holds {foreign[0]}, which no openings run writes: "
+                           "{overwrite} replaces only an openings folder; choose another "
+                           "{out}")
 
 
 def run_openings(
@@ -208,9 +209,9 @@ def _resumable(folder: Path, config: OpeningsConfig, kernel: str) -> dict:
     if config_of(study["config"]).to_dict() != config.to_dict():
         raise SniffError(f"cannot resume {folder}: it holds a study of another configuration")
     if not same_code(study.get("kernel"), kernel, lineup_strategies(config.lineup)):
-        raise SniffError(f"cannot resume {folder}: the simulator's code changed since the "
-                         "study started, so the remaining games would not match; start "
-                         "again with --overwrite")
+        raise SettingError(f"cannot resume {folder}: the simulator's code changed since the "
+                           "study started, so the remaining games would not match; start "
+                           "again with {overwrite}")
     return study
 
 
