@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from sim.errors import SettingError, SniffError
+from sim.errors import SettingError
 
 __all__ = ["MODES", "RunControl", "check_threads", "mode_of", "quiet_notice", "stderr_notice"]
 
@@ -73,7 +73,7 @@ class RunControl:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise SniffError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+            raise SettingError(f"{{mode}} must be one of {', '.join(MODES)}, got {self.mode!r}")
         object.__setattr__(self, "kernel_strategies", tuple(self.kernel_strategies))
 
     def but(self, **changes) -> RunControl:
