@@ -40,11 +40,11 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
     (<= --h0) is checked against the bounds of --alpha and --beta; the games are a normal run
     folder, with compare.json. --resume takes the settings of the run in --out.
     """
-    from sim.cli.options import command_line
+    from sim.cli.options import run_control
     from sim.compare.play import compare as run_compare
     from sim.errors import SniffError
     from sim.run.chunks import RunInterrupted
-    from sim.run.settings import RunControl, mode_of, quiet_notice, stderr_notice
+    from sim.run.settings import quiet_notice, stderr_notice
     from sim.stats.sprt import Sprt
     from sim.store.folders import new_folder
 
@@ -62,9 +62,8 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
             click.echo(f"sniff: comparing in {folder}: H0 difference <= {h0:+.1%} against H1 "
                        f">= {h1:+.1%}, alpha {alpha:g}, beta {beta:g}", err=True)
 
-    control = RunControl(mode=mode_of(resume, overwrite), threads=threads,
-                         command=command_line(), announce=announce, scheduler=scheduler,
-                         notice=quiet_notice if quiet else stderr_notice)
+    control = run_control(resume, overwrite, threads=threads, announce=announce,
+                          scheduler=scheduler, notice=quiet_notice if quiet else stderr_notice)
     try:
         result = run_compare(a, b, players=players, seed=seed, out=folder,
                              test=Sprt(h0, h1, alpha, beta), max_games=max_games,

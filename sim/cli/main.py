@@ -120,14 +120,13 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
     Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
     """
     from sim.cli.commands import simulate_command
-    from sim.cli.options import command_line
-    from sim.run.settings import RunControl
+    from sim.cli.options import run_control
 
     options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
                "max_games": max_games, "rounds": rounds}
-    control = RunControl(threads=threads, command=command_line(), scheduler=scheduler,
-                         check_space=not ignore_disk_space)
+    control = run_control(threads=threads, scheduler=scheduler,
+                          check_space=not ignore_disk_space)
     simulate_command(options, out, control=control, resume=resume, overwrite=overwrite,
                      quiet=quiet)
 
@@ -164,12 +163,10 @@ def openings(players, strategies, deals, seed, out, overwrite, resume, threads, 
     parts, and --resume completes the study.
     """
     from sim.cli.commands import openings_command
-    from sim.cli.options import command_line
-    from sim.run.settings import RunControl, mode_of
+    from sim.cli.options import run_control
 
     options = {"players": players, "strategies": strategies, "deals": deals, "seed": seed}
-    control = RunControl(mode=mode_of(resume, overwrite), threads=threads,
-                         command=command_line(), scheduler=scheduler)
+    control = run_control(resume, overwrite, threads=threads, scheduler=scheduler)
     openings_command(options, out, control=control, quiet=quiet)
 
 
@@ -363,14 +360,12 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
     intervals (ratings.png, ranking.csv). `sniff report OUT` gives the full report.
     """
     from sim.cli.commands import tournament_command
-    from sim.cli.options import command_line
-    from sim.run.settings import RunControl, mode_of
+    from sim.cli.options import run_control
 
     options = {"players": players, "strategies": strategies, "games_per_pair": games_per_pair,
                "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
                "chunk_size": chunk_size}
-    control = RunControl(mode=mode_of(resume, overwrite), threads=threads,
-                         command=command_line(), scheduler=scheduler)
+    control = run_control(resume, overwrite, threads=threads, scheduler=scheduler)
     tournament_command(options, control=control, quiet=quiet, max_games=max_games)
 
 
@@ -414,16 +409,14 @@ def tune(strategy, against, players, games, seed, params, games_per_trial, popsi
     Use it as the printed NAME:KEY=VALUE,... or as NAME:@FOLDER/best.json.
     """
     from sim.cli.commands import tune_command
-    from sim.cli.options import command_line
-    from sim.run.settings import RunControl, mode_of
+    from sim.cli.options import run_control
 
     options = {"strategy": strategy, "against": against, "players": players, "games": games,
                "seed": seed, "params": params.split(",") if params else None,
                "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
                "validate_games": validate_games, "accept": accept, "h0": h0, "h1": h1,
                "alpha": alpha, "beta": beta}
-    control = RunControl(mode=mode_of(resume, False), command=command_line(),
-                         scheduler=scheduler)
+    control = run_control(resume, scheduler=scheduler)
     tune_command(options, out=out, control=control, quiet=quiet)
 
 

@@ -88,6 +88,14 @@ def command_line() -> str:
     return shlex.join(["sniff", *sys.argv[1:]])
 
 
+def run_control(resume: bool = False, overwrite: bool = False, **how):
+    """The ``RunControl`` of a command's flags (``--resume``, ``--overwrite``, ``--threads``,
+    ``--scheduler``, ...), with the command line it records; built once, passed down."""
+    from sim.run.settings import RunControl, mode_of
+
+    return RunControl(mode=mode_of(resume, overwrite), command=command_line(), **how)
+
+
 def players_option(ctx, param, value):
     from sim.core.seating import PLAYER_COUNTS
 
