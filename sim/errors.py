@@ -25,6 +25,10 @@ class SettingError(SniffError):
         self.template = template
         super().__init__(self.worded(str))
 
+    def __reduce__(self):
+        """Pickled with its template (a Dask worker's error reaches the command whole)."""
+        return type(self), (self.template,)
+
     @property
     def settings(self) -> list[str]:
         """The settings the message names, in order."""

@@ -7,6 +7,7 @@ its flags ("--resume needs --out"), from one ``SettingError`` and one mapping in
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -51,6 +52,8 @@ def test_flags_of_settings_and_values():
     assert str(error) == "games=400 differs; start again with overwrite"
     assert error.settings == ["games", "overwrite"]
     assert error_text(error) == "--games 400 differs; start again with --overwrite"
+    carried = pickle.loads(pickle.dumps(error))  # from a Dask worker, whole
+    assert error_text(carried) == error_text(error) and str(carried) == str(error)
     assert error_text(SniffError("{not a setting}")) == "{not a setting}"
 
 

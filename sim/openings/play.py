@@ -117,8 +117,8 @@ def leader_lineup(players: int, strategies: str | Sequence[str]) -> Lineup:
     elif len(specs) == players:
         seats = list(specs)
     else:
-        raise SniffError(
-            f"--strategies takes 1 name, 2 (the leader's side, everyone else) or {players} "
+        raise SettingError(
+            f"{{strategies}} takes 1 name, 2 (the leader's side, everyone else) or {players} "
             f"(one per seat from the leader), got {len(specs)}"
         )
     return Lineup(players, tuple(seats))
