@@ -1,10 +1,12 @@
 """``sniff simulate`` and ``sim.simulate``: many games, chunk by chunk, into a Parquet run.
 
-What decides the games is in ``sim.run.plan`` (and ``sim.run.precision`` for ``--precision``);
-how chunks are played, in ``sim.run.chunks`` (``sim.run.cluster`` on Dask); the summary, in
-``sim.store.summary``; the folder's files, in ``sim.store.io``. This module runs a plan: it
-checks the target folder and the disk, writes the manifest and each chunk's parts, and keeps the
-summary as the chunks come.
+What decides the games is in ``sim.run.plan`` (and ``sim.run.precision`` for a precision
+target); how the run is played (its folder mode, threads, notices, scheduler) is one
+``sim.run.settings.RunControl``; how chunks are played, in ``sim.run.chunks``
+(``sim.run.cluster`` on Dask); the run chunk by chunk (summary, parts, manifest), in
+``sim.run.state``; the folder's files, in ``sim.store.io``. This module runs a plan: it
+checks the target folder, the code a resume continues and the disk, locks the folder, opens
+the executor and hands the chunks to a ``RunState``.
 """
 
 from __future__ import annotations
