@@ -76,7 +76,6 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
     from sim.openings.study import check_folder, measure_openings, resume_config
     from sim.openings.study import default_folder as openings_folder
     from sim.run.chunks import StopOnInterrupt
-    from sim.run.progress import ProgressBar
 
     control.check()
     if control.threads is not None and control.scheduler is None:
