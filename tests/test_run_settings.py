@@ -42,6 +42,11 @@ def test_the_library_names_settings_and_the_command_line_names_flags(call, libra
     assert "--" in worded and "--" not in str(refused.value)
 
 
+def test_simulate_names_the_keywords_it_takes():
+    with pytest.raises(SniffError, match="unknown option.s. thread; it takes duplicate, "):
+        sim.simulate(games=10, thread=2)
+
+
 def test_flags_of_settings_and_values():
     assert flag_of("chunk_size") == "--chunk-size"
     assert flag_of("games=400") == "--games 400"
