@@ -58,7 +58,7 @@ def at_most(maximum: int):
 
 
 # Settings whose flag is not "--" + the setting's name with "-" for "_" (sim.errors.SettingError).
-FLAG_NAMES: dict[str, str] = {"out": "--out", "strategy": "STRATEGY"}
+FLAG_NAMES: dict[str, str] = {"out": "--out", "strategy": "STRATEGY", "delta": "--difference"}
 
 
 def flag_of(setting: str) -> str:
