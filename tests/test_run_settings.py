@@ -19,7 +19,7 @@ from sim.errors import SettingError, SniffError
 from sim.kernels import generate
 from sim.run.plan import check_seed
 from sim.run.progress import ProgressBar
-from sim.run.settings import RunControl, mode_of
+from sim.run.settings import RunControl, mode_of, numba_threads
 
 
 @pytest.mark.parametrize(("call", "library", "flags"), [
@@ -91,6 +91,17 @@ def test_the_compile_notice_is_restored_however_a_block_ends():
             assert generate.notice == said.append
             raise RuntimeError
     assert generate.notice is before
+
+
+def test_numba_threads_are_given_back_however_a_block_ends():
+    import numba
+
+    before = numba.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with numba_threads(1):
+            assert numba.get_num_threads() == 1
+            raise RuntimeError
+    assert numba.get_num_threads() == before
 
 
 def test_a_quiet_run_leaves_the_compile_notice_as_it_was(tmp_path, capsys):

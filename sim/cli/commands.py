@@ -78,10 +78,6 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
     from sim.run.chunks import StopOnInterrupt
 
     control.check()
-    if control.threads is not None and control.scheduler is None:
-        import numba
-
-        numba.set_num_threads(control.threads)
     if control.mode == "resume":
         if out is None:
             raise SettingError("{resume} needs {out}, the folder of the study to complete")

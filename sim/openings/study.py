@@ -48,7 +48,7 @@ from sim.openings.play import (
     play_openings,
 )
 from sim.openings.tally import OpeningsTally, summarise_openings
-from sim.run.settings import RunControl
+from sim.run.settings import RunControl, numba_threads
 from sim.store.lock import RunLock
 
 RESULTS_DIR = Path("results")
@@ -126,7 +126,8 @@ def measure_openings(
     :func:`resume_config`; ``alert`` says which bad part it set aside), to the tables of an
     uninterrupted one; ``scheduler`` (``tcp://HOST:PORT``, ``local:N`` or an open
     ``sim.run.cluster.DaskCluster``) plays the parts on Dask, with ``threads`` numba threads
-    per task; ``command`` is recorded. The results are written at the end
+    per task (locally, ``threads`` are numba's threads while it plays); ``command`` is
+    recorded. The results are written at the end
     (``summary.json`` last); a new study first clears a previous run's openings files from
     a folder already checked by ``check_folder``. ``progress(deals_done)`` follows each
     chunk (each part on Dask), and ``between_chunks()`` before the next (where a requested
@@ -134,9 +135,17 @@ def measure_openings(
     folder for a result, and ``resume`` completes it). The figures do not depend on
     ``chunk_deals``, on the cluster, nor the parts on either.
     """
+    control = control or RunControl()
+    with numba_threads(control.threads if control.scheduler is None else None):
+        return _measure(config, folder, progress, control, between_chunks, chunk_deals,
+                        part_deals)
+
+
+def _measure(config: OpeningsConfig, folder: Path | None, progress, control: RunControl,
+             between_chunks, chunk_deals: int, part_deals: int) -> tuple[pd.DataFrame, dict]:
+    """``measure_openings`` with its threads set."""
     from sim.openings.parts import PartsRun, finish_study, kernel_of, play_parts, start_study
 
-    control = control or RunControl()
     resume, scheduler, command = control.mode == "resume", control.scheduler, control.command
     tally = OpeningsTally()
     if folder is None:

@@ -12,12 +12,14 @@ chunking.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from sim.errors import SettingError
 
-__all__ = ["MODES", "RunControl", "check_threads", "mode_of", "quiet_notice", "stderr_notice"]
+__all__ = ["MODES", "RunControl", "check_threads", "mode_of", "numba_threads", "quiet_notice",
+           "stderr_notice"]
 
 MODES = ("new", "overwrite", "resume")
 
@@ -95,6 +97,24 @@ class RunControl:
 
         check_scheduler(self.scheduler)
         check_threads_option(self.threads)
+
+
+@contextmanager
+def numba_threads(threads: int | None) -> Iterator[None]:
+    """Within the block, numba's threads are ``threads`` (checked; None leaves them); the
+    previous count is restored however it ends."""
+    if threads is None:
+        yield
+        return
+    import numba
+
+    check_threads(threads)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
 
 
 def check_threads(threads: int | None) -> None:

@@ -18,7 +18,7 @@ from sim.run.chunks import LocalChunks
 from sim.run.plan import Plan, recorded_kernel_strategies, resolve_plan
 from sim.run.precision import cap_options
 from sim.run.sequential import SequentialStop
-from sim.run.settings import RunControl, check_threads, mode_of
+from sim.run.settings import RunControl, mode_of, numba_threads
 from sim.run.state import RunState
 from sim.store.lock import LOCK_NAME, RunLock
 
@@ -70,17 +70,6 @@ def _describe_run(folder: Path, manifest: dict) -> str:
 
     chunks = len(part_files(folder, "games"))
     return f"{manifest.get('status', '?')}, {chunks} of {config.get('chunks', '?')} chunks"
-
-
-def _set_threads(threads: int | None) -> int | None:
-    import numba
-
-    if threads is None:
-        return None
-    check_threads(threads)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    return previous
 
 
 def execute(plan: Plan, folder: Path | None, control: RunControl | None = None,
@@ -141,23 +130,19 @@ def _execute(plan: Plan, folder: Path | None, control: RunControl,
     recorded = check_target(plan, folder, control.mode)  # again, under the lock
     if recorded is not None and not control.kernel_strategies:
         control = control.but(kernel_strategies=recorded_kernel_strategies(recorded))
-    previous_threads = _set_threads(control.threads if control.scheduler is None else None)
-    executor = None
-    try:
-        with compile_notice(control.notice):
+    with numba_threads(control.threads if control.scheduler is None else None), \
+            compile_notice(control.notice):
+        executor = None
+        try:
             kernel = _checked_kernel(plan, folder, recorded, control.kernel_strategies)
             executor = _open_executor(plan, kernel, control)
             executor.warm_up()  # load (or compile) the kernel now: games/s measures play only
             _check_space(plan, folder, control)
             state = RunState.start(plan, folder, control, recorded, kernel, executor)
             state.play(executor, sequential)
-    finally:
-        if executor is not None:
-            executor.close()
-        if previous_threads is not None:
-            import numba
-
-            numba.set_num_threads(previous_threads)
+        finally:
+            if executor is not None:
+                executor.close()
     return state.run()
 
 
