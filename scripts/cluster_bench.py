@@ -36,13 +36,15 @@ import json, sys, time
 from pathlib import Path
 from sim.openings.play import make_config
 from sim.openings.study import check_folder, measure_openings
+from sim.run.settings import RunControl
 players, strategies, deals, part_deals, seed, out, scheduler = sys.argv[1:]
 config = make_config(int(players), strategies, int(deals), int(seed))
 folder = Path(out)
 check_folder(folder, overwrite=True)
 started = time.perf_counter()
-table, summary = measure_openings(config, folder, part_deals=int(part_deals),
-                                  scheduler=scheduler, threads=1)
+table, summary = measure_openings(config, folder,
+                                  control=RunControl(scheduler=scheduler, threads=1),
+                                  part_deals=int(part_deals))
 seconds = time.perf_counter() - started
 print(json.dumps({"seconds": seconds, "games": summary["games"],
                   "answer": table.to_json()}))
@@ -50,12 +52,13 @@ print(json.dumps({"seconds": seconds, "games": summary["games"],
 
 TOURNAMENT = """
 import json, sys, time
+from sim.run.settings import RunControl
 from sim.tournament import run_tournament
 players, strategies, games, chunk, seed, out, scheduler = sys.argv[1:]
 started = time.perf_counter()
 result = run_tournament(int(players), strategies, int(games), int(seed), out=out,
-                        chunk_size=int(chunk), scheduler=scheduler, threads=1,
-                        overwrite=True)
+                        chunk_size=int(chunk), control=RunControl(
+                            mode="overwrite", scheduler=scheduler, threads=1))
 seconds = time.perf_counter() - started
 games = sum(run.summary.games for run in result.runs)
 print(json.dumps({"seconds": seconds, "games": games,

@@ -24,7 +24,6 @@ Why this shape:
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
@@ -32,7 +31,8 @@ from pathlib import Path
 
 from sim.core.seating import check_players
 from sim.display.formatting import slug
-from sim.errors import SniffError, Stopped
+from sim.errors import SettingError, SniffError, Stopped
+from sim.run.settings import RunControl
 from sim.store.folders import check_writable_folder
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.rundata import (
@@ -52,10 +52,10 @@ OUTPUT_FILES = ("matrix.png", "ratings.png", "matrix.csv", "ranking.csv")
 
 def pairings(players: int, labels: list[str]) -> list[tuple[str, ...]]:
     """The lineups of a tournament: pairs (2 and 4 players) or triples (3 players)."""
-    check_players(players, "--players")
+    check_players(players)
     if len(set(labels)) != len(labels):
         twice = sorted({label for label in labels if labels.count(label) > 1})
-        raise SniffError(f"strategy {', '.join(twice)} is named twice in --strategies")
+        raise SettingError(f"strategy {', '.join(twice)} is named twice in {{strategies}}")
     size = 3 if players == 3 else 2
     if len(labels) < size:
         need = ("3 players play alone, so a pairing is 3 different strategies: name at least 3"
@@ -160,10 +160,87 @@ class Tournament:
         return "\n".join(self.lines())
 
 
-def _config(players, labels, games, seed, duplicate, chunk_size, precision) -> dict:
-    return {"players": players, "strategies": labels, "games_per_pair": games, "seed": seed,
-            "duplicate": bool(duplicate), "chunk_size": chunk_size, "precision": precision,
-            "pairing": "triples" if players == 3 else "pairs"}
+@dataclass(frozen=True)
+class TournamentPlan:
+    """What a tournament plays: its lineup of strategies, and each pairing's games (with a
+    ``precision``, the cap of a pairing that plays until every win rate's 95% half-width is
+    at most that), seed, deals and chunk size; built from a caller's settings (``new``) or a
+    tournament folder's manifest (``recorded``)."""
+
+    players: int
+    labels: tuple[str, ...]
+    games: int
+    seed: int
+    duplicate: bool
+    chunk_size: int
+    precision: float | None = None
+
+    @classmethod
+    def new(cls, players: int | None, strategies, games_per_pair: int | None,
+            seed: int | None, duplicate: bool | None, precision: float | None,
+            chunk_size: int | None) -> TournamentPlan:
+        """The settings checked (one line each); None takes the default."""
+        from sim.run.plan import check_seed
+        from sim.run.precision import DEFAULT_MAX_GAMES, check_precision
+        from strategies import parse_lineup_text
+
+        players = check_players(4 if players is None else players)
+        seed = check_seed(0 if seed is None else seed)
+        if strategies is None:
+            raise SettingError("give the strategies to play, e.g. "
+                               "{strategies=greedy,random,heavy}")
+        specs = parse_lineup_text(strategies if isinstance(strategies, str)
+                                  else ",".join(strategies))
+        precision = check_precision(precision)
+        games = games_per_pair if games_per_pair is not None else (
+            DEFAULT_GAMES_PER_PAIR if precision is None else DEFAULT_MAX_GAMES)
+        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+            raise SettingError(f"{{games_per_pair}} must be a positive integer, got {games}")
+        return cls(players, tuple(spec.label for spec in specs), games, seed, bool(duplicate),
+                   chunk_size or min(DEFAULT_CHUNK, games), precision)
+
+    @classmethod
+    def recorded(cls, folder: Path, config: dict, given: dict) -> TournamentPlan:
+        """A folder's tournament; every setting ``given`` (None: not given) must agree."""
+        recorded_text = ",".join(config["strategies"])
+        differ = [k for k, v in given.items() if v is not None
+                  and v != (recorded_text if k == "strategies" else config[k])]
+        if differ:
+            raise SettingError(f"cannot resume {folder}: it was started with other "
+                               f"{', '.join(differ)}; leave them out (or give the recorded "
+                               "values), or start again with {overwrite}")
+        return cls(config["players"], tuple(config["strategies"]), config["games_per_pair"],
+                   config["seed"], config["duplicate"], config["chunk_size"],
+                   config["precision"])
+
+    def config(self) -> dict:
+        return {"players": self.players, "strategies": list(self.labels),
+                "games_per_pair": self.games, "seed": self.seed,
+                "duplicate": bool(self.duplicate), "chunk_size": self.chunk_size,
+                "precision": self.precision,
+                "pairing": "triples" if self.players == 3 else "pairs"}
+
+    @property
+    def specs(self) -> list:
+        from strategies import parse_lineup_text
+
+        return parse_lineup_text(",".join(self.labels))
+
+    @property
+    def kernel_strategies(self) -> tuple:
+        """Every strategy of the tournament once: the one kernel all pairings play in."""
+        return tuple({spec.strategy.name: spec.strategy for spec in self.specs}.values())
+
+    def pairings(self) -> list[tuple[str, tuple[str, ...], object]]:
+        """(folder name, lineup, ``sim.run.plan.Plan``) of each pairing, in order."""
+        from sim.run.plan import Plan
+
+        by_label = {spec.label: spec for spec in self.specs}
+        return [(pairing_name(index, lineup), lineup, Plan.build(
+            self.players, [by_label[label] for label in lineup], self.games,
+            pairing_seed(self.seed, lineup), self.duplicate, self.chunk_size,
+            precision=self.precision))
+            for index, lineup in enumerate(pairings(self.players, list(self.labels)))]
 
 
 def _write_manifest(folder: Path, manifest: dict) -> None:
@@ -181,193 +258,171 @@ def run_tournament(
     duplicate: bool | None = None,
     out: str | Path | None = None,
     precision: float | None = None,
-    max_games: int | None = None,
     chunk_size: int | None = None,
-    threads: int | None = None,
-    progress: bool = False,
-    resume: bool = False,
-    overwrite: bool = False,
-    command: str = "",
-    echo: Callable[[str], None] | None = None,
-    scheduler: str | None = None,
+    control: RunControl | None = None,
 ) -> Tournament:
     """Play every pairing into ``out`` and fit the matrix and ratings; see the module doc.
 
     ``players`` defaults to 4, ``seed`` to 0; ``strategies`` (text as on the command line,
     or a list) must be given. ``games_per_pair`` (default 10,000) is each pairing's game
     count; with ``precision`` a pairing instead plays until every win rate's 95% half-width
-    is at most ``precision``, up to ``max_games``. ``resume`` completes an interrupted
-    tournament in ``out`` (options left as None are the recorded ones; others must match);
-    ``echo`` gets one line per pairing. ``scheduler`` (``tcp://HOST:PORT`` or ``local:N``)
-    plays every pairing's chunks on one Dask cluster, opened once for all pairings
-    (``sim.run.cluster``); the folder is the same as a local tournament's.
+    is at most ``precision``, up to ``games_per_pair`` (default 1,000,000). ``control``
+    (``sim.run.settings.RunControl``) says how: with mode ``"resume"`` it completes an
+    interrupted tournament in ``out`` (settings left as None are the recorded ones; others
+    must match); its ``notice`` gets one line per pairing; its ``scheduler``
+    (``tcp://HOST:PORT`` or ``local:N``) plays every pairing's chunks on one Dask cluster,
+    opened once for all pairings (``sim.run.cluster``); the folder is the same as a local
+    tournament's.
     """
-    from sim.run.chunks import RunInterrupted
-    from sim.run.plan import Plan
-    from sim.run.precision import DEFAULT_MAX_GAMES, check_precision
-    from sim.run.simulation import check_scheduler_and_threads, execute
-    from sim.store import io
-    from strategies import parse_lineup_text
-
-    say = echo or (lambda line: None)
-    if resume and overwrite:
-        raise SniffError("--resume and --overwrite exclude each other")
-    check_scheduler_and_threads(scheduler, threads)
-    if resume:
+    control = control or RunControl()
+    control.check()
+    if control.mode == "resume":
         if out is None:
-            raise SniffError("--resume needs --out, the folder of the tournament to complete")
+            raise SettingError("{resume} needs {out}, the folder of the tournament to complete")
         folder = Path(out)
         manifest = read_tournament_manifest(folder)
         pairing_runs(folder, manifest)  # its pairings are what the tournament implies
-        config = manifest["config"]
-        given = {"players": players, "strategies": strategies,
-                 "games_per_pair": games_per_pair if games_per_pair is not None else max_games,
-                 "seed": seed, "duplicate": duplicate, "precision": precision}
-        recorded_text = ",".join(config["strategies"])
-        differ = [k for k, v in given.items() if v is not None
-                  and v != (recorded_text if k == "strategies" else config[k])]
-        if differ:
-            raise SniffError(f"cannot resume {folder}: it was started with other "
-                             f"{', '.join(differ)}; leave them out (or give the recorded "
-                             "values), or start again with --overwrite")
-        players, labels = config["players"], list(config["strategies"])
-        games, seed, duplicate = config["games_per_pair"], config["seed"], config["duplicate"]
-        precision, chunk_size = config["precision"], config["chunk_size"]
-        specs = parse_lineup_text(",".join(labels))
+        plan = TournamentPlan.recorded(folder, manifest["config"], {
+            "players": players, "strategies": strategies, "games_per_pair": games_per_pair,
+            "seed": seed, "duplicate": duplicate, "precision": precision})
     else:
-        players = 4 if players is None else players
-        seed = 0 if seed is None else seed
-        duplicate = bool(duplicate)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
-        if strategies is None:
-            raise SniffError("give the strategies to play, e.g. --strategies greedy,random,heavy")
-        check_players(players, "--players")
-        specs = parse_lineup_text(strategies if isinstance(strategies, str)
-                                  else ",".join(strategies))
-        labels = [spec.label for spec in specs]
-        precision = check_precision(precision)
-        if precision is not None:
-            if games_per_pair is not None:
-                raise SniffError("--games-per-pair and --precision exclude each other: "
-                                 "--precision plays until the win rates are precise enough; "
-                                 "give its cap as --max-games")
-            games = max_games or DEFAULT_MAX_GAMES
-        else:
-            if max_games is not None:
-                raise SniffError("--max-games is the cap of a --precision tournament; without "
-                                 "--precision give --games-per-pair")
-            games = DEFAULT_GAMES_PER_PAIR if games_per_pair is None else games_per_pair
-        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-            raise SniffError(f"--games-per-pair must be a positive integer, got {games}")
-        chunk_size = chunk_size or min(DEFAULT_CHUNK, games)
+        plan = TournamentPlan.new(players, strategies, games_per_pair, seed, duplicate,
+                                  precision, chunk_size)
         folder = Path(out) if out is not None else default_folder()
-        if folder.exists() and not folder.is_dir():
-            raise SniffError(f"--out {folder} is a file; give a folder")
-        check_writable_folder(folder)  # not inside another run's tables, and writable
-        if folder.exists() and any(p.name != LOCK_NAME for p in folder.iterdir()):
-            if not (folder / TOURNAMENT_MANIFEST).exists():
-                raise SniffError(f"{folder} is not empty and holds no sniff tournament; choose "
-                                 "another --out (nothing was changed)")
-            if not overwrite:
-                state = read_tournament_manifest(folder).get("status")
-                raise SniffError(f"{folder} already holds a tournament ({state}); use --resume "
-                                 "to complete it or --overwrite to replace it")
+        _check_new_folder(folder, control.mode == "overwrite")
         manifest = None
-    lineups = pairings(players, labels)
-    by_label = {spec.label: spec for spec in specs}
-    kernel_strategies = list({spec.strategy.name: spec.strategy for spec in specs}.values())
-    plans = []
-    for index, lineup in enumerate(lineups):
-        plans.append((pairing_name(index, lineup), lineup, Plan.build(
-            players, [by_label[label] for label in lineup], games,
-            pairing_seed(seed, lineup), duplicate, chunk_size, precision=precision)))
+    pairs = plan.pairings()
+    control = control.but(kernel_strategies=plan.kernel_strategies)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise SniffError(f"cannot write to {error.filename or folder}: "
                          f"{error.strerror or error}") from None
     held = RunLock(folder)  # one writer: a second tournament into the folder is one line
-    held.acquire(command or "sniff tournament")
+    held.acquire(control.command or "sniff tournament")
     try:
         if manifest is None:
-            if folder.exists() and overwrite:
-                import shutil
-
-                for name in (PAIRS_DIR, TOURNAMENT_MANIFEST, *OUTPUT_FILES):
-                    path = folder / name
-                    if path.is_dir():
-                        shutil.rmtree(path)
-                    elif path.exists():
-                        path.unlink()
-            from sim.version import __version__
-
-            manifest = {
-                "format": TOURNAMENT_FORMAT, "version": __version__, "command": command,
-                "config": _config(players, labels, games, seed, duplicate, chunk_size, precision),
-                "kernel_strategies": [s.name for s in kernel_strategies],
-                "pairings": [{"name": name, "folder": f"{PAIRS_DIR}/{name}",
-                              "lineup": list(lineup), "seed": plan.seed, "run_id": plan.run_id}
-                             for name, lineup, plan in plans],
-                "started_at": datetime.now().astimezone().isoformat(timespec="seconds"),
-                "status": "running",
-            }
-        try:
-            (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
-            io.mark_running(manifest)
-            _write_manifest(folder, manifest)
-        except OSError as error:
-            raise SniffError(f"cannot write to {error.filename or folder}: "
-                             f"{error.strerror or error}") from None
-
-        runs = []
-        cluster = None
-        try:
-            if isinstance(scheduler, str):  # one cluster for every pairing
-                from sim.run.cluster import DaskCluster
-
-                cluster = scheduler = DaskCluster(scheduler, threads)
-            for index, (name, lineup, plan) in enumerate(plans):
-                pair_folder = folder / PAIRS_DIR / name
-                vs = " vs ".join(lineup)
-                if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
-                        "status") == "complete":
-                    # its parts checked (sim.store.integrity); a bad one: the resume replays it
-                    try:
-                        runs.append(io.open_run(pair_folder))
-                        say(f"pairing {index + 1}/{len(plans)}: {vs}: already played")
-                        continue
-                    except SniffError as error:
-                        say(f"pairing {index + 1}/{len(plans)}: {vs}: {str(error).split('; ')[0]}")
-                mode = "resume" if io.is_run_folder(pair_folder) else "new"
-                say(f"pairing {index + 1}/{len(plans)}: {vs}")
-                run = execute(plan, pair_folder, mode=mode, threads=threads, progress=progress,
-                              command=command, kernel_strategies=kernel_strategies,
-                              notice=lambda message: say(message), scheduler=scheduler)
-                runs.append(run)
-        except RunInterrupted as stopped:
-            manifest["status"] = "interrupted"
-            _write_manifest(folder, manifest)
-            raise TournamentInterrupted(folder, len(runs), len(plans), stopped.signum) from None
-        except BaseException:
-            manifest["status"] = "failed"
-            _write_manifest(folder, manifest)
-            raise
-        finally:
-            if cluster is not None:
-                cluster.close()
-        result = _finish(folder, manifest, runs)
-        manifest["status"] = "complete"
-        manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
-        manifest["ratings"] = result.ratings.to_dict()
-        if result.ranking is not None:
-            manifest["fit"] = {key: result.ranking.fit.to_dict()[key]
-                               for key in ("statistic", "df", "p_value", "warning")}
-            manifest["ranking"] = result.ranking.to_dict()
-        _write_manifest(folder, manifest)
-        return result
+            manifest = _new_manifest(folder, plan, pairs, control)
+        _mark_running(folder, manifest)
+        runs = _play_pairings(folder, manifest, pairs, control)
+        return _complete(folder, manifest, runs)
     finally:
         held.release()
+
+
+def _check_new_folder(folder: Path, overwrite: bool) -> None:
+    """A new tournament's folder: absent, empty, or (overwriting) a tournament's."""
+    if folder.exists() and not folder.is_dir():
+        raise SettingError(f"{{out}} {folder} is a file; give a folder")
+    check_writable_folder(folder)  # not inside another run's tables, and writable
+    if folder.exists() and any(p.name != LOCK_NAME for p in folder.iterdir()):
+        if not (folder / TOURNAMENT_MANIFEST).exists():
+            raise SettingError(f"{folder} is not empty and holds no sniff tournament; choose "
+                               "another {out} (nothing was changed)")
+        if not overwrite:
+            state = read_tournament_manifest(folder).get("status")
+            raise SettingError(f"{folder} already holds a tournament ({state}); use {{resume}} "
+                               "to complete it or {overwrite} to replace it")
+
+
+def _new_manifest(folder: Path, plan: TournamentPlan, pairs: list, control: RunControl) -> dict:
+    """A new tournament's manifest; an overwritten tournament's files are removed first."""
+    import shutil
+
+    from sim.version import __version__
+
+    if control.mode == "overwrite":
+        for name in (PAIRS_DIR, TOURNAMENT_MANIFEST, *OUTPUT_FILES):
+            path = folder / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    return {
+        "format": TOURNAMENT_FORMAT, "version": __version__, "command": control.command,
+        "config": plan.config(),
+        "kernel_strategies": [s.name for s in control.kernel_strategies],
+        "pairings": [{"name": name, "folder": f"{PAIRS_DIR}/{name}",
+                      "lineup": list(lineup), "seed": run.seed, "run_id": run.run_id}
+                     for name, lineup, run in pairs],
+        "started_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "status": "running",
+    }
+
+
+def _mark_running(folder: Path, manifest: dict) -> None:
+    from sim.store import io
+
+    try:
+        (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
+        io.mark_running(manifest)
+        _write_manifest(folder, manifest)
+    except OSError as error:
+        raise SniffError(f"cannot write to {error.filename or folder}: "
+                         f"{error.strerror or error}") from None
+
+
+def _play_pairings(folder: Path, manifest: dict, pairs: list, control: RunControl) -> list:
+    """Each pairing's run, in order, on one Dask cluster if a scheduler is given; a stop or
+    failure is recorded in the manifest."""
+    from sim.run.chunks import RunInterrupted
+
+    runs = []
+    cluster = None
+    try:
+        if isinstance(control.scheduler, str):  # one cluster for every pairing
+            from sim.run.cluster import DaskCluster
+
+            cluster = DaskCluster(control.scheduler, control.threads)
+            control = control.but(scheduler=cluster)
+        for index, (name, lineup, plan) in enumerate(pairs):
+            title = f"pairing {index + 1}/{len(pairs)}: {' vs '.join(lineup)}"
+            runs.append(_play_pairing(folder / PAIRS_DIR / name, title, plan, control))
+    except RunInterrupted as stopped:
+        manifest["status"] = "interrupted"
+        _write_manifest(folder, manifest)
+        raise TournamentInterrupted(folder, len(runs), len(pairs), stopped.signum) from None
+    except BaseException:
+        manifest["status"] = "failed"
+        _write_manifest(folder, manifest)
+        raise
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return runs
+
+
+def _play_pairing(pair_folder: Path, title: str, plan, control: RunControl):
+    """One pairing's run: played, completed, or (finished and its parts checked) opened."""
+    from sim.run.simulation import execute
+    from sim.store import io
+
+    say = control.notice
+    if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
+            "status") == "complete":
+        # its parts checked (sim.store.integrity); a bad one: the resume replays it
+        try:
+            run = io.open_run(pair_folder)
+            say(f"{title}: already played")
+            return run
+        except SniffError as error:
+            say(f"{title}: {str(error).split('; ')[0]}")
+    mode = "resume" if io.is_run_folder(pair_folder) else "new"
+    say(title)
+    return execute(plan, pair_folder, control.but(mode=mode))
+
+
+def _complete(folder: Path, manifest: dict, runs: list) -> Tournament:
+    result = _finish(folder, manifest, runs)
+    manifest["status"] = "complete"
+    manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
+    manifest["ratings"] = result.ratings.to_dict()
+    if result.ranking is not None:
+        manifest["fit"] = {key: result.ranking.fit.to_dict()[key]
+                           for key in ("statistic", "df", "p_value", "warning")}
+        manifest["ranking"] = result.ranking.to_dict()
+    _write_manifest(folder, manifest)
+    return result
 
 
 class TournamentInterrupted(Stopped):

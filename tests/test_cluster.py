@@ -24,6 +24,8 @@ import pytest
 from cli_helpers import run_main
 from distributed import Client
 
+from sim.run.settings import RunControl
+
 ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60  # seconds for the scheduler and workers to come up
 # what differs between two runs of the same command: when, how long, where, by whom
@@ -261,7 +263,7 @@ def test_openings_on_a_cluster_with_a_worker_killed_is_the_local_study(
     folder = tmp_path / "there"
     killer = tcp.kill_when_busy("sniff-part-")
     table, summary = measure_openings(openings_config(), folder, lambda deals: time.sleep(0.05),
-                                      scheduler=tcp.address, **SIZES)
+                                      RunControl(scheduler=tcp.address), **SIZES)
     killer.check()
     assert summary["deals"] == OPENINGS["deals"]
     assert_same_folder(openings_reference, folder)
@@ -273,11 +275,12 @@ from pathlib import Path
 from sim.openings.play import make_config
 from sim.openings.study import measure_openings
 from sim.run.chunks import StopOnInterrupt
+from sim.run.settings import RunControl
 config = make_config(2, "random", 40, 6)
 with StopOnInterrupt(print) as stop:
-    measure_openings(config, Path(sys.argv[1]), lambda deals: time.sleep(0.2), chunk_deals=2,
-                     part_deals=5, between_chunks=stop.check,
-                     scheduler=sys.argv[2] if sys.argv[2:] else None)
+    measure_openings(config, Path(sys.argv[1]), lambda deals: time.sleep(0.2),
+                     RunControl(scheduler=sys.argv[2] if sys.argv[2:] else None),
+                     chunk_deals=2, part_deals=5, between_chunks=stop.check)
 """
 
 
@@ -350,22 +353,24 @@ def test_a_lost_scheduler_stops_with_one_line_and_the_folder_resumes(
                              "seed": 11, "chunk_size": 250})
         with pytest.raises(ClusterLost) as lost:
             if command == "simulate":
-                execute(plan, folder, scheduler=own.address, on_chunk=lose_the_scheduler)
+                execute(plan, folder, RunControl(scheduler=own.address,
+                                               on_chunk=lose_the_scheduler))
             else:
                 measure_openings(openings_config(), folder, lose_the_scheduler,
-                                 scheduler=own.address, **SIZES)
+                                 RunControl(scheduler=own.address), **SIZES)
         message = str(lost.value)
         assert "\n" not in message and f"lost the Dask scheduler at {own.address}" in message
         assert "--resume" in message
     finally:
         own.close()
     if command == "simulate":
-        execute(plan, folder, mode="resume")
+        execute(plan, folder, RunControl(mode="resume"))
         reference = tmp_path / "reference"
         execute(plan, reference)
         assert_same_folder(reference, folder)
     else:
-        measure_openings(openings_config(), folder, resume=True, **SIZES)
+        measure_openings(openings_config(), folder, control=RunControl(mode="resume"),
+                         **SIZES)
         assert_same_folder(openings_reference, folder)
 
 
@@ -454,7 +459,8 @@ def test_a_resume_sets_aside_a_changed_part_and_plays_it_again(tmp_path, opening
     part = folder / "games" / "part-000001.parquet"
     part.write_bytes(part.read_bytes() + b"x")  # changed after it was recorded
     said = []
-    measure_openings(resume_config(folder), folder, resume=True, alert=said.append, **SIZES)
+    measure_openings(resume_config(folder), folder,
+                     control=RunControl(mode="resume", alert=said.append), **SIZES)
     assert len(said) == 1 and said[0].startswith("part 1: ") and "set aside" in said[0]
     assert (folder / "set-aside" / "games-part-000001.parquet").is_file()
     (folder / "set-aside" / "games-part-000001.parquet").unlink()

@@ -12,6 +12,7 @@ from cli_helpers import run_main
 from sim.compare.play import compare
 from sim.errors import SniffError
 from sim.run.chunks import RunInterrupted
+from sim.run.settings import RunControl
 from sim.stats.sprt import DealOutcomes, Sprt, elo_of_difference, simulate_tests
 from sim.store.integrity import check_run
 from sim.store.io import read_manifest
@@ -88,17 +89,18 @@ def test_partner_beats_greedy_fast_and_greedy_equals_itself(tmp_path):
 def test_same_seed_same_decision_for_any_threads_and_after_a_stop(tmp_path):
     """random against itself: a real null; interrupted after its first chunk and resumed,
     or on one thread, the games and so the decision are the same."""
-    whole = compare("random", "random", players=2, seed=8, out=tmp_path / "whole", threads=2)
+    whole = compare("random", "random", players=2, seed=8, out=tmp_path / "whole",
+                    control=RunControl(threads=2))
 
     def stop(line: str) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(RunInterrupted):
         compare("random", "random", players=2, seed=8, out=tmp_path / "cut", on_line=stop)
-    resumed = compare(out=tmp_path / "cut", resume=True, threads=1)
+    resumed = compare(out=tmp_path / "cut", control=RunControl(mode="resume", threads=1))
     assert (resumed.decision, resumed.games, resumed.llr) == (whole.decision, whole.games,
                                                               whole.llr)
-    again = compare(out=tmp_path / "cut", resume=True)  # decided: nothing more is played
+    again = compare(out=tmp_path / "cut", control=RunControl(mode="resume"))  # decided: no play
     assert again.games == whole.games
 
 

@@ -27,6 +27,7 @@ from sim.run import cluster as dask_cluster
 from sim.run import cluster_chunks
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
+from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.store import io as run_io
 
@@ -108,7 +109,7 @@ def test_local_scheduler_gives_the_local_tables_and_summary(tmp_path, reference,
 def test_scheduler_address_gives_the_local_tables(tmp_path, reference, cluster):
     local, _ = cluster
     folder = tmp_path / "tcp"
-    run = execute(plan_of(), folder, scheduler=local.scheduler_address)
+    run = execute(plan_of(), folder, RunControl(scheduler=local.scheduler_address))
     assert_same_tables(reference, folder)
     assert_whole_dataset(folder, GAMES // CHUNK)
     assert run.summary.to_dict() == sim.load(reference).summary.to_dict()
@@ -156,10 +157,11 @@ def test_interrupted_dask_run_resumes_to_the_same_tables(tmp_path, reference, cl
             raise KeyboardInterrupt
 
     with pytest.raises(RunInterrupted):
-        execute(plan_of(), folder, scheduler=local.scheduler_address, on_chunk=stop_after_third)
+        execute(plan_of(), folder, RunControl(scheduler=local.scheduler_address,
+                                              on_chunk=stop_after_third))
     assert manifest(folder)["status"] == "interrupted"
     assert len(run_io.part_files(folder, "games")) >= 3
-    execute(plan_of(), folder, mode="resume", scheduler=local.scheduler_address)
+    execute(plan_of(), folder, RunControl(mode="resume", scheduler=local.scheduler_address))
     assert_same_tables(reference, folder)
     assert_whole_dataset(folder, GAMES // CHUNK)
     assert [s["status"] for s in manifest(folder)["sessions"]] == ["interrupted", "complete"]
@@ -187,8 +189,8 @@ def test_a_worker_killed_mid_run_has_its_chunks_played_again(tmp_path, reference
         os.kill(nanny.pid, signal.SIGKILL)
         killed.update(address=address, keys=keys)
 
-    execute(plan_of(chunk_size=chunk_size), folder, scheduler=local.scheduler_address,
-            on_chunk=kill_a_busy_worker)
+    execute(plan_of(chunk_size=chunk_size), folder,
+            RunControl(scheduler=local.scheduler_address, on_chunk=kill_a_busy_worker))
     assert killed["address"] not in client.scheduler_info(n_workers=-1)["workers"]
     # The chunks the killed worker held were scheduled again (and played elsewhere).
     for key in killed["keys"]:

@@ -111,7 +111,7 @@ def test_the_api_refuses_an_empty_output_name(tmp_path, monkeypatch) -> None:
     from sim.errors import SniffError
 
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(SniffError, match="out= is an empty name"):
+    with pytest.raises(SniffError, match="out is an empty name"):
         sim.simulate(games=10, out="")
     assert list(tmp_path.iterdir()) == []
 

@@ -245,9 +245,9 @@ def test_training_runs_end_to_end_resumes_and_is_reproducible(tmp_path: Path) ->
     # More iterations on resume; a changed option is refused.
     learn(tiny(iterations=3), stopped, resume=True, given={"iterations"})
     assert len((stopped / "log.jsonl").read_text().splitlines()) == 3
-    with pytest.raises(SniffError, match="--games 30 differs from the folder's 24"):
+    with pytest.raises(SniffError, match="games=30 differs from the folder's 24"):
         learn(tiny(games=30), stopped, resume=True, given={"games"})
-    with pytest.raises(SniffError, match="--iterations 2 is fewer than the 3 already done"):
+    with pytest.raises(SniffError, match="iterations=2 is fewer than the 3 already done"):
         learn(tiny(iterations=2), stopped, resume=True, given={"iterations"})
     with pytest.raises(SniffError, match="is not empty"):
         learn(tiny(), whole)

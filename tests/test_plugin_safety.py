@@ -9,6 +9,7 @@ one line naming the plugin.
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -29,10 +30,13 @@ MASK64 = 2**64 - 1
 
 
 @pytest.fixture(autouse=True)
-def no_plugin_environment_leak(monkeypatch) -> None:
-    """``--plugin`` exports SNIFF_PLUGINS for worker processes; restore it after each test,
-    or later tests' ``sniff`` subprocesses would try to import this file's plugins."""
-    monkeypatch.setenv("SNIFF_PLUGINS", "")  # recorded: removed again after the test
+def no_plugin_environment_leak() -> Iterator:
+    """``--plugin`` loads its module in this process and writes nothing to the environment
+    (a worker imports the modules its task names), so later tests' ``sniff`` subprocesses
+    never try to import this file's plugins."""
+    before = os.environ.get("SNIFF_PLUGINS")
+    yield
+    assert os.environ.get("SNIFF_PLUGINS") == before
 
 
 @pytest.fixture(scope="module")
@@ -141,8 +145,6 @@ def test_broken_plugins_are_one_line(name: str, tmp_path: Path, capsys, monkeypa
     body, message = BROKEN[name]
     write_plugin(tmp_path, name, body)
     monkeypatch.syspath_prepend(str(tmp_path))
-    # --plugin names the module in SNIFF_PLUGINS for child processes: restore it after.
-    monkeypatch.setenv("SNIFF_PLUGINS", "")
     saved = saved_registry()
     try:
         code, _, err = run_main(["--plugin", name, "strategies"], capsys)
@@ -171,8 +173,6 @@ def test_plugins_with_a_wrong_signature_are_one_line(
              f"@register({name!r}, 'broken')\n@njit\n"
     write_plugin(tmp_path, name, header + body)
     monkeypatch.syspath_prepend(str(tmp_path))
-    # --plugin names the module in SNIFF_PLUGINS for child processes: restore it after.
-    monkeypatch.setenv("SNIFF_PLUGINS", "")
     saved = saved_registry()
     try:
         code, _, err = run_main(

@@ -19,6 +19,7 @@ from sim.errors import SniffError
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
 from sim.run.precision import PRECISION_STEP, precision_stop
+from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.stats.intervals import (
     Z95,
@@ -125,7 +126,7 @@ def test_interrupted_precision_run_resumes_to_the_same_tables(stopped, tmp_path,
             raise KeyboardInterrupt
 
     with pytest.raises(RunInterrupted):
-        execute(plan, folder, on_chunk=stop_after_first)
+        execute(plan, folder, RunControl(on_chunk=stop_after_first))
     assert "stopped" not in json.loads((folder / "manifest.json").read_text())
     code, out, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
     assert code == 0, err

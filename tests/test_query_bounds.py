@@ -19,7 +19,7 @@ from cli_helpers import ROOT, SNIFF, default_sigint, error_lines, run_main
 import sim
 from sim.errors import SniffError
 from sim.store import query as store_query
-from sim.store.answer import answer
+from sim.store.answer import QueryLimits, answer
 from sim.store.query import DEFAULT_MEMORY, HEADROOM, Limits, connect, relation, run_sources
 
 ENDLESS = "select count(*) from range(100000000000) a where a % 7 = 3"
@@ -44,9 +44,9 @@ def test_the_memory_limit_covers_the_whole_process(played, monkeypatch) -> None:
     monkeypatch.setattr(store_query, "HEADROOM", 0)
     with pytest.raises(SniffError, match="more than its memory limit"):
         answer(played, "select length(repeat('x', 400000000)) as n",
-               memory_limit=64 << 20, hard_memory=True)
-    assert answer(played, "select count(*) as n from games", memory_limit=64 << 20,
-                  hard_memory=True) == 1  # the limit is lifted after each query
+               limits=QueryLimits(memory=64 << 20, hard_memory=True))
+    assert answer(played, "select count(*) as n from games",
+                  limits=QueryLimits(memory=64 << 20, hard_memory=True)) == 1  # lifted after
 
 
 def test_one_allocation_past_the_limit_is_refused_before_it_is_made(played, tmp_path) -> None:

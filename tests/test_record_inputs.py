@@ -229,7 +229,7 @@ def test_training_on_version_1_inputs_still_runs_and_resumes(tmp_path: Path) -> 
     assert read_layers(folder / "model.npz", 2)[0][0].shape[0] == N_BASE_INPUTS
     learn(tiny(iterations=2), folder, resume=True, given={"iterations"})
     assert read_layers(folder / "model.npz", 2)[0][0].shape[0] == N_BASE_INPUTS
-    with pytest.raises(SniffError, match="--feature-version 3 differs from the folder's 1"):
+    with pytest.raises(SniffError, match="feature_version=3 differs from the folder's 1"):
         learn(tiny(iterations=2, feature_version=3), folder, resume=True,
               given={"feature_version"})
     completed = sniff("learn", "--out", str(tmp_path / "x"), "--feature-version", "2")

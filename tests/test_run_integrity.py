@@ -24,6 +24,7 @@ import sim
 from sim.errors import SniffError
 from sim.run import space as run_space
 from sim.run.plan import resolve_plan
+from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.store import folders, integrity
 from sim.store import io as run_io
@@ -269,9 +270,10 @@ def test_a_second_writer_is_refused_by_the_lock_not_the_manifest(run, capsys) ->
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(SniffError, match=f"being written by process {holder.pid}"):
-            execute(resolve_plan({}, run_io.read_manifest(run), run), run, mode="resume")
+            execute(resolve_plan({}, run_io.read_manifest(run), run), run,
+                    RunControl(mode="resume"))
         with pytest.raises(SniffError, match=f"being written by process {holder.pid}"):
-            execute(resolve_plan(dict(PLAN)), run, mode="overwrite")
+            execute(resolve_plan(dict(PLAN)), run, RunControl(mode="overwrite"))
         assert len(sim.load(run).games) == 400
     finally:
         holder.kill()
@@ -328,7 +330,7 @@ def test_a_tournament_checks_its_pairings_and_its_resume_replays_a_bad_one(tmp_p
     code, _, err = run_main(["report", str(folder), "-o", str(tmp_path / "r")], capsys)
     one_line(code, err, str(bad))
     lines: list[str] = []
-    run_tournament(out=folder, resume=True, echo=lines.append)
+    run_tournament(out=folder, control=RunControl(mode="resume", notice=lines.append))
     assert any(str(bad) in line for line in lines), lines
     assert (pairing / "set-aside" / "games-part-000001.parquet").exists()
     assert load_tournament(folder).matrix.equals(matrix)

@@ -29,6 +29,7 @@ from sim.core import engine
 from sim.errors import SniffError
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
+from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.stats.intervals import Moments, mean_interval, wilson_interval
 from sim.store import io as run_io
@@ -238,8 +239,8 @@ def test_streaming_moments_equal_mean_interval_for_any_chunking():
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 cores")
 def test_same_tables_for_any_threads_and_chunk_size(tmp_path, base_run):
-    execute(plan_of(chunk_size=700), tmp_path / "one", threads=1)
-    execute(plan_of(chunk_size=GAMES), tmp_path / "two", threads=2)
+    execute(plan_of(chunk_size=700), tmp_path / "one", RunControl(threads=1))
+    execute(plan_of(chunk_size=GAMES), tmp_path / "two", RunControl(threads=2))
     assert len(list((tmp_path / "two" / "games").iterdir())) == 1
     assert_same_tables(base_run, tmp_path / "one")
     assert_same_tables(base_run, tmp_path / "two")
@@ -254,7 +255,7 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, base_run, capsys):
             raise KeyboardInterrupt
 
     with pytest.raises(RunInterrupted) as stopped:
-        execute(plan_of(), folder, on_chunk=stop_after_third)
+        execute(plan_of(), folder, RunControl(on_chunk=stop_after_third))
     assert "--resume" in stopped.value.hint()
     assert not temporaries(folder)
     assert json.loads((folder / "manifest.json").read_text())["status"] == "interrupted"
@@ -283,7 +284,7 @@ def test_no_rounds_run_keeps_the_games_and_the_summary(tmp_path, base_run, capsy
             raise KeyboardInterrupt
 
     with pytest.raises(RunInterrupted):
-        execute(plan_of(rounds=False), folder, on_chunk=stop_after_second)
+        execute(plan_of(rounds=False), folder, RunControl(on_chunk=stop_after_second))
     code, out, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
     assert code == 0, err
     assert f"data: {folder}/ (games/, manifest.json)" in out
@@ -407,12 +408,12 @@ def test_code_edited_during_a_run_stops_it(tmp_path, monkeypatch):
     folder = tmp_path / "edited"
     with pytest.raises(SniffError, match="changed while the run was playing"):
         execute(plan_of(games=4 * CHUNK), folder,
-                on_chunk=lambda chunk: edited.update(yes=True))
+                RunControl(on_chunk=lambda chunk: edited.update(yes=True)))
     # Chunk 1 started (one chunk ahead) before the edit after chunk 0: it is kept; chunk 2
     # starts with the edited code and stops the run before anything of it is written.
     assert len(sim.load(folder).games) == 2 * CHUNK
     with pytest.raises(SniffError, match="code changed since the run started"):
-        execute(plan_of(games=4 * CHUNK), folder, mode="resume")
+        execute(plan_of(games=4 * CHUNK), folder, RunControl(mode="resume"))
 
 
 # --- refusals

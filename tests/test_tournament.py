@@ -22,6 +22,7 @@ import strategies
 from sim.errors import SniffError
 from sim.kernels.generate import code_digest
 from sim.report.build import open_runs
+from sim.run.settings import RunControl
 from sim.stats.ratings import ELO_SCALE, Contest, fit_ratings
 from sim.tournament import load as load_tournament
 from sim.tournament import pairings, run_tournament
@@ -215,7 +216,7 @@ def test_resume_plays_only_what_is_missing(tournament, tmp_path):
     assert "is interrupted: 2 of its 3 pairings have games" in partial[0].notes[0]
     assert "300 of 400 games" in partial[1].notes[0]
     lines = []
-    result = run_tournament(out=folder, resume=True, echo=lines.append)
+    result = run_tournament(out=folder, control=RunControl(mode="resume", notice=lines.append))
     assert lines[0].endswith("already played") and not lines[1].endswith("already played")
     for path, games in before.items():
         pd.testing.assert_frame_equal(sim.load(path).games, games)
@@ -223,7 +224,7 @@ def test_resume_plays_only_what_is_missing(tournament, tmp_path):
     assert result.ratings.table.equals(tournament.ratings.table)
     assert json.loads((folder / "tournament.json").read_text())["status"] == "complete"
     with pytest.raises(SniffError, match="started with other games_per_pair"):
-        run_tournament(out=folder, resume=True, games_per_pair=10)
+        run_tournament(out=folder, games_per_pair=10, control=RunControl(mode="resume"))
 
 
 def test_tournament_errors(tmp_path, capsys):

@@ -20,6 +20,7 @@ import pytest
 from cli_helpers import default_sigint, run_main
 
 from sim.errors import SniffError
+from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
 from sim.tune.study import TuneConfig, TuneInterrupted, tune
 from strategies import parse_lineup_text, parse_spec
@@ -101,14 +102,14 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_result(tuned, tmp_path,
     assert pd.read_parquet(folder / "trials.parquet")["generation"].max() == 2
     assert not (folder / "best.json").exists()
     monkeypatch.setattr(tune_run, "evaluate", evaluate)
-    resumed = tune(out=folder, resume=True)
+    resumed = tune(out=folder, control=RunControl(mode="resume"))
     pd.testing.assert_frame_equal(pd.read_parquet(folder / "trials.parquet"),
                                   pd.read_parquet(tuned.folder / "trials.parquet"))
     assert best_of(folder)["params"] == best_of(tuned.folder)["params"]
     assert best_of(folder)["validation"] == best_of(tuned.folder)["validation"]
     assert resumed.values == tuned.values
     # a finished run resumes to itself, playing nothing
-    assert tune(out=folder, resume=True).values == tuned.values
+    assert tune(out=folder, control=RunControl(mode="resume")).values == tuned.values
 
 
 def test_sigterm_keeps_the_finished_generations_and_resume_completes(tuned, tmp_path):

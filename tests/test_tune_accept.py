@@ -15,6 +15,7 @@ import shlex
 import pytest
 from cli_helpers import run_main
 
+from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
 from sim.tune.setup import ADDED_WITH_ACCEPT
 from sim.tune.study import TuneConfig, TuneInterrupted, load, tune
@@ -83,7 +84,8 @@ def test_the_defaults_against_themselves_are_rejected_and_resume_keeps_the_recor
     with pytest.raises(TuneInterrupted):
         tune(out=tmp_path / "cut", **SAME_RUN)
     monkeypatch.setattr(tune_run, "validate", real)
-    assert acceptance_of(tune(out=tmp_path / "cut", resume=True).folder) == record
+    resumed = tune(out=tmp_path / "cut", control=RunControl(mode="resume"))
+    assert acceptance_of(resumed.folder) == record
     code, out, _ = run_main(["tune", "--resume", "-o", str(tmp_path / "cut")], capsys)
     assert code == 0 and "rejected by SPRT against the defaults: H0" in out
     code, _, err = run_main(["tune", "--resume", "-o", str(tmp_path / "cut"), "--h1", "0.1"],

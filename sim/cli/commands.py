@@ -16,57 +16,30 @@ from pathlib import Path
 import click
 
 from sim.display.formatting import printable
+from sim.run.progress import ProgressBar
+from sim.run.settings import RunControl
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
 
 
-class progress_bar:  # noqa: N801 (used as a context manager, like open)
-    """A progress callback ``(done, total)`` drawing a bar on stderr, shown only on a
-    terminal and only once the work has taken more than two seconds (quick reads stay
-    silent)."""
-
-    def __init__(self, desc: str, unit: str) -> None:
-        self.desc, self.unit, self.bar = desc, unit, None
-
-    def __enter__(self):
-        return self.update if sys.stderr.isatty() else None
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit=self.unit, desc=self.desc, file=sys.stderr,
-                            leave=False, delay=2)
-        self.bar.total = total
-        self.bar.update(done - self.bar.n)
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.close()
+def reading_bar(desc: str, unit: str) -> ProgressBar:
+    """The progress bar of a read (``report``, ``verify``): shown only on a terminal, and
+    only once the work has taken more than two seconds (quick reads stay silent); its
+    callback ``(done, total)`` is ``bar.callback``."""
+    return ProgressBar(desc, unit, shown=sys.stderr.isatty(), delay=2, leave=False)
 
 
-def simulate_command(
-    options: dict, out: Path | None, *, resume: bool, overwrite: bool, threads: int | None,
-    quiet: bool, argv: list[str], scheduler: str | None = None, check_space: bool = True,
-) -> None:
-    """``sniff simulate``: options not given on the command line are None."""
-    from sim.kernels import generate as kernels
+def simulate_command(options: dict, out: Path | None, *, control: RunControl,
+                     resume: bool, overwrite: bool, quiet: bool) -> None:
+    """``sniff simulate``: options not given on the command line are None; ``control`` holds
+    the flags of how to play (its mode, notices and progress are set here)."""
     from sim.run.chunks import RunInterrupted
-    from sim.run.simulation import (
-        check_scheduler_and_threads,
-        check_target,
-        default_folder,
-        execute,
-        plan_and_mode,
-        stderr_notice,
-    )
-
-    if quiet:
-        kernels.set_notice(None)
+    from sim.run.settings import quiet_notice, stderr_notice
+    from sim.run.simulation import check_target, default_folder, execute, plan_and_mode
 
     folder = Path(out) if out is not None else None
     plan, mode = plan_and_mode(options, folder, resume, overwrite)
-    check_scheduler_and_threads(scheduler, threads)
+    control.check()
     if folder is None:
         folder = default_folder()
     check_target(plan, folder, mode)
@@ -81,43 +54,33 @@ def simulate_command(
             click.echo(f"sniff: {action} {folder}: {what}", err=True)
 
     try:
-        run = execute(plan, folder, mode=mode, threads=threads,
-                      progress=not quiet and sys.stderr.isatty(),
-                      command=shlex.join(["sniff", *argv]), announce=announce,
-                      notice=(lambda message: None) if quiet else stderr_notice,
-                      alert=stderr_notice,  # a bad part set aside is said even with -q
-                      scheduler=scheduler, check_space=check_space)
+        run = execute(plan, folder, control.but(
+            mode=mode, progress=not quiet and sys.stderr.isatty(), announce=announce,
+            notice=quiet_notice if quiet else stderr_notice,
+            alert=stderr_notice))  # a bad part set aside is said even with -q
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
     click.echo(printable(str(run.summary)))  # labels may come from a resumed folder
 
 
-def openings_command(options: dict, out: Path | None, *, overwrite: bool, quiet: bool,
-                     argv: Sequence[str] = (), resume: bool = False,
-                     scheduler: str | None = None, threads: int | None = None) -> None:
+def openings_command(options: dict, out: Path | None, *, control: RunControl,
+                     quiet: bool) -> None:
     """``sniff openings``: play (part by part, each part written and recorded), write the
     folder, print the ranked table. Ctrl-C or SIGTERM stops between chunks, with a notice;
     ``--resume`` completes the study. Options not given are None."""
-    from sim.errors import SniffError, Stopped
+    from sim.errors import SettingError, Stopped
     from sim.openings.output import ranking_text
     from sim.openings.parts import finished_study
     from sim.openings.play import DEFAULT_DEALS, DEFAULT_STRATEGIES, PART_DEALS, make_config
     from sim.openings.study import check_folder, measure_openings, resume_config
     from sim.openings.study import default_folder as openings_folder
     from sim.run.chunks import StopOnInterrupt
-    from sim.run.simulation import check_scheduler_and_threads
 
-    check_scheduler_and_threads(scheduler, threads)
-    if threads is not None and scheduler is None:
-        import numba
-
-        numba.set_num_threads(threads)
-    if resume:
-        if overwrite:
-            raise SniffError("--resume and --overwrite exclude each other")
+    control.check()
+    if control.mode == "resume":
         if out is None:
-            raise SniffError("--resume needs --out, the folder of the study to complete")
+            raise SettingError("{resume} needs {out}, the folder of the study to complete")
         if finished_study(out):  # a resume of a finished study plays nothing
             from sim.openings.folder import load_openings
 
@@ -130,40 +93,28 @@ def openings_command(options: dict, out: Path | None, *, overwrite: bool, quiet:
                              options["strategies"] or DEFAULT_STRATEGIES,
                              options["deals"] or DEFAULT_DEALS, options["seed"] or 0)
         folder = out if out is not None else openings_folder()
-        check_folder(folder, overwrite)
-    command = " ".join(["sniff", *argv])
-    bar = None
-    if not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.deals, unit="deal", desc="sniff openings", file=sys.stderr,
-                   leave=False)
-    done = [0]
-
-    def progress(deals_done: int) -> None:
-        done[0] = deals_done
-        if bar is not None:
-            bar.update(deals_done - bar.n)
+        check_folder(folder, control.mode == "overwrite")
 
     def say(text: str) -> None:
         click.echo(f"sniff: {text}", err=True)
 
+    bar = ProgressBar("sniff openings", "deal", shown=not quiet and sys.stderr.isatty(),
+                      total=config.deals, leave=False)
+    done = [0]
+
+    def progress(deals_done: int) -> None:
+        done[0] = deals_done
+        bar.to(deals_done)
+
     try:
-        with StopOnInterrupt(say) as stop:
-            table, summary = measure_openings(config, folder, progress, command,
-                                              between_chunks=stop.check, resume=resume,
-                                              scheduler=scheduler, threads=threads, alert=say)
+        with bar, StopOnInterrupt(say) as stop:
+            table, summary = measure_openings(config, folder, progress, control.but(alert=say),
+                                              between_chunks=stop.check)
     except Stopped:
-        if bar is not None:
-            bar.close()
-            bar = None
         say(f"stopped after {done[0]:,} of {config.deals:,} deals: {folder} keeps the "
             "finished parts and no summary.json (not a result); complete the study "
             f"with: sniff openings --out {shlex.quote(str(folder))} --resume")
         raise
-    finally:
-        if bar is not None:
-            bar.close()
     sys.stdout.write(ranking_text(table, summary))
     parts = -(-config.deals // PART_DEALS)
     sys.stdout.write(
@@ -183,10 +134,10 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
 
     folder = Path(out) if out is not None else report_folder()
     check_writable_folder(folder)  # before the minutes of tracing that build may take
-    with progress_bar("sniff report: reading", "chunk") as progress:
+    with reading_bar("sniff report: reading", "chunk") as bar:
         report = build(paths, placement_sample=placement_sample, title=title,
                        notice=lambda text: click.echo(f"sniff: {text}", err=True),
-                       openings=openings, pairings=pairings, progress=progress)
+                       openings=openings, pairings=pairings, progress=bar.callback)
     files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     what = f"{len(report.runs)} run(s)" if report.runs else "openings"
@@ -198,36 +149,47 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
     return files
 
 
-def tournament_command(options: dict, *, threads: int | None, quiet: bool, resume: bool,
-                       overwrite: bool, argv: list[str]) -> None:
-    """``sniff tournament``: print the ranking and the matrix; notices on stderr."""
+def tournament_command(options: dict, *, control: RunControl, quiet: bool,
+                       max_games: int | None) -> None:
+    """``sniff tournament``: print the ranking and the matrix; notices on stderr.
+    ``--max-games`` is the library's ``games_per_pair`` of a ``--precision`` tournament."""
+    from sim.errors import SniffError
+    from sim.run.settings import quiet_notice, stderr_notice
     from sim.tournament import TournamentInterrupted, run_tournament
 
-    def say(line: str) -> None:
-        if not quiet:
-            click.echo(f"sniff: {line}", err=True)
-
+    if control.mode == "resume":
+        if options["games_per_pair"] is None:
+            options["games_per_pair"] = max_games
+    elif options["precision"] is not None:
+        if options["games_per_pair"] is not None:
+            raise SniffError("--games-per-pair and --precision exclude each other: "
+                             "--precision plays until the win rates are precise enough; "
+                             "give its cap as --max-games")
+        options["games_per_pair"] = max_games
+    elif max_games is not None:
+        raise SniffError("--max-games is the cap of a --precision tournament; without "
+                         "--precision give --games-per-pair")
     try:
-        result = run_tournament(**options, threads=threads, resume=resume, overwrite=overwrite,
-                                progress=not quiet and sys.stderr.isatty(),
-                                command=shlex.join(["sniff", *argv]), echo=say)
+        result = run_tournament(**options, control=control.but(
+            progress=not quiet and sys.stderr.isatty(),
+            notice=quiet_notice if quiet else stderr_notice))
     except TournamentInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
     click.echo(printable(str(result)))
 
 
-def tune_command(options: dict, *, out: Path | None, resume: bool, quiet: bool,
-                argv: list[str]) -> None:
+def tune_command(options: dict, *, out: Path | None, control: RunControl,
+                 quiet: bool) -> None:
     """``sniff tune``: options not given on the command line are None."""
+    from sim.run.settings import quiet_notice, stderr_notice
     from sim.tune.study import TuneInterrupted, tune
 
     given = {key: value for key, value in options.items() if value is not None}
-    command = shlex.join(["sniff", *argv])
-    notice = (lambda m: None) if quiet else (lambda m: click.echo(f"sniff: {m}", err=True))
     try:
-        result = tune(out=out, resume=resume, progress=not quiet and sys.stderr.isatty(),
-                      notice=notice, command=command, **given)
+        result = tune(out=out, control=control.but(
+            progress=not quiet and sys.stderr.isatty(),
+            notice=quiet_notice if quiet else stderr_notice), **given)
     except TuneInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint()}", err=True)
         raise
@@ -294,23 +256,9 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
     events = read_trace(trace_file)
     game_slice(events, game)  # --game out of range: one line
     check_trace_game(events, game, trace_file)
-    bar = None
-    if sys.stderr.isatty():
-        from tqdm import tqdm
-
-        bar = tqdm(unit="decision", desc="sniff replay --analyze", file=sys.stderr,
-                   leave=False)
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar.total = total
-            bar.update(done - bar.n)
-
-    try:
-        annotated = analyze_game(events, game, seat, budget, policy, seed, progress)
-    finally:
-        if bar is not None:
-            bar.close()
+    with ProgressBar("sniff replay --analyze", "decision", shown=sys.stderr.isatty(),
+                     leave=False) as bar:
+        annotated = analyze_game(events, game, seat, budget, policy, seed, bar.to)
     click.echo(analysis_text(annotated, budget, policy, seed), nl=False)
 
 
@@ -359,8 +307,8 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             runs.append(folder)
     for folder in runs:
         manifest = io.read_manifest(folder)
-        with progress_bar(f"sniff verify: {folder.name}", "chunk") as progress:
-            checked = integrity.check_run(folder, manifest, "full", progress)
+        with reading_bar(f"sniff verify: {folder.name}", "chunk") as bar:
+            checked = integrity.check_run(folder, manifest, "full", bar.callback)
         n_chunks = integrity.expected_chunks(manifest)[0]
         status = manifest.get("status")
         problems = [p.line() for p in checked.problems]

@@ -3,8 +3,6 @@ is ``sim.compare.play.compare``."""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import click
@@ -42,11 +40,12 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
     (<= --h0) is checked against the bounds of --alpha and --beta; the games are a normal run
     folder, with compare.json. --resume takes the settings of the run in --out.
     """
+    from sim.cli.options import run_control
     from sim.compare.play import compare as run_compare
     from sim.errors import SniffError
-    from sim.kernels import generate as kernels
     from sim.run.chunks import RunInterrupted
-    from sim.run.simulation import stderr_notice
+    from sim.run.settings import quiet_notice, stderr_notice
+    from sim.stats.sprt import Sprt
     from sim.store.folders import new_folder
 
     if resume:
@@ -56,8 +55,6 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
             raise SniffError("--resume needs --out, the folder of the comparison to complete")
     elif a is None or b is None:
         raise SniffError("give two strategies, A and B (e.g. sniff compare partner greedy)")
-    if quiet:
-        kernels.set_notice(None)
     folder = out if out is not None else new_folder("compare", Path("results"))
 
     def announce() -> None:
@@ -65,13 +62,13 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
             click.echo(f"sniff: comparing in {folder}: H0 difference <= {h0:+.1%} against H1 "
                        f">= {h1:+.1%}, alpha {alpha:g}, beta {beta:g}", err=True)
 
+    control = run_control(resume, overwrite, threads=threads, announce=announce,
+                          scheduler=scheduler, notice=quiet_notice if quiet else stderr_notice)
     try:
-        result = run_compare(
-            a, b, players=players, seed=seed, out=folder, h0=h0, h1=h1, alpha=alpha,
-            beta=beta, max_games=max_games, chunk_size=chunk_size, threads=threads,
-            resume=resume, overwrite=overwrite, on_line=None if quiet else click.echo,
-            command=shlex.join(["sniff", *sys.argv[1:]]), announce=announce,
-            notice=(lambda message: None) if quiet else stderr_notice, scheduler=scheduler)
+        result = run_compare(a, b, players=players, seed=seed, out=folder,
+                             test=Sprt(h0, h1, alpha, beta), max_games=max_games,
+                             chunk_size=chunk_size, control=control,
+                             on_line=None if quiet else click.echo)
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint('sniff compare')}", err=True)
         raise

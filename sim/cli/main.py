@@ -19,10 +19,10 @@ from sim.cli.options import (
     positive,
     scheduler_option,
     seed_value,
-    sprt_options,
 )
 from sim.cli.query import query as query_command
 from sim.cli.serve import serve as serve_command
+from sim.cli.tune import tune as tune_command
 from sim.errors import SniffError
 
 
@@ -120,13 +120,15 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
     Seats rotate game by game; Ctrl-C stops cleanly and --resume completes the run.
     """
     from sim.cli.commands import simulate_command
+    from sim.cli.options import run_control
 
     options = {"players": players, "strategies": strategies, "games": games, "seed": seed,
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
                "max_games": max_games, "rounds": rounds}
-    simulate_command(options, out, resume=resume, overwrite=overwrite, threads=threads,
-                     quiet=quiet, argv=sys.argv[1:], scheduler=scheduler,
-                     check_space=not ignore_disk_space)
+    control = run_control(threads=threads, scheduler=scheduler,
+                          check_space=not ignore_disk_space)
+    simulate_command(options, out, control=control, resume=resume, overwrite=overwrite,
+                     quiet=quiet)
 
 
 @cli.command()
@@ -161,10 +163,11 @@ def openings(players, strategies, deals, seed, out, overwrite, resume, threads, 
     parts, and --resume completes the study.
     """
     from sim.cli.commands import openings_command
+    from sim.cli.options import run_control
 
     options = {"players": players, "strategies": strategies, "deals": deals, "seed": seed}
-    openings_command(options, out, overwrite=overwrite, quiet=quiet, argv=sys.argv[1:],
-                     resume=resume, scheduler=scheduler, threads=threads)
+    control = run_control(resume, overwrite, threads=threads, scheduler=scheduler)
+    openings_command(options, out, control=control, quiet=quiet)
 
 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
@@ -357,61 +360,13 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
     intervals (ratings.png, ranking.csv). `sniff report OUT` gives the full report.
     """
     from sim.cli.commands import tournament_command
+    from sim.cli.options import run_control
 
     options = {"players": players, "strategies": strategies, "games_per_pair": games_per_pair,
                "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
-               "max_games": max_games, "chunk_size": chunk_size, "scheduler": scheduler}
-    tournament_command(options, threads=threads, quiet=quiet, resume=resume,
-                       overwrite=overwrite, argv=sys.argv[1:])
-
-
-@cli.command()
-@click.argument("strategy", required=False)
-@click.option("--against", help="The field: opponents, comma-separated (name:key=value sets "
-                                "parameters); the objective is the win rate averaged over them.")
-@click.option("--players", type=int, callback=players_given, show_default="4",
-              help="2, 3 or 4 (4: the tuned partnership against each opponent's).")
-@click.option("--games", type=int, callback=positive, show_default="200000",
-              help="Budget: games of all trials together (validation not included).")
-@click.option("--seed", callback=seed_value, type=int, show_default="0",
-              help="Run seed (0 .. 2**63-1).")
-@click.option("--params", help="Parameters to tune, comma-separated [default: every numeric one].")
-@click.option("--games-per-trial", type=int, callback=positive, show_default="4000",
-              help="Games of one candidate, split evenly over the field (whole deals).")
-@click.option("--popsize", type=int, callback=positive,
-              help="Candidates per generation [default: CMA-ES's, 4 + 3 ln(parameters)].")
-@click.option("--sigma", type=float, show_default="0.5",
-              help="Initial CMA-ES step, in units of each parameter's scale.")
-@click.option("--validate-games", type=int, show_default="20000",
-              help="Games of each validation match on fresh deals (0: none); with "
-                   "--accept sprt the cap of the test.")
-@click.option("--accept", type=click.Choice(["fixed", "sprt"]), show_default="fixed",
-              help="Accept against the defaults by a fixed match, or by sniff compare's "
-                   "sequential test (stops when decided; --h0/--h1/--alpha/--beta, A the "
-                   "tuned values, B the defaults).")
-@sprt_options(show=False)
-@click.option("-o", "--out", type=TextPath(path_type=Path),
-              help="Tuning folder [default: results/tune-DATE-TIME].")
-@click.option("--resume", is_flag=True, help="Complete the interrupted tuning run in --out.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress or notices.")
-@scheduler_option("every match (each candidate against each opponent)")
-def tune(strategy, against, players, games, seed, params, games_per_trial, popsize, sigma,
-         validate_games, accept, h0, h1, alpha, beta, out, resume, quiet, scheduler) -> None:
-    """Tune STRATEGY's numeric parameters with CMA-ES against a field of opponents.
-
-    Candidates play duplicate deals, every candidate of a generation the same ones (common
-    random numbers). Writes trials.parquet, best.json, learning-curve.png and manifest.json,
-    then validates the result on fresh deals against the defaults and each opponent.
-    Use it as the printed NAME:KEY=VALUE,... or as NAME:@FOLDER/best.json.
-    """
-    from sim.cli.commands import tune_command
-
-    options = {"strategy": strategy, "against": against, "players": players, "games": games,
-               "seed": seed, "params": params.split(",") if params else None,
-               "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
-               "validate_games": validate_games, "accept": accept, "h0": h0, "h1": h1,
-               "alpha": alpha, "beta": beta, "scheduler": scheduler}
-    tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
+               "chunk_size": chunk_size}
+    control = run_control(resume, overwrite, threads=threads, scheduler=scheduler)
+    tournament_command(options, control=control, quiet=quiet, max_games=max_games)
 
 
 @cli.command()
@@ -451,6 +406,7 @@ def plan(difference: float, paired: bool, sd: float | None, power: float,
 cli.add_command(hint_command)
 cli.add_command(learn_command)  # sniff learn: sim/cli/learn.py
 cli.add_command(compare_command)  # sniff compare: sim/cli/compare.py
+cli.add_command(tune_command)  # sniff tune: sim/cli/tune.py
 cli.add_command(query_command)  # sniff query: sim/cli/query.py
 cli.add_command(serve_command)  # sniff serve: sim/cli/serve.py, the app in sim/serve
 
@@ -498,7 +454,9 @@ def main() -> None:
         click.echo(f"sniff: error: {printable(error.format_message())}", err=True)
         sys.exit(EXIT_ERROR)
     except SniffError as error:  # may quote a name from a folder or trace: escaped
-        click.echo(f"sniff: error: {printable(str(error))}", err=True)
+        from sim.cli.options import error_text
+
+        click.echo(f"sniff: error: {printable(error_text(error))}", err=True)
         sys.exit(EXIT_ERROR)
     except OSError as error:
         from sim.files import UnsafeFile

@@ -27,7 +27,7 @@ class TextPath(click.Path):
             try:
                 check_text_path(Path(path), "the name")
             except SniffError as error:
-                self.fail(str(error), param, ctx)
+                self.fail(error_text(error), param, ctx)
         return path
 
 
@@ -55,6 +55,45 @@ def at_most(maximum: int):
         return value
 
     return check
+
+
+# Settings whose flag is not "--" + the setting's name with "-" for "_" (sim.errors.SettingError).
+FLAG_NAMES: dict[str, str] = {"out": "--out", "strategy": "STRATEGY", "delta": "--difference"}
+
+
+def flag_of(setting: str) -> str:
+    """The flag of a library setting, for the command line's wording of a ``SettingError``:
+    ``resume`` is ``--resume``, ``chunk_size`` ``--chunk-size``, ``games=400`` ``--games
+    400``, ``rounds=False`` ``--no-rounds``; the one mapping from the library's names to the
+    command line's."""
+    name, given, value = setting.partition("=")
+    flag = FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
+    if not given or value == "True":
+        return flag
+    return f"--no-{flag[2:]}" if value == "False" else f"{flag} {value}"
+
+
+def error_text(error: SniffError) -> str:
+    """A library error as the command line says it: settings named as their flags."""
+    from sim.errors import SettingError
+
+    return error.worded(flag_of) if isinstance(error, SettingError) else str(error)
+
+
+def command_line() -> str:
+    """The command as typed (quoted for a shell), as a run's manifest records it."""
+    import shlex
+    import sys
+
+    return shlex.join(["sniff", *sys.argv[1:]])
+
+
+def run_control(resume: bool = False, overwrite: bool = False, **how):
+    """The ``RunControl`` of a command's flags (``--resume``, ``--overwrite``, ``--threads``,
+    ``--scheduler``, ...), with the command line it records; built once, passed down."""
+    from sim.run.settings import RunControl, mode_of
+
+    return RunControl(mode=mode_of(resume, overwrite), command=command_line(), **how)
 
 
 def players_option(ctx, param, value):
@@ -114,4 +153,4 @@ def seed_value(ctx, param, value):
         return None
     from sim.run.plan import check_seed
 
-    return check_seed(value)  # the same line as every library function that takes a seed
+    return check_seed(value)  # the same line as every library function's (flags: main)

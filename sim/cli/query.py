@@ -35,7 +35,7 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
     from sim.display.formatting import printable
     from sim.errors import SniffError
     from sim.openings.folder import is_openings_folder, table_files
-    from sim.store.answer import answer
+    from sim.store.answer import QueryLimits, answer
 
     if as_csv and parquet is not None:
         raise SniffError("--csv and --parquet exclude each other")
@@ -46,5 +46,5 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
         sources = {name: files for name, files in table_files(folder).items()
                    if files and files[0].suffix == ".parquet"}
     answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows,
-           sources=sources, timeout=timeout, hard_memory=True,
+           sources=sources, limits=QueryLimits(timeout=timeout, hard_memory=True),
            notice=lambda line: click.echo(printable(f"sniff: note: {line}"), err=True))

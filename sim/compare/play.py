@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.compare import ALPHA, BETA, CHUNK_DEALS, DEFAULT_MAX_GAMES, H0, H1, RESULT
-from sim.errors import SniffError
+from sim.core.seating import check_players
+from sim.errors import SettingError, SniffError
 from sim.run.plan import Plan, deal_group, resolve_plan, spec_text
 from sim.run.sequential import SequentialStop
+from sim.run.settings import RunControl
 from sim.stats.sprt import Sprt, elo_of_difference
 
 ESTIMATE_NOTE = (
@@ -99,69 +101,57 @@ def lineup_text(a: str, b: str, players: int) -> str:
     return ",".join([a, b, b] if players == 3 else [a, b])
 
 
-def compare_plan(a: str, b: str, *, players: int = 4, seed: int = 0, h0: float = H0,
-                 h1: float = H1, alpha: float = ALPHA, beta: float = BETA,
+def compare_plan(a: str, b: str, *, players: int = 4, seed: int = 0, test: Sprt | None = None,
                  max_games: int = DEFAULT_MAX_GAMES, chunk_size: int | None = None) -> Plan:
-    """The run plan of a comparison (checked: one line for each bad setting)."""
-    Sprt(h0, h1, alpha, beta)
-    group = deal_group(players, True) if players in (2, 3, 4) else 2
+    """The run plan of a comparison (checked: one line for each bad setting); ``test``: the
+    sequential test's hypotheses and error rates (default ``Sprt(H0, H1, ALPHA, BETA)``)."""
+    test = test or DEFAULT_TEST
+    check_players(players)
+    group = deal_group(players, True)
     chunk = CHUNK_DEALS * group if chunk_size is None else chunk_size
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1 or chunk % group:
-        raise SniffError(f"--chunk-size must be a positive multiple of {group} games (whole "
-                         f"duplicate deals), got {chunk}")
+        raise SettingError(f"{{chunk_size}} must be a positive multiple of {group} games "
+                           f"(whole duplicate deals), got {chunk}")
     if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < chunk:
-        raise SniffError(f"--max-games must be at least one chunk ({chunk:,} games), got "
-                         f"{max_games}")
+        raise SettingError(f"{{max_games}} must be at least one chunk ({chunk:,} games), got "
+                           f"{max_games}")
     games = max_games - max_games % chunk
     return Plan.build(players, lineup_text(a, b, players), games, seed, True, chunk,
-                      sequential=(h0, h1, alpha, beta))
+                      sequential=(test.h0, test.h1, test.alpha, test.beta))
+
+
+DEFAULT_TEST = Sprt(H0, H1, ALPHA, BETA)
 
 
 def compare(a: str | None = None, b: str | None = None, *, players: int = 4, seed: int = 0,
-            out: str | Path | None = None, h0: float = H0, h1: float = H1,
-            alpha: float = ALPHA, beta: float = BETA, max_games: int = DEFAULT_MAX_GAMES,
-            chunk_size: int | None = None, threads: int | None = None, resume: bool = False,
-            overwrite: bool = False, progress: bool = False,
-            on_line: Callable[[str], None] | None = None, command: str = "",
-            notice=None, announce=None, kernel_strategies=(),
-            scheduler=None) -> Comparison:
+            out: str | Path | None = None, test: Sprt | None = None,
+            max_games: int = DEFAULT_MAX_GAMES, chunk_size: int | None = None,
+            control: RunControl | None = None,
+            on_line: Callable[[str], None] | None = None) -> Comparison:
     """Play A against B until the test decides; a :class:`Comparison`.
 
-    ``out``: the run folder (None: in memory, no ``compare.json``). ``resume`` completes an
-    interrupted comparison in ``out`` (its own settings; a decided one plays nothing).
-    ``on_line`` gets the line of each chunk. ``kernel_strategies`` go into the kernel too
-    (``sim.run.simulation.execute``), so a caller with a kernel of its own (``sniff tune``)
-    shares it instead of compiling another; the games are the same either way.
-    ``scheduler`` (``tcp://HOST:PORT``, ``local:N`` or an open
-    ``sim.run.cluster.DaskCluster``) plays the chunks on Dask: the workers hand each chunk
-    back and the test takes them in chunk order, so the decision, the games and the folder
-    are the same as locally, whatever order the chunks finish in.
+    ``out``: the run folder (None: in memory, no ``compare.json``). ``test``: the sequential
+    test (``sim.stats.sprt.Sprt``: its hypotheses and error rates; default
+    ``DEFAULT_TEST``). ``control`` (``sim.run.settings.RunControl``) says how to play: with
+    mode ``"resume"`` it completes an interrupted comparison in ``out`` (its own settings; a
+    decided one plays nothing); its ``kernel_strategies`` go into the kernel too, so a caller
+    with a kernel of its own (``sniff tune``) shares it instead of compiling another (the
+    games are the same either way); its ``scheduler`` plays the chunks on Dask: the workers
+    hand each chunk back and the test takes them in chunk order, so the decision, the games
+    and the folder are the same as locally, whatever order the chunks finish in.
+    ``on_line`` gets the line of each chunk.
     """
-    from sim.run.simulation import check_scheduler_and_threads, execute, stderr_notice
+    from sim.run.simulation import execute
     from sim.store import io
 
-    check_scheduler_and_threads(scheduler, threads)
+    control = control or RunControl()
+    control.check()
     folder = Path(out) if out is not None else None
-    if resume and overwrite:
-        raise SniffError("--resume and --overwrite exclude each other")
-    if resume:
-        if folder is None or not (folder / io.MANIFEST).is_file():
-            raise SniffError(f"nothing to resume: {folder} holds no compare run")
-        plan = resolve_plan({}, io.read_manifest(folder), folder)
-        if plan.sequential is None:
-            raise SniffError(f"{folder} is a simulate run, not a compare run: resume it with "
-                             "sniff simulate --resume")
-        asked = (h0, h1, alpha, beta)
-        if asked != (H0, H1, ALPHA, BETA) and asked != tuple(plan.sequential):
-            raise SniffError(  # the test goes on with the hypotheses it started with
-                f"--h0/--h1/--alpha/--beta {', '.join(f'{x:g}' for x in asked)} differ from "
-                f"the run's own {', '.join(f'{x:g}' for x in plan.sequential)}; a resumed "
-                "comparison keeps its test: leave them out, or start a new run")
-        mode = "resume"
+    if control.mode == "resume":
+        plan = _resumed_plan(folder, test)
     else:
-        plan = compare_plan(a, b, players=players, seed=seed, h0=h0, h1=h1, alpha=alpha,
-                            beta=beta, max_games=max_games, chunk_size=chunk_size)
-        mode = "overwrite" if overwrite else "new"
+        plan = compare_plan(a, b, players=players, seed=seed, test=test, max_games=max_games,
+                            chunk_size=chunk_size)
     state = SequentialStop(plan)
     shown = 0
 
@@ -172,10 +162,8 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
                 on_line(chunk_line(row, state.sprt))
         shown = len(state.history)
 
-    run = execute(plan, folder, mode=mode, threads=threads, progress=progress,
-                  command=command or "sim.compare.compare(...)", on_chunk=on_chunk,
-                  notice=notice or stderr_notice, announce=announce, sequential=state,
-                  kernel_strategies=kernel_strategies, scheduler=scheduler)
+    execute(plan, folder, control.but(command=control.command or "sim.compare.compare(...)",
+                                      on_chunk=on_chunk), state)
     on_chunk(-1)  # a resumed run's chunks, read back, when nothing was left to play
     lineup = list(plan.lineup.seats)
     comparison = Comparison(
@@ -183,10 +171,28 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
         sprt=state.sprt, decision=state.decision or "undecided", games=state.games,
         deals=state.outcomes.deals, llr=state.llr, estimate=state.outcomes.interval(),
         folder=folder, history=state.history)
-    del run
     if folder is not None:
         io.write_json(folder / RESULT, _finite(comparison.to_dict()))
     return comparison
+
+
+def _resumed_plan(folder: Path | None, test: Sprt | None) -> Plan:
+    """The plan of the comparison in ``folder``, whose test goes on as it started."""
+    from sim.store import io
+
+    if folder is None or not (folder / io.MANIFEST).is_file():
+        raise SniffError(f"nothing to resume: {folder} holds no compare run")
+    plan = resolve_plan({}, io.read_manifest(folder), folder)
+    if plan.sequential is None:
+        raise SniffError(f"{folder} is a simulate run, not a compare run: resume it with "
+                         "sniff simulate --resume")
+    if test is not None and test != DEFAULT_TEST and test != Sprt(*plan.sequential):
+        asked = (test.h0, test.h1, test.alpha, test.beta)
+        raise SettingError(  # the test goes on with the hypotheses it started with
+            f"{{h0}}/{{h1}}/{{alpha}}/{{beta}} {', '.join(f'{x:g}' for x in asked)} differ "
+            f"from the run's own {', '.join(f'{x:g}' for x in plan.sequential)}; a resumed "
+            "comparison keeps its test: leave them out, or start a new run")
+    return plan
 
 
 def _finite(data: dict) -> dict:

@@ -25,7 +25,7 @@ import numpy as np
 from sim.core import engine
 from sim.core import observation as view
 from sim.core.layout import ARM_NAMES, ARM_VALUE, EMPTY_LAYOUT
-from sim.core.seating import check_players, team_count
+from sim.core.seating import PLAYER_COUNTS, check_players, team_count
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, parse_tile, tile_name
 from sim.errors import SniffError
 
@@ -71,7 +71,7 @@ class Position:
             object.__setattr__(self, "lacks", (0,) * self.players)
         if self.leader < 0:
             object.__setattr__(self, "leader", self.seat)
-        if self.target <= 0 and self.players in (2, 3, 4):
+        if self.target <= 0 and self.players in PLAYER_COUNTS:
             object.__setattr__(self, "target", int(engine.TARGET_FOR_PLAYERS[self.players]))
 
     # ------------------------------------------------------------ derived views

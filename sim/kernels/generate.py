@@ -21,7 +21,8 @@ import hashlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -150,10 +151,16 @@ def _stderr_notice(text: str) -> None:
 notice: Callable[[str], None] | None = _stderr_notice
 
 
-def set_notice(function: Callable[[str], None] | None) -> None:
-    """Where the one-line "compiling the engine" notice goes (None silences it)."""
+@contextmanager
+def compile_notice(function: Callable[[str], None] | None) -> Iterator[None]:
+    """Where the one-line "compiling the engine" notice goes within the block (None silences
+    it, e.g. ``--quiet``); the previous place is restored after it, however it ends."""
     global notice
-    notice = function
+    previous, notice = notice, function
+    try:
+        yield
+    finally:
+        notice = previous
 
 
 def cache_dir() -> Path:

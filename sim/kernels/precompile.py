@@ -38,7 +38,11 @@ def compile_shared(builtins: Sequence[Strategy]) -> None:
 def main() -> int:
     """Take the lock, compile, release; 0 also when another process holds the lock."""
     os.environ[PRECOMPILE_ENV] = "0"  # never start another from here
-    kernels.set_notice(None)
+    with kernels.compile_notice(None):  # a background process: nothing to say
+        return _compile_once()
+
+
+def _compile_once() -> int:
     try:
         os.nice(19)
     except (AttributeError, OSError):

@@ -25,10 +25,10 @@ from sim.learn import selfplay
 
 
 @njit(cache=True, nogil=True)
-def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, out_x,
-               out_value, out_outcome, winners):
+def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, records,
+               winners):
     return selfplay.play_games(seed, game_ids, deal_ids, rotations, players, roles,
-                               round_cap, out_x, out_value, out_outcome, winners)
+                               round_cap, records, winners)
 '''
 _module: ModuleType | None = None
 _lock = threading.Lock()  # the training's threads may ask at once

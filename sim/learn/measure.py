@@ -37,8 +37,8 @@ def deal_wins(players: int, seed: int, games: int, first: np.ndarray, second: np
     empty = np.zeros((1, N_BASE_INPUTS), dtype=np.float32)
     if games:
         kernel.load().play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
-                                 seat_roles(players, first, second), ROUND_CAP, empty,
-                                 np.zeros(1), np.zeros(1), winners)
+                                 seat_roles(players, first, second), ROUND_CAP,
+                                 (empty, np.zeros(1), np.zeros(1)), winners)
     return (winners == 0).astype(float).reshape(-1, 2).mean(axis=1)
 
 

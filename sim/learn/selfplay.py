@@ -197,14 +197,17 @@ def round_end_value(players, target, scores, team, domino) -> float:
 
 
 @njit(_nrt=True, nogil=True)
-def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, out_x,
-               out_value, out_outcome, winners):
-    """Play the games; return the number of records written into ``out_*``.
+def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, records,
+               winners):
+    """Play the games; return the number of records written into ``records``.
 
-    Seat ``s`` of game ``g`` is played by ``roles[(s + rotations[g]) % players]``;
-    ``winners[g]`` gets the winning side (the role's index with 2 or 3 players, its parity
-    with 4) or -1 at the round cap. Records past ``out_x``'s rows are dropped.
+    ``records``: the arrays the recording seats' decisions go to, ``(x, value, outcome)``
+    (inputs, the value target, the game's outcome), one row a decision. Seat ``s`` of game
+    ``g`` is played by ``roles[(s + rotations[g]) % players]``; ``winners[g]`` gets the
+    winning side (the role's index with 2 or 3 players, its parity with 4) or -1 at the
+    round cap. Records past ``x``'s rows are dropped.
     """
+    out_x, out_value, out_outcome = records
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
     observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)

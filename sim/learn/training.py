@@ -37,13 +37,15 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.errors import SniffError, Stopped
+from sim.core.seating import PLAYER_COUNTS
+from sim.errors import SettingError, SniffError, Stopped
 from sim.files import read_regular, write_atomic
 from sim.learn import selfplay
 from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
 from sim.learn.state import load_state, save_state
 from sim.learn.tasks import GamesJob, play_on_cluster, play_records
+from sim.run.plan import check_seed
 from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
@@ -83,32 +85,33 @@ class LearnConfig:
         ranges = {"iterations": (1, 1000), "games": (2, 10_000_000), "epochs": (1, 100),
                   "batch": (8, 65536), "window": (1, 1000), "eval_games": (0, 1_000_000),
                   "teacher_budget": (1, 4096)}
-        if self.players not in (2, 3, 4):
-            raise SniffError(f"--players must be 2, 3 or 4, got {self.players}")
+        if isinstance(self.players, bool) or self.players not in PLAYER_COUNTS:
+            raise SettingError(f"{{players}} must be 2, 3 or 4, got {self.players}")
         for name, (low, high) in ranges.items():
             value = getattr(self, name)
             if not low <= value <= high:
-                raise SniffError(f"--{name.replace('_', '-')} must be between {low:,} and "
-                                 f"{high:,}, got {value}")
+                raise SettingError(f"{{{name}}} must be between {low:,} and "
+                                   f"{high:,}, got {value}")
         if not 0.0 <= self.epsilon <= 1.0:
-            raise SniffError(f"--epsilon must be between 0 and 1, got {self.epsilon}")
+            raise SettingError(f"{{epsilon}} must be between 0 and 1, got {self.epsilon}")
         if not 0.0 < self.rate <= 1.0:
-            raise SniffError(f"--rate must be in (0, 1], got {self.rate}")
+            raise SettingError(f"{{rate}} must be in (0, 1], got {self.rate}")
         if self.teacher not in TEACHERS:
-            raise SniffError(f"--teacher must be one of {', '.join(TEACHERS)}, got "
-                             f"{self.teacher}")
+            raise SettingError(f"{{teacher}} must be one of {', '.join(TEACHERS)}, got "
+                               f"{self.teacher}")
         if not 0.0 < self.label_rate <= 1.0:
-            raise SniffError(f"--label-rate must be in (0, 1], got {self.label_rate}")
+            raise SettingError(f"{{label_rate}} must be in (0, 1], got {self.label_rate}")
         if self.target not in TARGETS:
-            raise SniffError(f"--target must be one of {', '.join(TARGETS)}, got {self.target}")
+            raise SettingError(f"{{target}} must be one of {', '.join(TARGETS)}, got "
+                               f"{self.target}")
         if self.labelled and self.target != "value":
-            raise SniffError("--target chooses a Monte-Carlo return; with --teacher the "
-                             "teacher's values are the targets")
-        if self.seed < 0:
-            raise SniffError(f"--seed must be 0 or more, got {self.seed}")
+            raise SettingError("{target} chooses a Monte-Carlo return; with {teacher} the "
+                               "teacher's values are the targets")
+        check_seed(self.seed)
         if self.feature_version not in FEATURE_VERSIONS:
             known = " or ".join(str(v) for v in FEATURE_VERSIONS)
-            raise SniffError(f"--feature-version must be {known}, got {self.feature_version}")
+            raise SettingError(f"{{feature_version}} must be {known}, got "
+                               f"{self.feature_version}")
         self.layers()
 
     def layers(self) -> tuple[int, ...]:
@@ -117,8 +120,8 @@ class LearnConfig:
         except ValueError:
             widths = ()
         if not 1 <= len(widths) <= 3 or not all(1 <= w <= 512 for w in widths):
-            raise SniffError(f"--hidden must be 1 to 3 widths of 1..512 separated by commas, "
-                             f"got {self.hidden!r}")
+            raise SettingError(f"{{hidden}} must be 1 to 3 widths of 1..512 separated by "
+                               f"commas, got {self.hidden!r}")
         return widths
 
     @property
@@ -271,16 +274,16 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
         if getattr(config, name) != getattr(recorded, name):
             if name == "iterations":
                 continue  # more iterations may be asked for
-            raise SniffError(f"--{name.replace('_', '-')} {getattr(config, name)} differs from "
-                             f"the folder's {getattr(recorded, name)}")
+            raise SettingError(f"{{{name}={getattr(config, name)}}} differs from "
+                               f"the folder's {getattr(recorded, name)}")
     regressor = new_regressor(recorded)
     done = load_state(folder.path, regressor)
     if done == 0:
         regressor = None
     if "iterations" in given:
         if config.iterations < done:
-            raise SniffError(f"--iterations {config.iterations} is fewer than the {done} "
-                             f"already done in {folder.path}")
+            raise SettingError(f"{{iterations={config.iterations}}} is fewer than the {done} "
+                               f"already done in {folder.path}")
         recorded = LearnConfig(**{**asdict(recorded), "iterations": config.iterations})
         folder.write_json("settings.json", _settings(recorded))
     return recorded, regressor, done
@@ -405,7 +408,7 @@ def _lock(path: Path, resume: bool) -> RunLock:
     if resume and not (path / "settings.json").is_file():
         raise SniffError(f"{path} is not a sniff learn folder (no readable settings.json)")
     if not resume and path.exists() and any(p.name != LOCK_NAME for p in path.iterdir()):
-        raise SniffError(f"{path} is not empty: choose another --out or --resume it")
+        raise SettingError(f"{path} is not empty: choose another {{out}} or {{resume}} it")
     check_writable_folder(path)  # not inside another folder's tables, and writable
     path.mkdir(parents=True, exist_ok=True)
     held = RunLock(path)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.openings.folder import (
     GAMES_DIR,
     LEDGER,
@@ -235,15 +235,15 @@ def play_part_task(job: PartJob, index: int, lo: int, hi: int) -> tuple[dict, Op
     _, address, _ = worker_threads(job.threads_by_host, job.threads)
     folder = Path(job.folder)
     if not (folder / STUDY).is_file():
-        raise SniffError(
+        raise SettingError(
             f"the Dask worker {address} cannot see the openings folder {folder}: on a "
-            "cluster of several machines, --out must be on storage that every machine "
+            "cluster of several machines, {out} must be on storage that every machine "
             "mounts at the same path")
     config = _job_config(job)
     if kernel_of(config) != job.kernel:
-        raise SniffError("the simulator's code (sim/ or strategies/) changed while the study "
-                         "was playing; the finished parts are kept, but only a new study "
-                         "(--overwrite) can give consistent tables")
+        raise SettingError("the simulator's code (sim/ or strategies/) changed while the "
+                           "study was playing; the finished parts are kept, but only a new "
+                           "study ({overwrite}) can give consistent tables")
     tally = OpeningsTally()
     tables = play_part(config, lo, hi, job.sizes, tally)
     return write_part(folder, config, job.command, index, lo, hi, tables), tally

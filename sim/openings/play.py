@@ -41,8 +41,9 @@ from sim.core.layout import ARM_L, EMPTY_LAYOUT, move_points
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count, team_of
 from sim.core.tiles import N_TILES, TILE_NAMES
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.kernels.runner import ROUND_CAP, Lineup, play_batch
+from sim.run.plan import check_seed
 
 FORMAT = "sniff-openings/1"
 SLOTS_PER_DEAL = N_TILES + 1  # 28 forced games, then the unforced one
@@ -116,8 +117,8 @@ def leader_lineup(players: int, strategies: str | Sequence[str]) -> Lineup:
     elif len(specs) == players:
         seats = list(specs)
     else:
-        raise SniffError(
-            f"--strategies takes 1 name, 2 (the leader's side, everyone else) or {players} "
+        raise SettingError(
+            f"{{strategies}} takes 1 name, 2 (the leader's side, everyone else) or {players} "
             f"(one per seat from the leader), got {len(specs)}"
         )
     return Lineup(players, tuple(seats))
@@ -133,11 +134,8 @@ def make_config(
     """Check the options (one-line ``SniffError`` for each bad one) and build the config."""
     lineup = leader_lineup(players, strategies)
     if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals <= 0:
-        raise SniffError(f"deals must be a positive integer, got {deals}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
-        0 <= seed < 2**63
-    ):
-        raise SniffError(f"seed must be an integer from 0 to 2**63-1, got {seed}")
+        raise SettingError(f"{{deals}} must be a positive integer, got {deals}")
+    check_seed(seed)
     if isinstance(round_cap, bool) or not isinstance(round_cap, int) or round_cap < 1:
         raise SniffError(f"round cap must be a positive integer, got {round_cap}")
     if deals * SLOTS_PER_DEAL >= 2**63:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from sim.core.tiles import N_TILES, TILE_NAMES
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.kernels.runner import ROUND_CAP, trace_events
 from sim.openings.folder import clear_outputs, table_files
 from sim.openings.output import (
@@ -48,6 +48,7 @@ from sim.openings.play import (
     play_openings,
 )
 from sim.openings.tally import OpeningsTally, summarise_openings
+from sim.run.settings import RunControl, numba_threads
 from sim.store.lock import RunLock
 
 RESULTS_DIR = Path("results")
@@ -69,14 +70,15 @@ def check_folder(folder: Path, overwrite: bool) -> None:
 
     check_folder_path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
-        raise SniffError(f"{folder} is not empty; use --overwrite to replace the openings "
-                         "files in it")
+        raise SettingError(f"{folder} is not empty; use {{overwrite}} to replace the "
+                           "openings files in it")
     foreign = sorted((path.name for path in folder.iterdir() if not is_openings_file(path)),
                      key=lambda name: (name.startswith("."), name)) \
         if folder.is_dir() else []
     if foreign:  # --overwrite replaces an openings folder, never another kind
-        raise SniffError(f"{folder} holds {foreign[0]}, which no openings run writes: "
-                         "--overwrite replaces only an openings folder; choose another -o")
+        raise SettingError(f"{folder} holds {foreign[0]}, which no openings run writes: "
+                           "{overwrite} replaces only an openings folder; choose another "
+                           "{out}")
 
 
 def run_openings(
@@ -100,7 +102,7 @@ def run_openings(
     folder = None if out is None else Path(out)
     if folder is not None:
         check_folder(folder, overwrite)
-    table, _ = measure_openings(config, folder, progress, command)
+    table, _ = measure_openings(config, folder, progress, RunControl(command=command))
     return table
 
 
@@ -108,26 +110,24 @@ def measure_openings(
     config: OpeningsConfig,
     folder: Path | None = None,
     progress: Callable[[int], None] | None = None,
-    command: str = "",
+    control: RunControl | None = None,
+    *,
+    between_chunks: Callable[[], None] | None = None,
     chunk_deals: int = CHUNK_DEALS,
     part_deals: int = PART_DEALS,
-    between_chunks: Callable[[], None] | None = None,
-    *,
-    resume: bool = False,
-    scheduler=None,
-    threads: int | None = None,
-    alert: Callable[[str], None] | None = None,
 ) -> tuple[pd.DataFrame, dict]:
     """Play the run chunk by chunk in bounded memory; the per-tile table and the summary.
 
     Each chunk's games go into an :class:`OpeningsTally` (the sums every figure needs) and,
     with ``folder``, into the games parts; then they are dropped, so memory does not grow
     with ``--deals``. With a folder the study is played part by part and each finished
-    part recorded (``sim.openings.parts``): ``resume`` completes a study stopped there
-    (``config`` then from :func:`resume_config`; ``alert`` says which bad part it set
-    aside), to the tables of an uninterrupted one; ``scheduler`` (``tcp://HOST:PORT``,
-    ``local:N`` or an open ``sim.run.cluster.DaskCluster``) plays the parts on Dask, with
-    ``threads`` numba threads per task. The results are written at the end
+    part recorded (``sim.openings.parts``). ``control`` (``sim.run.settings.RunControl``)
+    says how: mode ``"resume"`` completes a study stopped there (``config`` then from
+    :func:`resume_config`; ``alert`` says which bad part it set aside), to the tables of an
+    uninterrupted one; ``scheduler`` (``tcp://HOST:PORT``, ``local:N`` or an open
+    ``sim.run.cluster.DaskCluster``) plays the parts on Dask, with ``threads`` numba threads
+    per task (locally, ``threads`` are numba's threads while it plays); ``command`` is
+    recorded. The results are written at the end
     (``summary.json`` last); a new study first clears a previous run's openings files from
     a folder already checked by ``check_folder``. ``progress(deals_done)`` follows each
     chunk (each part on Dask), and ``between_chunks()`` before the next (where a requested
@@ -135,12 +135,22 @@ def measure_openings(
     folder for a result, and ``resume`` completes it). The figures do not depend on
     ``chunk_deals``, on the cluster, nor the parts on either.
     """
+    control = control or RunControl()
+    with numba_threads(control.threads if control.scheduler is None else None):
+        return _measure(config, folder, progress, control, between_chunks, chunk_deals,
+                        part_deals)
+
+
+def _measure(config: OpeningsConfig, folder: Path | None, progress, control: RunControl,
+             between_chunks, chunk_deals: int, part_deals: int) -> tuple[pd.DataFrame, dict]:
+    """``measure_openings`` with its threads set."""
     from sim.openings.parts import PartsRun, finish_study, kernel_of, play_parts, start_study
 
+    resume, scheduler, command = control.mode == "resume", control.scheduler, control.command
     tally = OpeningsTally()
     if folder is None:
         if scheduler is not None or resume:
-            raise SniffError("--scheduler and --resume need an output folder")
+            raise SettingError("{scheduler} and {resume} need an output folder")
         for _, hi, games in iter_openings(config, chunk_deals, part_deals):
             tally.add(games)
             del games
@@ -164,10 +174,10 @@ def measure_openings(
         if isinstance(scheduler, str):
             from sim.run.cluster import DaskCluster
 
-            cluster = scheduler = DaskCluster(scheduler, threads)
+            cluster = scheduler = DaskCluster(scheduler, control.threads)
         run = PartsRun(folder, config, command, chunk_deals, part_deals, kernel)
         records = play_parts(run, tally, resume, scheduler=scheduler, progress=progress,
-                             between_chunks=between_chunks, alert=alert)
+                             between_chunks=between_chunks, alert=control.alert)
         table, summary = tally.table(config)
         write_results(folder, config, table, summary, tally.pairs(), records, command)
         finish_study(folder)
@@ -208,9 +218,9 @@ def _resumable(folder: Path, config: OpeningsConfig, kernel: str) -> dict:
     if config_of(study["config"]).to_dict() != config.to_dict():
         raise SniffError(f"cannot resume {folder}: it holds a study of another configuration")
     if not same_code(study.get("kernel"), kernel, lineup_strategies(config.lineup)):
-        raise SniffError(f"cannot resume {folder}: the simulator's code changed since the "
-                         "study started, so the remaining games would not match; start "
-                         "again with --overwrite")
+        raise SettingError(f"cannot resume {folder}: the simulator's code changed since the "
+                           "study started, so the remaining games would not match; start "
+                           "again with {overwrite}")
     return study
 
 

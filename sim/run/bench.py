@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from sim.core import engine
+from sim.core.seating import PLAYER_COUNTS
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import available, parse_spec
 
@@ -93,22 +94,29 @@ def engine_rate(
     }
 
 
+PYTHON_MODEL = """
+import json, sys, time
+from python_model import play_game
+players, strategy, games = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+start = time.perf_counter()
+rounds = sum(play_game(players, 1, game, [strategy] * players).rounds for game in range(games))
+seconds = time.perf_counter() - start
+print(json.dumps({"players": players, "strategy": strategy, "games": games,
+                  "seconds": seconds, "rounds_per_s": rounds / seconds}))
+"""
+
+
 def python_model_rate(players: int, strategy: str, games: int) -> dict | None:
-    """The same games in the plain-Python model of the tests (source checkouts only)."""
+    """The same games in the plain-Python model of the tests (source checkouts only), in a
+    child process started in ``tests/`` so that its modules import there and this process's
+    ``sys.path`` is never touched; None where there is no ``tests/`` (an installed copy)."""
     tests = REPO / "tests"
     if not (tests / "python_model.py").exists():
         return None
-    sys.path.insert(0, str(tests))
-    try:
-        from python_model import play_game
-    finally:
-        sys.path.remove(str(tests))
-    seats = [strategy] * players
-    start = time.perf_counter()
-    rounds = sum(play_game(players, 1, game, seats).rounds for game in range(games))
-    seconds = time.perf_counter() - start
-    return {"players": players, "strategy": strategy, "games": games, "seconds": seconds,
-            "rounds_per_s": rounds / seconds}
+    child = subprocess.run([sys.executable, "-c", PYTHON_MODEL, str(players), strategy,
+                            str(games)], cwd=tests, capture_output=True, text=True,
+                           check=True)
+    return json.loads(child.stdout)
 
 
 def compile_times(wait_s: float = 1800) -> dict:
@@ -303,7 +311,7 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
     compile_shared(builtin_strategies())
     threads_all = numba.get_num_threads()
     report: dict = {"machine": machine(), "quick": quick, "engine": [], "python_model": []}
-    for players in (2, 3, 4):
+    for players in PLAYER_COUNTS:
         for strategy in ("random", "greedy"):
             games = int({"random": 40_000, "greedy": 150_000}[strategy] * scale) or 1000
             for threads in sorted({1, threads_all}):

@@ -34,7 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 
 CONNECT_TIMEOUT = 15.0  # seconds to reach a scheduler
 WORKER_TIMEOUT = 60.0  # seconds to wait for a first worker to join it
@@ -53,26 +53,26 @@ def import_distributed():
     try:
         import distributed
     except ImportError:
-        raise SniffError(f"--scheduler runs the work on Dask, which is not installed: "
-                         f"{INSTALL_HINT}") from None
+        raise SettingError(f"{{scheduler}} runs the work on Dask, which is not installed: "
+                           f"{INSTALL_HINT}") from None
     return distributed
 
 
 def parse_scheduler(text: str) -> tuple[str, int | str]:
     """``("local", N)`` for ``local:N``, ``("address", text)`` for a scheduler address."""
     if not isinstance(text, str) or not text.strip():
-        raise SniffError("--scheduler needs tcp://HOST:PORT or local:N")
+        raise SettingError("{scheduler} needs tcp://HOST:PORT or local:N")
     text = text.strip()
     if text.startswith("local:"):
         match = LOCAL.fullmatch(text)
         if not match or int(match.group(1)) < 1:
-            raise SniffError(f"--scheduler {text}: local:N needs a number of workers N >= 1, "
-                             "e.g. local:4")
+            raise SettingError(f"{{scheduler}} {text}: local:N needs a number of workers N >= 1, "
+                               "e.g. local:4")
         return "local", int(match.group(1))
     if re.fullmatch(r"[a-z]+://\S+", text):
         return "address", text
-    raise SniffError(f"--scheduler {text}: give a Dask scheduler address (tcp://HOST:PORT, "
-                     "as `dask scheduler` prints it) or local:N (N local worker processes)")
+    raise SettingError(f"{{scheduler}} {text}: give a Dask scheduler address (tcp://HOST:PORT, "
+                       "as `dask scheduler` prints it) or local:N (N local worker processes)")
 
 
 def check_scheduler(text) -> None:
@@ -88,7 +88,7 @@ def check_threads_option(threads) -> None:
     """``--threads`` with ``--scheduler``: numba threads per task (the workers' cores)."""
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or threads < 1):
-        raise SniffError(f"--threads must be a positive integer, got {threads}")
+        raise SettingError(f"{{threads}} must be a positive integer, got {threads}")
 
 
 def dask_setup(worker) -> None:

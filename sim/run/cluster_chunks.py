@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.errors import SniffError
+from sim.errors import SettingError
 from sim.run.cluster import DaskCluster, worker_report, worker_threads
 
 
@@ -86,9 +86,9 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
     threads, address, _ = worker_threads(job.threads_by_host, job.threads)
     plan, strategies = _job_plan(job)
     if job.write and not Path(job.folder, "games").is_dir():
-        raise SniffError(
+        raise SettingError(
             f"the Dask worker {address} cannot see the run folder {job.folder}: on a cluster "
-            "of several machines, --out must be on storage that every machine mounts at the "
+            "of several machines, {out} must be on storage that every machine mounts at the "
             "same path")
     tables = play_chunk(plan, job.run_id, lo, hi, batch_games(threads), lambda games: None,
                          strategies)

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.core.seating import check_players
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
 from sim.store.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 
@@ -41,21 +41,14 @@ DEFAULTS = {
     "precision": None,
     "rounds": True,
 }
-FLAGS = {
-    "players": "--players",
-    "strategies": "--strategies",
-    "games": "--games",
-    "seed": "--seed",
-    "duplicate": "--duplicate",
-    "chunk_size": "--chunk-size",
-    "precision": "--precision",
-    "rounds": "--rounds",
-}
-def check_seed(seed) -> int:
-    """Every command's seed: an integer 0..2**63-1 (what the random streams are keyed by)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise SniffError(f"--seed must be an integer from 0 to 2**63-1, got {seed}")
-    return seed
+def check_seed(seed, name: str = "seed") -> int:
+    """The one check of a run seed, for every command, function and request that takes one:
+    an integer 0..2**63-1 (what the random streams are keyed by; never wrapped around, so
+    ``2**64`` is not seed 0), as an ``int``; else a ``SettingError`` naming ``name``."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
+            0 <= seed <= MAX_SEED):
+        raise SettingError(f"{{{name}}} must be an integer from 0 to 2**63-1, got {seed}")
+    return int(seed)
 
 
 def rotation_for(game_ids: np.ndarray, players: int) -> np.ndarray:
@@ -110,10 +103,10 @@ class Plan:
         for name, value, most in (("games", games, MAX_GAMES),
                                   ("chunk_size", chunk_size, MAX_CHUNK_SIZE)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise SniffError(f"{FLAGS[name]} must be a positive integer, got {value}")
+                raise SettingError(f"{{{name}}} must be a positive integer, got {value}")
             if value > most:
-                flag = "--max-games" if name == "games" and precision is not None else FLAGS[name]
-                raise SniffError(f"{flag} must be at most {most:,}, got {value:,}")
+                name = "max_games" if name == "games" and precision is not None else name
+                raise SettingError(f"{{{name}}} must be at most {most:,}, got {value:,}")
         check_seed(seed)
         if isinstance(strategies, str):
             specs = parse_lineup_text(strategies)
@@ -124,9 +117,9 @@ class Plan:
         group = deal_group(players, bool(duplicate))
         if games % group:
             low, high = games - games % group, games - games % group + group
-            raise SniffError(
-                f"--duplicate plays every deal {group} times with {players} players, so "
-                f"--games must be a multiple of {group} (e.g. {low or group} or {high}), "
+            raise SettingError(
+                f"{{duplicate}} plays every deal {group} times with {players} players, so "
+                f"{{games}} must be a multiple of {group} (e.g. {low or group} or {high}), "
                 f"got {games}"
             )
         if sequential is not None:
@@ -225,16 +218,15 @@ class Plan:
             **({"sequential": list(self.sequential)} if self.sequential is not None else {}),
         }
 
-    def flag_text(self, name: str) -> str:
-        if name in ("duplicate", "rounds"):
-            return f"--{name}" if getattr(self, name) else f"--no-{name}"
+    def setting_text(self, name: str) -> str:
+        """A setting with its value, as a ``SettingError`` names it (``{games=400}``)."""
         if name == "strategies":
-            return f"--strategies {','.join(self.labels)}"
+            return f"{{strategies={','.join(self.labels)}}}"
         if name == "precision" and self.precision is None:
-            return "no --precision"
+            return "no {precision}"
         if name == "games" and self.precision is not None:
-            return f"--max-games {self.games}"
-        return f"{FLAGS[name]} {getattr(self, name)}"
+            return f"{{max_games={self.games}}}"
+        return f"{{{name}={getattr(self, name)}}}"
 
 
 def check_sequential(sequential, players: int, duplicate: bool, chunk_size: int,
@@ -250,8 +242,8 @@ def check_sequential(sequential, players: int, duplicate: bool, chunk_size: int,
     Sprt(h0, h1, alpha, beta)
     group = deal_group(players, True)
     if not duplicate or precision is not None or chunk_size % group:
-        raise SniffError("a sequential test plays duplicate deals in chunks of whole deals "
-                         f"(a multiple of {group} games), without --precision")
+        raise SettingError("a sequential test plays duplicate deals in chunks of whole deals "
+                           f"(a multiple of {group} games), without {{precision}}")
     return (h0, h1, alpha, beta)
 
 
@@ -292,16 +284,14 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
 def refuse_resume(folder, recorded: Plan, differ: list[str], given: dict, asked=None) -> None:
     def asked_text(name: str) -> str:
         if asked is not None:
-            return asked.flag_text(name)
-        if name in ("duplicate", "rounds"):
-            return f"--{name}" if given[name] else f"--no-{name}"
-        return f"{FLAGS[name]} {given[name]}"
+            return asked.setting_text(name)
+        return f"{{{name}={given[name]}}}"
 
-    was = ", ".join(recorded.flag_text(name) for name in differ)
+    was = ", ".join(recorded.setting_text(name) for name in differ)
     now = ", ".join(asked_text(name) for name in differ)
-    raise SniffError(
+    raise SettingError(
         f"cannot resume {folder}: it was started with {was}, this command asks {now}; "
-        "resume with the same settings (or leave them out), or start again with --overwrite"
+        "resume with the same settings (or leave them out), or start again with {overwrite}"
     )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sim.errors import SniffError
+from sim.errors import SettingError
 from sim.stats.intervals import wilson_half_width
 
 # Justified circle: type-only, never run; plan and summary import this module at run time.
@@ -28,8 +28,8 @@ def check_precision(precision: float | None) -> float | None:
         return None
     if isinstance(precision, bool) or not isinstance(precision, int | float) or not (
             0 < precision < 0.5):
-        raise SniffError(f"--precision must be a half-width between 0 and 0.5 (e.g. 0.005 "
-                         f"for +-0.5 percentage points), got {precision}")
+        raise SettingError(f"{{precision}} must be a half-width between 0 and 0.5 (e.g. "
+                           f"0.005 for +-0.5 percentage points), got {precision}")
     return float(precision)
 
 
@@ -42,14 +42,15 @@ def cap_options(options: dict, resume: bool = False) -> dict:
     options = dict(options)
     max_games = options.pop("max_games", None)
     if options.get("precision") is not None and options.get("games") is not None:
-        raise SniffError("--games and --precision exclude each other: --precision plays until "
-                         "the win rates are precise enough; give its cap as --max-games")
+        raise SettingError("{games} and {precision} exclude each other: {precision} plays "
+                           "until the win rates are precise enough; give its cap as "
+                           "{max_games}")
     if max_games is not None:
         if options.get("games") is not None:
-            raise SniffError("--games and --max-games exclude each other")
+            raise SettingError("{games} and {max_games} exclude each other")
         if options.get("precision") is None and not resume:
-            raise SniffError("--max-games is the cap of a --precision run; without --precision "
-                             "give the number of games as --games")
+            raise SettingError("{max_games} is the cap of a {precision} run; without "
+                               "{precision} give the number of games as {games}")
         options["games"] = max_games
     elif options.get("precision") is not None and not resume:
         options["games"] = DEFAULT_MAX_GAMES

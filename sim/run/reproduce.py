@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.run.plan import Plan, recorded_kernel_strategies, rotation_for
 from sim.store import io
 from sim.store.scan import read_part
@@ -106,7 +106,7 @@ def replay_problems(folder: Path, manifest: dict, good: dict[int, dict], count: 
     from sim.kernels.runner import lineup_code, lineup_strategies
 
     if not 0 <= count <= MAX_REPLAY:
-        raise SniffError(f"--replay must be from 0 to {MAX_REPLAY:,} games, got {count}")
+        raise SettingError(f"{{replay}} must be from 0 to {MAX_REPLAY:,} games, got {count}")
     if count == 0 or not good:
         return 0, None
     plan = Plan.from_config(manifest["config"])  # an unloaded plugin is one line

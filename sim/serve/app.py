@@ -37,7 +37,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.core import engine
+from sim.core.seating import PLAYER_COUNTS, check_players
 from sim.errors import SniffError
+from sim.run.plan import check_seed
 from sim.serve.game import StaleMove, WebGame
 from sim.serve.guard import Guard, GuardMiddleware, allowed_hosts
 from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
@@ -151,19 +153,15 @@ async def strategy_list(request: Request) -> Response:
     names = [name for name in available() if name != "human"]
     return JSONResponse({"strategies": names, "default": DEFAULT_OPPONENT,
                          "targets": {str(p): int(engine.TARGET_FOR_PLAYERS[p])
-                                     for p in (2, 3, 4)}})
+                                     for p in PLAYER_COUNTS}})
 
 
 async def new_game(request: Request) -> Response:
     """A new game from {players, seat, opponents, target, seed?}, every field checked."""
     body = await _body(request)
-    players = _int(body, "players", 2)
-    if players not in (2, 3, 4):
-        raise BadRequest(f"players must be 2, 3 or 4, got {players}")
+    players = check_players(_int(body, "players", 2))
     seed = body.get("seed")
-    seed = new_seed() if seed is None else _int(body, "seed")
-    if not 0 <= seed < 2**31:
-        raise BadRequest("seed must be 0..2147483647")
+    seed = new_seed() if seed is None else check_seed(_int(body, "seed"))
     seat = _int(body, "seat", 0)
     if not 0 <= seat < players:
         raise BadRequest(f"seat must be 0..{players - 1} with {players} players, got {seat}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim.core.layout import ARM_NAMES, ARM_VALUE, decode_ends
+from sim.core.seating import check_players
 from sim.core.tiles import N_TILES, parse_tile, tile_name
 from sim.errors import SniffError
 from sim.hint.position import OPENING, Position, format_position, parse_position
@@ -69,9 +70,7 @@ def _fits(layout_position: Position, tile: int) -> list[str | None]:
 
 def draft_position(draft: dict) -> Position:
     """A ``Position`` from the page's draft, each placement checked to be legal in turn."""
-    players = _one(draft, "players", 2)
-    if players not in (2, 3, 4):
-        raise SniffError("players must be 2, 3 or 4")
+    players = check_players(_one(draft, "players", 2))
     table_items = draft.get("table", [])
     if not isinstance(table_items, list) or len(table_items) > MAX_LIST:
         raise SniffError("table must be a list of [tile, end] placements")

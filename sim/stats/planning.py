@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.stats.intervals import normal_quantile
 
 POWER = 0.80
@@ -197,20 +197,20 @@ def plan_text(delta: float, *, paired: bool = False, sd: float | None = None,
     """Lines for ``sniff plan``: games (or deals) needed for ``delta``, and the method."""
     level = f"{100 * confidence:g}% two-sided test, {100 * power:g}% power"
     if not (math.isfinite(delta) and 0 < delta < 1):
-        raise SniffError(f"--difference must be a win-rate difference between 0 and 1 "
-                         f"(e.g. 0.02 for two points; its size, not its sign), got {delta:g}")
+        raise SettingError(f"{{delta}} must be a win-rate difference between 0 and 1 "
+                           f"(e.g. 0.02 for two points; its size, not its sign), got {delta:g}")
     if delta < MIN_DIFFERENCE:
-        raise SniffError(f"--difference {delta:g} is too small to plan for: differences under "
-                         f"{MIN_DIFFERENCE:g} need more games than any run can play")
+        raise SettingError(f"{{delta={delta:g}}} is too small to plan for: differences under "
+                           f"{MIN_DIFFERENCE:g} need more games than any run can play")
     if sd is not None and not paired:
-        raise SniffError("--sd is the per-deal SD of duplicate deals: it needs --paired")
+        raise SettingError("{sd} is the per-deal SD of duplicate deals: it needs {paired}")
     if paired:
         if sd is None:
-            raise SniffError("--paired needs --sd, the SD of per-deal differences "
-                             "(from a pilot duplicate run)")
+            raise SettingError("{paired} needs {sd}, the SD of per-deal differences "
+                               "(from a pilot duplicate run)")
         if not (math.isfinite(sd) and 0 < sd <= 2):
-            raise SniffError(f"--sd must be a standard deviation of per-deal win-rate "
-                             f"differences, between 0 and 2, got {sd:g}")
+            raise SettingError(f"{{sd}} must be a standard deviation of per-deal win-rate "
+                               f"differences, between 0 and 2, got {sd:g}")
         deals = deals_paired(delta, sd, power, confidence)
         return [f"to detect a win-rate difference of {delta:.3g} with duplicate deals "
                 f"(per-deal SD {sd:.3g}), {level}:",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.errors import SniffError
+from sim.errors import SettingError
 from sim.stats.intervals import Z95, Moments, normal_quantile
 
 MIN_VARIANCE = 1e-4  # a run of identical deals (variance 0) still has a finite LLR
@@ -57,17 +57,17 @@ class Sprt:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not (
                     -1 < value < 1):
-                raise SniffError(f"--{name} must be a win-rate difference between -1 and 1, "
-                                 f"got {value}")
+                raise SettingError(f"{{{name}}} must be a win-rate difference between -1 and "
+                                   f"1, got {value}")
         if self.h1 <= self.h0:
-            raise SniffError(f"--h1 must be above --h0 (H1: A's advantage is at least h1, "
-                             f"H0: at most h0), got h0={self.h0:g}, h1={self.h1:g}")
+            raise SettingError(f"{{h1}} must be above {{h0}} (H1: A's advantage is at least "
+                               f"h1, H0: at most h0), got h0={self.h0:g}, h1={self.h1:g}")
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not (
                     0 < value < 0.5):
-                raise SniffError(f"--{name} must be an error rate between 0 and 0.5 "
-                                 f"(e.g. 0.05), got {value}")
+                raise SettingError(f"{{{name}}} must be an error rate between 0 and 0.5 "
+                                   f"(e.g. 0.05), got {value}")
 
     @property
     def lower(self) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -89,11 +90,20 @@ def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
     return check_output_file(out, "--parquet", "parquet", overwrite)  # the one output check
 
 
+@dataclass(frozen=True)
+class QueryLimits:
+    """What a query may use: ``memory`` (bytes, DuckDB's limit), ``timeout`` (seconds; None:
+    no limit) and ``hard_memory`` (cap the whole process at ``memory``: ``sniff query``)."""
+
+    memory: int = DEFAULT_MEMORY
+    timeout: float | None = DEFAULT_TIMEOUT
+    hard_memory: bool = False
+
+
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
            overwrite: bool = False, max_rows: int = 1000, stream=None,
-           memory_limit: int = DEFAULT_MEMORY,
            sources: dict[str, list[Path]] | None = None, notice=None,
-           timeout: float | None = DEFAULT_TIMEOUT, hard_memory: bool = False) -> int:
+           limits: QueryLimits = QueryLimits()) -> int:
     """``sniff query``: print the answer as an aligned table (its first ``max_rows`` rows),
     or all of it as CSV, or write it to a Parquet file; returns the rows written or shown.
 
@@ -101,8 +111,9 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     memory; the Parquet file appears whole or not at all. ``notice`` gets one line after
     the answer when the run folder was not verified since it last changed
     (``sim.store.verified``: readers check sizes and footers, not the parts' sha256).
-    ``timeout`` (seconds) stops a query that runs longer; ``hard_memory`` caps the whole
-    process at the memory limit (``sim.store.query.Limits``: ``sniff query`` asks for it).
+    ``limits`` (:class:`QueryLimits`): its ``timeout`` (seconds) stops a query that runs
+    longer; ``hard_memory`` caps the whole process at its memory limit
+    (``sim.store.query.Limits``: ``sniff query`` asks for it).
     Ctrl-C stops the query at once (``sim.errors.Stopped``).
     """
     import duckdb
@@ -123,10 +134,10 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
         sources, threads = sources_of(path)
     else:  # an openings folder's checked tables (sim.openings.folder.table_files)
         threads = os.cpu_count() or 1
-    session = connect(sources, threads, memory_limit)
-    limits = Limits(session, timeout, memory_limit if hard_memory else None)
+    session = connect(sources, threads, limits.memory)
+    held = Limits(session, limits.timeout, limits.memory if limits.hard_memory else None)
     try:
-        with limits, Progress(session):
+        with held, Progress(session):
             result = relation(session, sql)  # bounded too: binding folds constants
             if parquet is not None:
                 rows = _write_parquet(result, Path(parquet))
@@ -136,7 +147,7 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
                 frame = result.limit(max_rows + 1).df()
     # RuntimeError: what some DuckDB releases raise for a query interrupted by Ctrl-C
     except (duckdb.Error, pa.ArrowException, OSError, MemoryError, RuntimeError) as error:
-        raise limits.error(error, session) from None
+        raise held.error(error, session) from None
     if note is not None and notice is not None:
         notice(note)
     if parquet is not None or csv:

@@ -18,7 +18,7 @@ import numpy as np
 
 from sim.core import engine
 from sim.core.layout import ARM_NAMES, EMPTY_LAYOUT, POINTS_FOR_COUNT, decode_ends
-from sim.core.seating import team_count, team_of
+from sim.core.seating import PLAYER_COUNTS, team_count, team_of
 from sim.core.tiles import N_TILES, TILE_NAMES, TILE_PIPS, parse_tile
 from sim.errors import SniffError
 
@@ -116,7 +116,7 @@ class _Game:
         if self.phase != "start":
             raise _Bad("game_start in the middle of a game")
         players = _int(event["players"], "players")
-        if players not in (2, 3, 4):
+        if players not in PLAYER_COUNTS:
             raise _Bad(f"players is {players}, not 2, 3 or 4")
         self.players, self.target = players, int(engine.TARGET_FOR_PLAYERS[players])
         _expect("target", event["target"], self.target)

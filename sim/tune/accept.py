@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 
 from sim.compare import CHUNK_DEALS
 from sim.compare.play import Comparison, compare
+from sim.run.settings import RunControl, quiet_notice
+from sim.stats.sprt import Sprt
 from sim.tune.setup import TuneConfig, derived_seed
 
 VERDICT = {"H1": "accepted", "H0": "rejected", "undecided": "undecided"}
@@ -37,10 +39,10 @@ def accept(config: TuneConfig, tuned: str, defaults: str, label: str,
     the lines to print. ``cluster``: the tuning's ``sim.run.cluster.DaskCluster``, if any."""
     seed = derived_seed(config.seed, "validate")
     result = compare(tuned, defaults, players=config.players, seed=seed, out=None,
-                     h0=config.h0, h1=config.h1, alpha=config.alpha, beta=config.beta,
-                     max_games=config.validate_games, kernel_strategies=kernel_strategies,
-                     notice=notice or (lambda message: None),
-                     command="sim.tune.accept.accept(...)", scheduler=cluster)
+                     test=Sprt(config.h0, config.h1, config.alpha, config.beta),
+                     max_games=config.validate_games, control=RunControl(
+                         kernel_strategies=kernel_strategies, notice=notice or quiet_notice,
+                         command="sim.tune.accept.accept(...)", scheduler=cluster))
     record = result.to_dict()
     del record["chunks"]
     record.update(method="sprt", opponent=f"{label} (defaults)",

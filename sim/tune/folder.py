@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.files import open_regular, read_regular
 from sim.store import folders, io
 from sim.store.lock import LOCK_NAME, RunLock
@@ -35,12 +35,6 @@ from sim.tune.setup import (
     Validation,
     import_cma,
 )
-
-FLAGS = {"strategy": "STRATEGY", "against": "--against", "players": "--players",
-         "games": "--games", "seed": "--seed", "params": "--params",
-         "games_per_trial": "--games-per-trial", "popsize": "--popsize", "sigma": "--sigma",
-         "validate_games": "--validate-games", "accept": "--accept", "h0": "--h0",
-         "h1": "--h1", "alpha": "--alpha", "beta": "--beta"}
 
 
 def utc_now() -> str:
@@ -145,9 +139,10 @@ def check_resume(folder: Path, manifest: dict, config: TuneConfig, given: dict) 
     differ = [key for key in DECIDING if getattr(asked, key) != getattr(config, key)]
     if differ:
         key = differ[0]
-        raise SniffError(f"{FLAGS[key]} differs from the run in {folder} "
-                         f"({_show(getattr(asked, key))} given, {_show(getattr(config, key))} "
-                         "recorded); leave it out to use the recorded one")
+        raise SettingError(f"{{{key}}} differs from the run in {folder} "
+                           f"({_show(getattr(asked, key))} given, "
+                           f"{_show(getattr(config, key))} recorded); leave it out to use the "
+                           "recorded one")
     recorded = manifest["optimiser"]["version"]
     if recorded != import_cma().__version__:
         raise SniffError(f"{folder} was tuned with cma {recorded}, this is cma "

@@ -8,8 +8,8 @@ whole field, so the whole run compiles (or loads) one kernel once.
 from __future__ import annotations
 
 import signal
-import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +17,8 @@ import pandas as pd
 
 from sim.errors import SniffError
 from sim.kernels.generate import same_code
+from sim.run.progress import ProgressBar
+from sim.run.settings import RunControl
 from sim.stats.intervals import mean_interval, paired_difference, wilson_interval
 from sim.tune import folder as tune_folder
 from sim.tune.player import Player
@@ -28,9 +30,7 @@ from sim.tune.setup import (
     TuneResult,
     Validation,
     derived_seed,
-    elapsed,
     new_optimizer,
-    now,
     objective,
 )
 from strategies import StrategySpec
@@ -82,8 +82,8 @@ def replay(es, space: Space, trials: pd.DataFrame, config: TuneConfig) -> int:
     return done
 
 
-def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
-        notice: Callable[[str], None], command: str | None, cluster=None) -> TuneResult:
+def run(folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
+        cluster=None) -> TuneResult:
     """Play the missing generations, then validate and write best.json (see ``tune``);
     ``cluster`` (a ``sim.run.cluster.DaskCluster``) plays the matches as its tasks."""
     space = Space.of(config)
@@ -95,90 +95,123 @@ def run(folder: Path, config: TuneConfig, manifest: dict, *, progress: bool,
                          f"{manifest['kernel']}, now {kernel}); a resume would not repeat it")
     if manifest["status"] == "complete" and (folder / BEST).exists():
         return tune_folder.load(folder)  # a finished run resumes to itself
-    trials = tune_folder.read_trials(folder, config)
-    trials = trials if trials is not None else pd.DataFrame()
-    es = new_optimizer(config)
-    done = replay(es, space, trials, config) if len(trials) else 0
-    session = {"command": command, "started_at": tune_folder.utc_now(), "ended_at": None,
-               "generations_played": 0}
-    manifest.update(kernel=kernel, status="running")
-    manifest["sessions"].append(session)
-    tune_folder.write_manifest(folder, manifest)
-    per_generation = config.popsize * config.games_per_trial
-    notice(f"tuning {', '.join(config.params)} of {space.spec.strategy.name} against "
-           f"{', '.join(spec.label for spec in player.field)}: {config.generations} generations of "
-           f"{config.popsize} x {config.games_per_trial:,} games into {folder}"
-           + (f" (resuming at generation {done})" if done else ""))
-    metadata = {"format": "sniff-tune-trials/1", "config": config.to_dict(),
-                "command": command}
-    started = now()
-    best = float(trials["win_rate"].max()) if len(trials) else float("-inf")
-    stopped = None
+    search = Search.start(folder, config, manifest, control, space, player, kernel)
+    notice = control.notice
     try:
-        for generation in range(done, config.generations):
-            if es.stop():
-                stopped = {key: str(value) for key, value in es.stop().items()}
-                break
-            z = es.ask()
-            rows = evaluate(player, space, generation, z)
-            es.tell(z, [-value for value in rows["win_rate"]])
-            trials = pd.concat([trials, rows], ignore_index=True) if len(trials) else rows
-            tune_folder.write_trials(folder, trials, metadata)
-            session["generations_played"] += 1
-            manifest.update(generations_done=generation + 1,
-                            games_done=(generation + 1) * per_generation)
-            tune_folder.write_manifest(folder, manifest)
-            best = max(best, float(rows["win_rate"].max()))
-            if progress:
-                played = generation + 1 - done
-                left = (now() - started) / played * (config.generations - generation - 1)
-                sys.stderr.write(
-                    f"\rgeneration {generation + 1}/{config.generations}  best {best:.2%}  "
-                    f"mean {rows['win_rate'].mean():.2%}  games "
-                    f"{(generation + 1) * per_generation:,}/{config.games:,}  "
-                    f"left {elapsed(left)}  ")
-                sys.stderr.flush()
-        if progress:
-            sys.stderr.write("\n")
+        stopped = search.play_generations()
         # The result is the search distribution's mean (the recommendation CMA-ES converges
         # with; the best single trial is the luckiest of many noisy rates), rounded to 4
         # significant digits so that the printed spec is exactly what was validated.
         values = {key: float(f"{value:.4g}") if key in config.params else value
-                  for key, value in space.values(es.mean).items()}
+                  for key, value in space.values(search.es.mean).items()}
         notice(f"validating on fresh deals: {config.validate_games:,} games per match"
                + (", the match against the defaults by SPRT (at most that many)"
                   if config.accept == "sprt" else ""))
         validation, acceptance = validate(player, space, values, config, notice)
-    except KeyboardInterrupt as stopped:
-        if progress:
-            sys.stderr.write("\n")
-        manifest.update(status="interrupted")
-        session["ended_at"] = tune_folder.utc_now()
-        tune_folder.write_manifest(folder, manifest)
-        tune_folder.write_curve(folder, trials, config)
+    except KeyboardInterrupt as stop:
+        search.interrupted()
         raise TuneInterrupted(folder, manifest["generations_done"], config.generations,
-                              getattr(stopped, "signum", signal.SIGINT)) from None
-    spec = StrategySpec(space.spec.strategy, tuple(values.values()))
-    result = TuneResult(folder, spec.strategy.name, values, _spec_text(spec), trials,
-                        validation, acceptance=acceptance)
-    tune_folder.write_best(folder, {
-        "format": "sniff-tune-best/1", "strategy": result.strategy,
-        "params": {key: _json_value(spec.strategy, key, value)
-                   for key, value in values.items()},
-        "spec": result.spec, "tuned": list(config.params),
-        "choice": "the mean of the CMA-ES search distribution after the last generation",
-        "trial_objective_last_generation": float(trials["win_rate"].iloc[-config.popsize:]
-                                                 .mean()),
-        "validation": [item.__dict__ for item in validation],
-        **({"acceptance": acceptance} if acceptance is not None else {}),
-        "validation_seed": derived_seed(config.seed, "validate"),
-        "command": manifest.get("command") or command,
-    })
-    tune_folder.write_curve(folder, trials, config)
-    manifest.update(status="complete", finished_at=tune_folder.utc_now(), stopped=stopped)
-    session["ended_at"] = tune_folder.utc_now()
-    tune_folder.write_manifest(folder, manifest)
-    return result
+                              getattr(stop, "signum", signal.SIGINT)) from None
+    return search.finish(values, validation, acceptance, stopped)
+
+
+@dataclass
+class Search:
+    """A tuning run's search in progress: the optimiser, the trials so far and the session
+    that the manifest records."""
+
+    folder: Path
+    config: TuneConfig
+    manifest: dict
+    control: RunControl
+    space: Space
+    player: Player
+    es: object  # the cma optimiser, replayed to where the trials end
+    trials: pd.DataFrame
+    done: int  # generations finished before this session
+    session: dict
+
+    @classmethod
+    def start(cls, folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
+              space: Space, player: Player, kernel: str) -> Search:
+        """The optimiser replayed over the stored trials; the session begun and announced."""
+        trials = tune_folder.read_trials(folder, config)
+        trials = trials if trials is not None else pd.DataFrame()
+        es = new_optimizer(config)
+        done = replay(es, space, trials, config) if len(trials) else 0
+        session = {"command": control.command or None, "started_at": tune_folder.utc_now(),
+                   "ended_at": None, "generations_played": 0}
+        manifest.update(kernel=kernel, status="running")
+        manifest["sessions"].append(session)
+        tune_folder.write_manifest(folder, manifest)
+        control.notice(
+            f"tuning {', '.join(config.params)} of {space.spec.strategy.name} against "
+            f"{', '.join(spec.label for spec in player.field)}: {config.generations} "
+            f"generations of {config.popsize} x {config.games_per_trial:,} games into {folder}"
+            + (f" (resuming at generation {done})" if done else ""))
+        return cls(folder, config, manifest, control, space, player, es, trials, done, session)
+
+    def play_generations(self) -> dict | None:
+        """Each missing generation played, told to CMA-ES and stored; what stopped CMA-ES
+        early, or None."""
+        config, folder, manifest = self.config, self.folder, self.manifest
+        per_generation = config.popsize * config.games_per_trial
+        metadata = {"format": "sniff-tune-trials/1", "config": config.to_dict(),
+                    "command": self.control.command or None}
+        best = float(self.trials["win_rate"].max()) if len(self.trials) else float("-inf")
+        with ProgressBar("generation", " generation", shown=self.control.progress,
+                         total=config.generations, initial=self.done) as bar:
+            for generation in range(self.done, config.generations):
+                if self.es.stop():
+                    return {key: str(value) for key, value in self.es.stop().items()}
+                z = self.es.ask()
+                rows = evaluate(self.player, self.space, generation, z)
+                self.es.tell(z, [-value for value in rows["win_rate"]])
+                self.trials = (pd.concat([self.trials, rows], ignore_index=True)
+                               if len(self.trials) else rows)
+                tune_folder.write_trials(folder, self.trials, metadata)
+                self.session["generations_played"] += 1
+                manifest.update(generations_done=generation + 1,
+                                games_done=(generation + 1) * per_generation)
+                tune_folder.write_manifest(folder, manifest)
+                best = max(best, float(rows["win_rate"].max()))
+                bar.add(1)
+                bar.note(f"best {best:.2%}  mean {rows['win_rate'].mean():.2%}  games "
+                         f"{(generation + 1) * per_generation:,}/{config.games:,}")
+        return None
+
+    def interrupted(self) -> None:
+        """A stop: the finished generations kept, the session ended, the curve drawn."""
+        self.manifest.update(status="interrupted")
+        self.session["ended_at"] = tune_folder.utc_now()
+        tune_folder.write_manifest(self.folder, self.manifest)
+        tune_folder.write_curve(self.folder, self.trials, self.config)
+
+    def finish(self, values: dict, validation: list, acceptance: dict | None,
+               stopped: dict | None) -> TuneResult:
+        """best.json, the curve and the finished manifest; the result."""
+        config, trials, manifest = self.config, self.trials, self.manifest
+        spec = StrategySpec(self.space.spec.strategy, tuple(values.values()))
+        result = TuneResult(self.folder, spec.strategy.name, values, _spec_text(spec), trials,
+                            validation, acceptance=acceptance)
+        tune_folder.write_best(self.folder, {
+            "format": "sniff-tune-best/1", "strategy": result.strategy,
+            "params": {key: _json_value(spec.strategy, key, value)
+                       for key, value in values.items()},
+            "spec": result.spec, "tuned": list(config.params),
+            "choice": "the mean of the CMA-ES search distribution after the last generation",
+            "trial_objective_last_generation": float(
+                trials["win_rate"].iloc[-config.popsize:].mean()),
+            "validation": [item.__dict__ for item in validation],
+            **({"acceptance": acceptance} if acceptance is not None else {}),
+            "validation_seed": derived_seed(config.seed, "validate"),
+            "command": manifest.get("command") or self.control.command or None,
+        })
+        tune_folder.write_curve(self.folder, trials, config)
+        manifest.update(status="complete", finished_at=tune_folder.utc_now(), stopped=stopped)
+        self.session["ended_at"] = tune_folder.utc_now()
+        tune_folder.write_manifest(self.folder, manifest)
+        return result
 
 
 def _spec_text(spec) -> str:

@@ -8,7 +8,6 @@ import hashlib
 import math
 import shlex
 import signal
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
-from sim.errors import SniffError, Stopped
+from sim.core.seating import check_players
+from sim.errors import SettingError, SniffError, Stopped
+from sim.store.shape import MAX_SEED
 
 FORMAT = "sniff-tune/1"
 MANIFEST = "manifest.json"
@@ -25,7 +26,6 @@ TRIALS = "trials.parquet"
 BEST = "best.json"
 CURVE = "learning-curve.png"
 OUTPUT_FILES = (MANIFEST, TRIALS, BEST, CURVE)
-MAX_SEED = 2**63 - 1
 MAX_GAMES = 10**11
 DEFAULT_GAMES = 200_000
 DEFAULT_GAMES_PER_TRIAL = 4_000
@@ -80,82 +80,37 @@ class TuneConfig:
     beta: float = BETA
 
     @classmethod
-    def build(cls, strategy: str, against: str | Sequence[str], players: int = 4,
-              games: int = DEFAULT_GAMES, seed: int = 0, params: Sequence[str] | None = None,
-              games_per_trial: int = DEFAULT_GAMES_PER_TRIAL, popsize: int | None = None,
-              sigma: float = DEFAULT_SIGMA,
-              validate_games: int = DEFAULT_VALIDATE_GAMES, accept: str = "fixed",
-              h0: float = H0, h1: float = H1, alpha: float = ALPHA,
-              beta: float = BETA) -> TuneConfig:
-        """Check the options and round the games to whole deals; errors are one line."""
-        from sim.run.plan import deal_group, spec_text
-        from sim.stats.sprt import Sprt
+    def build(cls, strategy: str, against: str | Sequence[str], **settings) -> TuneConfig:
+        """Check the settings and round the games to whole deals; errors are one line.
+
+        ``settings``: the other fields (``players``, ``games``, ``seed``, ``params``,
+        ``games_per_trial``, ``popsize``, ``sigma``, ``validate_games``, ``accept``, ``h0``,
+        ``h1``, ``alpha``, ``beta``); one left out (or None) takes its default.
+        """
+        from sim.run.plan import spec_text
         from strategies import parse_lineup_text, parse_spec
 
-        if isinstance(players, bool) or players not in (2, 3, 4):
-            raise SniffError(f"--players must be 2, 3 or 4, got {players}")
+        unknown = sorted(set(settings) - set(DECIDING))
+        if unknown:
+            raise SniffError(f"tune has no setting {', '.join(unknown)}; its settings: "
+                             f"{', '.join(DECIDING[2:])}")
+        given = {**SETTING_DEFAULTS,
+                 **{key: value for key, value in settings.items() if value is not None}}
+        check_players(given["players"])
         start = parse_spec(strategy)
-        if isinstance(against, str):
-            field_specs = parse_lineup_text(against)
-        else:
-            field_specs = [parse_spec(item) for item in against]
-        numeric = [key for key in start.strategy.params if key not in start.strategy.choices]
-        if not numeric:
-            raise SniffError(f"strategy {start.strategy.name!r} has no numeric parameters")
-        chosen = list(numeric) if not params else [p.strip() for p in params if p.strip()]
-        for key in chosen:
-            if key in start.strategy.choices:
-                raise SniffError(f"parameter {key!r} of {start.strategy.name!r} is a choice "
-                                 f"({'|'.join(start.strategy.choices[key])}), not a number")
-            if key not in start.strategy.params:
-                raise SniffError(f"{start.strategy.name!r} has no parameter {key!r}; numeric "
-                                 f"ones: {', '.join(numeric)}")
-        if len(set(chosen)) != len(chosen) or not chosen:
-            raise SniffError(f"--params must name distinct parameters, got {','.join(chosen)}")
-        for name, value, low in (("--seed", seed, 0), ("--games", games, 1),
-                                 ("--games-per-trial", games_per_trial, 1),
-                                 ("--validate-games", validate_games, 0)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise SniffError(f"{name} must be an integer of at least {low}, got {value}")
-        if seed > MAX_SEED:
-            raise SniffError(f"--seed must be from 0 to 2**63-1, got {seed}")
-        if games > MAX_GAMES:
-            raise SniffError(f"--games must be at most {MAX_GAMES:,}, got {games:,}")
-        if not (isinstance(sigma, int | float) and math.isfinite(sigma) and 0 < sigma <= 10):
-            raise SniffError(f"--sigma must be above 0 and at most 10, got {sigma}")
+        field_specs = (parse_lineup_text(against) if isinstance(against, str)
+                       else [parse_spec(item) for item in against])
+        chosen = _tuned_params(start.strategy, given["params"])
+        _check_counts(given)
         import_cma()
-        if popsize is None:  # CMA-ES's default for the dimension
-            popsize = 4 + int(3 * math.log(len(chosen)))
-        if isinstance(popsize, bool) or not isinstance(popsize, int) or popsize < 2:
-            raise SniffError(f"--popsize must be an integer of at least 2, got {popsize}")
-        unit = deal_group(players, True) * len(field_specs)
-        if games_per_trial < unit:
-            raise SniffError(f"--games-per-trial must be at least {unit} (one duplicate deal "
-                             f"against each of {len(field_specs)} opponents), got "
-                             f"{games_per_trial}")
-        games_per_trial -= games_per_trial % unit
-        generation = games_per_trial * popsize
-        if games < 2 * generation:
-            raise SniffError(
-                f"--games {games:,} is less than 2 generations of {popsize} candidates x "
-                f"{games_per_trial:,} games ({2 * generation:,}); raise --games or lower "
-                f"--games-per-trial")
-        validate_games -= validate_games % deal_group(players, True)
-        if accept not in ACCEPT:
-            raise SniffError(f"--accept must be fixed or sprt, got {accept!r}")
-        Sprt(h0, h1, alpha, beta)  # sniff compare's checks of the settings
-        if accept == "fixed" and (h0, h1, alpha, beta) != (H0, H1, ALPHA, BETA):
-            raise SniffError("--h0, --h1, --alpha and --beta set the test of --accept sprt; "
-                             "with --accept fixed leave them out")
-        chunk = CHUNK_DEALS * deal_group(players, True)
-        if accept == "sprt" and validate_games < chunk:
-            raise SniffError(f"--validate-games is the cap of --accept sprt and must be at "
-                             f"least one chunk of the test ({chunk} games), got "
-                             f"{validate_games}")
-        return cls(spec_text(start), tuple(spec_text(s) for s in field_specs), players,
-                   games - games % generation, seed, tuple(chosen), games_per_trial,
-                   popsize, float(sigma), validate_games, accept, float(h0), float(h1),
-                   float(alpha), float(beta))
+        if given["popsize"] is None:  # CMA-ES's default for the dimension
+            given["popsize"] = 4 + int(3 * math.log(len(chosen)))
+        games_per_trial, games, validate_games = _whole_deals(given, len(field_specs))
+        _check_acceptance(given, validate_games)
+        return cls(spec_text(start), tuple(spec_text(s) for s in field_specs),
+                   given["players"], games, given["seed"], tuple(chosen), games_per_trial,
+                   given["popsize"], float(given["sigma"]), validate_games, given["accept"],
+                   *(float(given[key]) for key in ("h0", "h1", "alpha", "beta")))
 
     @classmethod
     def from_dict(cls, data: dict) -> TuneConfig:
@@ -217,6 +172,93 @@ class Space:
         from strategies import StrategySpec
 
         return StrategySpec(self.spec.strategy, tuple(self.values(z).values()))
+
+
+SETTING_DEFAULTS = {"players": 4, "games": DEFAULT_GAMES, "seed": 0, "params": None,
+                    "games_per_trial": DEFAULT_GAMES_PER_TRIAL, "popsize": None,
+                    "sigma": DEFAULT_SIGMA, "validate_games": DEFAULT_VALIDATE_GAMES,
+                    "accept": "fixed", "h0": H0, "h1": H1, "alpha": ALPHA, "beta": BETA}
+
+
+def _tuned_params(strategy, params: Sequence[str] | None) -> list[str]:
+    """The parameters to tune: those named (every numeric one if none), each a number."""
+    numeric = [key for key in strategy.params if key not in strategy.choices]
+    if not numeric:
+        raise SniffError(f"strategy {strategy.name!r} has no numeric parameters")
+    chosen = list(numeric) if not params else [p.strip() for p in params if p.strip()]
+    for key in chosen:
+        if key in strategy.choices:
+            raise SniffError(f"parameter {key!r} of {strategy.name!r} is a choice "
+                             f"({'|'.join(strategy.choices[key])}), not a number")
+        if key not in strategy.params:
+            raise SniffError(f"{strategy.name!r} has no parameter {key!r}; numeric "
+                             f"ones: {', '.join(numeric)}")
+    if len(set(chosen)) != len(chosen) or not chosen:
+        raise SettingError(f"{{params}} must name distinct parameters, got {','.join(chosen)}")
+    return chosen
+
+
+def _check_counts(given: dict) -> None:
+    """The seed, the budgets and the step size: in range, one line each."""
+    from sim.run.plan import check_seed
+
+    for name, low in (("seed", 0), ("games", 1), ("games_per_trial", 1),
+                      ("validate_games", 0)):
+        value = given[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise SettingError(f"{{{name}}} must be an integer of at least {low}, got {value}")
+    check_seed(given["seed"])
+    if given["games"] > MAX_GAMES:
+        raise SettingError(f"{{games}} must be at most {MAX_GAMES:,}, got {given['games']:,}")
+    sigma = given["sigma"]
+    if not (isinstance(sigma, int | float) and math.isfinite(sigma) and 0 < sigma <= 10):
+        raise SettingError(f"{{sigma}} must be above 0 and at most 10, got {sigma}")
+    popsize = given["popsize"]
+    if popsize is not None and (isinstance(popsize, bool) or not isinstance(popsize, int)
+                                or popsize < 2):
+        raise SettingError(f"{{popsize}} must be an integer of at least 2, got {popsize}")
+
+
+def _whole_deals(given: dict, opponents: int) -> tuple[int, int, int]:
+    """Games per trial, the trial budget and the validation games, cut to whole deals (and
+    the budget to whole generations)."""
+    from sim.run.plan import deal_group
+
+    players, popsize = given["players"], given["popsize"]
+    games_per_trial, games = given["games_per_trial"], given["games"]
+    unit = deal_group(players, True) * opponents
+    if games_per_trial < unit:
+        raise SettingError(f"{{games_per_trial}} must be at least {unit} (one duplicate deal "
+                           f"against each of {opponents} opponents), got {games_per_trial}")
+    games_per_trial -= games_per_trial % unit
+    generation = games_per_trial * popsize
+    if games < 2 * generation:
+        raise SettingError(
+            f"{{games}} {games:,} is less than 2 generations of {popsize} candidates x "
+            f"{games_per_trial:,} games ({2 * generation:,}); raise {{games}} or lower "
+            "{games_per_trial}")
+    validate_games = given["validate_games"]
+    return (games_per_trial, games - games % generation,
+            validate_games - validate_games % deal_group(players, True))
+
+
+def _check_acceptance(given: dict, validate_games: int) -> None:
+    """How the tuned values are accepted, and the sequential test's settings."""
+    from sim.run.plan import deal_group
+    from sim.stats.sprt import Sprt
+
+    accept, test = given["accept"], tuple(given[key] for key in ("h0", "h1", "alpha", "beta"))
+    if accept not in ACCEPT:
+        raise SettingError(f"{{accept}} must be fixed or sprt, got {accept!r}")
+    Sprt(*test)  # sniff compare's checks of the settings
+    if accept == "fixed" and test != (H0, H1, ALPHA, BETA):
+        raise SettingError("{h0}, {h1}, {alpha} and {beta} set the test of {accept=sprt}; "
+                           "with {accept=fixed} leave them out")
+    chunk = CHUNK_DEALS * deal_group(given["players"], True)
+    if accept == "sprt" and validate_games < chunk:
+        raise SettingError(f"{{validate_games}} is the cap of {{accept=sprt}} and must be at "
+                           f"least one chunk of the test ({chunk} games), got "
+                           f"{validate_games}")
 
 
 def objective(wins: np.ndarray, games_each: int) -> float:
@@ -288,13 +330,3 @@ class TuneInterrupted(Stopped):
         return (f"stopped after {self.done} of {self.generations} generations in "
                 f"{self.folder}; complete the run with: sniff tune --resume -o "
                 f"{shlex.quote(str(self.folder))}")
-
-
-def elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m" if seconds >= 3600 else (
-        f"{seconds // 60}m{seconds % 60:02d}s")
-
-
-def now() -> float:
-    return time.monotonic()

@@ -21,11 +21,12 @@ up scores in games already won or lost).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.run.chunks import StopOnInterrupt
+from sim.run.settings import RunControl, quiet_notice
 from sim.tune import folder as tune_folder
 from sim.tune.folder import load
 from sim.tune.generations import run
@@ -39,71 +40,62 @@ __all__ = ["TuneConfig", "TuneInterrupted", "TuneResult", "load", "tune"]
 
 
 def tune(strategy: str | None = None, against: str | Sequence[str] | None = None, *,
-         players: int | None = None, games: int | None = None, seed: int | None = None,
-         params: Sequence[str] | None = None, games_per_trial: int | None = None,
-         popsize: int | None = None, sigma: float | None = None,
-         validate_games: int | None = None, accept: str | None = None,
-         h0: float | None = None, h1: float | None = None, alpha: float | None = None,
-         beta: float | None = None, out: str | Path | None = None,
-         resume: bool = False, progress: bool = False,
-         notice: Callable[[str], None] | None = None, command: str | None = None,
-         scheduler: str | None = None) -> TuneResult:
+         out: str | Path | None = None, control: RunControl | None = None,
+         **settings) -> TuneResult:
     """Tune ``strategy``'s numeric parameters against the field ``against``; see the module.
 
     ``strategy`` is a spec (``weighted``, or ``weighted:block=5`` to start elsewhere than the
     defaults); ``against`` the field, as text (``"blocker,weighted"``) or a list of specs.
-    Defaults: 4 players, ``games`` (the trial budget) 200,000, seed 0, every numeric
-    parameter, 4,000 games per trial, CMA-ES's own population size for the dimension,
-    ``sigma`` 0.5, 20,000 games per validation match, ``out`` ``results/tune-DATE-TIME``.
+    ``settings`` (``TuneConfig``'s fields), defaults: 4 ``players``, ``games`` (the trial
+    budget) 200,000, ``seed`` 0, every numeric parameter (``params``), 4,000
+    ``games_per_trial``, CMA-ES's own ``popsize`` for the dimension, ``sigma`` 0.5, 20,000
+    ``validate_games`` per validation match; ``out`` ``results/tune-DATE-TIME``.
     ``accept="sprt"`` decides the match against the defaults by ``sniff compare``'s
     sequential test (``h0``, ``h1``, ``alpha``, ``beta``; ``validate_games`` its cap) instead
     of a fixed-size match (``"fixed"``, the default): ``sim.tune.accept``.
-    ``resume=True`` completes the run in ``out``: options left as None are the recorded
-    ones, and options given must match them. Ctrl-C (or SIGTERM) raises
-    :class:`TuneInterrupted` after keeping the finished generations. ``scheduler``
+    ``control`` (``sim.run.settings.RunControl``) says how: mode ``"resume"`` completes the
+    run in ``out`` (settings left out are the recorded ones, settings given must match
+    them); ``progress``, ``notice`` (default: none), ``command``; ``scheduler``
     (``tcp://HOST:PORT`` or ``local:N``) plays every match on a Dask cluster
-    (``sim.tune.player``), with the same trials and result.
+    (``sim.tune.player``), with the same trials and result. Ctrl-C (or SIGTERM) raises
+    :class:`TuneInterrupted` after keeping the finished generations.
     """
-    options = {"strategy": strategy, "against": against, "players": players, "games": games,
-               "seed": seed, "params": params, "games_per_trial": games_per_trial,
-               "popsize": popsize, "sigma": sigma, "validate_games": validate_games,
-               "accept": accept, "h0": h0, "h1": h1, "alpha": alpha, "beta": beta}
-    if scheduler is not None:
+    control = control or RunControl(notice=quiet_notice)
+    given = {key: value for key, value in settings.items() if value is not None}
+    if control.scheduler is not None:
         from sim.run.cluster import check_scheduler
 
-        check_scheduler(scheduler)
+        check_scheduler(control.scheduler)
+    resume = control.mode == "resume"
     if resume:
         if out is None:
-            raise SniffError("--resume needs the tuning folder: -o FOLDER")
+            raise SettingError("{resume} needs the tuning folder: {out}")
         folder = Path(out)
         tune_folder.read(folder)  # a tuning folder, before a lock file is added to it
-        lock = tune_folder.lock(folder, command)
     else:
         if strategy is None or against is None:
             raise SniffError("name the strategy to tune and the field: "
                              "sniff tune STRATEGY --against A,B")
-        config = TuneConfig.build(**{key: value for key, value in options.items()
-                                     if value is not None})
+        config = TuneConfig.build(strategy, against, **given)
         folder = Path(out) if out is not None else tune_folder.default_folder()
         tune_folder.check_new(folder)  # before a lock file is added to it
-        lock = tune_folder.lock(folder, command)
+    lock = tune_folder.lock(folder, control.command or None)
     cluster = None
     try:
         if resume:  # read under the lock: no other writer can be changing it
             manifest = tune_folder.read(folder)
             config = TuneConfig.from_dict(manifest["config"])
-            given = {key: value for key, value in options.items() if value is not None}
-            tune_folder.check_resume(folder, manifest, config, given)
+            named = {"strategy": strategy, "against": against}
+            tune_folder.check_resume(folder, manifest, config, {
+                **{key: value for key, value in named.items() if value is not None}, **given})
         else:
-            manifest = tune_folder.create(folder, config, command)
-        if scheduler is not None:
+            manifest = tune_folder.create(folder, config, control.command or None)
+        if isinstance(control.scheduler, str):
             from sim.run.cluster import DaskCluster
 
-            cluster = DaskCluster(scheduler)
+            cluster = DaskCluster(control.scheduler)
         with StopOnInterrupt(at_once=True):  # SIGTERM keeps the generations as Ctrl-C does
-            return run(folder, config, manifest, progress=progress,
-                       notice=notice or (lambda message: None), command=command,
-                       cluster=cluster)
+            return run(folder, config, manifest, control, cluster)
     finally:
         if cluster is not None:
             cluster.close()

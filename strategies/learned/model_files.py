@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.cache import cache_base
+from sim.core.seating import PLAYER_COUNTS
 from sim.files import UnsafeFile, open_regular, read_regular, write_atomic, write_once
 from strategies import Strategy, StrategyError, StrategySpec, register_spec_parser
 from strategies.learned.net import ModelError, read_layers
@@ -86,7 +87,7 @@ def model_players(path: Path) -> int:
             players = int(data["players"])
     except Exception:
         players = 0
-    if players not in (2, 3, 4):
+    if players not in PLAYER_COUNTS:
         read_layers(path, 2)  # raises the one line that says what is wrong
         raise ModelError(f"model file {str(path)!r} is for {players} players")
     read_layers(path, players)

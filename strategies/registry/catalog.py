@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SniffError
 
 MAX_PARAMS = 10
@@ -39,7 +40,7 @@ class Strategy:
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
     # The player counts it can play (a learned model file is trained for one).
-    players: tuple[int, ...] = (2, 3, 4)
+    players: tuple[int, ...] = PLAYER_COUNTS
     # A Python policy (register_python): decided outside the compiled engine, in batches.
     python: bool = False
 
@@ -155,7 +156,7 @@ def register_spec_parser(name: str, parser: Callable[[Strategy, str], StrategySp
 
 
 def register_python(
-    name: str, description: str, players: tuple[int, ...] = (2, 3, 4)
+    name: str, description: str, players: tuple[int, ...] = PLAYER_COUNTS
 ) -> Callable:
     """Decorator that registers a Python policy under ``name`` (``sim.kernels.python_seats``).
 

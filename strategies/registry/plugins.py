@@ -2,8 +2,9 @@
 
 A strategy is found by importing the module that registers it. The built-ins are imported on
 the first look-up (``available``, ``get``), then the plugins named in ``SNIFF_PLUGINS``; the
-CLI's ``--plugin MODULE`` adds one (:func:`load_plugins`, which also names it for worker
-processes). A plugin that fails to import is one line naming the module and where it failed.
+CLI's ``--plugin MODULE`` adds one (:func:`load_plugins`; a worker process imports the
+modules its task names). A plugin that fails to import is one line naming the module and
+where it failed.
 """
 
 from __future__ import annotations
@@ -80,18 +81,14 @@ def _one_line(error: BaseException) -> str:
 
 
 def load_plugins(modules: Iterable[str]) -> None:
-    """Load plugin modules and name them in ``SNIFF_PLUGINS`` for child processes.
+    """Load these plugin modules (``--plugin``), in order.
 
-    Worker processes (parallel or distributed runs) rebuild the registry from the
-    environment, so a plugin named once on the command line reaches them too.
+    Nothing is written to the environment: a Dask worker imports the modules its task names
+    (a run's config records each strategy's module: ``sim.run.plan.require_plugins`` with
+    ``import_plugins=True``), so a plugin given once reaches every process that plays it.
     """
-    named = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
     for module in modules:
-        load_plugin(module)
-        if module not in named:
-            named.append(module)
-    if named:
-        os.environ[PLUGINS_ENV] = ",".join(named)
+        load_plugin(module.strip())
 
 
 def available() -> dict[str, Strategy]:
