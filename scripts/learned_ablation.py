@@ -84,7 +84,7 @@ def main() -> None:
                         help="JSON lines of the results (default: FOLDER/ablation.jsonl)")
     args = parser.parse_args()
     settings = json.loads((args.folder / "settings.json").read_text())
-    config = training._recorded_config(args.folder, settings)
+    config = training.recorded_config(args.folder, settings)
     if config.feature_version != 3 or not config.labelled:
         parser.error("needs a --teacher expert folder of feature version 3")
     if any(not 0 <= seed < 2**32 for seed in args.refit_seed):

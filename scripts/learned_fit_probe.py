@@ -133,7 +133,7 @@ def explain(args) -> None:
 
 def folder_config(folder: Path) -> training.LearnConfig:
     """A ``sniff learn`` folder's settings, checked as ``sniff learn --resume`` checks them."""
-    return training._recorded_config(folder, json.loads((folder / "settings.json").read_text()))
+    return training.recorded_config(folder, json.loads((folder / "settings.json").read_text()))
 
 
 def fit(args) -> None:

@@ -45,7 +45,7 @@ from sim.core import engine  # noqa: E402
 from sim.core import observation as slots  # noqa: E402
 from sim.core.seating import side_of_team  # noqa: E402
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW  # noqa: E402
-from sim.env.openspiel import GAME_NAME, SniffState, _Table  # noqa: E402
+from sim.env.openspiel import GAME_NAME, SniffState, StateTable  # noqa: E402
 from sim.kernels.batch import OUTSIDE, GameBatch  # noqa: E402
 from sim.stats.intervals import wilson_interval  # noqa: E402
 
@@ -73,7 +73,7 @@ def _histories(batch: GameBatch, players: int) -> list[str]:
 
 def _state(game, batch: GameBatch) -> SniffState:
     view = batch.observe(0, 0)
-    table = _Table(batch, batch.pending(), game.players, (),
+    table = StateTable(batch, batch.pending(), game.players, (),
                    _histories(batch, game.players),
                    (int(view[slots.ROUND]), int(view[slots.RECORD])))
     return SniffState(game, table)

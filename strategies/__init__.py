@@ -53,6 +53,7 @@ from strategies.registry.plugins import (
     PLUGINS_ENV,
     available,
     get,
+    kept_registry,
     load_builtins,
     load_plugin,
     load_plugins,
@@ -61,7 +62,8 @@ from strategies.registry.specs import parse_lineup_text, parse_spec
 
 __all__ = [
     "BUILTIN_MODULES", "MAX_PARAMS", "PLUGINS_ENV", "Strategy", "StrategyError",
-    "StrategySpec", "available", "get", "load_builtins", "load_plugin", "load_plugins",
+    "StrategySpec", "available", "get", "kept_registry", "load_builtins", "load_plugin",
+    "load_plugins",
     "parse_lineup_text", "parse_spec", "register", "register_python", "register_spec_parser",
     # the rooms, bottom first (docs/design.md)
     "registry", "heuristics", "value", "learned", "search",

@@ -64,16 +64,12 @@ def read(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def observer():
     """The recording plugin (``tests/plugins/observer.py``), registered for this module."""
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, strategies.kept_registry():
         patch.syspath_prepend(str(PLUGINS))
-        strategies.load_builtins()
-        saved = dict(strategies.registry.catalog._REGISTRY)
         strategies.load_plugin("observer")
         import observer as module
 
         yield module
-        strategies.registry.catalog._REGISTRY.clear()
-        strategies.registry.catalog._REGISTRY.update(saved)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -40,7 +40,8 @@ from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode
 from sim.env.lineups import ROUND_CAP, advance, open_batch
 from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
 
-__all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "register_openspiel"]
+__all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "StateTable",
+           "register_openspiel"]
 
 GAME_NAME = "python_sniff"
 LEADER_ACTION = N_TILES  # chance outcome LEADER_ACTION + seat: the drawn leader
@@ -82,11 +83,11 @@ class SniffGame(pyspiel.Game):
             max_game_length=self.round_cap * ROUND_LENGTH,
         )
         super().__init__(_GAME_TYPE, info, params)
-        self._initial: _Table | None = None
+        self._initial: StateTable | None = None
 
     def new_initial_state(self) -> SniffState:
         if self._initial is None:  # opened once: later states copy it (OpenSpiel clones a
-            self._initial = _Table(*open_batch(  # state from a new initial one)
+            self._initial = StateTable(*open_batch(  # state from a new initial one)
                 self.players, [None] * self.players, 1, 0, round_cap=self.round_cap,
                 external_chance=True), self.players)
         return SniffState(self, copy.deepcopy(self._initial))
@@ -96,7 +97,7 @@ class SniffGame(pyspiel.Game):
         return SniffObserver(perfect_recall)
 
 
-class _Table:
+class StateTable:
     """What a state holds: the batch, its pending decisions, the deal so far, and each
     seat's history string (the information-state string, grown as the game goes).
 
@@ -140,15 +141,15 @@ class _Table:
             self.note(" ".join(tokens))
         self.seen = (round_number, events)
 
-    def __deepcopy__(self, memo: dict) -> _Table:
-        return _Table(self.batch.copy(), self.decision, self.players, self.dealt,
+    def __deepcopy__(self, memo: dict) -> StateTable:
+        return StateTable(self.batch.copy(), self.decision, self.players, self.dealt,
                       self.histories, self.seen)
 
 
 class SniffState(pyspiel.State):
     """One game in progress: the batch holds the rules' state, this class the chance."""
 
-    def __init__(self, game: SniffGame, table: _Table) -> None:
+    def __init__(self, game: SniffGame, table: StateTable) -> None:
         super().__init__(game)
         self._players = game.players
         self._hand = int(HAND_SIZE_FOR_PLAYERS[game.players])

@@ -266,7 +266,7 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
     if "feature_version" not in saved:
         raise SniffError(f"{folder.path}/settings.json records no feature version; the folder "
                          "is damaged or was edited")
-    recorded = _recorded_config(folder.path, saved)
+    recorded = recorded_config(folder.path, saved)
     for name in given:
         if getattr(config, name) != getattr(recorded, name):
             if name == "iterations":
@@ -286,7 +286,7 @@ def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -
     return recorded, regressor, done
 
 
-def _recorded_config(path: Path, saved: dict) -> LearnConfig:
+def recorded_config(path: Path, saved: dict) -> LearnConfig:
     """The settings a folder records, held to the checks of new settings (a folder may
     come from someone else): one line naming what is wrong."""
     kinds = {f.name: f.type for f in fields(LearnConfig)}
@@ -309,14 +309,14 @@ def _recorded_config(path: Path, saved: dict) -> LearnConfig:
     return recorded
 
 
-def _network(path: Path) -> tuple[np.ndarray, np.ndarray]:
+def read_network(path: Path) -> tuple[np.ndarray, np.ndarray]:
     with np.load(path) as data:
         coefs = [data[f"W{i}"] for i in range(len(data.files)) if f"W{i}" in data.files]
         intercepts = [data[f"b{i}"] for i in range(len(coefs))]
     return pack(coefs, intercepts)
 
 
-class _Signals:
+class Signals:
     """Ctrl-C and SIGTERM raise :class:`Stopped`, except while scikit-learn fits: its
     ``partial_fit`` catches a KeyboardInterrupt and carries on with a half-done epoch, so
     there the signal is held and raised once the fit returns."""
@@ -360,7 +360,7 @@ def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int,
     if config.labelled and path.exists():
         with np.load(path) as data:
             return data["x"], data["value"], data["outcome"]
-    network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
+    network = None if iteration == 1 else read_network(folder.snapshot(iteration - 1))
     x, value, outcome = iteration_games(config, iteration, network, threads, cluster)
     if config.labelled:
         path.parent.mkdir(exist_ok=True)
@@ -424,7 +424,7 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
     window: list[tuple[np.ndarray, np.ndarray]] = []
     heuristic = selfplay.player_row(config.heuristic)
     eval_seed = config.seed + EVAL_SALT
-    signals = _Signals()
+    signals = Signals()
     signals.__enter__()
     try:
         # The records of the window's finished iterations: kept (labelled) or played again

@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from strategies.registry.catalog import _REGISTRY, Strategy, StrategyError
 
@@ -92,6 +93,19 @@ def load_plugins(modules: Iterable[str]) -> None:
             named.append(module)
     if named:
         os.environ[PLUGINS_ENV] = ",".join(named)
+
+
+@contextmanager
+def kept_registry() -> Iterator[None]:
+    """The catalogue (the built-ins loaded) restored on leaving, the strategies registered
+    inside forgotten: for tests and notebooks that load plugins for a while."""
+    load_builtins()
+    saved = dict(_REGISTRY)
+    try:
+        yield
+    finally:
+        _REGISTRY.clear()
+        _REGISTRY.update(saved)
 
 
 def available() -> dict[str, Strategy]:
