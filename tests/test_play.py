@@ -21,7 +21,7 @@ from sim.table.play import person_lineup
 from strategies import parse_spec
 
 try:
-    from oracle import check_trace
+    from sim.reference.oracle import check_trace
 except ImportError:  # the rules oracle is optional here
     check_trace = None
 

@@ -26,8 +26,6 @@ from sim.core import engine
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import available, parse_spec
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def _median_time(run: Callable[[], object], repeats: int) -> tuple[float, object]:
     times, result = [], None
@@ -93,16 +91,10 @@ def engine_rate(
     }
 
 
-def python_model_rate(players: int, strategy: str, games: int) -> dict | None:
-    """The same games in the plain-Python model of the tests (source checkouts only)."""
-    tests = REPO / "tests"
-    if not (tests / "python_model.py").exists():
-        return None
-    sys.path.insert(0, str(tests))
-    try:
-        from python_model import play_game
-    finally:
-        sys.path.remove(str(tests))
+def python_model_rate(players: int, strategy: str, games: int) -> dict:
+    """The same games in the plain-Python model (``sim.reference.python_model``)."""
+    from sim.reference.python_model import play_game
+
     seats = [strategy] * players
     start = time.perf_counter()
     rounds = sum(play_game(players, 1, game, seats).rounds for game in range(games))
@@ -309,11 +301,10 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
             for threads in sorted({1, threads_all}):
                 report["engine"].append(engine_rate(players, strategy, threads, games, repeats))
             model = python_model_rate(players, strategy, max(20, int(300 * scale)))
-            if model:
-                single = next(r for r in report["engine"] if r["players"] == players
-                              and r["strategy"] == strategy and r["threads"] == 1)
-                model["speedup_per_thread"] = single["rounds_per_s"] / model["rounds_per_s"]
-                report["python_model"].append(model)
+            single = next(r for r in report["engine"] if r["players"] == players
+                          and r["strategy"] == strategy and r["threads"] == 1)
+            model["speedup_per_thread"] = single["rounds_per_s"] / model["rounds_per_s"]
+            report["python_model"].append(model)
     report["simulate"] = simulate_ratio(int(400_000 * scale) or 1000, repeats)
     report["strategies"] = strategy_costs(int(40_000 * scale) or 1000, repeats)
     report["dispatch"] = dispatch_cost(int(100_000 * scale) or 1000, repeats)
