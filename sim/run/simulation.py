@@ -221,7 +221,7 @@ def _execute(plan: Plan, folder: Path | None, *, mode: str, threads, progress, c
                 "not match; start again with --overwrite"
             )
         if recorded is not None:
-            recorded["kernel"] = kernel  # a previous release's digest, translated
+            recorded["kernel"] = kernel  # a digest from before a rewrite (sim.kernels.rewrites)
         if scheduler is None:
             executor = LocalChunks(plan, kernel, kernel_strategies)
         else:
