@@ -192,7 +192,7 @@ def test_registering_a_name_twice_from_one_module_replaces_it() -> None:
 ])
 def test_a_plugin_that_raises_inside_the_engine_is_one_line(command, tmp_path, capsys,
                                                             monkeypatch) -> None:
-    """Issue #29, item 7: numba's "SystemError: CPUDispatcher(...) returned a result with an
+    """numba's "SystemError: CPUDispatcher(...) returned a result with an
     exception set" (39 lines, exit 1) becomes one line naming the strategy and the message."""
     monkeypatch.syspath_prepend(str(PLUGINS))
     monkeypatch.delitem(sys.modules, "raiser", raising=False)  # registers again on import

@@ -1,4 +1,4 @@
-"""``sniff replay`` refuses a trace the rules cannot produce (issue #29, item 12).
+"""``sniff replay`` refuses a trace the rules cannot produce.
 
 A hand-edited trace (a tile the seat does not hold, a wrong seat or score, a deleted line)
 used to replay with exit 0 as an impossible game. ``sim.table.check`` walks the game with

@@ -1,4 +1,4 @@
-"""A run folder that verifies itself and has one writer (issue #29, items 1-6).
+"""A run folder that verifies itself and has one writer.
 
 Every part is recorded in the run's ledger when its chunk finishes; readers check the parts
 against it (a bad part is one line naming it), ``--resume`` sets bad parts aside and plays

@@ -1,7 +1,7 @@
 """A file or folder from someone else is data: bounded when read, never a place to write into.
 
-The cases of the adversarial campaign that one reader or writer answers (docs/data-format.md,
-"What is verified"): a trace that never ends or nests without end, a position too long, an
+What one reader or writer answers of a file from elsewhere (docs/data-format.md, "What is
+verified"): a trace that never ends or nests without end, a position too long, an
 output folder inside another folder's table.
 """
 
