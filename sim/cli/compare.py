@@ -4,12 +4,11 @@ is ``sim.compare.play.compare``."""
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 
 import click
 
-from sim.cli.options import scheduler_option, seed_value, sprt_options
+from sim.cli.options import invoked_args, scheduler_option, seed_value, sprt_options
 from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
 
 
@@ -70,7 +69,7 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
             a, b, players=players, seed=seed, out=folder, h0=h0, h1=h1, alpha=alpha,
             beta=beta, max_games=max_games, chunk_size=chunk_size, threads=threads,
             resume=resume, overwrite=overwrite, on_line=None if quiet else click.echo,
-            command=shlex.join(["sniff", *sys.argv[1:]]), announce=announce,
+            command=shlex.join(["sniff", *invoked_args()]), announce=announce,
             notice=(lambda message: None) if quiet else stderr_notice, scheduler=scheduler)
     except RunInterrupted as stopped:
         click.echo(f"sniff: {stopped.hint('sniff compare')}", err=True)

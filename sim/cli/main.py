@@ -14,6 +14,7 @@ from sim.cli.options import (
     TextPath,
     WholeRange,
     at_most,
+    invoked_args,
     players_given,
     players_option,
     positive,
@@ -125,7 +126,7 @@ def simulate(players, strategies, games, seed, out, chunk_size, duplicate, threa
                "duplicate": duplicate, "chunk_size": chunk_size, "precision": precision,
                "max_games": max_games, "rounds": rounds}
     simulate_command(options, out, resume=resume, overwrite=overwrite, threads=threads,
-                     quiet=quiet, argv=sys.argv[1:], scheduler=scheduler,
+                     quiet=quiet, argv=invoked_args(), scheduler=scheduler,
                      check_space=not ignore_disk_space)
 
 
@@ -163,7 +164,7 @@ def openings(players, strategies, deals, seed, out, overwrite, resume, threads, 
     from sim.cli.commands import openings_command
 
     options = {"players": players, "strategies": strategies, "deals": deals, "seed": seed}
-    openings_command(options, out, overwrite=overwrite, quiet=quiet, argv=sys.argv[1:],
+    openings_command(options, out, overwrite=overwrite, quiet=quiet, argv=invoked_args(),
                      resume=resume, scheduler=scheduler, threads=threads)
 
 
@@ -362,7 +363,7 @@ def tournament(players, strategies, games_per_pair, seed, duplicate, out, precis
                "seed": seed, "duplicate": duplicate, "out": out, "precision": precision,
                "max_games": max_games, "chunk_size": chunk_size, "scheduler": scheduler}
     tournament_command(options, threads=threads, quiet=quiet, resume=resume,
-                       overwrite=overwrite, argv=sys.argv[1:])
+                       overwrite=overwrite, argv=invoked_args())
 
 
 @cli.command()
@@ -411,7 +412,7 @@ def tune(strategy, against, players, games, seed, params, games_per_trial, popsi
                "games_per_trial": games_per_trial, "popsize": popsize, "sigma": sigma,
                "validate_games": validate_games, "accept": accept, "h0": h0, "h1": h1,
                "alpha": alpha, "beta": beta, "scheduler": scheduler}
-    tune_command(options, out=out, resume=resume, quiet=quiet, argv=sys.argv[1:])
+    tune_command(options, out=out, resume=resume, quiet=quiet, argv=invoked_args())
 
 
 @cli.command()
@@ -485,7 +486,8 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
 
     plain_environment()
     try:
-        cli.main(args=args, prog_name=prog_name, standalone_mode=False)
+        given = list(args) if args is not None else sys.argv[1:]
+        cli.main(args=given, prog_name=prog_name, standalone_mode=False, obj={"argv": given})
     except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
         # click turns a KeyboardInterrupt (sim.errors.Stopped: SIGINT or SIGTERM) into Abort
         cause = stopped.__cause__ if isinstance(stopped, click.exceptions.Abort) else stopped
