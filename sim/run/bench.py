@@ -182,9 +182,8 @@ def dispatch_cost(games: int, repeats: int) -> dict:
 PEAK_RSS = """
 import resource, sys
 from sim.cli.main import main
-sys.argv = ["sniff", *sys.argv[1:]]
 try:
-    main()
+    main(sys.argv[1:], prog_name="sniff")
 except SystemExit as done:
     if done.code:
         raise
