@@ -148,6 +148,19 @@ def test_a_rewritten_template_is_translated(monkeypatch):
     assert generate.digest_before_rewrites(played) != before
 
 
+def test_a_core_module_new_to_the_kernel_is_left_out(monkeypatch):
+    """``NEW_IMPORTS["<template>"]``: core modules the kernel did not include then. Leaving
+    the game loop out that way gives the digest of mapping its hash to None."""
+    played = [get_strategy("greedy")]
+    loop = generate.code_hashes(["sim.core.loop"])["sim.core.loop"]
+    monkeypatch.setattr(rewrites, "NEW_IMPORTS", {generate.TEMPLATE: frozenset({"sim.core.loop"})})
+    without = generate.digest_before_rewrites(played)
+    assert without != _digest("greedy")
+    monkeypatch.setattr(rewrites, "NEW_IMPORTS", {})
+    monkeypatch.setattr(rewrites, "REWRITES", {loop: None})
+    assert generate.digest_before_rewrites(played) == without
+
+
 def test_a_model_module_of_another_template_is_rewritten(tmp_path, monkeypatch):
     """``learned:model=PATH`` modules are cached by the model's bytes: one written by another
     version of the template is rewritten on the next use; a current one is left alone."""

@@ -182,6 +182,38 @@ def test_tests_scripts_and_plugins_import_only_public_names():
     assert not problems, "imports past a public face:\n" + "\n".join(problems)
 
 
+def doc_examples() -> list[tuple[str, ast.Module]]:
+    """The Python examples of README.md and docs/ (fenced ``python`` blocks), parsed."""
+    import re
+
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for number, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(),
+                                                  flags=re.S)):
+            found.append((f"{page.relative_to(ROOT)} example {number + 1}", ast.parse(block)))
+    return found
+
+
+def test_the_docs_examples_use_only_public_names():
+    """A reader copies the docs' examples: they import what a plugin or notebook may."""
+    examples = doc_examples()
+    assert len(examples) >= 10
+    problems = []
+    for where, tree in examples:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                problems += [f"{where}: {p}" for alias in node.names
+                             if alias.name.split(".")[0] in PACKAGES
+                             for p in _check_module(alias.name)]
+            elif isinstance(node, ast.ImportFrom) and node.module and (
+                    node.module.split(".")[0] in PACKAGES):
+                problems += [f"{where}: {p}" for p in _check_module(node.module)]
+                problems += [f"{where}: {p}" for alias in node.names
+                             for p in _check_name(node.module, alias.name)]
+        problems += [f"{where}: {p}" for p in _private_attributes(tree)]
+    assert not problems, "\n".join(problems)
+
+
 def test_the_check_finds_a_private_import(tmp_path):
     """Not vacuous: a private name, an unlisted module and a name a package lacks fail."""
     assert _check_name("sim.kernels.generate", "_combined")
