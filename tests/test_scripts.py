@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -45,10 +46,20 @@ def test_every_script_has_a_case() -> None:
     assert set(CASES) == {path.name for path in SCRIPTS.glob("*.py")}
 
 
-@pytest.mark.parametrize(("name", "args"), [(name, args) for name, cases in CASES.items()
-                                            for args in cases])
-def test_the_script_starts(name: str, args: list[str]) -> None:
-    result = run_script(name, args)
+RUNS = [(name, args) for name, cases in CASES.items() for args in cases]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[tuple[str, str], subprocess.CompletedProcess]:
+    """Every case run once, side by side (each is a process of its own, mostly imports)."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = pool.map(lambda case: run_script(*case), RUNS)
+        return {(name, " ".join(args)): result for (name, args), result in zip(RUNS, done)}
+
+
+@pytest.mark.parametrize(("name", "args"), RUNS)
+def test_the_script_starts(name: str, args: list[str], results) -> None:
+    result = results[name, " ".join(args)]
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     if args == HELP:
