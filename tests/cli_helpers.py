@@ -32,6 +32,9 @@ def invoke(args: list[str], stdin: str | None = None) -> tuple[int, str, str]:
             code = 0
         except SystemExit as exit_:
             code = exit_.code if isinstance(exit_.code, int) else 1
+        finally:  # what was written past click.echo, still in the text buffers
+            sys.stdout.flush()
+            sys.stderr.flush()
         return code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")
 
 
