@@ -214,6 +214,19 @@ def test_the_docs_examples_use_only_public_names():
     assert not problems, "\n".join(problems)
 
 
+def test_no_package_face_imports_the_heavy_libraries():
+    """Importing every package (its ``__init__``) loads no numba, numpy or pyarrow: a public
+    face costs nothing until a name is used."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n" + "".join(f"import {name}\n" for name in packages())
+            + "print(sorted({'numba', 'numpy', 'pyarrow'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={"PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
 def test_the_check_finds_a_private_import(tmp_path):
     """Not vacuous: a private name, an unlisted module and a name a package lacks fail."""
     assert _check_name("sim.kernels.generate", "_combined")
