@@ -8,5 +8,4 @@ from sim.cli.main import main
 if __name__ == "__main__":
     import sys
 
-    sys.argv[1:1] = ["bench"]
-    main()
+    main(["bench", *sys.argv[1:]])

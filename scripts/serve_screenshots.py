@@ -8,6 +8,7 @@ Chromium photograph ``/?session=ID``. Run: ``.venv/bin/python scripts/serve_scre
 
 from __future__ import annotations
 
+import argparse
 import json
 import socket
 import subprocess
@@ -40,6 +41,7 @@ def post(url: str, body: dict, token: str) -> dict:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     port = free_port()
     guard = Guard(allowed_hosts("127.0.0.1", port))
     server = uvicorn.Server(uvicorn.Config(create_app(guard=guard), port=port,

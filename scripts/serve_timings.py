@@ -7,6 +7,7 @@ timed). The app runs in process (Starlette's TestClient, httpx's ASGI transport)
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import statistics
@@ -81,6 +82,7 @@ async def many_at_once(app) -> list[float]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     app = create_app(Sessions(), GUARD)
     client = TestClient(app, headers={TOKEN_HEADER: GUARD.token})
     client.post("/api/games", json={"seed": 0})  # warm the compiled kernels

@@ -29,6 +29,27 @@ from pathlib import Path
 # This folder's profile.py would shadow the standard library's, which torch imports.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timesteps", type=int, default=1_000_000)
+    parser.add_argument("--minutes", type=float, default=float("inf"),
+                        help="stop learning after this long (the final evaluation follows)")
+    parser.add_argument("--n-envs", type=int, default=8)
+    parser.add_argument("--opponent", default="greedy")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--eval-every", type=int, default=50_000)
+    parser.add_argument("--eval-games", type=int, default=500)
+    parser.add_argument("--eval-seed", type=int, default=1_000_003)
+    parser.add_argument("--final-games", type=int, default=4000)
+    parser.add_argument("--out", type=Path, default=Path("results/maskable-ppo"))
+    parser.add_argument("--png", type=Path, default=Path("docs/img/maskable-ppo-curve.png"))
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    arguments()  # --help and bad flags answer before torch loads (the rl extra: not in test)
+
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
@@ -126,20 +147,7 @@ def draw(curve: Path, baseline: dict, png: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=1_000_000)
-    parser.add_argument("--minutes", type=float, default=float("inf"),
-                        help="stop learning after this long (the final evaluation follows)")
-    parser.add_argument("--n-envs", type=int, default=8)
-    parser.add_argument("--opponent", default="greedy")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--eval-every", type=int, default=50_000)
-    parser.add_argument("--eval-games", type=int, default=500)
-    parser.add_argument("--eval-seed", type=int, default=1_000_003)
-    parser.add_argument("--final-games", type=int, default=4000)
-    parser.add_argument("--out", type=Path, default=Path("results/maskable-ppo"))
-    parser.add_argument("--png", type=Path, default=Path("docs/img/maskable-ppo-curve.png"))
-    args = parser.parse_args()
+    args = arguments()
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     curve = args.out / "curve.csv"

@@ -29,9 +29,8 @@ The package is in rooms (docs/design.md), bottom first: ``registry`` (the catalo
 spec parser, plugin loading; what this module re-exports), ``heuristics`` (the one-move
 strategies and the public features they weigh), ``value`` (what a round's end is worth),
 ``learned`` (the learned player, its inputs, network and model files) and ``search``
-(``rollout``, ``expert``: sampled deals, reading the opponents, play-outs). The flat module
-names of the previous release (``strategies.greedy``, ``strategies.features``, ...) still
-import, as the same modules, with a DeprecationWarning, for one release.
+(``rollout``, ``expert``: sampled deals, reading the opponents, play-outs). ``__all__`` lists
+the registry's names and the five rooms.
 
 The engine never imports this package: ``sim.kernels.generate`` generates, per set of strategies,
 a small module whose dispatcher calls these functions, so a strategy defined anywhere
@@ -40,7 +39,6 @@ importable runs inside the compiled loop without an edit to ``sim/``.
 
 from __future__ import annotations
 
-from sim.moved import serve_moved_names
 from strategies.registry.catalog import (
     MAX_PARAMS,
     Strategy,
@@ -55,6 +53,7 @@ from strategies.registry.plugins import (
     PLUGINS_ENV,
     available,
     get,
+    kept_registry,
     load_builtins,
     load_plugin,
     load_plugins,
@@ -62,26 +61,10 @@ from strategies.registry.plugins import (
 from strategies.registry.specs import parse_lineup_text, parse_spec
 
 __all__ = [
-    "BUILTIN_MODULES", "MAX_PARAMS", "MOVED", "PLUGINS_ENV", "Strategy", "StrategyError",
-    "StrategySpec", "available", "get", "load_builtins", "load_plugin", "load_plugins",
+    "BUILTIN_MODULES", "MAX_PARAMS", "PLUGINS_ENV", "Strategy", "StrategyError",
+    "StrategySpec", "available", "get", "kept_registry", "load_builtins", "load_plugin",
+    "load_plugins",
     "parse_lineup_text", "parse_spec", "register", "register_python", "register_spec_parser",
+    # the rooms, bottom first (docs/design.md)
+    "registry", "heuristics", "value", "learned", "search",
 ]
-
-# The previous release's flat module names and where each module lives now. The old
-# ``strategies.learned`` is now the room's name; ``strategies.learned`` serves the player's
-# names (``strategies.learned.__getattr__``).
-MOVED = {
-    "random": "heuristics.random", "greedy": "heuristics.greedy", "heavy": "heuristics.heavy",
-    "defensive": "heuristics.defensive", "blocker": "heuristics.blocker",
-    "partner": "heuristics.partner", "weighted": "heuristics.weighted",
-    "features": "heuristics.features", "score_table": "value.score_table",
-    "round_value": "value.round_value", "learned": "learned.player",
-    "learned_features": "learned.features", "learned_net": "learned.net",
-    "learned_models": "learned.model_files", "determinize": "search.determinize",
-    "draw_history": "search.draw_history", "inference": "search.inference",
-    "playout": "search.playout", "rollout": "search.rollout", "expert": "search.expert",
-}
-
-
-# The old ``strategies.learned`` is the room now: its names come from the room's __getattr__.
-serve_moved_names("strategies", {old: new for old, new in MOVED.items() if old != "learned"})

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from sim.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,20 +22,27 @@ SNIFF = [sys.executable, "-m", "sim.cli"]
 COMPILE_NOTICE = "sniff: compiling the engine"
 
 
-def run_main(args: list[str], capsys) -> tuple[int, str, str]:
-    """``sniff ARGS`` in this process (``sim.cli.main.main``): exit code, stdout, stderr."""
+def invoke(args: list[str], stdin: str | None = None) -> tuple[int, str, str]:
+    """``sniff ARGS`` in this process: ``sim.cli.main.main`` (its one-line errors and exit
+    statuses) inside click's ``CliRunner``, which gives it its own stdin (``stdin``, else
+    empty), stdout and stderr: exit code, stdout, stderr."""
+    with CliRunner().isolation(input=stdin) as (out, err, _):
+        try:
+            main(args, prog_name="sniff")
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        finally:  # what was written past click.echo, still in the text buffers
+            sys.stdout.flush()
+            sys.stderr.flush()
+        return code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")
+
+
+def run_main(args: list[str], capsys, stdin: str | None = None) -> tuple[int, str, str]:
+    """:func:`invoke`, for a test that also reads ``capsys`` (what was printed before is
+    dropped first)."""
     capsys.readouterr()
-    old = sys.argv
-    sys.argv = ["sniff", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    finally:
-        sys.argv = old
-    out, err = capsys.readouterr()
-    return code, out, err
+    return invoke(args, stdin)
 
 
 def sniff(

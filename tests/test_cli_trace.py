@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import error_lines, sniff
-from oracle import check_trace, split_games
+
+from sim.reference.oracle import check_trace, split_games
 
 
 def test_trace_writes_checked_games_to_a_file(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""What a run records as its code, and what a moved module keeps.
+"""What a run records as its code, and what a moved or rewritten module keeps.
 
 A run records the digest of the code its lineup plays; ``--resume`` refuses when it changed.
 The digest must see every change to what the code computes, and nothing else: not a module
@@ -8,13 +8,10 @@ the lineup does not play.
 
 from __future__ import annotations
 
-import warnings
-
-from sim.kernels import generate
-from sim.kernels.legacy import PREVIOUS_RELEASE
+from sim.kernels import generate, rewrites
 from sim.kernels.runner import lineup_of, lineup_strategies
+from strategies import available, parse_spec
 from strategies import get as get_strategy
-from strategies import parse_spec
 
 SOURCE = '''"""A module."""
 from sim.core import tiles
@@ -61,100 +58,112 @@ def test_a_lineup_code_does_not_depend_on_seat_order():
         lineup_strategies(other))
 
 
-def test_runs_of_the_previous_release_are_recognised():
-    """The flat release recorded one digest for every built-in lineup; the code of these
-    strategies has not changed since, so those runs resume (a changed module would not)."""
-    (recorded,) = PREVIOUS_RELEASE
-    for names in (["greedy", "random"], ["blocker", "greedy"], ["partner", "greedy"]):
-        played = [get_strategy(name) for name in names]
-        now = generate.code_digest(played)
-        assert generate.same_code(recorded, now, played)
-        assert not generate.same_code(recorded, now[::-1], played)  # the code changed since
-        assert not generate.same_code("0123456789abcdef", now, played)
-    template, modules = PREVIOUS_RELEASE[recorded]
-    added_since = {"sim.core.loop"}  # the game loop, out of the engine since (issue #50)
-    assert set(generate.CORE_MODULES) - added_since <= set(modules) and len(template) == 16
-
-
-def test_the_old_flat_module_names_still_import_as_the_same_modules():
-    import sys
-
-    import sim.core.observation
-    import sim.store.io
-
-    for old in ("sim.io", "sim.observation"):  # imported earlier in this process: again
-        sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        from sim import io as old_io
-        from sim import observation as old_view
-    assert old_view is sim.core.observation and old_io is sim.store.io
-    assert old_view.__spec__.name == "sim.core.observation"  # the real module is untouched
-    assert any("sim.observation is now sim.core.observation" in str(w.message) for w in caught)
-
-
-# The digest each built-in strategy alone recorded before strategies/ moved into rooms
-# (release of commit 39a7345, module paths strategies.greedy, strategies.expert, ...).
-BEFORE_ROOMS_DIGESTS = {
-    "blocker": "a722f3e016c82fcb", "defensive": "16e2fb72aecf9918",
-    "expert": "ba3f7c2acaf2e481", "greedy": "2300c51527dcd9d8", "heavy": "be6424ab9f3c0e0f",
-    "learned": "fe10dc93d039aedf", "partner": "bd9d18b4b27b1452",
-    "random": "86179ad2a1846f84", "rollout": "d0ea84420dd12aa6",
-    "weighted": "66b337b288f73326",
+# The digest each built-in strategy alone recorded with the code on main at commit 55805d0
+# (tests/fixtures/run-on-main/make_run.py printed them): runs of that code must resume.
+MAIN_DIGESTS = {
+    "blocker": "12b854c69e1f674b", "defensive": "1a49368b145f969a",
+    "expert": "28979fe0caa0415e", "greedy": "53f24cd70bad9e88", "heavy": "c2aac8efa9afa831",
+    "learned": "42a801d581a241a5", "partner": "54597e70f716635c",
+    "random": "4266f950db6f35d9", "rollout": "7a0ee17856cf5d31",
+    "weighted": "69af549db4f52205",
 }
 
 
-def test_runs_from_before_the_rooms_resume_unless_their_code_changed_since():
-    """Moving strategies/ into rooms left every built-in's code digest as it was; an edit of
-    the code is refused. ``learned``'s compiled code changed since (feature version 3: the
-    record block and the once-per-decision first layer), so the lineups that can play it
-    (``learned``, ``expert``, ``rollout``) recorded then do not resume."""
-    changed_since = ("learned", "expert", "rollout")
-    for name, recorded in BEFORE_ROOMS_DIGESTS.items():
+def test_every_builtin_digest_of_main_is_still_accepted():
+    """A rewrite since 55805d0 that changed no game lists its hashes in sim.kernels.rewrites,
+    so the digest each built-in recorded then is accepted now; another digest is not."""
+    assert set(MAIN_DIGESTS) == set(available())
+    for name, recorded in MAIN_DIGESTS.items():
         played = [get_strategy(name)]
         now = generate.code_digest(played)
-        if name in changed_since:
-            assert not generate.same_code(recorded, now, played), name
-            continue
-        # blind to where a module lives; the engine's rewrite for the batch (issue #50)
-        # changed no game, so legacy.REWRITTEN still takes the digest recorded then
         assert generate.same_code(recorded, now, played), name
         assert not generate.same_code(recorded[::-1], now, played), name
-    for name in changed_since:  # no module without compiled code
-        held = generate.code_modules([get_strategy(name)])
-        assert not {"strategies.learned.model_files", "sim.errors", "sim.files"} & set(held)
+        assert not generate.same_code(None, now, played), name
     blocker = get_strategy("blocker")
-    assert not generate.same_code(BEFORE_ROOMS_DIGESTS["partner"],
-                                  generate.code_digest([blocker]), [blocker])
+    assert not generate.same_code(MAIN_DIGESTS["partner"], generate.code_digest([blocker]),
+                                  [blocker])
 
 
-def test_the_flat_strategy_module_names_still_import_as_the_same_modules():
-    import sys
-
-    import strategies.heuristics.features
-    import strategies.learned.player
-    import strategies.search.expert
-
-    for old in ("strategies.features", "strategies.expert"):
-        sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        from strategies import expert as old_expert
-        from strategies import features as old_features
-        from strategies.learned import learned_choice
-    assert old_features is strategies.heuristics.features
-    assert old_expert is strategies.search.expert
-    assert learned_choice is strategies.learned.player.learned_choice
-    messages = [str(w.message) for w in caught]
-    assert any("strategies.features is now strategies.heuristics.features" in m
-               for m in messages)
-    assert any("strategies.learned.learned_choice is now strategies.learned.player" in m
-               for m in messages)
+def _hash(name: str) -> str:
+    module = get_strategy(name).module
+    return generate.code_hashes([module])[module]
 
 
-def test_a_model_module_generated_before_the_rooms_is_rewritten(tmp_path, monkeypatch):
-    """``learned:model=PATH`` modules cached before the move import the flat names: the next
-    use writes the current template over one; one whose code is current is left alone."""
+def _digest(*names: str) -> str:
+    return generate.code_digest([get_strategy(name) for name in names])
+
+
+def _same(recorded: str, *names: str) -> bool:
+    played = [get_strategy(name) for name in names]
+    return generate.same_code(recorded, generate.code_digest(played), played)
+
+
+# greedy and random import only the engine's modules; blocker and heavy import features too.
+FEATURES = "strategies.heuristics.features"
+
+
+def test_a_rewritten_module_is_translated(monkeypatch):
+    """Pretend greedy's module is random's rewritten: random's old digest is greedy's then."""
+    assert not _same(_digest("random"), "greedy")
+    monkeypatch.setattr(rewrites, "REWRITES", {_hash("greedy"): _hash("random")})
+    assert _same(_digest("random"), "greedy")
+    assert not _same(_digest("heavy"), "greedy")
+
+
+def test_a_module_split_in_two_maps_one_half_to_none(monkeypatch):
+    """Pretend random was split into blocker and features: blocker maps to random's hash,
+    features (new then) to None, so random's old digest is blocker's then."""
+    monkeypatch.setattr(rewrites, "REWRITES", {_hash("blocker"): _hash("random")})
+    assert not _same(_digest("random"), "blocker")  # features was not in the code then
+    features = generate.code_hashes([FEATURES])[FEATURES]
+    monkeypatch.setattr(rewrites, "REWRITES", {_hash("blocker"): _hash("random"),
+                                               features: None})
+    assert _same(_digest("random"), "blocker")
+
+
+def test_a_module_newly_imported_is_left_out_only_where_it_is_new(monkeypatch):
+    """Pretend blocker is greedy rewritten to newly import features (unchanged). The edge is
+    left out, not the module: a lineup that reaches features through heavy still holds it."""
+    monkeypatch.setattr(rewrites, "REWRITES", {_hash("blocker"): _hash("greedy")})
+    assert not _same(_digest("greedy"), "blocker")
+    monkeypatch.setattr(rewrites, "NEW_IMPORTS", {get_strategy("blocker").module:
+                                                  frozenset({FEATURES})})
+    assert _same(_digest("greedy"), "blocker")
+    assert _same(_digest("greedy", "heavy"), "blocker", "heavy")
+    # Mapping features to None instead would have dropped it from heavy's lineup too.
+    features = generate.code_hashes([FEATURES])[FEATURES]
+    monkeypatch.setattr(rewrites, "NEW_IMPORTS", {})
+    monkeypatch.setattr(rewrites, "REWRITES", {_hash("blocker"): _hash("greedy"),
+                                               features: None})
+    assert not _same(_digest("greedy", "heavy"), "blocker", "heavy")
+
+
+def test_a_rewritten_template_is_translated(monkeypatch):
+    """The kernel template is keyed by its hash as the modules are."""
+    now = generate.code_hashes([])[generate.TEMPLATE]
+    played = [get_strategy("greedy")]
+    before = generate.digest_before_rewrites(played)
+    assert before == _digest("greedy")  # no entry applies to greedy today
+    monkeypatch.setattr(rewrites, "REWRITES", {now: "0123456789abcdef"})
+    assert generate.digest_before_rewrites(played) != before
+
+
+def test_a_core_module_new_to_the_kernel_is_left_out(monkeypatch):
+    """``NEW_IMPORTS["<template>"]``: core modules the kernel did not include then. Leaving
+    the game loop out that way gives the digest of mapping its hash to None."""
+    played = [get_strategy("greedy")]
+    loop = generate.code_hashes(["sim.core.loop"])["sim.core.loop"]
+    monkeypatch.setattr(rewrites, "NEW_IMPORTS", {generate.TEMPLATE: frozenset({"sim.core.loop"})})
+    without = generate.digest_before_rewrites(played)
+    assert without != _digest("greedy")
+    monkeypatch.setattr(rewrites, "NEW_IMPORTS", {})
+    monkeypatch.setattr(rewrites, "REWRITES", {loop: None})
+    assert generate.digest_before_rewrites(played) == without
+
+
+def test_a_model_module_of_another_template_is_rewritten(tmp_path, monkeypatch):
+    """``learned:model=PATH`` modules are cached by the model's bytes: one written by another
+    version of the template is rewritten on the next use; a current one is left alone."""
     import hashlib
 
     from strategies.learned import model_files
@@ -166,14 +175,13 @@ def test_a_model_module_generated_before_the_rooms_is_rewritten(tmp_path, monkey
     module = tmp_path / "learned" / f"sniff_learned_{digest}.py"
     module.parent.mkdir(parents=True)
     old = model_files.MODULE_TEMPLATE.replace(
-        "strategies.learned.player", "strategies.learned").replace(
-        "strategies.learned.net", "strategies.learned_net")
+        "strategies.learned.net", "strategies.elsewhere_net")
     module.write_text(old.format(source="elsewhere", copy="x", players=2))
     monkeypatch.setattr("sys.path", list(__import__("sys").path))
     model_files.model_strategy(get_strategy("learned"), str(path))
     text = module.read_text()
-    assert "from strategies.learned.player import learned_choice" in text
-    assert "strategies.learned_net" not in text
+    assert "from strategies.learned.net import load_model" in text
+    assert "strategies.elsewhere_net" not in text
     stamp = module.stat().st_mtime_ns
     model_files.model_strategy(get_strategy("learned"), str(path))
     assert module.stat().st_mtime_ns == stamp  # the current template is left alone

@@ -1,6 +1,6 @@
 """Replay games played by the compiled engine through the independent rules oracle.
 
-The engine (``sim/``) and the oracle (``tests/oracle.py``) are written separately from the
+The engine (``sim/``) and the oracle (``sim/reference/oracle.py``) are written separately from the
 rule text; every event of every game here must agree with the oracle, and the games must
 actually reach the rare corners (blocked rounds, passes, Sniff branches, later doubles,
 wins in mid-round), or agreement would prove little. About 2,100 games per player count.
@@ -13,9 +13,9 @@ import json
 from collections import Counter
 
 import pytest
-from oracle import check_trace, split_games
 
 from sim.kernels.trace import trace_games
+from sim.reference.oracle import check_trace, split_games
 
 PLAYERS = (2, 3, 4)
 MIXES = ("random", "greedy", "mixed")

@@ -64,16 +64,12 @@ def read(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def observer():
     """The recording plugin (``tests/plugins/observer.py``), registered for this module."""
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, strategies.kept_registry():
         patch.syspath_prepend(str(PLUGINS))
-        strategies.load_builtins()
-        saved = dict(strategies.registry.catalog._REGISTRY)
         strategies.load_plugin("observer")
         import observer as module
 
         yield module
-        strategies.registry.catalog._REGISTRY.clear()
-        strategies.registry.catalog._REGISTRY.update(saved)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -140,7 +136,7 @@ def direct_values(position, moves, deals: int, seed: int) -> np.ndarray:
     tiles shuffled uniformly and dealt in seat order, deals that break a known lack
     rejected (so the accepted ones are uniform over the consistent deals), the move placed
     and the round played out in plain Python by the rules oracle's layout and the
-    plain-Python greedy player (``tests/python_model.py``, which ends every game exactly as
+    plain-Python greedy player (``sim.reference.python_model``, which ends every game exactly as
     the engine does), the end valued by expert's win model run as plain Python."""
     from sim.core import seating
     from strategies.value import round_value
@@ -159,8 +155,8 @@ def direct_values(position, moves, deals: int, seed: int) -> np.ndarray:
 def _play_round(position, hands: dict[int, set[int]], boneyard: list[int], move: int):
     """Place ``move`` and play the round out with greedy everywhere: the final scores,
     and the team that reached the target (-1 if none)."""
-    from oracle import Layout, penalty, points_for
-    from python_model import choose, moves_for, place
+    from sim.reference.oracle import Layout, penalty, points_for
+    from sim.reference.python_model import choose, moves_for, place
 
     players, target = position.players, position.target
     layout = Layout()

@@ -165,7 +165,7 @@ STRATEGIES = {room for layer in STRATEGY_ROOMS for room in layer}
 # The map of docs/design.md, bottom first: a room imports only itself and the rooms below
 # it. ``sim`` is the package's own ``__init__`` (``sim.simulate``, ``sim.load``).
 LAYERS = [
-    ("sim.errors", "sim.version", "sim.files", "sim.moved", "sim.cache"), ("sim.core",),
+    ("sim.errors", "sim.version", "sim.files", "sim.cache", "sim.reference"), ("sim.core",),
     ("sim.stats",), ("sim.display",),
     *STRATEGY_ROOMS, ("sim.kernels",), ("sim.env",), ("sim.store",), ("sim.run",), ("sim.hint",),
     ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.compare",),
@@ -207,7 +207,7 @@ def test_the_compiled_core_imports_nothing_above_it():
     """The game imports only itself; the kernels only the game and the strategies."""
     graph = package_graph()
     assert graph["sim.core"] <= {"sim.errors"}
-    below = {"sim.errors", "sim.files", "sim.moved", "sim.cache", "sim.core"} | STRATEGIES
+    below = {"sim.errors", "sim.files", "sim.cache", "sim.core"} | STRATEGIES
     for room in STRATEGIES:
         assert graph[room] <= below, room
     assert graph["sim.kernels"] <= below
@@ -240,20 +240,3 @@ def test_a_cycle_is_found_and_named():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert strongly_connected(graph) == [{"a", "b", "c"}]
     assert a_cycle(graph, {"a", "b", "c"}) == ["a", "b", "c", "a"]
-
-
-def test_no_module_imports_a_moved_name():
-    """The old flat names are for code outside the project: ours imports the new paths."""
-    import strategies
-
-    old = {f"strategies.{name}" for name in strategies.MOVED if name != "learned"}
-    found = []
-    for name, path in module_names().items():
-        for node in _imports(ast.parse(path.read_text(), filename=str(path))):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            else:
-                base = node.module or ""
-                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
-            found += [f"{name}: {target}" for target in targets if target in old]
-    assert not found, "old module names imported:\n" + "\n".join(found)

@@ -1,5 +1,5 @@
 """Inputs that raised a traceback, exited with the wrong status, or were accepted and
-answered wrongly (issue #29, items 7-14): each is one line and exit 2 now."""
+answered wrongly: each is one line and exit 2 now."""
 
 from __future__ import annotations
 

@@ -273,7 +273,7 @@ def test_training_with_the_expert_teacher_keeps_its_labels_and_resumes(
 
     # Two threads play the same games (iteration 2 has two chunks: the network against
     # itself and against the heuristic): the same records as the run's.
-    network = training._network(whole / "snapshots/iter-001.npz")
+    network = training.read_network(whole / "snapshots/iter-001.npz")
     threaded = training.iteration_games(config, 2, network, threads=2)
     with np.load(whole / "records/iter-002.npz") as data:
         for name, array in zip(("x", "value", "outcome"), threaded):
@@ -329,7 +329,7 @@ def test_a_signal_during_the_fit_stops_after_it_not_inside_it() -> None:
     import signal
 
     from sim.errors import Stopped
-    from sim.learn.training import _Signals
+    from sim.learn.training import Signals
 
     class Swallowing:
         calls = 0
@@ -342,7 +342,7 @@ def test_a_signal_during_the_fit_stops_after_it_not_inside_it() -> None:
             self.calls += 1
 
     regressor = Swallowing()
-    with _Signals() as signals, pytest.raises(Stopped) as stopped:
+    with Signals() as signals, pytest.raises(Stopped) as stopped:
         signals.fit(regressor, None, None)
     assert regressor.calls == 1 and stopped.value.exit_status == 143
 

@@ -10,16 +10,14 @@ import json
 import math
 import re
 import sys
-from contextlib import redirect_stdout
-from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from cli_helpers import invoke
 
-from sim.cli.main import main
 from sim.core.tiles import tile_name
 from sim.errors import SniffError
 from sim.openings.study import (
@@ -43,19 +41,11 @@ TILES = [tile_name(t) for t in range(N_TILES)]
 
 
 def cli(args: list[str]) -> tuple[int, str]:
-    """``sniff ARGS`` in this process through ``sim.cli.main.main``: (exit code, stdout)."""
-    old = sys.argv
-    sys.argv = ["sniff", *args]
-    out = StringIO()
-    try:
-        with redirect_stdout(out):
-            main()
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    finally:
-        sys.argv = old
-    return code, out.getvalue()
+    """``sniff ARGS`` in this process (``cli_helpers.invoke``): (exit code, stdout); its
+    stderr goes on to this process's, for ``capsys``."""
+    code, out, err = invoke(args)
+    sys.stderr.write(err)
+    return code, out
 
 
 @pytest.fixture(scope="module")

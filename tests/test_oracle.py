@@ -1,4 +1,4 @@
-"""Unit tests of the rules oracle (tests/oracle.py) on small hand-written games.
+"""Unit tests of the rules oracle (sim/reference/oracle.py) on small hand-written games.
 
 The oracle is what the engine is judged by, so it needs its own evidence: the worked
 examples of docs/rules.md, complete short games whose every count was worked out by hand (the
@@ -21,7 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from oracle import Layout, check_trace, check_trace_file, penalty, split_games
+
+from sim.reference.oracle import Layout, check_trace, check_trace_file, penalty, split_games
 
 TARGETS = {2: 250, 3: 200, 4: 200}
 

@@ -21,7 +21,7 @@ from sim.table.play import person_lineup
 from strategies import parse_spec
 
 try:
-    from oracle import check_trace
+    from sim.reference.oracle import check_trace
 except ImportError:  # the rules oracle is optional here
     check_trace = None
 
@@ -180,7 +180,7 @@ def test_whole_games_with_more_players(tmp_path, players, seat, opponents, seed)
 
 
 def test_quit_stops_the_game(tmp_path) -> None:
-    """q is what the person asked for: a quiet exit 0, not an error (issue #29, item 14)."""
+    """q is what the person asked for: a quiet exit 0, not an error."""
     result = sniff("play", "--seed", "1", "--trace", str(tmp_path / "q.jsonl"), stdin="q\n")
     assert result.returncode == 0, result.stderr
     assert error_lines(result.stderr) == []

@@ -42,21 +42,12 @@ def no_plugin_environment_leak() -> Iterator:
 @pytest.fixture(scope="module")
 def probe() -> Iterator:
     """The probe plugins, registered for this module's tests (imported once)."""
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, strategies.kept_registry():
         patch.syspath_prepend(str(PLUGINS))
-        saved = saved_registry()
         strategies.load_plugin("probe")
         import probe as module
 
         yield module
-        strategies.registry.catalog._REGISTRY.clear()
-        strategies.registry.catalog._REGISTRY.update(saved)
-
-
-def saved_registry() -> dict[str, strategies.Strategy]:
-    """The registry with the built-ins loaded, to restore after a test adds plugins."""
-    strategies.load_builtins()
-    return dict(strategies.registry.catalog._REGISTRY)
 
 
 def kernel_extra() -> list[strategies.Strategy]:
@@ -145,12 +136,8 @@ def test_broken_plugins_are_one_line(name: str, tmp_path: Path, capsys, monkeypa
     body, message = BROKEN[name]
     write_plugin(tmp_path, name, body)
     monkeypatch.syspath_prepend(str(tmp_path))
-    saved = saved_registry()
-    try:
+    with strategies.kept_registry():
         code, _, err = run_main(["--plugin", name, "strategies"], capsys)
-    finally:
-        strategies.registry.catalog._REGISTRY.clear()
-        strategies.registry.catalog._REGISTRY.update(saved)
     assert code == 2
     assert error_lines(err) == [error_lines(err)[0]] and message in err, err
     assert "Traceback" not in err
@@ -173,15 +160,11 @@ def test_plugins_with_a_wrong_signature_are_one_line(
              f"@register({name!r}, 'broken')\n@njit\n"
     write_plugin(tmp_path, name, header + body)
     monkeypatch.syspath_prepend(str(tmp_path))
-    saved = saved_registry()
-    try:
+    with strategies.kept_registry():
         code, _, err = run_main(
             ["--plugin", name, "simulate", "--players", "2", "--strategies", f"{name},random",
              "--games", "10", "-q", "-o", str(tmp_path / "run")], capsys,
         )
-    finally:
-        strategies.registry.catalog._REGISTRY.clear()
-        strategies.registry.catalog._REGISTRY.update(saved)
     assert code == 2
     lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith(f"sniff: error: strategy {name!r}"), err
@@ -209,17 +192,13 @@ def test_registering_a_name_twice_from_one_module_replaces_it() -> None:
 ])
 def test_a_plugin_that_raises_inside_the_engine_is_one_line(command, tmp_path, capsys,
                                                             monkeypatch) -> None:
-    """Issue #29, item 7: numba's "SystemError: CPUDispatcher(...) returned a result with an
+    """numba's "SystemError: CPUDispatcher(...) returned a result with an
     exception set" (39 lines, exit 1) becomes one line naming the strategy and the message."""
     monkeypatch.syspath_prepend(str(PLUGINS))
     monkeypatch.delitem(sys.modules, "raiser", raising=False)  # registers again on import
-    saved = saved_registry()
-    try:
+    with strategies.kept_registry():
         args = [str(tmp_path / "out") if part == "OUT" else part for part in command]
         code, _, err = run_main(["--plugin", "raiser", *args], capsys)
-    finally:
-        strategies.registry.catalog._REGISTRY.clear()
-        strategies.registry.catalog._REGISTRY.update(saved)
     assert code == 2, err
     lines = error_lines(err)
     assert len(lines) == 1, err

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from python_model import play_game
 
 from sim.core import engine
 from sim.kernels.runner import lineup_of, play_batch
+from sim.reference.python_model import play_game
 from strategies import parse_spec
 
 GAMES = 120

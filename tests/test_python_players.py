@@ -24,13 +24,11 @@ def plugins(monkeypatch):
     """The example Python players registered for one test, the registry restored after."""
     monkeypatch.syspath_prepend(str(PLUGINS))
     monkeypatch.setenv("SNIFF_PLUGINS", "")
-    saved = dict(strategies.registry.catalog._REGISTRY)
-    for module in ("python_player", "python_bad"):
-        monkeypatch.delitem(sys.modules, module, raising=False)
-        strategies.load_plugin(module)
-    yield
-    strategies.registry.catalog._REGISTRY.clear()
-    strategies.registry.catalog._REGISTRY.update(saved)
+    with strategies.kept_registry():
+        for module in ("python_player", "python_bad"):
+            monkeypatch.delitem(sys.modules, module, raising=False)
+            strategies.load_plugin(module)
+        yield
 
 
 def test_python_player_games_do_not_depend_on_batching(plugins):

@@ -1,8 +1,8 @@
-"""``sniff replay`` refuses a trace the rules cannot produce (issue #29, item 12).
+"""``sniff replay`` refuses a trace the rules cannot produce.
 
 A hand-edited trace (a tile the seat does not hold, a wrong seat or score, a deleted line)
 used to replay with exit 0 as an impossible game. ``sim.table.check`` walks the game with
-the engine's rules code; the test-only oracle (``tests/oracle.py``, an independent
+the engine's rules code; the oracle (``sim/reference/oracle.py``, an independent
 restatement of the rules) must agree with it on every edit tried here.
 """
 
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import error_lines, run_main
-from oracle import check_trace
 
 from sim.errors import SniffError
 from sim.kernels.runner import lineup_of
 from sim.kernels.trace import game_events as traced
+from sim.reference.oracle import check_trace
 from sim.table.check import check_game
 from strategies import parse_lineup_text
 

@@ -404,9 +404,11 @@ def test_differences_read_stronger_minus_weaker_and_the_axis_stays_within_100_po
         header = next(line for line in markdown.splitlines() if line.startswith("| run | diff"))
         assert "|  |" not in header and header.count("|") - 1 == 10
     single = report_module.build([runs["two"]], placement_sample=0)
-    from sim.report.html import _difference_table
+    from sim.display.blocks import Table
+    from sim.report.html import blocks
 
-    table = _difference_table(single.differences)
+    (table,) = [block for block in blocks(single) if isinstance(block, Table)
+                and block.columns[:2] == ["run", "difference"]]
     assert all(column.strip() for column in table.columns)
     assert all(len(row) == len(table.columns) and row[-1].strip() for row in table.rows)
 

@@ -1,4 +1,4 @@
-"""A run folder that verifies itself and has one writer (issue #29, items 1-6).
+"""A run folder that verifies itself and has one writer.
 
 Every part is recorded in the run's ledger when its chunk finishes; readers check the parts
 against it (a bad part is one line naming it), ``--resume`` sets bad parts aside and plays
@@ -291,7 +291,7 @@ def test_a_second_writer_is_refused_by_the_lock_not_the_manifest(run, capsys) ->
 ])
 def test_the_disk_estimate_is_never_more_than_a_tenth_under(tmp_path, options) -> None:
     plan = resolve_plan({**options, "games": 12_000, "chunk_size": 3_000, "seed": 5})
-    per_game, per_part = run_space._pilot_bytes(plan)
+    per_game, per_part = run_space.pilot_bytes(plan)
     estimate = plan.games * per_game + 4 * per_part
     execute(plan, tmp_path / "run")
     actual = sum(p.stat().st_size for p in (tmp_path / "run").rglob("*.parquet"))
@@ -302,7 +302,7 @@ def test_a_low_estimate_is_corrected_by_the_first_chunk(tmp_path, monkeypatch,
                                                         capsys) -> None:
     folder = tmp_path / "run"
     monkeypatch.setattr(folders, "free_bytes", lambda folder: 300_000)
-    monkeypatch.setattr(run_space, "_pilot_bytes", lambda plan, strategies=(): (1.0, 0.0))
+    monkeypatch.setattr(run_space, "pilot_bytes", lambda plan, strategies=(): (1.0, 0.0))
     code, _, err = run_main(["simulate", "--players", "2", "--games", "20000",
                              "--chunk-size", "2000", "-q", "-o", str(folder)], capsys)
     one_line(code, err, "the rest of the run needs about ")

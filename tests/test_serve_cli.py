@@ -16,9 +16,8 @@ import pytest
 BLOCKED = """
 import sys
 sys.modules['uvicorn'] = None  # as if the serve extra were not installed
-sys.argv = ['sniff', 'serve']
 from sim.cli.main import main
-main()
+main(['serve'], prog_name='sniff')
 """
 
 

@@ -137,11 +137,9 @@ def test_sniff_strategies_lists_names_ideas_and_parameters() -> None:
 def plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[strategies.Strategy]:
     """Register tests/plugins/my_strategy.py; the registry is restored afterwards."""
     monkeypatch.syspath_prepend(str(PLUGINS))
-    saved = dict(strategies.registry.catalog._REGISTRY)
-    strategies.load_plugin("my_strategy")
-    yield strategies.get("doubles_first")
-    strategies.registry.catalog._REGISTRY.clear()
-    strategies.registry.catalog._REGISTRY.update(saved)
+    with strategies.kept_registry():
+        strategies.load_plugin("my_strategy")
+        yield strategies.get("doubles_first")
 
 
 def test_plugin_strategy_from_outside_the_package_plays_in_the_kernel(plugin) -> None:

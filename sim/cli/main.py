@@ -429,8 +429,9 @@ def verify(folders: tuple[Path, ...], replay: int) -> None:
     verify_command(folders, replay=replay)
 
 
-def main() -> None:
-    """Entry point: every error becomes one line on stderr and a non-zero exit.
+def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
+    """Entry point: every error becomes one line on stderr and a non-zero exit. ``args``
+    (default: the process's arguments) lets a caller, such as the tests, run a command.
 
     Exit status: 0 done; 2 an error (bad input, or a failure such as a write error); 130
     stopped by Ctrl-C and 143 by SIGTERM (128 + the signal, the shell's convention).
@@ -440,7 +441,8 @@ def main() -> None:
 
     plain_environment()
     try:
-        cli.main(standalone_mode=False)
+        given = list(args) if args is not None else sys.argv[1:]
+        cli.main(args=given, prog_name=prog_name, standalone_mode=False, obj={"argv": given})
     except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
         # click turns a KeyboardInterrupt (sim.errors.Stopped: SIGINT or SIGTERM) into Abort
         cause = stopped.__cause__ if isinstance(stopped, click.exceptions.Abort) else stopped

@@ -5,6 +5,7 @@ line and exit 2 (click's own errors, printed by ``sim.cli.main.main``).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -83,9 +84,8 @@ def error_text(error: SniffError) -> str:
 def command_line() -> str:
     """The command as typed (quoted for a shell), as a run's manifest records it."""
     import shlex
-    import sys
 
-    return shlex.join(["sniff", *sys.argv[1:]])
+    return shlex.join(["sniff", *invoked_args()])
 
 
 def run_control(resume: bool = False, overwrite: bool = False, **how):
@@ -154,3 +154,14 @@ def seed_value(ctx, param, value):
     from sim.run.plan import check_seed
 
     return check_seed(value)  # the same line as every library function's (flags: main)
+
+
+
+def invoked_args() -> list[str]:
+    """The arguments this ``sniff`` was run with, as a run records its command: those given
+    to ``sim.cli.main.main`` (the root context's ``obj``), else the process's."""
+    context = click.get_current_context(silent=True)
+    root = context.find_root().obj if context is not None else None
+    if isinstance(root, dict) and "argv" in root:
+        return list(root["argv"])
+    return sys.argv[1:]

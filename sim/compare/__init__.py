@@ -10,6 +10,11 @@ The statistics are in ``sim.stats.sprt``. May import: the rooms below it in docs
 (``sim.core`` ... ``sim.run``, ``sim.store``).
 """
 
+__all__ = [
+    "H0", "H1", "ALPHA", "BETA", "CHUNK_DEALS", "DEFAULT_MAX_GAMES", "RESULT", "bound",
+    "check", "play",
+]
+
 # The defaults of a comparison: no advantage against 5 points of win rate (about 17 Elo, a
 # difference players notice), each error at most 5% of the time.
 H0, H1 = 0.0, 0.05

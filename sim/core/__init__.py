@@ -5,3 +5,5 @@ May import: ``sim.errors`` only. Nothing here imports a strategy or anything abo
 plugin strategy reads its view through this package (``sim.core.observation``,
 ``sim.core.layout``, ``sim.core.tiles``, ``sim.core.rng``).
 """
+
+__all__ = ["engine", "layout", "loop", "observation", "record", "rng", "seating", "tiles"]

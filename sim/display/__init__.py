@@ -3,3 +3,5 @@ and one matplotlib function per chart.
 
 May import: ``sim.errors``, ``sim.core``, ``sim.stats``.
 """
+
+__all__ = ["blocks", "charts", "formatting"]

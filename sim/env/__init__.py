@@ -15,6 +15,8 @@ import importlib
 __all__ = [
     "BLOCKS", "ENCODING_SIZE", "SniffAEC", "SniffEnv", "SniffVectorEnv", "encode", "raw_env",
     "env", "register_openspiel",
+    # the modules
+    "aec", "encoding", "lineups", "openspiel", "outcome", "single", "vector",
 ]
 
 _HOMES = {

@@ -4,3 +4,5 @@ legal move on determinized deals and its cached module, ``sniff hint`` and ``sni
 
 May import: the packages below it (``sim.core`` … ``sim.run``).
 """
+
+__all__ = ["analyze", "estimate", "kernel", "position", "search"]

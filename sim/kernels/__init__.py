@@ -3,3 +3,8 @@ to run them: many games as arrays (``runner``) and one game as trace events (``t
 
 May import: ``sim.errors``, ``sim.core``, ``sim.stats``, ``sim.display``, ``strategies``.
 """
+
+__all__ = [
+    "batch", "gather", "generate", "precompile", "python_seats", "result", "rewrites",
+    "runner", "shared", "trace",
+]

@@ -6,3 +6,5 @@ iteration's games in chunks, here or on Dask (``tasks``).
 May import: the rooms below it (``sim.core`` … ``sim.run``); scikit-learn only inside
 ``training``'s fit (the ``learn`` extra).
 """
+
+__all__ = ["curve", "kernel", "measure", "selfplay", "state", "tasks", "training"]

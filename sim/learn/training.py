@@ -312,14 +312,14 @@ def recorded_config(path: Path, saved: dict) -> LearnConfig:
     return recorded
 
 
-def _network(path: Path) -> tuple[np.ndarray, np.ndarray]:
+def read_network(path: Path) -> tuple[np.ndarray, np.ndarray]:
     with np.load(path) as data:
         coefs = [data[f"W{i}"] for i in range(len(data.files)) if f"W{i}" in data.files]
         intercepts = [data[f"b{i}"] for i in range(len(coefs))]
     return pack(coefs, intercepts)
 
 
-class _Signals:
+class Signals:
     """Ctrl-C and SIGTERM raise :class:`Stopped`, except while scikit-learn fits: its
     ``partial_fit`` catches a KeyboardInterrupt and carries on with a half-done epoch, so
     there the signal is held and raised once the fit returns."""
@@ -363,7 +363,7 @@ def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int,
     if config.labelled and path.exists():
         with np.load(path) as data:
             return data["x"], data["value"], data["outcome"]
-    network = None if iteration == 1 else _network(folder.snapshot(iteration - 1))
+    network = None if iteration == 1 else read_network(folder.snapshot(iteration - 1))
     x, value, outcome = iteration_games(config, iteration, network, threads, cluster)
     if config.labelled:
         path.parent.mkdir(exist_ok=True)
@@ -427,7 +427,7 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
     window: list[tuple[np.ndarray, np.ndarray]] = []
     heuristic = selfplay.player_row(config.heuristic)
     eval_seed = config.seed + EVAL_SALT
-    signals = _Signals()
+    signals = Signals()
     signals.__enter__()
     try:
         # The records of the window's finished iterations: kept (labelled) or played again

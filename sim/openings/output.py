@@ -41,7 +41,8 @@ from sim.version import __version__
 # Re-exported: the folder's readers, where ``sniff report`` and ``sniff query`` import them.
 __all__ = ["OUTPUT_FILES", "ReportSection", "heatmap_figure", "is_openings_folder",
            "load_openings", "openings_blocks", "openings_section", "ranking_markdown",
-           "ranking_text", "read_games", "table_files", "write_outputs", "write_results"]
+           "ranking_text", "read_games", "significant", "table_files", "write_outputs",
+           "write_results"]
 
 
 # --- the ranked table

@@ -4,3 +4,5 @@ sample, and the self-contained HTML, Markdown and JSON.
 
 May import: the packages below it (``sim.core`` … ``sim.openings``).
 """
+
+__all__ = ["aggregate", "build", "effects", "html", "passes", "placements", "states", "tables"]

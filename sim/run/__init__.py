@@ -4,3 +4,8 @@ run's chunks as its tasks (``cluster_chunks``), and ``sniff bench``.
 
 May import: the packages below it (``sim.core`` … ``sim.store``).
 """
+
+__all__ = [
+    "bench", "chunks", "cluster", "cluster_chunks", "plan", "precision", "progress",
+    "reproduce", "sequential", "session", "settings", "simulation", "space", "state", "stops",
+]

@@ -27,8 +27,6 @@ from sim.core.seating import PLAYER_COUNTS
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import available, parse_spec
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def _median_time(run: Callable[[], object], repeats: int) -> tuple[float, object]:
     times, result = [], None
@@ -94,29 +92,16 @@ def engine_rate(
     }
 
 
-PYTHON_MODEL = """
-import json, sys, time
-from python_model import play_game
-players, strategy, games = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-start = time.perf_counter()
-rounds = sum(play_game(players, 1, game, [strategy] * players).rounds for game in range(games))
-seconds = time.perf_counter() - start
-print(json.dumps({"players": players, "strategy": strategy, "games": games,
-                  "seconds": seconds, "rounds_per_s": rounds / seconds}))
-"""
+def python_model_rate(players: int, strategy: str, games: int) -> dict:
+    """The same games in the plain-Python model (``sim.reference.python_model``)."""
+    from sim.reference.python_model import play_game
 
-
-def python_model_rate(players: int, strategy: str, games: int) -> dict | None:
-    """The same games in the plain-Python model of the tests (source checkouts only), in a
-    child process started in ``tests/`` so that its modules import there and this process's
-    ``sys.path`` is never touched; None where there is no ``tests/`` (an installed copy)."""
-    tests = REPO / "tests"
-    if not (tests / "python_model.py").exists():
-        return None
-    child = subprocess.run([sys.executable, "-c", PYTHON_MODEL, str(players), strategy,
-                            str(games)], cwd=tests, capture_output=True, text=True,
-                           check=True)
-    return json.loads(child.stdout)
+    seats = [strategy] * players
+    start = time.perf_counter()
+    rounds = sum(play_game(players, 1, game, seats).rounds for game in range(games))
+    seconds = time.perf_counter() - start
+    return {"players": players, "strategy": strategy, "games": games, "seconds": seconds,
+            "rounds_per_s": rounds / seconds}
 
 
 def compile_times(wait_s: float = 1800) -> dict:
@@ -198,9 +183,8 @@ def dispatch_cost(games: int, repeats: int) -> dict:
 PEAK_RSS = """
 import resource, sys
 from sim.cli.main import main
-sys.argv = ["sniff", *sys.argv[1:]]
 try:
-    main()
+    main(sys.argv[1:], prog_name="sniff")
 except SystemExit as done:
     if done.code:
         raise
@@ -317,11 +301,10 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
             for threads in sorted({1, threads_all}):
                 report["engine"].append(engine_rate(players, strategy, threads, games, repeats))
             model = python_model_rate(players, strategy, max(20, int(300 * scale)))
-            if model:
-                single = next(r for r in report["engine"] if r["players"] == players
-                              and r["strategy"] == strategy and r["threads"] == 1)
-                model["speedup_per_thread"] = single["rounds_per_s"] / model["rounds_per_s"]
-                report["python_model"].append(model)
+            single = next(r for r in report["engine"] if r["players"] == players
+                          and r["strategy"] == strategy and r["threads"] == 1)
+            model["speedup_per_thread"] = single["rounds_per_s"] / model["rounds_per_s"]
+            report["python_model"].append(model)
     report["simulate"] = simulate_ratio(int(400_000 * scale) or 1000, repeats)
     report["strategies"] = strategy_costs(int(40_000 * scale) or 1000, repeats)
     report["dispatch"] = dispatch_cost(int(100_000 * scale) or 1000, repeats)

@@ -171,7 +171,7 @@ def _checked_kernel(plan: Plan, folder: Path | None, recorded: dict | None,
             f"cannot resume {folder}: the simulator's code changed since the run started "
             f"(kernel {recorded.get('kernel')}, now {kernel}), so the remaining games would "
             "not match; start again with {overwrite}")
-    recorded["kernel"] = kernel  # a previous release's digest, translated
+    recorded["kernel"] = kernel  # a digest from before a rewrite (sim.kernels.rewrites)
     return kernel
 
 

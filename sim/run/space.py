@@ -2,7 +2,7 @@
 
 Bytes a game differ fivefold between lineups (2 players random to 4 players greedy) and
 with ``--no-rounds``, so no constant holds: before a big run, its first games are played
-and encoded exactly as the run writes them (``_pilot_bytes``); after its first chunk is
+and encoded exactly as the run writes them (``pilot_bytes``); after its first chunk is
 written, the chunk's own bytes a game decide again (``check_measured_space``), so a run
 that passed on a low estimate stops while its finished chunks can still be kept.
 """
@@ -21,7 +21,7 @@ BOUND_BYTES_PER_GAME = 2_000
 SPACE_PILOT_GAMES = 512
 
 
-def _pilot_bytes(plan: Plan, kernel_strategies=()) -> tuple[float, float]:
+def pilot_bytes(plan: Plan, kernel_strategies=()) -> tuple[float, float]:
     """``(bytes a game, bytes a part)`` of this run's Parquet, measured: its first games
     encoded as the run encodes them, half of them and all, so that the difference is the
     cost of a game and the rest is what a part costs whatever its games (footer, metadata).
@@ -69,7 +69,7 @@ def check_space(plan: Plan, folder: Path, done_games: int, kernel_strategies=())
     games = max(0, plan.games - done_games)
     if games * BOUND_BYTES_PER_GAME <= folders.free_bytes(folder):
         return
-    per_game, per_part = _pilot_bytes(plan, kernel_strategies)
+    per_game, per_part = pilot_bytes(plan, kernel_strategies)
     parts = -(-games // plan.chunk_size)
     folders.check_disk_space(folder, games * per_game + parts * per_part, games, per_game)
 

@@ -4,3 +4,8 @@ May import: every room below ``sim.cli`` (it drives ``sim.table``'s game and ``s
 analysis); only ``sim.cli`` imports it. Starlette and uvicorn (the ``serve`` extra) are
 imported only by ``sim.serve.app`` and the command, so the rest of sniff never needs them.
 """
+
+__all__ = [
+    "app", "game", "guard", "hints", "lines", "replay", "review", "sessions", "setup", "table",
+    "views",
+]

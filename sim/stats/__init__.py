@@ -3,3 +3,8 @@ and rankings, leader and seat effects, win chances from score states.
 
 May import: ``sim.errors``, ``sim.core`` (seating).
 """
+
+__all__ = [
+    "effects", "intervals", "multiple", "planning", "ranking", "ratings", "score_states",
+    "sides", "sprt", "tally",
+]

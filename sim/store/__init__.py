@@ -4,3 +4,8 @@ checks, the per-chunk summary, runs opened for analysis, their tables read chunk
 
 May import: the packages below it (``sim.core`` … ``sim.kernels``).
 """
+
+__all__ = [
+    "answer", "arrow", "folders", "footers", "integrity", "io", "lock", "query", "rundata", "scan",
+    "shape", "summary", "tables", "verified",
+]

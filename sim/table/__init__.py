@@ -3,3 +3,5 @@ play`` with the person's seat as a strategy.
 
 May import: the packages below it (``sim.core`` … ``sim.hint``).
 """
+
+__all__ = ["check", "human", "play", "render", "replay", "tally"]

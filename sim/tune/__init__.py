@@ -3,3 +3,5 @@ generations, folder and learning curve; its matches, here or on Dask.
 
 May import: the packages below it (``sim.core`` … ``sim.report``).
 """
+
+__all__ = ["accept", "chart", "folder", "generations", "player", "setup", "study"]

@@ -7,3 +7,5 @@
 
 May import: ``sim.core`` and ``strategies`` (the registry).
 """
+
+__all__ = ["blocker", "defensive", "features", "greedy", "heavy", "partner", "random", "weighted"]

@@ -122,14 +122,12 @@ def model_strategy(strategy: Strategy, path: str) -> Strategy:
 
 
 def _write_module(path: Path, text: str) -> None:
-    """Write the generated module once; rewrite one whose code is not the template's (made
-    before ``strategies/`` moved into rooms, it imports the flat module names). The first line,
-    the docstring naming the model's path, is not compared, so the same model named by another
-    path keeps its module and its compiled kernel."""
+    """Write the generated module once; rewrite one whose code is not the current template's
+    (written by another version of this module, it may import names that moved). The first
+    line, the comment naming the model's path, is not compared, so the same model named by
+    another path keeps its module and its compiled kernel."""
     if path.exists():
         old = path.read_text(encoding="ascii", errors="replace").split("\n", 1)
-        # A module of an earlier release named the path in a docstring, which a path with
-        # quotes could end: rewritten once (its kernel then compiles again, same digest).
         if old[1:] == text.split("\n", 1)[1:] and old[0].startswith("# Generated"):
             return
         write_atomic(path, lambda temporary: temporary.write_text(text, encoding="ascii"))

@@ -9,3 +9,5 @@
 May import: ``sim.errors``. It imports no strategy module by name in its code (the built-ins
 are loaded by their names at run time), so every other room may import it.
 """
+
+__all__ = ["catalog", "plugins", "specs"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from strategies.registry.catalog import _REGISTRY, Strategy, StrategyError
 
@@ -89,6 +90,19 @@ def load_plugins(modules: Iterable[str]) -> None:
     """
     for module in modules:
         load_plugin(module.strip())
+
+
+@contextmanager
+def kept_registry() -> Iterator[None]:
+    """The catalogue (the built-ins loaded) restored on leaving, the strategies registered
+    inside forgotten: for tests and notebooks that load plugins for a while."""
+    load_builtins()
+    saved = dict(_REGISTRY)
+    try:
+        yield
+    finally:
+        _REGISTRY.clear()
+        _REGISTRY.update(saved)
 
 
 def available() -> dict[str, Strategy]:

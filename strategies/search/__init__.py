@@ -9,3 +9,5 @@
 May import: ``sim.core``, ``strategies`` (the registry) and the rooms below it:
 ``strategies.heuristics``, ``strategies.value``, ``strategies.learned``.
 """
+
+__all__ = ["determinize", "draw_history", "expert", "inference", "playout", "rollout"]

@@ -7,3 +7,5 @@
 
 May import: ``sim.core``.
 """
+
+__all__ = ["round_value", "score_table"]

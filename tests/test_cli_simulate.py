@@ -1,5 +1,6 @@
-"""First-contact hardening: sizes that cannot work, paths that are not UTF-8, resumes that
-never delete a part (a bad one is set aside), the compile notice, and one exit-code convention."""
+"""``sniff simulate`` as a first-time user meets it: sizes that cannot work, paths that are not
+UTF-8, resumes that never delete a part (a bad one is set aside), the compile notice, and one
+exit-code convention across commands."""
 
 from __future__ import annotations
 

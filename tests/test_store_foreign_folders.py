@@ -1,8 +1,8 @@
 """A folder never makes sniff run code, and a folder that lies is refused, not believed.
 
-The cases of the adversarial campaign about what a folder says (docs/data-format.md, "What is
-verified"): a plugin module its manifest names, a manifest edited after the games were
-written, a tournament's pairing pointing at another run, an openings summary edited.
+What every reader checks of what a folder says (docs/data-format.md, "What is verified"): a
+plugin module its manifest names, a manifest edited after the games were written, a
+tournament's pairing pointing at another run, an openings summary edited.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_a_plugin_module_a_folder_names_is_never_imported(played, tmp_path, caps
     marker = tmp_path / "ran"
     (tmp_path / "evilmod.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.chdir(tmp_path)  # the module is importable from here, as in the campaign
+    monkeypatch.chdir(tmp_path)  # the module is importable from here, as a planted one would be
     run = copy_of(played, tmp_path)
 
     def name_a_plugin(config: dict) -> None:

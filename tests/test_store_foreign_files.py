@@ -1,7 +1,7 @@
 """A file or folder from someone else is data: bounded when read, never a place to write into.
 
-The cases of the adversarial campaign that one reader or writer answers (docs/data-format.md,
-"What is verified"): a trace that never ends or nests without end, a position too long, an
+What one reader or writer answers of a file from elsewhere (docs/data-format.md, "What is
+verified"): a trace that never ends or nests without end, a position too long, an
 output folder inside another folder's table.
 """
 
@@ -47,11 +47,8 @@ def test_a_trace_line_without_end_is_one_line(tmp_path, capsys) -> None:
     one_line(code, err, "longer than 1,000,000 characters")
 
 
-def test_a_position_on_standard_input_is_bounded(capsys, monkeypatch) -> None:
-    import io
-
-    monkeypatch.setattr("sys.stdin", io.StringIO("x" * (2**20 + 10)))
-    code, out, err = run_main(["hint", "-"], capsys)
+def test_a_position_on_standard_input_is_bounded(capsys) -> None:
+    code, out, err = run_main(["hint", "-"], capsys, stdin="x" * (2**20 + 10))
     one_line(code, err, "longer than 1,048,576 characters")
 
 

@@ -1,4 +1,4 @@
-"""A plain-Python player of whole games, built on the oracle's rules (``tests/oracle.py``).
+"""A plain-Python player of whole games, built on the oracle's rules (``sim.reference.oracle``).
 
 Two uses: the benchmark's baseline (the same games in plain Python, for the speed-up
 ratio), and a second differential test: given the same seed it re-derives the engine's
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oracle import Layout, penalty, points_for, team_count, team_of
+from sim.reference.oracle import Layout, penalty, points_for, team_count, team_of
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

@@ -1,0 +1,78 @@
+"""Every script in scripts/ starts: ``--help`` at least, a tiny run where one is cheap.
+
+Each script has its case here (a new script without one fails), run as a child of this
+interpreter from the repository root, never a command found on PATH. The cases need no
+compiled kernel, so they take seconds on a cold cache.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+HELP = ["--help"]
+
+# script -> the argument lists it is run with
+CASES: dict[str, list[list[str]]] = {
+    "bench.py": [HELP], "ceiling.py": [HELP], "cluster_bench.py": [HELP],
+    "code_hashes.py": [HELP], "compare_check.py": [HELP],
+    "env_bench.py": [HELP], "expert_curve.py": [HELP], "gap_probes.py": [HELP],
+    "headtohead.py": [HELP], "hint_agreement.py": [HELP], "learned_ablation.py": [HELP],
+    "learned_bench.py": [HELP], "learned_curves.py": [HELP], "learned_fit_probe.py": [HELP],
+    "openspiel_ismcts.py": [HELP], "parquet_encoding.py": [HELP], "profile.py": [HELP],
+    "scale_bench.py": [HELP], "score_table.py": [HELP], "serve_screenshots.py": [HELP],
+    "serve_timings.py": [HELP], "time_to_answer.py": [HELP], "train_maskable_ppo.py": [HELP],
+    "tune_accept.py": [HELP],
+    # the contenders of ceiling.py, imported by it: they run nothing of their own
+    "ceiling_loops.py": [[]], "ceiling_lockstep.py": [[]],
+}
+
+
+def run_script(name: str, args: list[str]) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", SNIFF_PRECOMPILE="0")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+
+
+def test_every_script_has_a_case() -> None:
+    assert set(CASES) == {path.name for path in SCRIPTS.glob("*.py")}
+
+
+RUNS = [(name, args) for name, cases in CASES.items() for args in cases]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[tuple[str, str], subprocess.CompletedProcess]:
+    """Every case run once, side by side (each is a process of its own, mostly imports)."""
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = pool.map(lambda case: run_script(*case), RUNS)
+        return {(name, " ".join(args)): result for (name, args), result in zip(RUNS, done)}
+
+
+@pytest.mark.parametrize(("name", "args"), RUNS)
+def test_the_script_starts(name: str, args: list[str], results) -> None:
+    result = results[name, " ".join(args)]
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    if args == HELP:
+        assert "usage:" in result.stdout.lower(), result.stdout
+
+
+def test_code_hashes_prints_table_entries_or_says_none_changed() -> None:
+    """The script's lines paste into ``REWRITES`` as they are (or it says nothing changed),
+    and ``--json`` is the form of the fixture's ``main_hashes.json``."""
+    import json
+
+    lines = run_script("code_hashes.py", []).stdout.splitlines()
+    assert lines and all(line.startswith(("    \"", "    # gone", "# no module")) for line in lines)
+    hashes = json.loads(run_script("code_hashes.py", ["--json"]).stdout)
+    assert "<template>" in hashes and "sim.core.engine" in hashes
+    assert all(len(value) == 16 for value in hashes.values())
