@@ -37,6 +37,7 @@ import numba
 import numpy as np
 
 from sim.core import engine
+from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count
@@ -197,16 +198,18 @@ class GameBatch:
         for seat in range(self.players):
             self._seat_specs[:, seat] = seat_index[(seat + self.rotations) % self.players]
         self._errors_of = type("Seats", (), {"seats": tuple(compiled)})()
+        self._inputs = Games(seed_word(self.seed), self.deal_ids, self.game_ids, self._forced,
+                             self.round_cap)
+        self._dispatch = Dispatch(self.players, self._seat_specs, self._spec_functions,
+                                  self._spec_params)
 
     # --- playing
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
         while games.size:
             arguments = (
-                games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
-                self._spec_functions, self._spec_params, self.players, self.round_cap,
-                self._forced, self._state, self._round_rows, self._games, self._rounds,
-                self._events)
+                games, answers, self._inputs, self._dispatch, self._state, self._round_rows,
+                Tables(self._games, self._rounds), self._events)
             parallel = self._parallel(games.size)
             started = time.perf_counter()
             with numba.parallel_chunksize(1), strategy_errors(self._errors_of):
