@@ -46,6 +46,7 @@ from ceiling_lockstep import deal_only, lockstep
 from ceiling_loops import CHECKED, make_player
 
 from sim.core import engine
+from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.rng import seed_word
 from sim.core.tiles import N_TILES
 from sim.kernels.runner import BLOCK_SIZE, compile_lineup, lineup_of, play_batch
@@ -75,10 +76,10 @@ def engine_runner():
         specs = np.zeros((n, engine.MAX_PLAYERS), dtype=np.int64)
         specs[:, :4] = seat_index
         kernel.play_batch(
-            seed_word(seed), game_ids, game_ids, specs, functions, params, 4, round_cap,
-            np.full(n, -1, np.int64), games, slots.setdefault(
-                n, np.zeros((n, 12, engine.ROUND_FIELDS), np.int32)),
-            np.zeros((0, engine.EVENT_WIDTH), np.int64), BLOCK_SIZE,
+            Games(seed_word(seed), game_ids, game_ids, np.full(n, -1, np.int64), round_cap),
+            Dispatch(4, specs, functions, params),
+            Tables(games, slots.setdefault(n, np.zeros((n, 12, engine.ROUND_FIELDS), np.int32))),
+            BLOCK_SIZE,
         )
         return games
 

@@ -46,7 +46,7 @@ from sim.core import observation as slots  # noqa: E402
 from sim.core.seating import side_of_team  # noqa: E402
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW  # noqa: E402
 from sim.env.openspiel import GAME_NAME, SniffState, StateTable  # noqa: E402
-from sim.kernels.batch import OUTSIDE, GameBatch  # noqa: E402
+from sim.kernels.batch import OUTSIDE, BatchSettings, GameBatch  # noqa: E402
 from sim.stats.intervals import wilson_interval  # noqa: E402
 
 TILE_PIP_BITS = [(1 << int(TILE_LOW[t])) | (1 << int(TILE_HIGH[t])) for t in range(N_TILES)]
@@ -85,7 +85,8 @@ class Referee:
     def __init__(self, game, players: int, seed: int) -> None:
         self.game, self.players = game, players
         self.rng = np.random.default_rng(seed)
-        self.outside = GameBatch(players, [OUTSIDE] * players, 1, seed, external_chance=True)
+        self.outside = GameBatch(players, [OUTSIDE] * players, 1, seed,
+                                 BatchSettings(external_chance=True))
         self.random = GameBatch(players, ["random"] * players, 1, seed)
 
     def root(self, source: GameBatch, game: int) -> SniffState:
@@ -165,7 +166,7 @@ def builtin_seconds_per_move(players: int, opponent: str, deals: int, seed: int)
 def play_deal(referee: Referee, players: int, opponent: str, deal: int, seed: int,
               simulations: int, swap: int) -> dict:
     positions = [OUTSIDE if (p % 2 == 0) != bool(swap) else opponent for p in range(players)]
-    batch = GameBatch(players, positions, 1, seed, first_game=deal)
+    batch = GameBatch(players, positions, 1, seed, BatchSettings(first_game=deal))
     bot = ismcts.ISMCTSBot(referee.game, RolloutEvaluator(referee), uct_c=2.0,
                            max_simulations=simulations,
                            random_state=np.random.RandomState(seed * 1_000 + 2 * deal + swap))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.core import engine
+from sim.core.buffers import Log, Seats
 from sim.core.layout import ARM_NAMES, EMPTY_LAYOUT, decode_ends, place_tile
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.tiles import parse_tile, tile_name
@@ -75,7 +76,8 @@ def play_turns(setup: Setup, seat: int) -> tuple[int, np.ndarray, np.ndarray, li
     round_row = np.zeros(engine.ROUND_FIELDS, dtype=np.int64)
     events = np.zeros((512, engine.EVENT_WIDTH), dtype=np.int64)
     reason = compiled.play_turns(
-        state, seat, -1, seat_functions, seat_params, moves, observation, rng, round_row, events
+        state, seat, -1, Seats(seat_functions, seat_params, moves, observation, rng),
+        Log(round_row, events),
     )
     return int(reason), state, round_row, decode_events(events[: state[engine.EVENT_COUNT]])
 

@@ -25,6 +25,7 @@ from sim.kernels.batch import (
     KIND_DRAW,
     N_ACTIONS,
     OUTSIDE,
+    BatchSettings,
     GameBatch,
     IllegalMove,
 )
@@ -80,7 +81,7 @@ def test_outside_builtin_plays_the_simulated_games(players, names, outside, seed
     expected = _simulated(players, names, seed, first_game=seed)
     seats = [parse_spec(name) for name in names]
     seats[outside] = OUTSIDE
-    batch = GameBatch(players, seats, GAMES, seed, first_game=seed)
+    batch = GameBatch(players, seats, GAMES, seed, BatchSettings(first_game=seed))
     asked = _play_outside(batch, parse_spec(names[outside]))
     result = batch.results()
     assert asked > GAMES  # the outside seat really decided, in every game more than once
@@ -192,7 +193,7 @@ def _play_chance(batch: GameBatch, choose) -> None:
 def test_external_chance_fed_the_engines_own_chance_plays_the_same_games(players):
     names = ["greedy", "random", "random", "greedy"][:players]
     expected = _simulated(players, names, 31)
-    batch = GameBatch(players, names, GAMES, 31, external_chance=True)
+    batch = GameBatch(players, names, GAMES, 31, BatchSettings(external_chance=True))
     decks = {}
 
     def engine_chance(game: int, kind: int) -> int:
@@ -208,7 +209,7 @@ def test_external_chance_fed_the_engines_own_chance_plays_the_same_games(players
 
 
 def test_external_chance_plays_legal_games_from_any_deal_and_draws():
-    batch = GameBatch(4, ["greedy", "random"], GAMES, 2, external_chance=True)
+    batch = GameBatch(4, ["greedy", "random"], GAMES, 2, BatchSettings(external_chance=True))
     rng = np.random.default_rng(5)
     assert all(batch.pending().kinds == KIND_DEAL)
     with pytest.raises(IllegalMove, match="deal"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim.kernels.batch import GameBatch
+from sim.kernels.batch import BatchSettings, GameBatch
 from sim.kernels.runner import lineup_of
 from sim.kernels.trace import start_event, trace_games
 from sim.serve.table import BatchTable
@@ -20,7 +20,7 @@ def test_the_tables_events_are_sniff_traces(players, names, seed):
     engine's own deal and draws; every event equals the trace's."""
     expected = trace_games(players, seed, names, 1)
     specs = [parse_spec(n) for n in names]
-    batch = GameBatch(players, specs, 1, seed, external_chance=True)
+    batch = GameBatch(players, specs, 1, seed, BatchSettings(external_chance=True))
     table = BatchTable(batch, start_event(lineup_of(players, specs), seed, 0, batch.round_cap))
     assert table.decision() is None and batch.done
     assert table.events == expected

@@ -6,4 +6,6 @@ plugin strategy reads its view through this package (``sim.core.observation``,
 ``sim.core.layout``, ``sim.core.tiles``, ``sim.core.rng``).
 """
 
-__all__ = ["engine", "layout", "loop", "observation", "record", "rng", "seating", "tiles"]
+__all__ = [
+    "buffers", "engine", "layout", "loop", "observation", "record", "rng", "seating", "tiles",
+]

@@ -7,6 +7,11 @@ them. One loop serves both ways of playing: ``advance_game`` plays a game until 
 an outside seat (a ``sim.kernels.batch.GameBatch``), a deal or a draw given from outside,
 or ends; ``play_game`` (``sniff simulate``) is the same call with no outside seat, so it never
 waits.
+
+The loop is built in phases, each a factory of compiled functions named for what it plays:
+a decision (``_decision``), a turn (``_turn``), the turns of a round (``_rounds``), a game
+(``_games``) and a block of games (``_blocks``). Their arrays travel in the named records of
+``sim.core.buffers`` (``Seats``, ``Log``, ``Deal``, ``Tables``, ``Games``, ``Dispatch``).
 """
 
 from __future__ import annotations
@@ -14,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core import observation as obs_slots
 from sim.core import record
+from sim.core.buffers import Deal, Log, new_seats
 from sim.core.engine import (
     BAD_CHOICE,
     BONEYARD_POS,
@@ -26,8 +31,6 @@ from sim.core.engine import (
     HANDS,
     LACKS,
     LAYOUT,
-    MAX_MOVES,
-    MAX_PLAYERS,
     NEXT_LEADER,
     NEXT_ROUND,
     NO_MOVE,
@@ -88,41 +91,65 @@ def _game_loop(choose_move, tag, pausing):
 
     ``pausing`` is a constant of the compiled code: False (``sniff simulate``'s whole games,
     the look-ahead strategies) compiles away the checks for an outside seat and for chance
-    from outside, so that the loop that never pauses pays nothing for them.
+    from outside, so that the loop that never pauses pays nothing for them; True (the
+    batch) also makes a game wait for room (``WAIT_ROOM``) instead of dropping rounds past
+    its slots.
     """
+    take_turn = _turn(_decision(choose_move, pausing), pausing)
+    play_turns, resume_turns, play_round = _rounds(take_turn)
+    advance_game, play_game = _games(play_round, resume_turns, pausing)
+    play_block, advance_block = _blocks(play_game, advance_game)
+    # numba names a compiled closure by its qualified name plus a counter that restarts in
+    # every process, so kernels compiled in different processes would export the same
+    # symbols, and a process loading two of them from the cache would run the first one's
+    # loop for both. The dispatcher's module (one per kernel) makes the names unique.
+    owner = getattr(choose_move, "py_func", choose_move).__module__
+    functions = {
+        "play_round": play_round, "play_turns": play_turns, "play_game": play_game,
+        "play_block": play_block, "resume_turns": resume_turns, "advance_game": advance_game,
+        "advance_block": advance_block,
+    }
+    for function in functions.values():
+        function.py_func.__qualname__ += f"[{owner}{':' + tag if tag else ''}]"
+    return functions
+
+
+def _decision(choose_move, pausing):
+    """``choose``: one seat's decision among its legal moves (``seats.moves``)."""
 
     # The turn loop runs without numba's reference counting (_nrt=False): it allocates
     # nothing, and the atomic increments numba otherwise wraps round every inlined call with
     # an array argument measured as 40% of the engine's time. Strategies that allocate
     # (rollout) are separate functions compiled with reference counting as usual.
     @njit(inline="always", _nrt=False)
-    def choose(
-        state, seat, forced, moves, n_moves, seat_functions, seat_params, observation, rng
-    ):
+    def choose(state, seat, forced, n_moves, seats):
         """Ask the seat's strategy for one of the legal moves; a single move needs no asking.
 
         The strategy sees only its public view, its legal moves (every other slot of the
         buffer holds ``NO_MOVE``: the buffer is shared by all seats, so it is cleared after
-        each use) and its own seat's random stream, swapped in and out of ``rng`` so that
-        no seat's draws show or shift another's. An index out of range is recorded in
+        each use) and its own seat's random stream, swapped in and out of ``seats.rng`` so
+        that no seat's draws show or shift another's. An index out of range is recorded in
         ``BAD_CHOICE`` (the runner stops the run naming the strategy) and the first move
         is played so that the game can finish. An ``OUTSIDE`` seat is not asked: the game
         records what it waits for and the turn returns ``PAUSE``.
         """
+        moves = seats.moves
         if n_moves == 1:
             move = moves[0]
             moves[0] = NO_MOVE
             return move
-        function = seat_functions[seat]
+        function = seats.functions[seat]
         if pausing and function == OUTSIDE:
             state[WAITING] = WAIT_FORCED if forced else WAIT_MOVE
             state[TURN_SEAT] = seat
             for slot in range(n_moves):
                 moves[slot] = NO_MOVE
             return PAUSE
+        observation = seats.observation
+        rng = seats.rng
         fill_observation(state, seat, forced, observation)
         rng[0] = np.uint64(state[STREAMS + seat])
-        index = choose_move(function, observation, moves, n_moves, seat_params[seat], rng)
+        index = choose_move(function, observation, moves, n_moves, seats.params[seat], rng)
         state[STREAMS + seat] = np.int64(rng[0])
         if index < 0 or index >= n_moves:
             if state[BAD_CHOICE] == 0:
@@ -133,25 +160,27 @@ def _game_loop(choose_move, tag, pausing):
             moves[slot] = NO_MOVE
         return move
 
+    return choose
+
+
+def _turn(choose, pausing):
+    """``take_turn``: one seat's turn, its draws included."""
+
     @njit(inline="always", _nrt=False)
-    def take_turn(
-        state, seat, forced_lead, free_draws, seat_functions, seat_params, moves, observation,
-        rng, round_row, events,
-    ):
+    def take_turn(state, seat, forced_lead, free_draws, seats, log):
         """The move of ``seat``'s turn and its record kind: a placement, -1 (a pass) or
         ``PAUSE`` (the game waits: an outside seat's choice, or the caller's next draw;
         ``free_draws`` 1 draws the first tile without waiting, the caller named it)."""
         layout = state[LAYOUT]
         if layout == EMPTY_LAYOUT and forced_lead >= 0:
             return forced_lead * 4 + ARM_L, record.PLACE_FORCED
+        moves = seats.moves
+        round_row = log.round_row
         n_moves = legal_moves(layout, state[HANDS + seat], moves)
         if n_moves > 1:
             round_row[ROUND_DECISIONS] += 1
         if n_moves > 0:
-            move = choose(
-                state, seat, 0, moves, n_moves, seat_functions, seat_params, observation, rng
-            )
-            return move, record.PLACE_CHOSEN
+            return choose(state, seat, 0, n_moves, seats), record.PLACE_CHOSEN
         if state[BONEYARD_POS] < N_TILES:
             # No legal placement: draw one tile at a time until one fits.
             state[LACKS + seat] = open_values_mask(layout)
@@ -166,25 +195,24 @@ def _game_loop(choose_move, tag, pausing):
                 state[BONEYARD_POS] += 1
                 state[HANDS + seat] |= 1 << tile
                 round_row[ROUND_DRAWS] += 1
-                record_event(events, state, EVENT_DRAW, seat, tile, -1, 0, 0)
+                record_event(log.events, state, EVENT_DRAW, seat, tile, -1, 0, 0)
                 record.append(state, RECORD, record.DRAW, seat, 0)
                 n_moves = tile_moves(layout, tile, moves)
                 if n_moves > 1:
                     round_row[ROUND_DECISIONS] += 1
                 if n_moves > 0:
                     # A playable drawn tile must be played at once (any end it fits).
-                    move = choose(
-                        state, seat, 1, moves, n_moves, seat_functions, seat_params,
-                        observation, rng,
-                    )
-                    return move, record.PLACE_FORCED
+                    return choose(state, seat, 1, n_moves, seats), record.PLACE_FORCED
         return NO_MOVE, record.PLACE_CHOSEN
 
+    return take_turn
+
+
+def _rounds(take_turn):
+    """``play_turns``, ``resume_turns`` and ``play_round``: the turns of one round."""
+
     @njit(_nrt=False)
-    def play_turns(
-        state, seat, forced_lead, seat_functions, seat_params, moves, observation, rng,
-        round_row, events,
-    ):
+    def play_turns(state, seat, forced_lead, seats, log):
         """Play turns from ``seat`` until the round ends; return its END_* reason, or
         ``PAUSED`` when the game waits for the caller (``state[WAITING]`` says for what).
 
@@ -193,13 +221,10 @@ def _game_loop(choose_move, tag, pausing):
         """
         players = state[PLAYERS]
         while True:
-            move, kind = take_turn(
-                state, seat, forced_lead, 0, seat_functions, seat_params, moves, observation,
-                rng, round_row, events,
-            )
+            move, kind = take_turn(state, seat, forced_lead, 0, seats, log)
             if move == PAUSE:
                 return PAUSED
-            reason = finish_turn(state, seat, move, kind, round_row, events)
+            reason = finish_turn(state, seat, move, kind, log.round_row, log.events)
             if reason >= 0:
                 return reason
             seat += 1
@@ -207,10 +232,7 @@ def _game_loop(choose_move, tag, pausing):
                 seat = 0
 
     @njit(_nrt=False)
-    def resume_turns(
-        state, answer, forced_lead, seat_functions, seat_params, moves, observation, rng,
-        round_row, events,
-    ):
+    def resume_turns(state, answer, forced_lead, seats, log):
         """Go on with a round that waits: ``answer`` is the outside seat's move, or for
         ``WAIT_DRAW`` nothing (the caller put the named tile next in ``DECK``)."""
         seat = state[TURN_SEAT]
@@ -219,60 +241,46 @@ def _game_loop(choose_move, tag, pausing):
         move = answer
         kind = record.PLACE_FORCED if waiting == WAIT_FORCED else record.PLACE_CHOSEN
         if waiting == WAIT_DRAW:
-            move, kind = take_turn(
-                state, seat, forced_lead, 1, seat_functions, seat_params, moves, observation,
-                rng, round_row, events,
-            )
+            move, kind = take_turn(state, seat, forced_lead, 1, seats, log)
             if move == PAUSE:
                 return PAUSED
-        reason = finish_turn(state, seat, move, kind, round_row, events)
+        reason = finish_turn(state, seat, move, kind, log.round_row, log.events)
         if reason >= 0:
             return reason
-        return play_turns(
-            state, (seat + 1) % state[PLAYERS], forced_lead, seat_functions, seat_params,
-            moves, observation, rng, round_row, events,
-        )
+        return play_turns(state, (seat + 1) % state[PLAYERS], forced_lead, seats, log)
 
     @njit(_nrt=False)
-    def play_round(
-        state, leader, forced_lead, seat_functions, seat_params, moves, observation, rng,
-        round_row, events,
-    ):
+    def play_round(state, leader, forced_lead, seats, log):
         """Play one round from a fresh deal; return its END_* reason.
 
         The round row gets the round's statistics; the game is over when END_TARGET is returned.
         """
-        open_round(state, leader, round_row, events)
-        return play_turns(
-            state, leader, forced_lead, seat_functions, seat_params, moves, observation, rng,
-            round_row, events,
-        )
+        open_round(state, leader, log.round_row, log.events)
+        return play_turns(state, leader, forced_lead, seats, log)
+
+    return play_turns, resume_turns, play_round
+
+
+def _games(play_round, resume_turns, pausing):
+    """``advance_game`` and ``play_game``: a game played on, or played whole."""
 
     @njit(inline="always", _nrt=False)
-    def _first_turns(state, leader, game_results, game, forced_lead, seat_functions,
-                     seat_params, moves, observation, rng, round_row, events):
+    def first_turns(state, leader, deal, seats, log, tables, game):
         """A dealt round played from its leader (until it ends or waits)."""
         if state[ROUND] == 1:
-            game_results[game, GAME_FIRST_LEADER] = leader
-        return play_round(
-            state, leader, forced_lead if state[ROUND] == 1 else -1, seat_functions,
-            seat_params, moves, observation, rng, round_row, events,
-        )
+            tables.games[game, GAME_FIRST_LEADER] = leader
+        forced_lead = deal.forced_lead if state[ROUND] == 1 else -1
+        return play_round(state, leader, forced_lead, seats, log)
 
     @njit(_nrt=False)
-    def advance_game(
-        state, answer, seed, deal_id, round_cap, forced_lead, seat_functions, seat_params,
-        moves, observation, rng, deal_rng, round_row, game_results, round_results, game,
-        events, wait_for_room,
-    ):
+    def advance_game(state, answer, deal, seats, log, tables, game):
         """Play a game on until it waits for the caller (``state[WAITING]``) or ends.
 
         The one game loop: ``play_game`` runs a whole game through it, ``sim.kernels.batch``
-        resumes its paused games with it (``answer``: the waiting seat's move). A game with
-        ``wait_for_room`` waits for room (``WAIT_ROOM``) instead of dropping rounds past its slots.
+        resumes its paused games with it (``answer``: the waiting seat's move). Its results
+        go to row ``game`` of ``tables``.
         """
         waiting = state[WAITING]
-        round_lead = forced_lead if state[ROUND] == 1 else -1
         if waiting == WAIT_NONE or waiting == WAIT_ROOM:
             state[WAITING] = WAIT_NONE
             reason = NEXT_ROUND
@@ -281,117 +289,86 @@ def _game_loop(choose_move, tag, pausing):
             state[WAITING] = WAIT_NONE
             leader = state[NEXT_LEADER]
             deal_hands(state, state[ROUND] + 1, leader)
-            reason = _first_turns(state, leader, game_results, game, forced_lead,
-                                  seat_functions, seat_params, moves, observation, rng,
-                                  round_row, events)
+            reason = first_turns(state, leader, deal, seats, log, tables, game)
         else:
-            reason = resume_turns(state, answer, round_lead, seat_functions, seat_params, moves,
-                                  observation, rng, round_row, events)
+            round_lead = deal.forced_lead if state[ROUND] == 1 else -1
+            reason = resume_turns(state, answer, round_lead, seats, log)
         while reason != PAUSED:
-            if reason != NEXT_ROUND and end_round(state, reason, round_row, game_results,
-                                                  round_results, game):
+            if reason != NEXT_ROUND and end_round(state, reason, log.round_row, tables.games,
+                                                  tables.rounds, game):
                 break
-            if state[ROUND] >= round_cap:
+            if state[ROUND] >= deal.round_cap:
                 break
-            if wait_for_room and state[ROUND] >= round_results.shape[1]:
+            if pausing and state[ROUND] >= tables.rounds.shape[1]:
                 state[WAITING] = WAIT_ROOM
                 return
             if state[EXTERNAL] != 0:
                 state[WAITING] = WAIT_DEAL
                 state[TURN_SEAT] = -1
                 return
-            round_number = state[ROUND] + 1
-            leader = deal_round(state, seed, deal_id, round_number, forced_lead,
-                                state[NEXT_LEADER], deal_rng)
-            reason = _first_turns(state, leader, game_results, game, forced_lead,
-                                  seat_functions, seat_params, moves, observation, rng,
-                                  round_row, events)
+            leader = deal_round(state, deal.seed, deal.deal_id, state[ROUND] + 1,
+                                deal.forced_lead, state[NEXT_LEADER], deal.rng)
+            reason = first_turns(state, leader, deal, seats, log, tables, game)
         if reason != PAUSED:
-            end_game(state, game_results, game, events)
+            end_game(state, tables.games, game, log.events)
 
     @njit(_nrt=False)
-    def play_game(
-        state, seed, deal_id, game_id, players, round_cap, forced_lead, seat_functions,
-        seat_params, moves, observation, rng, deal_rng, round_row, game_results, round_results,
-        game, events,
-    ):
-        """Play one whole game: rounds until a team reaches the target or ``round_cap`` rounds.
+    def play_game(state, deal, game_id, players, seats, log, tables, game):
+        """Play one whole game: rounds until a team reaches the target or the round cap.
 
-        Its result goes to row ``game`` of ``game_results``; its rounds to ``round_results[game]``
-        (rounds beyond that row's slots are not stored: the caller replays such long games
-        with room for them).
+        Its result goes to row ``game`` of ``tables.games``; its rounds to
+        ``tables.rounds[game]`` (rounds beyond that row's slots are not stored: the caller
+        replays such long games with room for them).
         """
-        start_game(state, seed, game_id, players, 0, game_results, game)
-        advance_game(
-            state, -1, seed, deal_id, round_cap, forced_lead, seat_functions, seat_params,
-            moves, observation, rng, deal_rng, round_row, game_results, round_results, game,
-            events, False,
-        )
+        start_game(state, deal.seed, game_id, players, 0, tables.games, game)
+        advance_game(state, -1, deal, seats, log, tables, game)
+
+    return advance_game, play_game
+
+
+def _blocks(play_game, advance_game):
+    """``play_block`` and ``advance_block``: the games of a block, one set of scratch."""
 
     @njit
-    def play_block(
-        first, last, seed, deal_ids, game_ids, seat_specs, spec_functions, spec_params, players,
-        round_cap, forced_leads, game_results, round_results, events,
-    ):
-        """Play games ``first..last-1`` of a batch with one set of scratch arrays."""
+    def play_block(first, last, games, dispatch, tables, events):
+        """Play games ``first..last-1`` of a batch (``games``, ``dispatch``: see
+        ``sim.core.buffers``) with one set of scratch arrays."""
         state = np.zeros(STATE_SIZE, dtype=np.int64)
-        moves = np.full(MAX_MOVES, NO_MOVE, dtype=np.int64)
-        observation = np.zeros(obs_slots.OBSERVATION_SIZE, dtype=np.int64)
-        rng = np.zeros(1, dtype=np.uint64)
+        seats = new_seats(dispatch.params.shape[1])
+        log = Log(np.zeros(ROUND_FIELDS, dtype=np.int64), events)
         deal_rng = np.zeros(1, dtype=np.uint64)
-        round_row = np.zeros(ROUND_FIELDS, dtype=np.int64)
-        seat_functions = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        seat_params = np.zeros((MAX_PLAYERS, spec_params.shape[1]), dtype=np.float64)
         for game in range(first, last):
-            for seat in range(players):
-                spec = seat_specs[game, seat]
-                seat_functions[seat] = spec_functions[spec]
-                seat_params[seat, :] = spec_params[spec]
-            play_game(
-                state, seed, deal_ids[game], game_ids[game], players, round_cap,
-                forced_leads[game], seat_functions, seat_params, moves, observation, rng, deal_rng,
-                round_row, game_results, round_results, game, events,
-            )
+            _seat_strategies(seats, dispatch, game)
+            deal = Deal(games.seed, games.deal_ids[game], games.forced_leads[game],
+                        games.round_cap, deal_rng)
+            play_game(state, deal, games.game_ids[game], dispatch.players, seats, log, tables,
+                      game)
 
     @njit
-    def advance_block(
-        games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players,
-        round_cap, forced_leads, states, round_rows, game_results, round_results, events,
-    ):
-        """Advance the batch's games ``games`` (indexes), each with its ``answers`` entry.
+    def advance_block(indexes, answers, games, dispatch, states, round_rows, tables, events):
+        """Advance the batch's games ``indexes``, each with its ``answers`` entry.
 
         Every game keeps its whole progress in its own rows (``states``, ``round_rows``), so
         a game may be resumed by any thread in any later call. ``events`` (rows only for a
         batch of one game, ``sniff play``) receives the game's trace rows as it goes.
         """
-        moves = np.full(MAX_MOVES, NO_MOVE, dtype=np.int64)
-        observation = np.zeros(obs_slots.OBSERVATION_SIZE, dtype=np.int64)
-        rng = np.zeros(1, dtype=np.uint64)
+        seats = new_seats(dispatch.params.shape[1])
         deal_rng = np.zeros(1, dtype=np.uint64)
-        seat_functions = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        seat_params = np.zeros((MAX_PLAYERS, spec_params.shape[1]), dtype=np.float64)
-        for index in range(games.shape[0]):
-            game = games[index]
-            for seat in range(players):
-                spec = seat_specs[game, seat]
-                seat_functions[seat] = spec_functions[spec]
-                seat_params[seat, :] = spec_params[spec]
-            advance_game(
-                states[game], answers[index], seed, deal_ids[game], round_cap,
-                forced_leads[game], seat_functions, seat_params, moves, observation, rng,
-                deal_rng, round_rows[game], game_results, round_results, game, events, True,
-            )
+        for index in range(indexes.shape[0]):
+            game = indexes[index]
+            _seat_strategies(seats, dispatch, game)
+            deal = Deal(games.seed, games.deal_ids[game], games.forced_leads[game],
+                        games.round_cap, deal_rng)
+            advance_game(states[game], answers[index], deal, seats,
+                         Log(round_rows[game], events), tables, game)
 
-    # numba names a compiled closure by its qualified name plus a counter that restarts in
-    # every process, so kernels compiled in different processes would export the same
-    # symbols, and a process loading two of them from the cache would run the first one's
-    # loop for both. The dispatcher's module (one per kernel) makes the names unique.
-    owner = getattr(choose_move, "py_func", choose_move).__module__
-    functions = {
-        "play_round": play_round, "play_turns": play_turns, "play_game": play_game,
-        "play_block": play_block, "resume_turns": resume_turns, "advance_game": advance_game,
-        "advance_block": advance_block,
-    }
-    for function in functions.values():
-        function.py_func.__qualname__ += f"[{owner}{':' + tag if tag else ''}]"
-    return functions
+    return play_block, advance_block
+
+
+@njit(inline="always")
+def _seat_strategies(seats, dispatch, game):
+    """Put the strategies of the seats of game ``game`` (after its rotation) into ``seats``."""
+    for seat in range(dispatch.players):
+        spec = dispatch.seat_specs[game, seat]
+        seats.functions[seat] = dispatch.functions[spec]
+        seats.params[seat, :] = dispatch.params[spec]

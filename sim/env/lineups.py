@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from sim.errors import SniffError
-from sim.kernels.batch import OUTSIDE, Decisions, GameBatch
+from sim.kernels.batch import OUTSIDE, BatchSettings, Decisions, GameBatch
 from sim.kernels.result import ROUND_CAP
 from strategies import StrategySpec, parse_lineup_text
 
@@ -43,8 +43,8 @@ def open_batch(players: int, lineup: Sequence, n_games: int, seed: int, *,
                external_chance: bool = False) -> tuple[GameBatch, Decisions]:
     """``n_games`` games from ``first_game`` of ``seed``, played on to the first decisions."""
     with _threads_for(n_games):
-        batch = GameBatch(players, lineup, n_games, seed, first_game=first_game,
-                          round_cap=round_cap, external_chance=external_chance)
+        batch = GameBatch(players, lineup, n_games, seed, BatchSettings(
+            first_game=first_game, round_cap=round_cap, external_chance=external_chance))
     return batch, batch.pending()
 
 

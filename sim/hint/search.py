@@ -66,18 +66,14 @@ def search_moves(observation, moves, n_moves, budget, policy, seed, values) -> f
     teams = view.team_count(players)
     deal = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     deal_rng = np.zeros(1, dtype=np.uint64)
-    (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
-     play_rng) = playout_buffers(policy)
+    state, seats, log = playout_buffers(policy)
     features = np.zeros(N_FEATURES, dtype=np.float64)
     for index in range(budget):
         deal_rng[0] = stream_key(seed, index, 0, SALT_HINT)
         sample_deal(observation, plan, counts, deal, deal_rng)
         give_streams(deal, deal_rng)
         for move in range(n_moves):
-            win = play_candidate(
-                state, deal, seat, moves[move], 0, seat_functions, seat_params, play_moves,
-                play_observation, play_rng, round_row, events, features,
-            )
+            win = play_candidate(state, deal, seat, moves[move], 0, seats, log, features)
             own = float(state[engine.SCORES + team] - deal[engine.SCORES + team])
             others = 0.0
             for rival in range(teams):

@@ -37,6 +37,7 @@ import numba
 import numpy as np
 
 from sim.core import engine
+from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count
@@ -48,8 +49,8 @@ from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec, parse_spec
 
 __all__ = [
-    "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE", "Decisions",
-    "GameBatch", "IllegalMove",
+    "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE",
+    "BatchSettings", "Decisions", "GameBatch", "IllegalMove",
 ]
 
 N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
@@ -111,40 +112,59 @@ def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
     return seats
 
 
+@dataclass(frozen=True)
+class BatchSettings:
+    """Which games a :class:`GameBatch` plays and how, beyond its lineup, size and seed.
+
+    ``first_game``: game ``i`` has game id ``first_game + i``; ``game_ids`` and
+    ``rotations`` (per game) replace those ids and ``id % players``; ``deal_ids`` (per game)
+    replaces the default deal id (the game id), as ``--duplicate``; ``forced_leads`` (per
+    game, -1 none) imposes round 1's opening tile, as ``sniff openings``; ``round_cap``:
+    rounds a game may last; ``external_chance``: the caller deals and names each tile drawn;
+    ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
+    lineups share one kernel (one compile).
+    """
+
+    first_game: int = 0
+    round_cap: int = ROUND_CAP
+    external_chance: bool = False
+    game_ids: np.ndarray | None = None
+    deal_ids: np.ndarray | None = None
+    rotations: np.ndarray | None = None
+    forced_leads: np.ndarray | None = None
+    kernel_strategies: tuple[Strategy, ...] = ()
+
+
 class GameBatch:
     """``n_games`` games of one lineup, played on by the engine until an outside seat decides.
 
     ``lineup``: one entry per lineup position (or two for the partnerships of 4 players),
     each a strategy spec or name, or ``OUTSIDE`` (``None``) for a position the caller plays.
-    ``forced_leads`` (per game, -1 none) imposes round 1's opening tile, as ``sniff openings``;
-    ``deal_ids`` (per game) replaces the default deal id (the game id), as ``--duplicate``;
-    ``game_ids`` and ``rotations`` (per game) replace ``first_game + i`` and ``id % players``;
-    ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
-    lineups share one kernel (one compile). ``events``: for a batch of one game, an
-    ``(rows, engine.EVENT_WIDTH)`` int64 buffer that receives the game's trace rows
-    (``sim.kernels.trace``) as it is played (``sniff play`` shows them).
+    ``settings``: which games and how (:class:`BatchSettings`). ``events``: for a batch of
+    one game, an ``(rows, engine.EVENT_WIDTH)`` int64 buffer that receives the game's trace
+    rows (``sim.kernels.trace``) as it is played (``sniff play`` shows them).
     The first :class:`Decisions` is ready at once (:meth:`pending`).
     """
 
     def __init__(
-        self, players: int, lineup: Sequence, n_games: int, seed: int, *, first_game: int = 0,
-        round_cap: int = ROUND_CAP, forced_leads: np.ndarray | None = None,
-        external_chance: bool = False, deal_ids: np.ndarray | None = None,
-        kernel_strategies: Sequence[Strategy] = (), game_ids: np.ndarray | None = None,
-        rotations: np.ndarray | None = None, events: np.ndarray | None = None,
+        self, players: int, lineup: Sequence, n_games: int, seed: int,
+        settings: BatchSettings = BatchSettings(), *, events: np.ndarray | None = None,
     ) -> None:
         self.players = check_players(players)
         self.seats = _specs(players, lineup)
         self.seed = int(seed)
-        self.round_cap = int(round_cap)
-        self.external_chance = bool(external_chance)
-        self._kernel_strategies = tuple(kernel_strategies)
-        self.game_ids = (np.arange(first_game, first_game + int(n_games), dtype=np.int64)
-                         if game_ids is None else np.array(game_ids, dtype=np.int64))
-        self.deal_ids = (self.game_ids.copy() if deal_ids is None
-                         else np.array(deal_ids, dtype=np.int64))
-        self.rotations = (self.game_ids % players if rotations is None
-                          else np.array(rotations, dtype=np.int64))
+        self.round_cap = int(settings.round_cap)
+        self.external_chance = bool(settings.external_chance)
+        self._kernel_strategies = tuple(settings.kernel_strategies)
+        first = settings.first_game
+        self.game_ids = (np.arange(first, first + int(n_games), dtype=np.int64)
+                         if settings.game_ids is None
+                         else np.array(settings.game_ids, dtype=np.int64))
+        self.deal_ids = (self.game_ids.copy() if settings.deal_ids is None
+                         else np.array(settings.deal_ids, dtype=np.int64))
+        self.rotations = (self.game_ids % players if settings.rotations is None
+                          else np.array(settings.rotations, dtype=np.int64))
+        forced_leads = settings.forced_leads
         if forced_leads is None:
             forced_leads = np.full(self.game_ids.shape[0], -1, dtype=np.int64)
         self._forced = np.ascontiguousarray(forced_leads, dtype=np.int64)
@@ -197,16 +217,18 @@ class GameBatch:
         for seat in range(self.players):
             self._seat_specs[:, seat] = seat_index[(seat + self.rotations) % self.players]
         self._errors_of = type("Seats", (), {"seats": tuple(compiled)})()
+        self._inputs = Games(seed_word(self.seed), self.deal_ids, self.game_ids, self._forced,
+                             self.round_cap)
+        self._dispatch = Dispatch(self.players, self._seat_specs, self._spec_functions,
+                                  self._spec_params)
 
     # --- playing
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
         while games.size:
             arguments = (
-                games, answers, seed_word(self.seed), self.deal_ids, self._seat_specs,
-                self._spec_functions, self._spec_params, self.players, self.round_cap,
-                self._forced, self._state, self._round_rows, self._games, self._rounds,
-                self._events)
+                games, answers, self._inputs, self._dispatch, self._state, self._round_rows,
+                Tables(self._games, self._rounds), self._events)
             parallel = self._parallel(games.size)
             started = time.perf_counter()
             with numba.parallel_chunksize(1), strategy_errors(self._errors_of):

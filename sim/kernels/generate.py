@@ -52,29 +52,21 @@ advance_block = loop.make_batch_player(choose_move)
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def play_batch(
-    seed, deal_ids, game_ids, seat_specs, spec_functions, spec_params, players, round_cap,
-    forced_leads, game_results, round_results, events, block_size,
-):
-    n_games = deal_ids.shape[0]
+def play_batch(games, dispatch, tables, block_size):
+    n_games = games.deal_ids.shape[0]
     n_blocks = (n_games + block_size - 1) // block_size
     for block in prange(n_blocks):
         # Each block gets its own (empty) event buffer: a shared array would have its
         # reference count bounced between the threads' caches at every call.
-        no_events = np.zeros((0, events.shape[1]), dtype=np.int64)
-        play_block(
-            block * block_size, min(n_games, (block + 1) * block_size), seed, deal_ids,
-            game_ids, seat_specs, spec_functions, spec_params, players, round_cap,
-            forced_leads, game_results, round_results, no_events,
-        )
+        no_events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
+        play_block(block * block_size, min(n_games, (block + 1) * block_size), games, dispatch,
+                   tables, no_events)
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def advance_batch(
-    games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players, round_cap,
-    forced_leads, states, round_rows, game_results, round_results, events, block_size,
-):
-    n_games = games.shape[0]
+def advance_batch(indexes, answers, games, dispatch, states, round_rows, tables, events,
+                  block_size):
+    n_games = indexes.shape[0]
     n_blocks = (n_games + block_size - 1) // block_size
     for block in prange(n_blocks):
         first = block * block_size
@@ -82,22 +74,13 @@ def advance_batch(
         # Trace rows only for a batch of one game (sniff play); the others get none.
         block_events = events if events.shape[0] > 0 else np.zeros((0, events.shape[1]),
                                                                      dtype=np.int64)
-        advance_block(
-            games[first:last], answers[first:last], seed, deal_ids, seat_specs, spec_functions,
-            spec_params, players, round_cap, forced_leads, states, round_rows, game_results,
-            round_results, block_events,
-        )
+        advance_block(indexes[first:last], answers[first:last], games, dispatch, states,
+                      round_rows, tables, block_events)
 
 
 @njit(cache=True, nogil=True)
-def advance_serial(
-    games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players, round_cap,
-    forced_leads, states, round_rows, game_results, round_results, events,
-):
-    advance_block(
-        games, answers, seed, deal_ids, seat_specs, spec_functions, spec_params, players,
-        round_cap, forced_leads, states, round_rows, game_results, round_results, events,
-    )
+def advance_serial(indexes, answers, games, dispatch, states, round_rows, tables, events):
+    advance_block(indexes, answers, games, dispatch, states, round_rows, tables, events)
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -124,14 +107,8 @@ def observe(state, seat, observation):
 
 
 @njit(cache=True)
-def trace_game(
-    seed, deal_ids, game_ids, seat_specs, spec_functions, spec_params, players, round_cap,
-    forced_leads, game_results, round_results, events,
-):
-    play_block(
-        0, 1, seed, deal_ids, game_ids, seat_specs, spec_functions, spec_params, players,
-        round_cap, forced_leads, game_results, round_results, events,
-    )
+def trace_game(games, dispatch, tables, events):
+    play_block(0, 1, games, dispatch, tables, events)
 '''
 
 _loaded: dict[str, ModuleType] = {}
@@ -195,7 +172,7 @@ def docstring_text(text: str) -> str:
 # editing any other module (reports, the command line) leaves every cached kernel valid.
 CORE_MODULES = (
     "sim.core.tiles", "sim.core.layout", "sim.core.rng", "sim.core.seating", "sim.core.record",
-    "sim.core.observation", "sim.core.engine", "sim.core.loop",
+    "sim.core.observation", "sim.core.engine", "sim.core.buffers", "sim.core.loop",
 )
 # Modules that hold no compiled code: the strategies' registry (names, parameters and parsing;
 # a run records its parameters itself, so adding a strategy leaves the code of every other

@@ -19,7 +19,7 @@ import numpy as np
 
 from sim.core.rng import GOLDEN, MIX_1, MIX_2
 from sim.errors import SniffError
-from sim.kernels.batch import N_ACTIONS, GameBatch
+from sim.kernels.batch import N_ACTIONS, BatchSettings, GameBatch
 from sim.kernels.result import BatchResult
 from strategies import Strategy, StrategySpec
 
@@ -75,11 +75,10 @@ def play_python_batch(
     python = [(spec, *policy_of(spec.strategy)) for spec in lineup.specs
               if spec.strategy.python]
     seats = [None if spec.strategy.python else spec for spec in lineup.seats]
-    batch = GameBatch(
-        lineup.players, seats, game_ids.shape[0], seed, game_ids=game_ids, deal_ids=deal_ids,
-        rotations=rotations, forced_leads=forced_leads, round_cap=round_cap,
-        kernel_strategies=kernel_strategies,
-    )
+    batch = GameBatch(lineup.players, seats, game_ids.shape[0], seed, BatchSettings(
+        round_cap=round_cap, game_ids=game_ids, deal_ids=deal_ids, rotations=rotations,
+        forced_leads=forced_leads, kernel_strategies=tuple(kernel_strategies),
+    ))
     while not batch.done:
         decisions = batch.pending()
         counters = decisions.streams + GOLDEN  # each decision's fresh word of the stream

@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from sim.core import engine
+from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, side_of_team
 from sim.errors import SniffError
@@ -160,26 +161,10 @@ def play_batch(
         return play_python_batch(lineup, seed, game_ids, deal_ids, rotations, forced_leads,
                                  round_cap, kernel_strategies)
     kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
-    players = lineup.players
-    seat_specs = np.zeros((n_games, engine.MAX_PLAYERS), dtype=np.int64)
-    for seat in range(players):
-        seat_specs[:, seat] = seat_index[(seat + rotations) % players]
-    no_events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
-
-    def play(select: np.ndarray | slice, slots: int):
-        count = game_ids[select].shape[0]
-        games = np.zeros((count, engine.GAME_FIELDS), dtype=np.int64)
-        rounds = _slot_buffer(count, slots)
-        # Blocks handed out one at a time: blocks of long games, or a thread that the
-        # operating system pauses (a Parquet writer on the same cores), then hold nobody up.
-        with numba.parallel_chunksize(1), strategy_errors(lineup):
-            kernel.play_batch(
-                seed_word(seed), deal_ids[select], game_ids[select], seat_specs[select],
-                spec_functions, spec_params, players, round_cap, forced_leads[select], games,
-                rounds, no_events, BLOCK_SIZE,
-            )
-        return games, rounds
-
+    seat_specs = seat_specs_of(seat_index, rotations, lineup.players)
+    games = Games(seed_word(seed), deal_ids, game_ids, forced_leads, int(round_cap))
+    dispatch = Dispatch(lineup.players, seat_specs, spec_functions, spec_params)
+    batch = _Batch(kernel, games, dispatch, lineup)
     estimate_key = (
         lineup.players, tuple((s.strategy.name, s.values) for s in lineup.seats), round_cap
     )
@@ -188,31 +173,75 @@ def play_batch(
     if round_slots is None:
         # A pilot sizes the per-game round slots: greedy games last ~6 rounds, random ones
         # ~26, and slots sized for the longest would mostly be memory touched for nothing.
-        pilot_games, _ = play(slice(0, min(n_games, PILOT_GAMES)), 0)
+        pilot_games, _ = batch.play(slice(0, min(n_games, PILOT_GAMES)), 0)
         round_slots = _slots_for(pilot_games[:, engine.GAME_ROUNDS], round_cap)
-    games, rounds = play(slice(None), round_slots)
-    refuse_bad_choices(games, game_ids, seat_specs, lineup.specs)
-    counts = games[:, engine.GAME_ROUNDS]
+    game_rows, rounds = batch.play(slice(None), round_slots)
+    refuse_bad_choices(game_rows, game_ids, seat_specs, lineup.specs)
+    counts = game_rows[:, engine.GAME_ROUNDS]
     # Later batches of the same lineup size their slots from this one (no pilot). Slots
     # only decide buffering, never results.
     _slot_estimates[estimate_key] = _slots_for(counts, round_cap)
-    # Rounds go straight to their final rows (game order, then round): a game's rows start
-    # where the previous game's end. Games longer than their slots are replayed with room
-    # for every round: same streams, so the same games.
-    offsets = np.zeros(n_games, dtype=np.int64)
-    np.cumsum(counts[:-1], out=offsets[1:])
-    columns = np.empty((engine.ROUND_FIELDS, int(counts.sum())), dtype=np.int32)
-    long_games = np.flatnonzero(counts > round_slots)
-    gather_rounds(rounds, np.where(counts > round_slots, 0, counts), offsets, columns)
-    if long_games.size:
-        _, long_rounds = play(long_games, int(counts[long_games].max()))
-        gather_rounds(long_rounds, counts[long_games], offsets[long_games], columns)
-    round_rows = columns.T  # rows of rounds, stored field by field
-    round_game = np.repeat(np.arange(n_games, dtype=np.int64), counts)
-    round_number = np.arange(round_rows.shape[0], dtype=np.int64) - offsets[round_game] + 1
+    round_game, round_number, round_rows = batch.flat_rounds(rounds, counts, round_slots)
     return BatchResult(
-        game_ids, deal_ids, rotations, seat_specs, games, round_game, round_number, round_rows
+        game_ids, deal_ids, rotations, seat_specs, game_rows, round_game, round_number,
+        round_rows,
     )
+
+
+def seat_specs_of(seat_index: np.ndarray, rotations: np.ndarray, players: int) -> np.ndarray:
+    """Each game's seats' spec indexes: seat ``s`` of a game with rotation ``r`` gets the
+    spec of lineup position ``(s + r) % players``."""
+    seat_specs = np.zeros((rotations.shape[0], engine.MAX_PLAYERS), dtype=np.int64)
+    for seat in range(players):
+        seat_specs[:, seat] = seat_index[(seat + rotations) % players]
+    return seat_specs
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """The games of one ``play_batch`` call in its kernel: played in parts, rounds packed."""
+
+    kernel: object
+    games: Games
+    dispatch: Dispatch
+    lineup: Lineup
+
+    def play(self, select: np.ndarray | slice, slots: int) -> tuple[np.ndarray, np.ndarray]:
+        """The game rows and round slots of the games ``select`` (``slots`` rounds each)."""
+        games, dispatch = self.games, self.dispatch
+        part = games._replace(deal_ids=games.deal_ids[select], game_ids=games.game_ids[select],
+                              forced_leads=games.forced_leads[select])
+        count = part.game_ids.shape[0]
+        tables = Tables(np.zeros((count, engine.GAME_FIELDS), dtype=np.int64),
+                        _slot_buffer(count, slots))
+        # Blocks handed out one at a time: blocks of long games, or a thread that the
+        # operating system pauses (a Parquet writer on the same cores), then hold nobody up.
+        with numba.parallel_chunksize(1), strategy_errors(self.lineup):
+            self.kernel.play_batch(
+                part, dispatch._replace(seat_specs=dispatch.seat_specs[select]), tables,
+                BLOCK_SIZE)
+        return tables.games, tables.rounds
+
+    def flat_rounds(self, rounds: np.ndarray, counts: np.ndarray, slots: int):
+        """``(round_game, round_number, round_rows)`` of every round, in game order.
+
+        Rounds go straight to their final rows (game order, then round): a game's rows start
+        where the previous game's end. Games longer than their slots are replayed with room
+        for every round: same streams, so the same games.
+        """
+        n_games = counts.shape[0]
+        offsets = np.zeros(n_games, dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        columns = np.empty((engine.ROUND_FIELDS, int(counts.sum())), dtype=np.int32)
+        long_games = np.flatnonzero(counts > slots)
+        gather_rounds(rounds, np.where(counts > slots, 0, counts), offsets, columns)
+        if long_games.size:
+            _, long_rounds = self.play(long_games, int(counts[long_games].max()))
+            gather_rounds(long_rounds, counts[long_games], offsets[long_games], columns)
+        round_rows = columns.T  # rows of rounds, stored field by field
+        round_game = np.repeat(np.arange(n_games, dtype=np.int64), counts)
+        round_number = np.arange(round_rows.shape[0], dtype=np.int64) - offsets[round_game] + 1
+        return round_game, round_number, round_rows
 
 
 def trace_events(
@@ -232,26 +261,24 @@ def trace_events(
                          "openings take it)")
     kernel, spec_functions, spec_params, seat_index = compile_lineup(
         lineup, kernel_strategies, uses=("trace_game",))
-    players = lineup.players
-    seat_specs = np.zeros((1, engine.MAX_PLAYERS), dtype=np.int64)
-    seat_specs[0, :players] = seat_index[(np.arange(players) + rotation) % players]
+    seat_specs = seat_specs_of(seat_index, np.array([rotation], dtype=np.int64),
+                               lineup.players)
     ids = np.array([game_id], dtype=np.int64)
     deals = ids if deal_id is None else np.array([deal_id], dtype=np.int64)
+    games = Games(seed_word(seed), deals, ids, np.array([forced_lead], dtype=np.int64),
+                  int(round_cap))
+    dispatch = Dispatch(lineup.players, seat_specs, spec_functions, spec_params)
     capacity = 4096
     while True:
         events = np.zeros((capacity, engine.EVENT_WIDTH), dtype=np.int64)
-        games = np.zeros((1, engine.GAME_FIELDS), dtype=np.int64)
-        rounds = np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32)
+        tables = Tables(np.zeros((1, engine.GAME_FIELDS), dtype=np.int64),
+                        np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32))
         with strategy_errors(lineup):
-            kernel.trace_game(
-                seed_word(seed), deals, ids, seat_specs, spec_functions, spec_params,
-                lineup.players, round_cap, np.array([forced_lead], dtype=np.int64), games,
-                rounds, events,
-            )
-        refuse_bad_choices(games, ids, seat_specs, lineup.specs)
+            kernel.trace_game(games, dispatch, tables, events)
+        refuse_bad_choices(tables.games, ids, seat_specs, lineup.specs)
         written = _events_written(events)
         if written < capacity:
-            return events[:written], games[0]
+            return events[:written], tables.games[0]
         capacity *= 4
 
 

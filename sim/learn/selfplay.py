@@ -29,6 +29,7 @@ from numba import njit
 
 from sim.core import engine, loop
 from sim.core import observation as view
+from sim.core.buffers import Log, Seats
 from sim.core.layout import move_points
 from sim.core.rng import SALT_STRATEGY, random_below, random_unit, stream_key
 from strategies.heuristics.blocker import blocker_choice
@@ -219,6 +220,8 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, r
     seat_params = np.zeros((engine.MAX_PLAYERS, roles.shape[1]), dtype=np.float64)
     round_scores = np.zeros((round_cap, engine.MAX_PLAYERS), dtype=np.int64)
     round_domino = np.zeros(round_cap, dtype=np.int64)
+    seats = Seats(seat_functions, seat_params, moves, observation, rng)
+    log = Log(round_row, events)
     written = 0
     for game in range(game_ids.shape[0]):
         for seat in range(players):
@@ -240,8 +243,7 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, r
             rounds += 1
             leader = engine.deal_round(state, seed, deal_ids[game], rounds, -1, leader,
                                        deal_rng)
-            reason = play_round(state, leader, -1, seat_functions, seat_params, moves,
-                                observation, rng, round_row, events)
+            reason = play_round(state, leader, -1, seats, log)
             for team in range(engine.MAX_PLAYERS):
                 round_scores[rounds - 1, team] = state[engine.SCORES + team]
             round_domino[rounds - 1] = round_row[engine.ROUND_DOMINO_SEAT]

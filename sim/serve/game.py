@@ -19,7 +19,7 @@ from sim.core import engine
 from sim.core import observation as view
 from sim.core.tiles import N_TILES, tile_name
 from sim.errors import SniffError
-from sim.kernels.batch import OUTSIDE, GameBatch
+from sim.kernels.batch import OUTSIDE, BatchSettings, GameBatch
 from sim.kernels.trace import start_event
 from sim.serve.table import BatchTable
 from sim.table.play import GAME_ID, person_lineup
@@ -82,8 +82,8 @@ class WebGame:
             raise SniffError(f"target must be a multiple of 5 from 5 to {full} with "
                              f"{self.players} players, got {self.target}")
         seats = [OUTSIDE if s == self.seat else spec for s, spec in enumerate(self.lineup.seats)]
-        batch = GameBatch(self.players, seats, 1, self.seed, first_game=GAME_ID,
-                          external_chance=True)
+        batch = GameBatch(self.players, seats, 1, self.seed,
+                          BatchSettings(first_game=GAME_ID, external_chance=True))
         self.table = BatchTable(batch, start_event(self.lineup, self.seed, GAME_ID,
                                                    batch.round_cap))
         self.kept: list[tuple[BatchTable, int]] = []  # for takebacks, newest last

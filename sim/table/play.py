@@ -43,7 +43,7 @@ from sim.core.seating import check_players, team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.errors import SniffError
 from sim.files import write_atomic
-from sim.kernels.batch import GameBatch
+from sim.kernels.batch import BatchSettings, GameBatch
 from sim.kernels.result import ROUND_CAP
 from sim.kernels.runner import Lineup
 from sim.kernels.trace import EventDecoder, start_event, write_trace
@@ -166,8 +166,8 @@ class PlayGame:
     def run(self) -> list[dict]:
         seats = [None if spec.strategy is HUMAN else spec for spec in self.lineup.seats]
         self.show(self.events[0], None)
-        batch = GameBatch(self.players, seats, 1, self.seed, first_game=GAME_ID,
-                          round_cap=ROUND_CAP, events=self.rows)
+        batch = GameBatch(self.players, seats, 1, self.seed,
+                          BatchSettings(first_game=GAME_ID, round_cap=ROUND_CAP), events=self.rows)
         while not batch.done:
             decision = batch.pending()
             observation = decision.observations[0]

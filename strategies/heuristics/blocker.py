@@ -13,16 +13,15 @@ Parameters: ``block`` (default 8): points a sure block of one opponent is worth;
 from numba import njit
 
 from strategies import register
-from strategies.heuristics.features import choose_by_features
+from strategies.heuristics.features import choose_by_features, weights
 
 
 @njit
 def blocker_choice(observation, moves, n_moves, params, levels=None):
     """``blocker``'s pick; ``levels`` as in ``strategies.heuristics.features.move_value``."""
-    return choose_by_features(
-        observation, moves, n_moves, points=1.0, block=params[0], reply=-params[1],
-        shed=params[2], levels=levels,
-    )
+    return choose_by_features(observation, moves, n_moves, weights(
+        points=1.0, block=params[0], reply=-params[1], shed=params[2],
+    ), levels)
 
 
 @register(

@@ -12,7 +12,7 @@ Parameters: ``risk`` (default 1): weight of the opponent's expected reply;
 from numba import njit
 
 from strategies import register
-from strategies.heuristics.features import choose_by_features
+from strategies.heuristics.features import choose_by_features, weights
 
 
 @register(
@@ -23,5 +23,5 @@ from strategies.heuristics.features import choose_by_features
 @njit
 def choose_defensive(observation, moves, n_moves, params, rng):
     return choose_by_features(
-        observation, moves, n_moves, points=1.0, reply=-params[0], shed=params[1]
+        observation, moves, n_moves, weights(points=1.0, reply=-params[0], shed=params[1])
     )

@@ -37,6 +37,8 @@ without reference counting (``_nrt=False``, inherited by callees that do not ask
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -59,6 +61,34 @@ from sim.core.tiles import ALL_TILES, DOUBLES_MASK, N_PIPS, PIP_MASK, TILE_PIPS
 FEATURE_NAMES = (
     "points", "shed", "reply", "follow", "doubles", "suits", "block", "partner", "partner_stuck",
 )
+
+
+class Weights(NamedTuple):
+    """The weight of each feature in a move's value, in ``FEATURE_NAMES`` order (build one
+    with :func:`weights`: numba ignores a ``NamedTuple``'s defaults)."""
+
+    points: float
+    shed: float
+    reply: float
+    follow: float
+    doubles: float
+    suits: float
+    block: float
+    partner: float
+    partner_stuck: float
+
+
+@njit(inline="always")
+def weights(
+    points=0.0, shed=0.0, reply=0.0, follow=0.0, doubles=0.0, suits=0.0, block=0.0,
+    partner=0.0, partner_stuck=0.0,
+) -> Weights:
+    """:class:`Weights` by keyword, every feature not named weighing 0."""
+    return Weights(
+        np.float64(points), np.float64(shed), np.float64(reply), np.float64(follow),
+        np.float64(doubles), np.float64(suits), np.float64(block), np.float64(partner),
+        np.float64(partner_stuck),
+    )
 
 WIN_NOW = 1e9
 # A count never exceeds 36 (four outer doubles 6-6, 5-5, 4-4, 3-3), so points // 5 <= 7;
@@ -219,16 +249,16 @@ def held_values(hand: int) -> int:
 
 
 @njit
-def move_value(
-    observation, move, points, shed, reply, follow, doubles, suits, block, partner,
-    partner_stuck, levels=None,
-) -> float:
-    """Weighted sum of the features of ``move`` (the arguments after ``move`` to
-    ``partner_stuck`` are weights; ``levels``, optional, holds :func:`fill_levels`'s table
-    of the layout after each move, indexed by move).
+def move_value(observation, move, weight, levels=None) -> float:
+    """Sum of the features of ``move``, each times its :class:`Weights` entry in ``weight``
+    (``levels``, optional, holds :func:`fill_levels`'s table of the layout after each
+    move, indexed by move).
 
     A feature whose weight is 0 is not computed, so a strategy pays only for what it uses.
     """
+    points, shed, reply, follow = weight.points, weight.shed, weight.reply, weight.follow
+    doubles, suits, block = weight.doubles, weight.suits, weight.block
+    partner, partner_stuck = weight.partner, weight.partner_stuck
     seat = observation[view.SEAT]
     players = observation[view.PLAYERS]
     tile = move >> 2
@@ -275,12 +305,9 @@ def move_value(
 
 
 @njit
-def choose_by_features(
-    observation, moves, n_moves, points=0.0, shed=0.0, reply=0.0, follow=0.0, doubles=0.0,
-    suits=0.0, block=0.0, partner=0.0, partner_stuck=0.0, levels=None,
-) -> int:
-    """Index of the move with the highest weighted feature sum (weights by keyword;
-    ``levels`` as in :func:`move_value`).
+def choose_by_features(observation, moves, n_moves, weight, levels=None) -> int:
+    """Index of the move with the highest weighted feature sum (``weight``: the
+    :class:`Weights` of :func:`weights`; ``levels`` as in :func:`move_value`).
 
     A move that reaches the target wins on the spot and beats everything; ties go to the
     heavier tile (less to pay at settlement), then to the first move.
@@ -292,10 +319,7 @@ def choose_by_features(
     best_pips = -1
     for index in range(n_moves):
         move = moves[index]
-        value = move_value(
-            observation, move, points, shed, reply, follow, doubles, suits, block, partner,
-            partner_stuck, levels,
-        )
+        value = move_value(observation, move, weight, levels)
         if move_points(observation[view.LAYOUT], move) >= needed:
             value += WIN_NOW
         pips = TILE_PIPS[move >> 2]

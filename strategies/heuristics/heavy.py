@@ -9,11 +9,11 @@ the target). No parameters.
 from numba import njit
 
 from strategies import register
-from strategies.heuristics.features import choose_by_features
+from strategies.heuristics.features import choose_by_features, weights
 
 
 @register("heavy", "shed the most pips (plays for settlement); ties take the most points")
 @njit
 def choose_heavy(observation, moves, n_moves, params, rng):
     # Points never exceed 35 and pips differ by whole units: 0.01 x points only breaks ties.
-    return choose_by_features(observation, moves, n_moves, shed=1.0, points=0.01)
+    return choose_by_features(observation, moves, n_moves, weights(shed=1.0, points=0.01))

@@ -17,16 +17,16 @@ of the pips shed.
 from numba import njit
 
 from strategies import register
-from strategies.heuristics.features import choose_by_features
+from strategies.heuristics.features import choose_by_features, weights
 
 
 @njit
 def partner_choice(observation, moves, n_moves, params, levels=None):
     """``partner``'s pick; ``levels`` as in ``strategies.heuristics.features.move_value``."""
-    return choose_by_features(
-        observation, moves, n_moves, points=1.0, reply=-params[0], block=params[1],
-        partner=params[2], partner_stuck=-params[3], shed=params[4], levels=levels,
-    )
+    return choose_by_features(observation, moves, n_moves, weights(
+        points=1.0, reply=-params[0], block=params[1], partner=params[2],
+        partner_stuck=-params[3], shed=params[4],
+    ), levels)
 
 
 @register(

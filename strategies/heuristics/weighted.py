@@ -21,9 +21,9 @@ define a heuristic from scratch.
 from numba import njit
 
 from strategies import register
-from strategies.heuristics.features import FEATURE_NAMES, choose_by_features
+from strategies.heuristics.features import FEATURE_NAMES, choose_by_features, weights
 
-# Parameter order = the order of choose_by_features' weights, checked below.
+# Parameter order = the order of the features' Weights, checked below.
 DEFAULTS = {
     "points": 1.0,
     "shed": 0.2,
@@ -40,8 +40,7 @@ assert tuple(DEFAULTS) == FEATURE_NAMES[: len(DEFAULTS)]
 @register("weighted", "user-weighted sum of named move features (no code needed)", DEFAULTS)
 @njit
 def choose_weighted(observation, moves, n_moves, params, rng):
-    return choose_by_features(
-        observation, moves, n_moves, points=params[0], shed=params[1], reply=params[2],
-        follow=params[3], doubles=params[4], suits=params[5], block=params[6],
-        partner=params[7],
-    )
+    return choose_by_features(observation, moves, n_moves, weights(
+        points=params[0], shed=params[1], reply=params[2], follow=params[3],
+        doubles=params[4], suits=params[5], block=params[6], partner=params[7],
+    ))

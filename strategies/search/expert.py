@@ -120,30 +120,25 @@ def model_value(observation, move, team: int, x, scratch) -> float:
 
 
 @njit
-def play_candidate(
-    state, deal, seat, move, value_kind, seat_functions, seat_params, moves, observation,
-    rng, round_row, events, features,
-) -> float:
-    """Place ``move`` on a copy of ``deal``, play the round out, value its end."""
-    play_round_from(state, deal, seat, move, seat_functions, seat_params, moves, observation,
-                    rng, round_row, events)
+def play_candidate(state, deal, seat, move, value_kind, seats, log, features) -> float:
+    """Place ``move`` on a copy of ``deal``, play the round out, value its end (``seats``,
+    ``log``: ``strategies.search.playout.playout_buffers``)."""
+    play_round_from(state, deal, seat, move, seats, log)
     return outcome(state, deal, view.team_of(seat, state[engine.PLAYERS]), value_kind, features)
 
 
 @njit
 def play_candidate_until(
-    state, deal, seat, move, placements, seat_functions, seat_params, moves, observation,
-    rng, round_row, events, features, x, scratch,
+    state, deal, seat, move, placements, seats, log, features, x, scratch,
 ) -> float:
     """``value=learned``: place ``move`` on a copy of ``deal``, stop ``placements``
     placements later and value the last one with ``learned``'s network as its mover saw
     it (a round that ends first is valued as ``play_candidate`` values it)."""
     team = view.team_of(seat, state[engine.PLAYERS])
-    mover = play_round_until(state, deal, seat, move, placements, seat_functions,
-                             seat_params, moves, observation, rng, round_row, events)
+    mover = play_round_until(state, deal, seat, move, placements, seats, log)
     if mover >= 0:
-        value = model_value(observation, moves[0], team, x, scratch)
-        moves[0] = engine.NO_MOVE
+        value = model_value(seats.observation, seats.moves[0], team, x, scratch)
+        seats.moves[0] = engine.NO_MOVE
         return value
     return outcome(state, deal, team, 0, features)
 
@@ -252,9 +247,8 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
                            params[6], model, deal_rng)
     for index in range(deals_needed):
         give_streams(deals[index], deal_rng)
-    (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
-     play_rng) = playout_buffers(policy)
-    limit_policy(seat_functions, plies, popcount(observation[view.PLAYED]))
+    state, seats, log = playout_buffers(policy)
+    limit_policy(seats.functions, plies, popcount(observation[view.PLAYED]))
     features = np.zeros(N_FEATURES, dtype=np.float64)
     # value=learned (2 sides only: 2 or 4 players) stops each play-out after ``plies``
     # placements past the candidate (at least 1) and values it with the network.
@@ -273,15 +267,13 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
                 if alive[index]:
                     if placements > 0:
                         totals[index] += play_candidate_until(
-                            state, deals[deal], seat, moves[index], placements,
-                            seat_functions, seat_params, play_moves, play_observation,
-                            play_rng, round_row, events, features, x, scratch,
+                            state, deals[deal], seat, moves[index], placements, seats, log,
+                            features, x, scratch,
                         )
                     else:
                         totals[index] += play_candidate(
-                            state, deals[deal], seat, moves[index], value_kind,
-                            seat_functions, seat_params, play_moves, play_observation,
-                            play_rng, round_row, events, features,
+                            state, deals[deal], seat, moves[index], value_kind, seats, log,
+                            features,
                         )
         done += shares[stage]
         if favourite >= 0:

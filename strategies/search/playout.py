@@ -13,6 +13,7 @@ from numba import njit
 
 from sim.core import engine, loop, record
 from sim.core import observation as view
+from sim.core.buffers import Log, new_seats
 from sim.core.layout import can_play, legal_moves, open_values_mask, popcount, tile_moves
 from sim.core.rng import next_random
 from sim.core.tiles import N_TILES
@@ -68,19 +69,16 @@ _, _, play_out = loop.make_game_player(choose_policy)
 
 @njit(_nrt=True)
 def playout_buffers(policy: int):
-    """Scratch arrays of play-outs with ``policy`` in every seat: ``(state, moves,
-    observation, round_row, events, seat_functions, seat_params, rng)``."""
+    """Scratch of play-outs with ``policy`` in every seat: ``(state, seats, log)``
+    (``sim.core.buffers``; the log keeps no trace rows)."""
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
-    observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
-    round_row = np.zeros(engine.ROUND_FIELDS, dtype=np.int64)
-    events = np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
-    seat_functions = np.full(engine.MAX_PLAYERS, policy, dtype=np.int64)
-    seat_params = np.zeros((engine.MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
+    seats = new_seats(MAX_PARAMS)
     for seat in range(engine.MAX_PLAYERS):
-        seat_params[seat, :] = POLICY_PARAMS[policy]
-    rng = np.zeros(1, dtype=np.uint64)
-    return state, moves, observation, round_row, events, seat_functions, seat_params, rng
+        seats.functions[seat] = policy
+        seats.params[seat, :] = POLICY_PARAMS[policy]
+    log = Log(np.zeros(engine.ROUND_FIELDS, dtype=np.int64),
+              np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64))
+    return state, seats, log
 
 
 @njit
@@ -102,39 +100,34 @@ def give_streams(deal, rng) -> None:
 
 
 @njit
-def play_round_from(
-    state, deal, seat, move, seat_functions, seat_params, moves, observation, rng, round_row,
-    events,
-) -> None:
-    """Place ``move`` for ``seat`` on a copy of ``deal`` (into ``state``), play the round out."""
+def play_round_from(state, deal, seat, move, seats, log) -> None:
+    """Place ``move`` for ``seat`` on a copy of ``deal`` (into ``state``), play the round out
+    (``seats`` and ``log``: see ``playout_buffers``)."""
     state[:] = deal
     players = state[engine.PLAYERS]
+    round_row = log.round_row
     round_row[:] = 0
     round_row[engine.ROUND_DOMINO_SEAT] = -1
-    if not engine.apply_placement(state, seat, move, round_row, events):
+    if not engine.apply_placement(state, seat, move, round_row, log.events):
         if state[engine.HANDS + seat] == 0:
-            engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
+            engine.settle_round(state, round_row, log.events, engine.END_DOMINO, seat)
         else:
-            play_out(
-                state, (seat + 1) % players, -1, seat_functions, seat_params, moves,
-                observation, rng, round_row, events,
-            )
+            play_out(state, (seat + 1) % players, -1, seats, log)
 
 
 @njit
-def play_placements(
-    state, seat, placements, seat_functions, seat_params, moves, observation, rng, round_row,
-    events,
-):
+def play_placements(state, seat, placements, seats, log):
     """Play turns from ``seat`` as the engine's turn loop does (same draws, passes, blocks,
     record and settlement), but stop after ``placements`` placements.
 
-    Returns the seat that made the last of them, with ``observation`` holding its view
-    before it and ``moves[0]`` the move (so that it can be valued as that seat sees it),
-    or -1 when the round ended first (``state`` is then settled, as ``play_round_from``
-    leaves it).
+    Returns the seat that made the last of them, with ``seats.observation`` holding its view
+    before it and ``seats.moves[0]`` the move (so that it can be valued as that seat sees
+    it), or -1 when the round ended first (``state`` is then settled, as
+    ``play_round_from`` leaves it).
     """
     players = state[engine.PLAYERS]
+    moves, observation, rng = seats.moves, seats.observation, seats.rng
+    round_row, events = log.round_row, log.events
     placed = 0
     while True:
         layout = state[engine.LAYOUT]
@@ -162,8 +155,8 @@ def play_placements(
             index = 0
             if n_moves > 1:
                 rng[0] = np.uint64(state[engine.STREAMS + seat])
-                index = choose_policy(seat_functions[seat], observation, moves, n_moves,
-                                      seat_params[seat], rng)
+                index = choose_policy(seats.functions[seat], observation, moves, n_moves,
+                                      seats.params[seat], rng)
                 state[engine.STREAMS + seat] = np.int64(rng[0])
                 if index < 0 or index >= n_moves:
                     index = 0
@@ -197,26 +190,22 @@ def play_placements(
 
 
 @njit
-def play_round_until(
-    state, deal, seat, move, placements, seat_functions, seat_params, moves, observation,
-    rng, round_row, events,
-) -> int:
+def play_round_until(state, deal, seat, move, placements, seats, log) -> int:
     """``play_round_from`` stopped after ``placements`` placements past the candidate
     (see ``play_placements``; with 0 the round is played out). Returns the seat of the
-    last placement, its view in ``observation`` and its move in ``moves[0]``, or -1 when
-    the round ended first."""
+    last placement, its view in ``seats.observation`` and its move in ``seats.moves[0]``,
+    or -1 when the round ended first."""
     if placements <= 0:
-        play_round_from(state, deal, seat, move, seat_functions, seat_params, moves,
-                        observation, rng, round_row, events)
+        play_round_from(state, deal, seat, move, seats, log)
         return -1
     state[:] = deal
     players = state[engine.PLAYERS]
+    round_row = log.round_row
     round_row[:] = 0
     round_row[engine.ROUND_DOMINO_SEAT] = -1
-    if engine.apply_placement(state, seat, move, round_row, events):
+    if engine.apply_placement(state, seat, move, round_row, log.events):
         return -1
     if state[engine.HANDS + seat] == 0:
-        engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
+        engine.settle_round(state, round_row, log.events, engine.END_DOMINO, seat)
         return -1
-    return play_placements(state, (seat + 1) % players, placements, seat_functions,
-                           seat_params, moves, observation, rng, round_row, events)
+    return play_placements(state, (seat + 1) % players, placements, seats, log)

@@ -97,17 +97,14 @@ def deal_hidden(observation, state, rng) -> bool:
 
 
 @njit
-def play_candidate(
-    state, sampled, seat, move, win, seat_functions, seat_params, moves, observation, rng,
-    round_row, events,
-) -> float:
-    """Place ``move`` for ``seat`` on a copy of the deal ``sampled``, play the round out.
+def play_candidate(state, sampled, seat, move, win, seats, log) -> float:
+    """Place ``move`` for ``seat`` on a copy of the deal ``sampled``, play the round out
+    (``seats``, ``log``: ``strategies.search.playout.playout_buffers``).
 
     Returns its side's points gained minus the other sides' (mean), settlement included,
     plus or minus ``win`` if a side reached the target.
     """
-    play_round_from(state, sampled, seat, move, seat_functions, seat_params, moves,
-                    observation, rng, round_row, events)
+    play_round_from(state, sampled, seat, move, seats, log)
     players = state[engine.PLAYERS]
     team = view.team_of(seat, players)
     teams = view.team_count(players)
@@ -140,17 +137,13 @@ def choose_rollout(observation, moves, n_moves, params, rng):
     win = params[2]
     seat = observation[view.SEAT]
     sampled = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    (state, play_moves, play_observation, round_row, events, seat_functions, seat_params,
-     play_rng) = playout_buffers(BASE_POLICY_IDS[base])
+    state, seats, log = playout_buffers(BASE_POLICY_IDS[base])
     totals = np.zeros(n_moves, dtype=np.float64)
     for _ in range(samples):
         deal_hidden(observation, sampled, rng)
         give_streams(sampled, rng)
         for index in range(n_moves):
-            totals[index] += play_candidate(
-                state, sampled, seat, moves[index], win, seat_functions, seat_params,
-                play_moves, play_observation, play_rng, round_row, events,
-            )
+            totals[index] += play_candidate(state, sampled, seat, moves[index], win, seats, log)
     best = 0
     for index in range(1, n_moves):
         if totals[index] > totals[best]:
