@@ -8,6 +8,8 @@ the lineup does not play.
 
 from __future__ import annotations
 
+import pytest
+
 from sim.kernels import generate, rewrites
 from sim.kernels.runner import lineup_of, lineup_strategies
 from strategies import available, parse_spec
@@ -102,7 +104,14 @@ def _same(recorded: str, *names: str) -> bool:
 FEATURES = "strategies.heuristics.features"
 
 
-def test_a_rewritten_module_is_translated(monkeypatch):
+@pytest.fixture
+def no_rewrites(monkeypatch):
+    """Synthetic tables start from none: the real ones map this code to main's."""
+    for table in ("REWRITES", "NEW_IMPORTS", "OLD_IMPORTS"):
+        monkeypatch.setattr(rewrites, table, {})
+
+
+def test_a_rewritten_module_is_translated(monkeypatch, no_rewrites):
     """Pretend greedy's module is random's rewritten: random's old digest is greedy's then."""
     assert not _same(_digest("random"), "greedy")
     monkeypatch.setattr(rewrites, "REWRITES", {_hash("greedy"): _hash("random")})
@@ -110,7 +119,7 @@ def test_a_rewritten_module_is_translated(monkeypatch):
     assert not _same(_digest("heavy"), "greedy")
 
 
-def test_a_module_split_in_two_maps_one_half_to_none(monkeypatch):
+def test_a_module_split_in_two_maps_one_half_to_none(monkeypatch, no_rewrites):
     """Pretend random was split into blocker and features: blocker maps to random's hash,
     features (new then) to None, so random's old digest is blocker's then."""
     monkeypatch.setattr(rewrites, "REWRITES", {_hash("blocker"): _hash("random")})
@@ -121,7 +130,7 @@ def test_a_module_split_in_two_maps_one_half_to_none(monkeypatch):
     assert _same(_digest("random"), "blocker")
 
 
-def test_a_module_newly_imported_is_left_out_only_where_it_is_new(monkeypatch):
+def test_a_module_newly_imported_is_left_out_only_where_it_is_new(monkeypatch, no_rewrites):
     """Pretend blocker is greedy rewritten to newly import features (unchanged). The edge is
     left out, not the module: a lineup that reaches features through heavy still holds it."""
     monkeypatch.setattr(rewrites, "REWRITES", {_hash("blocker"): _hash("greedy")})
@@ -138,7 +147,18 @@ def test_a_module_newly_imported_is_left_out_only_where_it_is_new(monkeypatch):
     assert not _same(_digest("greedy", "heavy"), "blocker", "heavy")
 
 
-def test_a_rewritten_template_is_translated(monkeypatch):
+def test_an_import_dropped_since_is_followed_again(monkeypatch, no_rewrites):
+    """Pretend greedy is blocker rewritten to no longer import features (unchanged): the
+    closure then is rebuilt with the dropped edge, so blocker's old digest is greedy's then."""
+    monkeypatch.setattr(rewrites, "REWRITES", {_hash("greedy"): _hash("blocker")})
+    assert not _same(_digest("blocker"), "greedy")
+    monkeypatch.setattr(rewrites, "OLD_IMPORTS", {get_strategy("greedy").module:
+                                                  frozenset({FEATURES})})
+    assert _same(_digest("blocker"), "greedy")
+    assert not _same(_digest("random"), "greedy")
+
+
+def test_a_rewritten_template_is_translated(monkeypatch, no_rewrites):
     """The kernel template is keyed by its hash as the modules are."""
     now = generate.code_hashes([])[generate.TEMPLATE]
     played = [get_strategy("greedy")]
@@ -148,7 +168,7 @@ def test_a_rewritten_template_is_translated(monkeypatch):
     assert generate.digest_before_rewrites(played) != before
 
 
-def test_a_core_module_new_to_the_kernel_is_left_out(monkeypatch):
+def test_a_core_module_new_to_the_kernel_is_left_out(monkeypatch, no_rewrites):
     """``NEW_IMPORTS["<template>"]``: core modules the kernel did not include then. Leaving
     the game loop out that way gives the digest of mapping its hash to None."""
     played = [get_strategy("greedy")]

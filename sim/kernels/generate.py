@@ -244,12 +244,14 @@ def code_modules(strategies: Sequence[Strategy]) -> list[str]:
 
 
 def module_closure(modules: Sequence[str],
-                   skip: Mapping[str, Collection[str]] | None = None) -> list[str]:
+                   skip: Mapping[str, Collection[str]] | None = None,
+                   extra: Mapping[str, Collection[str]] | None = None) -> list[str]:
     """The engine's modules, these modules and every module they import, directly or not,
     from ``sim``, ``strategies`` or their own packages (``NOT_COMPILED`` left out). ``skip``
     leaves out import edges (module -> the imports not followed; ``"<template>"``: core
-    modules left out), to rebuild a closure as it was before imports were added."""
-    skip = skip or {}
+    modules left out) and ``extra`` adds edges (module -> imports it no longer has), to
+    rebuild a closure as it was before imports were changed."""
+    skip, extra = skip or {}, extra or {}
     found = set(CORE_MODULES) - set(skip.get(TEMPLATE, ()))
     pending = list(modules)
     roots = {"sim", "strategies"} | {name.split(".")[0] for name in modules}
@@ -260,6 +262,7 @@ def module_closure(modules: Sequence[str],
         found.add(name)
         pending.extend(n for n in _imported_modules(_module(name))
                        if n.split(".")[0] in roots and n not in skip.get(name, ()))
+        pending.extend(extra.get(name, ()))
     return sorted(found)
 
 
@@ -384,7 +387,8 @@ def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]
 def digest_before_rewrites(strategies: Sequence[Strategy]) -> str:
     """The digest these strategies' code had before the rewrites of ``sim.kernels.rewrites``:
     the closure without the imports added since, each hash as it was, new modules left out."""
-    names = module_closure([s.module for s in strategies], skip=rewrites.NEW_IMPORTS)
+    names = module_closure([s.module for s in strategies], skip=rewrites.NEW_IMPORTS,
+                           extra=rewrites.OLD_IMPORTS)
     then = [rewrites.REWRITES.get(h, h) for h in _hashes_of(names)]
     template = rewrites.REWRITES.get(template_hash(), template_hash())
     return _combined(template, [h for h in then if h is not None])

@@ -15,6 +15,8 @@ was on main at commit 55805d0, the oldest code whose run folders must still resu
   not). An unchanged module that a lineup newly reaches through them was not in that
   lineup's digest then, though it stays in the digest of every lineup that reached it
   another way; so the edge is what is listed, not the module.
+- ``OLD_IMPORTS``: a module now -> the modules it imported then and no longer does, so that
+  the closure of then is rebuilt with them.
 
 ``same_code`` rebuilds a lineup's digest then from these and accepts it. An entry is keyed
 by the code as it is now: the next edit of that module makes the entry miss, and the run is
@@ -26,7 +28,31 @@ golden tables, tests/test_engine_vs_oracle.py).
 from __future__ import annotations
 
 # code hash now -> code hash on main at 55805d0 (None: the module did not exist then)
-REWRITES: dict[str, str | None] = {}
+REWRITES: dict[str, str | None] = {
+    "756714aba75f3df2": "cd99e0d596b31e7f",  # <template>
+    "b40181efa67712dc": None,  # sim.core.buffers
+    "7c4f39668b5b398a": "d7279dc09366f210",  # sim.core.loop
+    "9fd08d7b093c9802": "191df18e64455ab7",  # strategies.heuristics.blocker
+    "63431b0e0fc1f70e": "443fc265599ed9ec",  # strategies.heuristics.defensive
+    "b8f6abad96147764": "e6a838e50aeaa69b",  # strategies.heuristics.features
+    "99edd7b327272360": "93624c9de4401b0a",  # strategies.heuristics.heavy
+    "1a6f0f248b28a46d": "85d0f89b644721f4",  # strategies.heuristics.partner
+    "103ee33a749c0eeb": "8fb26d8d2dcd7de1",  # strategies.heuristics.weighted
+    "4a8051809c61a89e": "c4b59fd9e31dd06e",  # strategies.learned.features
+    "4090ca77712fd0f0": "fbdad9bf440964bd",  # strategies.search.expert
+    "d24d38e1136c302a": "db3f38176f69bb9e",  # strategies.search.playout
+    "e8ab8058293b4582": "b05fe3754bd82880",  # strategies.search.rollout
+    "3bc85ecb54b8d4c0": "c7c5af0bb75cfee6",  # strategies.value.round_value
+}
 
 # module now -> the modules it newly imports since main at 55805d0
-NEW_IMPORTS: dict[str, frozenset[str]] = {}
+NEW_IMPORTS: dict[str, frozenset[str]] = {
+    # learned's win-chance input now calls value's logistic (one home, the same floats)
+    "strategies.learned.features": frozenset({"strategies.value.round_value"}),
+}
+
+# module now -> the modules it imported on main at 55805d0 and imports no more
+OLD_IMPORTS: dict[str, frozenset[str]] = {
+    # ... in place of reading value's coefficients itself
+    "strategies.learned.features": frozenset({"strategies.value.score_table"}),
+}
