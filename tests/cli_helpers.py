@@ -82,3 +82,16 @@ def copy_of(run: Path, tmp_path: Path) -> Path:
     target = tmp_path / "copy"
     shutil.copytree(run, target, symlinks=True)
     return target
+
+
+def as_stopped_before(run: Path, chunk: int) -> None:
+    """Make ``run`` look as a stop left it while ``chunk`` was being written: the chunk not in
+    the ledger, the manifest's status interrupted (its parts are the caller's to remove)."""
+    import json
+
+    ledger = run / "parts.jsonl"
+    ledger.write_text("".join(line + "\n" for line in ledger.read_text().splitlines()
+                              if json.loads(line)["chunk"] != chunk))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["status"] = "interrupted"
+    (run / "manifest.json").write_text(json.dumps(manifest))

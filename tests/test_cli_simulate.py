@@ -4,13 +4,12 @@ exit-code convention across commands."""
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, run_main, sniff
+from cli_helpers import as_stopped_before, error_lines, run_main, sniff
 
 import sim
 import strategies
@@ -135,12 +134,7 @@ def test_resume_replays_a_chunk_with_one_part_and_keeps_the_rest(small_run, tmp_
                                                                    capsys) -> None:
     reference = sim.load(small_run).games
     (small_run / "rounds" / run_io.part_name(2)).unlink()
-    ledger = small_run / "parts.jsonl"  # as the stop left it: chunk 2 never recorded
-    ledger.write_text("".join(line + "\n" for line in ledger.read_text().splitlines()
-                              if json.loads(line)["chunk"] != 2))
-    manifest = json.loads((small_run / "manifest.json").read_text())
-    manifest["status"] = "interrupted"
-    (small_run / "manifest.json").write_text(json.dumps(manifest))
+    as_stopped_before(small_run, 2)
     kept = (small_run / "games" / run_io.part_name(0)).stat().st_mtime_ns
     code, _, err = run_main(["simulate", "--out", str(small_run), "--resume"], capsys)
     assert code == 0, err

@@ -15,7 +15,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from cli_helpers import run_main
+from cli_helpers import as_stopped_before, run_main
 
 import sim
 import strategies
@@ -201,12 +201,7 @@ def test_resume_plays_only_what_is_missing(tournament, tmp_path):
     # Pairing 2 stopped after two of its three chunks, pairing 3 never started.
     for table in ("games", "rounds"):
         (second / table / "part-000002.parquet").unlink()
-    ledger = second / "parts.jsonl"  # as the stop left it: chunk 2 never recorded
-    ledger.write_text("".join(line + "\n" for line in ledger.read_text().splitlines()
-                              if json.loads(line)["chunk"] != 2))
-    run_manifest = json.loads((second / "manifest.json").read_text())
-    run_manifest["status"] = "interrupted"
-    (second / "manifest.json").write_text(json.dumps(run_manifest))
+    as_stopped_before(second, 2)
     shutil.rmtree(third)
     manifest = json.loads((folder / "tournament.json").read_text())
     manifest["status"] = "interrupted"
