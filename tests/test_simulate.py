@@ -304,7 +304,7 @@ def test_no_rounds_run_keeps_the_games_and_the_summary(tmp_path, base_run, capsy
                                ).groupby("game_id")[["p", "q"]].sum()
         assert (games[f"team{team}_points"].to_numpy() == by_game["p"].to_numpy()).all()
         assert (games[f"team{team}_points_sq"].to_numpy() == by_game["q"].to_numpy()).all()
-    with pytest.raises(SniffError, match="--no-rounds"):
+    with pytest.raises(SniffError, match="played with rounds=False: it has no rounds table"):
         sim.load(folder).table("rounds")
     code, _, err = run_main(["report", str(folder), "-o", str(tmp_path / "report")], capsys)
     _one_line_error(code, err)
