@@ -82,3 +82,17 @@ def copy_of(run: Path, tmp_path: Path) -> Path:
     target = tmp_path / "copy"
     shutil.copytree(run, target, symlinks=True)
     return target
+
+
+UNVERIFIED = "was not verified since it last changed"  # sim.store.verified's reader note
+
+
+def load_unverified(folder: Path):
+    """``sim.load`` of a folder its writer did not finish, or that changed since (a stopped,
+    killed or edited run, a copy): it must say that it was not verified."""
+    import pytest
+
+    import sim
+
+    with pytest.warns(UserWarning, match=UNVERIFIED):
+        return sim.load(folder)
