@@ -335,7 +335,7 @@ def _edit_json(path: Path, edit) -> None:
     ("settings.json", lambda p: _edit_json(p, lambda d: d.update(players="2")),
      "settings.json: players is '2'"),
     ("settings.json", lambda p: _edit_json(p, lambda d: d.update(games=0)),
-     "--games must be between 2 and"),
+     "(games must be between 2 and"),  # the recorded setting, as settings.json names it
     ("state.json", lambda p: p.write_text("5"), "its training state"),
     ("state.json", lambda p: _edit_json(p, lambda d: d.update(iterations_done=-3)),
      "its training state"),
