@@ -95,3 +95,17 @@ def as_stopped_before(run: Path, chunk: int) -> None:
     manifest = json.loads((run / "manifest.json").read_text())
     manifest["status"] = "interrupted"
     (run / "manifest.json").write_text(json.dumps(manifest))
+
+
+UNVERIFIED = "was not verified since it last changed"  # sim.store.verified's reader note
+
+
+def load_unverified(folder: Path):
+    """``sim.load`` of a folder its writer did not finish, or that changed since (a stopped,
+    killed or edited run, a copy): it must say that it was not verified."""
+    import pytest
+
+    import sim
+
+    with pytest.warns(UserWarning, match=UNVERIFIED):
+        return sim.load(folder)

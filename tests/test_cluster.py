@@ -24,6 +24,7 @@ import pytest
 from cli_helpers import run_main
 from distributed import Client
 
+from sim.cli.options import error_text
 from sim.run.settings import RunControl
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -360,7 +361,8 @@ def test_a_lost_scheduler_stops_with_one_line_and_the_folder_resumes(
                                  RunControl(scheduler=own.address), **SIZES)
         message = str(lost.value)
         assert "\n" not in message and f"lost the Dask scheduler at {own.address}" in message
-        assert "--resume" in message
+        assert message.endswith("what was finished is kept: run it again with resume")
+        assert error_text(lost.value).endswith("run it again with --resume")
     finally:
         own.close()
     if command == "simulate":

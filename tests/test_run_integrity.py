@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, SNIFF, error_lines, run_main
+from cli_helpers import ROOT, SNIFF, UNVERIFIED, error_lines, load_unverified, run_main
 
 import sim
 from sim.errors import SniffError
@@ -138,7 +138,7 @@ def test_overwritten_bytes_are_named_never_a_raw_error(run, reference, capsys) -
     start, length = len(data) // 4, min(4096, len(data) // 4)  # in the pages, not the footer
     data[start:start + length] = bytes(length)
     bad.write_bytes(bytes(data))
-    loaded = sim.load(run)  # the cheap check: sizes and footers agree
+    loaded = load_unverified(run)  # the cheap check: sizes and footers agree
     with pytest.raises(SniffError, match=f"{bad}: its content cannot be decoded"):
         loaded.table("rounds")
     code, _, err = run_main(["report", str(run), "-o", str(run.parent / "report")], capsys)
@@ -185,7 +185,7 @@ def test_a_part_written_but_not_recorded_is_checked_and_kept(run, reference, cap
     manifest = json.loads((run / "manifest.json").read_text())
     manifest["status"] = "interrupted"
     (run / "manifest.json").write_text(json.dumps(manifest))
-    assert len(sim.load(run).games) == 300  # readers use recorded chunks only
+    assert len(load_unverified(run).games) == 300  # readers use recorded chunks only
     kept = part(run, "games", 3).stat().st_mtime_ns
     code, _, err = run_main(["simulate", "--out", str(run), "--resume"], capsys)
     assert code == 0, err
@@ -202,7 +202,7 @@ def test_a_run_without_a_ledger_is_read_only_if_it_is_of_an_older_version(
     refused by readers and by a resume, not taken for an older one (#51)."""
     older = tmp_path / "older"
     shutil.copytree(ROOT / "tests" / "fixtures" / "run-before-ledger", older)
-    assert len(sim.load(older).games) == 40
+    assert len(load_unverified(older).games) == 40
     code, out, err = run_main(["verify", str(older)], capsys)
     assert code == 0 and "2 of 2 chunks sound" in out, err
     (run / "parts.jsonl").unlink()
@@ -244,7 +244,8 @@ def test_a_live_run_has_one_writer_and_readers_say_it_is_running(tmp_path, capsy
                 one_line(code, err, f"{folder} is being written by process {writer.pid} "
                                     "(sniff simulate")
         assert sorted(p.name for p in folder.rglob("*.parquet")) == before
-        with pytest.warns(UserWarning, match="still being written"):
+        with pytest.warns(UserWarning, match="still being written"), \
+                pytest.warns(UserWarning, match=UNVERIFIED):
             loaded = sim.load(folder)
         assert loaded.manifest["status"] == "running" and len(loaded.games) >= 1000
         code, _, err = run_main(["report", str(folder), "-o", str(tmp_path / "r")], capsys)
@@ -254,7 +255,7 @@ def test_a_live_run_has_one_writer_and_readers_say_it_is_running(tmp_path, capsy
         writer.kill()
         writer.wait()
     # The lock died with its process: the run reads as interrupted and can be resumed.
-    assert sim.load(folder).manifest["status"] == "interrupted"
+    assert load_unverified(folder).manifest["status"] == "interrupted"
     lock = RunLock(folder)
     lock.acquire("test")
     lock.release()
@@ -274,7 +275,7 @@ def test_a_second_writer_is_refused_by_the_lock_not_the_manifest(run, capsys) ->
                     RunControl(mode="resume"))
         with pytest.raises(SniffError, match=f"being written by process {holder.pid}"):
             execute(resolve_plan(dict(PLAN)), run, RunControl(mode="overwrite"))
-        assert len(sim.load(run).games) == 400
+        assert len(load_unverified(run).games) == 400
     finally:
         holder.kill()
         holder.wait()
@@ -307,7 +308,7 @@ def test_a_low_estimate_is_corrected_by_the_first_chunk(tmp_path, monkeypatch,
                              "--chunk-size", "2000", "-q", "-o", str(folder)], capsys)
     one_line(code, err, "the rest of the run needs about ")
     assert "as chunk 0 took" in err and "--resume" in err
-    assert len(sim.load(folder).games) == 2000  # the finished chunk is kept
+    assert len(load_unverified(folder).games) == 2000  # the finished chunk is kept
     monkeypatch.undo()
     code, _, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
     assert code == 0, err

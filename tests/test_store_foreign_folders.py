@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import copy_of, one_line, run_main
+from cli_helpers import copy_of, load_unverified, one_line, run_main
 
 import sim
 from sim.errors import SniffError
@@ -79,7 +79,7 @@ def test_a_plugin_module_a_folder_names_is_never_imported(played, tmp_path, caps
     code, out, err = run_main(["report", str(run), "-o", str(tmp_path / "report")], capsys)
     assert code == 0, err
     assert "--plugin evilmod" in (tmp_path / "report" / "report.md").read_text()
-    assert sim.load(run).summary.games == 400
+    assert load_unverified(run).summary.games == 400
     assert not marker.exists() and "evilmod" not in sys.modules
 
 
@@ -291,7 +291,8 @@ def test_a_tournament_manifest_of_no_tournaments_shape_is_one_line(tournament, t
 @pytest.mark.parametrize("edit, said", [
     (lambda m: m.update(config=5), "config does not hold the tuning's settings"),
     (lambda m: m["config"].update(against=5), "its config is not one sniff tune records"),
-    (lambda m: m["config"].update(popsize=0), "--popsize must be an integer of at least 2"),
+    # the recorded setting, as the manifest names it (the command was not given --popsize)
+    (lambda m: m["config"].update(popsize=0), "(popsize must be an integer of at least 2, got 0)"),
     (lambda m: m.update(sessions=5), "sessions is not a list"),
     (lambda m: m.update(generations_done="x"), "generations_done is 'x', not a count"),
 ])
@@ -334,7 +335,7 @@ def _edit_json(path: Path, edit) -> None:
     ("settings.json", lambda p: _edit_json(p, lambda d: d.update(players="2")),
      "settings.json: players is '2'"),
     ("settings.json", lambda p: _edit_json(p, lambda d: d.update(games=0)),
-     "--games must be between 2 and"),
+     "(games must be between 2 and"),  # the recorded setting, as settings.json names it
     ("state.json", lambda p: p.write_text("5"), "its training state"),
     ("state.json", lambda p: _edit_json(p, lambda d: d.update(iterations_done=-3)),
      "its training state"),

@@ -15,7 +15,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from cli_helpers import as_stopped_before, run_main
+from cli_helpers import as_stopped_before, load_unverified, run_main
 
 import sim
 import strategies
@@ -197,7 +197,7 @@ def test_resume_plays_only_what_is_missing(tournament, tmp_path):
     folder = tmp_path / "copy"
     shutil.copytree(tournament.folder, folder)
     second, third = folder / "pairs" / "02-greedy-vs-heavy", folder / "pairs" / "03-random-vs-heavy"
-    before = {path: sim.load(path).games for path in (second, third)}
+    before = {path: load_unverified(path).games for path in (second, third)}  # copies
     # Pairing 2 stopped after two of its three chunks, pairing 3 never started.
     for table in ("games", "rounds"):
         (second / table / "part-000002.parquet").unlink()

@@ -58,8 +58,11 @@ def at_most(maximum: int):
     return check
 
 
-# Settings whose flag is not "--" + the setting's name with "-" for "_" (sim.errors.SettingError).
-FLAG_NAMES: dict[str, str] = {"out": "--out", "strategy": "STRATEGY", "delta": "--difference"}
+# Settings whose flag is not "--" + the setting's name with "-" for "_" (sim.errors.SettingError),
+# and settings with a value whose flag is not the setting's flag with that value.
+FLAG_NAMES: dict[str, str] = {"out": "--out", "strategy": "STRATEGY", "delta": "--difference",
+                              "round_number": "--round", "trace_path": "--trace",
+                              "check_space=False": "--ignore-disk-space"}
 
 
 def flag_of(setting: str) -> str:
@@ -67,6 +70,8 @@ def flag_of(setting: str) -> str:
     ``resume`` is ``--resume``, ``chunk_size`` ``--chunk-size``, ``games=400`` ``--games
     400``, ``rounds=False`` ``--no-rounds``; the one mapping from the library's names to the
     command line's."""
+    if setting in FLAG_NAMES:
+        return FLAG_NAMES[setting]
     name, given, value = setting.partition("=")
     flag = FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
     if not given or value == "True":

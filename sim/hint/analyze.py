@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.hint.estimate import (
     DEFAULT_BUDGET,
     Estimate,
@@ -67,7 +67,7 @@ def analyze_game(events: list[dict], game: int = 0, seat: int | None = None,
     check_policy(policy)
     players = int(game_slice(events, game)[0]["players"])
     if seat is not None and not 0 <= seat < players:
-        raise SniffError(f"--seat must be 0..{players - 1} with {players} players, got {seat}")
+        raise SettingError(f"{{seat}} must be 0..{players - 1} with {players} players, got {seat}")
     chosen = []
     for decision in decisions(events, game):
         if seat is not None and decision.seat != seat:

@@ -26,7 +26,7 @@ from sim.core.layout import POINTS_FOR_COUNT
 from sim.core.rng import seed_word
 from sim.core.seating import team_name
 from sim.core.tiles import tile_name
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.hint import kernel as hint_kernel
 from sim.hint.position import Position, format_position
 from sim.hint.search import HEURISTICS, N_VALUES, VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
@@ -97,16 +97,18 @@ class Hint:
         return next(value for value in self.moves if value.move == move)
 
 
-def check_budget(budget: int, option: str = "--budget") -> int:
+def check_budget(budget: int, option: str = "{budget}") -> int:
+    """The budget as an int, or refused naming it as ``option`` (a setting in braces: a
+    ``SettingError``, worded by the caller)."""
     if isinstance(budget, bool) or not MIN_BUDGET <= budget <= MAX_BUDGET:
-        raise SniffError(f"{option} must be {MIN_BUDGET}..{MAX_BUDGET:,} play-outs per move, "
+        raise SettingError(f"{option} must be {MIN_BUDGET}..{MAX_BUDGET:,} play-outs per move, "
                          f"got {budget}")
     return int(budget)
 
 
 def check_policy(policy: str) -> int:
     if policy not in POLICIES:
-        raise SniffError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        raise SettingError(f"{{policy}} must be one of {', '.join(POLICIES)}, got {policy!r}")
     return POLICIES.index(policy)
 
 

@@ -27,7 +27,7 @@ from sim.core import observation as view
 from sim.core.layout import ARM_NAMES, ARM_VALUE, EMPTY_LAYOUT
 from sim.core.seating import PLAYER_COUNTS, check_players, team_count
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, parse_tile, tile_name
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 
 KEYS = ("players", "seat", "round", "leader", "target", "scores", "hand", "table", "sizes",
         "boneyard", "lacks", "drawn")
@@ -477,7 +477,7 @@ def game_slice(events: list[dict], game: int) -> list[dict]:
     if not starts:
         raise SniffError("the trace holds no game (no game_start event)")
     if not 0 <= game < len(starts):
-        raise SniffError(f"--game {game} is out of range: the trace holds {len(starts)} "
+        raise SettingError(f"{{game={game}}} is out of range: the trace holds {len(starts)} "
                          f"game{'s' * (len(starts) != 1)} (0..{len(starts) - 1})")
     end = starts[game + 1] if game + 1 < len(starts) else len(events)
     return events[starts[game]:end]
@@ -509,7 +509,7 @@ def position_from_trace(events: list[dict], game: int, round_number: int,
             return replace(decision, position=decision.position.check())
     if round_number not in turns:
         rounds = f"1..{max(turns)}" if turns else "none"
-        raise SniffError(f"--round {round_number} is not in game {game} of the trace "
+        raise SettingError(f"{{round_number={round_number}}} is not in game {game} of the trace "
                          f"(its rounds: {rounds})")
-    raise SniffError(f"--turn {turn} is not in round {round_number} of game {game}: it has "
-                     f"placements 1..{turns[round_number]}")
+    raise SettingError(f"{{turn={turn}}} is not in round {round_number} of game {game}: it "
+                       f"has placements 1..{turns[round_number]}")

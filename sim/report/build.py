@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.report.aggregate import read_figures
 from sim.report.effects import run_effects, tournament_effects
 from sim.report.placements import DEFAULT_PLACEMENT_SAMPLE, sample_ids, sample_placements
@@ -164,9 +164,9 @@ def build(paths: Sequence, placement_sample: int | None = None,
     runs = open_runs(paths)
     compact = [run.name for run in runs if run.tournament is not None and not pairings]
     if compact and placement_sample:
-        raise SniffError("placement samples are shown in each pairing's section: add "
-                         "--pairings to trace a tournament's pairings (or leave out "
-                         "--placement-sample)")
+        raise SettingError("placement samples are shown in each pairing's section: add "
+                           "{pairings} to trace a tournament's pairings (or leave out "
+                           "{placement_sample})")
     read_figures(runs, {run.name: _sample_size(run, placement_sample) for run in runs},
                  progress)
     report = _run_report(runs, compact, placement_sample, notice)
@@ -192,8 +192,8 @@ def _check_sample(placement_sample: int | None) -> None:
     if placement_sample is not None and (
             isinstance(placement_sample, bool) or not isinstance(placement_sample, int)
             or not 0 <= placement_sample <= MAX_PLACEMENT_SAMPLE):
-        raise SniffError(f"--placement-sample must be 0 or more games, at most "
-                         f"{MAX_PLACEMENT_SAMPLE:,}, got {placement_sample}")
+        raise SettingError(f"{{placement_sample}} must be 0 or more games, at most "
+                           f"{MAX_PLACEMENT_SAMPLE:,}, got {placement_sample}")
 
 
 def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:

@@ -20,7 +20,7 @@ import pandas as pd
 from sim.display import charts
 from sim.display.blocks import Chart, Heading, Paragraph, Table, to_html, to_markdown
 from sim.display.formatting import ci, p_value_text, pct, pp, slug
-from sim.errors import SniffError
+from sim.errors import SettingError
 from sim.report.effects import effects_blocks
 from sim.stats.ranking import fit_text, rank_text
 from sim.stats.score_states import convergence_figure, score_states_figure
@@ -435,11 +435,11 @@ def _run_numbers(dist: dict) -> Table:
 def _prepare(out: Path) -> None:
     """Create ``out``, or clear a previous report there; never touch anything else."""
     if out.exists() and not out.is_dir():
-        raise SniffError(f"-o {out} is a file; give a folder for the report")
+        raise SettingError(f"{{out}} {out} is a file; give a folder for the report")
     if out.exists() and any(out.iterdir()):
         if not (out / MARKER).exists():
-            raise SniffError(f"{out} is not empty and holds no sniff report; choose another -o "
-                             "(nothing was changed)")
+            raise SettingError(f"{out} is not empty and holds no sniff report; choose another "
+                               "{out} (nothing was changed)")
         for path in out.iterdir():
             if path.name in OWN_FILES or path.suffix == ".png":
                 if path.is_dir():

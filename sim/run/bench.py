@@ -286,7 +286,7 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
 
     if out is not None:  # before the minutes of measuring: never a link, nor in a sniff folder
         out.parent.mkdir(parents=True, exist_ok=True)
-        check_output_file(out, "-o", "json")
+        check_output_file(out, "{out}", "json")
     scale = 0.05 if quick else 1.0
     repeats = 3 if quick else 5
     # Every figure in the kernel users play in once the first run is behind them: the

@@ -44,7 +44,7 @@ INSTALL_HINT = ("pip install 'sniff[dask]' (from a clone of sniff: pip install -
 LOCAL = re.compile(r"local:(\d+)")
 
 
-class ClusterLost(SniffError):
+class ClusterLost(SettingError):
     """The scheduler went away (or every worker died running one task): one line."""
 
 
@@ -243,7 +243,7 @@ class DaskCluster:
         """The one-line error of a scheduler that went away."""
         why = f" ({str(error).splitlines()[0]})" if error is not None and str(error) else ""
         return ClusterLost(f"lost the Dask scheduler at {self.scheduler}{why}; what was "
-                           "finished is kept: run the command again with --resume")
+                           "finished is kept: run it again with {resume}")
 
     def _size_threads(self) -> dict:
         """Each machine's numba threads per task: its cores over its workers' Dask threads."""

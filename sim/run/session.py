@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.run.chunks import utc_now
 from sim.run.plan import Plan
 
@@ -69,10 +69,10 @@ def prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> se
     return done
 
 
-def write_error(error: OSError, folder: Path, chunks_done: int) -> SniffError:
+def write_error(error: OSError, folder: Path, chunks_done: int) -> SettingError:
     where = error.filename or folder
     reason = error.strerror or str(error)
-    return SniffError(
+    return SettingError(
         f"cannot write {where}: {reason}; the {chunks_done} finished chunk(s) in {folder} are "
-        "kept: fix the cause and complete the run with --resume"
+        "kept: fix the cause and complete the run with {resume}"
     )

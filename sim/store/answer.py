@@ -87,7 +87,7 @@ def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
     if folder is not None and out.resolve().is_relative_to(Path(folder).resolve()):
         raise SniffError(f"{out} is inside {folder}: a query never writes into the folder "
                          "it reads; write it elsewhere")
-    return check_output_file(out, "--parquet", "parquet", overwrite)  # the one output check
+    return check_output_file(out, "{parquet}", "parquet", overwrite)  # the one output check
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.files import UnsafeFile, open_regular
 
 
@@ -44,14 +44,14 @@ def check_disk_space(folder: Path, need: float, games: int, per_game: float,
     if need > free:
         what = f"{games:,} games of about {per_game:,.0f} bytes each"
         if measured:
-            raise SniffError(
+            raise SettingError(
                 f"the rest of the run needs about {size_text(need)} ({what}, as {measured} "
                 f"took) but {folder} has {size_text(free)} free; the finished chunks are "
-                "kept: free some space and complete the run with --resume (or add "
-                "--ignore-disk-space)")
-        raise SniffError(
+                "kept: free some space and complete the run with {resume} (or add "
+                "{check_space=False})")
+        raise SettingError(
             f"the run needs about {size_text(need)} ({what}) but {folder} has "
-            f"{size_text(free)} free; play fewer games, or add --ignore-disk-space to go on "
+            f"{size_text(free)} free; play fewer games, or add {{check_space=False}} to go on "
             "anyway")
 
 
@@ -75,12 +75,15 @@ PAIRS = "pairs"  # a tournament's own pairing runs, pairs/NAME, are inside it by
 
 def check_text_path(path: Path, what: str = "path") -> None:
     """Refuse a path whose name is not valid UTF-8 (bytes the file system accepts but that
-    Parquet, JSON and HTML cannot carry), before anything is read or written."""
+    Parquet, JSON and HTML cannot carry), before anything is read or written. ``what``
+    names the path in the refusal: words, or a setting in braces (``"{out}"``, a
+    ``SettingError``'s, worded by the caller: ``out`` in Python, ``--out`` on the command
+    line), as in every check of this module."""
     try:
         str(path).encode("utf-8")
     except UnicodeEncodeError:
         shown = os.fsencode(path).decode("utf-8", "backslashreplace")
-        raise SniffError(f"{what} {shown} is not valid UTF-8: choose a name in UTF-8") from None
+        raise SettingError(f"{what} {shown} is not valid UTF-8: choose a name in UTF-8") from None
 
 
 def sniff_folder_above(path: Path) -> Path | None:
@@ -112,24 +115,25 @@ def check_not_inside(path: Path, what: str) -> None:
     where = (f"the {table}/ table of the sniff folder {owner}, whose readers take every "
              "file there as a part") if table else (
         f"the sniff folder {owner}, whose files its own commands manage")
-    raise SniffError(f"{what} {path} is inside {where}: choose a place outside it")
+    raise SettingError(f"{what} {path} is inside {where}: choose a place outside it")
 
 
 def check_folder_path(folder: Path) -> None:
     """Refuse an output folder that is a file or a link, that could not be created under a
     file, or that is inside another sniff folder."""
-    check_text_path(folder, "--out")
+    check_text_path(folder, "{out}")
     if folder.is_symlink():
-        raise SniffError(f"--out {folder} is a link; give the folder itself (sniff never "
-                         "writes through a link)")
+        raise SettingError(f"{{out}} {folder} is a link; give the folder itself (sniff never "
+                           "writes through a link)")
     if folder.exists() and not folder.is_dir():
-        raise SniffError(f"--out {folder} is a file; give a folder (it is created if missing)")
+        raise SettingError(f"{{out}} {folder} is a file; give a folder (it is created if "
+                           "missing)")
     for parent in folder.parents:
         if parent.exists():
             if not parent.is_dir():
                 raise SniffError(f"cannot create {folder}: {parent} is a file")
             break
-    check_not_inside(folder, "--out")
+    check_not_inside(folder, "{out}")
 
 
 OWN_KINDS = {"parquet": (b"PAR1",), "trace": (b"{",), "json": (b"{",)}
@@ -153,19 +157,19 @@ def check_output_file(path: Path, what: str, kind: str, overwrite: bool = True) 
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        raise SniffError(f"{what} {path} is {kind_of(mode)}; sniff writes only a new or "
-                         "regular file (never through a link, over a device or a FIFO)")
+        raise SettingError(f"{what} {path} is {kind_of(mode)}; sniff writes only a new or "
+                           "regular file (never through a link, over a device or a FIFO)")
     if not path.parent.is_dir():
         raise SniffError(f"cannot write {path}: its folder {path.parent} does not exist")
     check_not_inside(path, what)
     if mode is not None:
         if not overwrite:
-            raise SniffError(f"{path} exists (a file); give a new file name or --overwrite")
+            raise SettingError(f"{path} exists (a file); give a new file name or {{overwrite}}")
         with open(path, "rb") as handle:
             head = handle.read(8)
         if head and not head.lstrip().startswith(OWN_KINDS[kind]):
-            raise SniffError(f"{what} {path} exists and is not a {kind} file; sniff replaces "
-                             "only a file of its own kind: give a new file name")
+            raise SettingError(f"{what} {path} exists and is not a {kind} file; sniff "
+                               "replaces only a file of its own kind: give a new file name")
     return path
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.files import TEMP_SUFFIX, UnsafeFile, own_folder, place_new, read_regular, write_atomic
 from sim.store.footers import error_text  # noqa: F401 (part of sim.store.io's API)
 from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
@@ -317,7 +317,7 @@ class Run:
         if name not in TABLES:
             raise SniffError(f"no table {name!r}; tables: {', '.join(TABLES)}")
         if name not in tables_of(self.config):
-            raise SniffError(f"this run was played with --no-rounds: it has no {name} table")
+            raise SettingError(f"this run was played with {{rounds=False}}: it has no {name} table")
         if name not in self._tables:
             self._require_memory(name, peak=False)
             files = self.parts(name)

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.store.footers import error_text
 
 if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
@@ -144,8 +144,8 @@ def query_error(session: Session, error: BaseException) -> SniffError:
     if isinstance(error, duckdb.ParserException):
         return SniffError(f"the query does not parse: {text}")
     if isinstance(error, duckdb.OutOfMemoryException):
-        return SniffError(f"the query needs more than its memory limit: {text}; aggregate "
-                          "more (GROUP BY) or write the rows with --parquet OUT")
+        return SettingError(f"the query needs more than its memory limit: {text}; aggregate "
+                            "more (GROUP BY) or write the rows with {parquet=OUT}")
     if isinstance(error, duckdb.Error):
         return SniffError(f"the query failed: {text}")
     return SniffError(f"the query failed: {type(error).__name__}: {text}")
@@ -303,15 +303,15 @@ class Limits:
         if self.signalled is not None:
             return Stopped(self.signalled)
         if self.timed_out:
-            return SniffError(f"the query ran past its time limit of {self.timeout:g} s and "
-                              "was stopped: aggregate more, or give a longer --timeout")
+            return SettingError(f"the query ran past its time limit of {self.timeout:g} s and "
+                                "was stopped: aggregate more, or give a longer {timeout}")
         if self.over_memory or isinstance(error, MemoryError) or (
                 self.memory_limit is not None and _out_of_memory(error)):
             limit = (f" of {self.memory_limit / 2**20:,.0f} MB"
                      if self.memory_limit is not None else "")
-            return SniffError(f"the query needs more than its memory limit{limit} and was "
-                              "stopped; aggregate more (GROUP BY) or write the rows with "
-                              "--parquet OUT")
+            return SettingError(f"the query needs more than its memory limit{limit} and was "
+                                "stopped; aggregate more (GROUP BY) or write the rows with "
+                                "{parquet=OUT}")
         return query_error(session, error)
 
 

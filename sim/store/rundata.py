@@ -22,7 +22,7 @@ from itertools import combinations
 from pathlib import Path
 
 from sim.core.seating import team_count
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 
 TOURNAMENT_FORMAT = "sniff-tournament/1"
 TOURNAMENT_MANIFEST = "tournament.json"
@@ -268,8 +268,8 @@ def open_runs(paths: Sequence) -> list[RunData]:
         if "players" not in config or "labels" not in config:
             raise SniffError(f"{where}: its manifest has no run configuration")
         if "rounds" not in io.tables_of(config):
-            raise SniffError(f"{where} was played with --no-rounds and a report needs its "
-                             "rounds table: play it again without --no-rounds")
+            raise SettingError(f"{where} was played with {{rounds=False}} and a report needs "
+                               "its rounds table: play it again without {rounds=False}")
         from sim.store.scan import table_rows
 
         games = table_rows(run, "games")

@@ -41,7 +41,7 @@ from sim.core.layout import (
 )
 from sim.core.seating import check_players, team_count, team_name, team_of
 from sim.core.tiles import tile_name
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.files import write_atomic
 from sim.kernels.batch import BatchSettings, GameBatch
 from sim.kernels.result import ROUND_CAP
@@ -72,13 +72,13 @@ def person_lineup(players: int, seat: int, opponents: list[StrategySpec]) -> Lin
     fills them all). With 4 players the other seats include the person's partner."""
     check_players(players)
     if not 0 <= seat < players:
-        raise SniffError(f"--seat must be 0..{players - 1} with {players} players, got {seat}")
+        raise SettingError(f"{{seat}} must be 0..{players - 1} with {players} players, got {seat}")
     others = [s for s in range(players) if s != seat]
     if len(opponents) == 1:
         opponents = opponents * len(others)
     if len(opponents) != len(others):
-        raise SniffError(
-            f"--opponents needs 1 strategy name or {len(others)} (one per other seat, in the "
+        raise SettingError(
+            f"{{opponents}} needs 1 strategy name or {len(others)} (one per other seat, in the "
             f"order of seats {', '.join(map(str, others))}), got {len(opponents)}"
         )
     seats = list(opponents)
@@ -483,8 +483,8 @@ def play_game(
     # A real write, before the game: a folder that refuses the trace would lose the game.
     check_writable_folder(trace_path.parent)
     if trace_path.is_dir() and not trace_path.is_symlink():
-        raise SniffError(f"--trace {trace_path} is a folder; give a file name")
-    check_output_file(trace_path, "--trace", "trace")  # the output check every command makes
+        raise SettingError(f"{{trace_path}} {trace_path} is a folder; give a file name")
+    check_output_file(trace_path, "{trace_path}", "trace")  # the output check every command makes
     write(f"sniff play: seed {seed} (--seed {seed} with the same options deals this game again)\n")
     game = PlayGame(lineup, seat, seed, read_line, write, echo_input, ascii, hint_budget)
     events = game.run()

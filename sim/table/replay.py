@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sim.display.formatting import printable
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.store.folders import read_user_text
 from sim.table.render import replay_lines
 
@@ -77,8 +77,8 @@ def replay(
     if games == 0:
         raise SniffError(f"{path} holds no game (no game_start event)")
     if not 0 <= game < games:
-        raise SniffError(
-            f"--game {game} is out of range: {path} holds {games} game"
+        raise SettingError(
+            f"{{game={game}}} is out of range: {path} holds {games} game"
             f"{'s' * (games != 1)} (0..{games - 1})"
         )
     check_trace_game(events, game, path)  # an impossible (edited) game is refused, not drawn
