@@ -37,7 +37,7 @@ from sim.core.engine import HAND_SIZE_FOR_PLAYERS
 from sim.core.seating import check_players, team_of
 from sim.core.tiles import N_TILES
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
-from sim.env.lineups import ROUND_CAP, advance, open_batch
+from sim.env.lineups import ROUND_CAP, open_batch
 from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
 
 __all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "StateTable",
@@ -187,7 +187,7 @@ class SniffState(pyspiel.State):
             return
         if table.kind == KIND_DRAW:
             table.note(f"D{action}", table.seat)
-        table.refresh(advance(table.batch, np.array([action], dtype=np.int64)))
+        table.refresh(table.batch.advance(np.array([action], dtype=np.int64)))
         table.read_record()
 
     def _deal(self, action: int) -> None:
@@ -204,7 +204,7 @@ class SniffState(pyspiel.State):
         rest = sorted(set(range(N_TILES)) - set(table.dealt))
         table.batch.deal(0, table.dealt + rest, leader)
         table.dealt = []
-        table.refresh(advance(table.batch, np.zeros(1, dtype=np.int64)))
+        table.refresh(table.batch.advance(np.zeros(1, dtype=np.int64)))
         table.read_record()
 
     def _action_to_string(self, player: int, action: int) -> str:

@@ -226,30 +226,46 @@ class GameBatch:
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
         while games.size:
-            arguments = (
-                games, answers, self._inputs, self._dispatch, self._state, self._round_rows,
-                Tables(self._games, self._rounds), self._events)
+            self._advance_games(games, answers)
+            if games.size == 1:  # one game (an environment's step): no array work
+                if self._state[games[0], engine.WAITING] != engine.WAIT_ROOM:
+                    break
+            else:
+                games = games[self._state[games, engine.WAITING] == engine.WAIT_ROOM]
+                if not games.size:
+                    break
+            grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
+                              engine.ROUND_FIELDS), dtype=np.int32)
+            grown[:, : self._rounds.shape[1]] = self._rounds
+            self._rounds = grown
+            answers = np.full(games.size, -1, dtype=np.int64)
+        self._refuse_bad_choices()
+        self._decisions = self._gather()
+
+    def _advance_games(self, games: np.ndarray, answers: np.ndarray) -> None:
+        """One compiled call that plays these games on, on the threads when it pays. An
+        exception raised in it becomes ``strategy_errors``' one line (no context managers
+        entered on the way in: an environment steps one game at a time, and entering them
+        cost as much as the step)."""
+        arguments = (games, answers, self._inputs, self._dispatch, self._state,
+                     self._round_rows, Tables(self._games, self._rounds), self._events)
+        try:
+            if games.size < PARALLEL_FROM:
+                self._kernel.advance_serial(*arguments)
+                return
             parallel = self._parallel(games.size)
             started = time.perf_counter()
-            with numba.parallel_chunksize(1), strategy_errors(self._errors_of):
+            with numba.parallel_chunksize(1):
                 if parallel:
                     self._kernel.advance_batch(*arguments, BLOCK_SIZE)
                 else:
                     self._kernel.advance_serial(*arguments)
-            if games.size >= PARALLEL_FROM:
-                cost = (time.perf_counter() - started) / games.size
-                known = _COST[parallel]
-                _COST[parallel] = cost if known is None else 0.8 * known + 0.2 * cost
-            waiting = self._state[games, engine.WAITING]
-            games = games[waiting == engine.WAIT_ROOM]
-            if games.size:
-                grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
-                                  engine.ROUND_FIELDS), dtype=np.int32)
-                grown[:, : self._rounds.shape[1]] = self._rounds
-                self._rounds = grown
-                answers = np.full(games.size, -1, dtype=np.int64)
-        self._refuse_bad_choices()
-        self._decisions = self._gather()
+            cost = (time.perf_counter() - started) / games.size
+            known = _COST[parallel]
+            _COST[parallel] = cost if known is None else 0.8 * known + 0.2 * cost
+        except Exception:
+            with strategy_errors(self._errors_of):
+                raise
 
     def _parallel(self, n_games: int) -> bool:
         """Whether to share this step's games among the threads. A parallel region wakes
@@ -268,9 +284,9 @@ class GameBatch:
     def _gather(self) -> Decisions:
         """Who waits now (the games of the last Decisions that still wait, in game order)."""
         waiting = self._state[:, engine.WAITING]
-        self._done = not np.any(waiting != engine.WAIT_OVER)
         games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
         k = games.size
+        self._done = k == 0 and bool(np.all(waiting == engine.WAIT_OVER))
         observations = np.zeros((k, OBSERVATION_SIZE), dtype=np.int64)  # unused slots: 0
         moves = np.empty((k, engine.MAX_MOVES), dtype=np.int64)
         n_moves = np.empty(k, dtype=np.int64)
@@ -280,14 +296,19 @@ class GameBatch:
             self._kernel.gather_decisions(self._state, games, observations, moves, n_moves,
                                           masks, streams)
         seats = self._state[games, engine.TURN_SEAT]
-        positions = np.where(seats >= 0, (seats + self.rotations[games]) % self.players, -1)
+        if k == 1:  # one game: the same rows without NumPy's per-call costs
+            seat = int(seats[0])
+            positions = np.array([(seat + int(self.rotations[games[0]])) % self.players
+                                  if seat >= 0 else -1])
+        else:
+            positions = np.where(seats >= 0, (seats + self.rotations[games]) % self.players, -1)
         return Decisions(games, seats, positions, waiting[games], observations, moves, n_moves,
                          masks, streams)
 
     def _refuse_bad_choices(self) -> None:
-        bad = np.flatnonzero(self._state[:, engine.BAD_CHOICE])
-        if bad.size:
-            game = int(bad[0])
+        column = self._state[:, engine.BAD_CHOICE]
+        if column.any():
+            game = int(np.flatnonzero(column)[0])
             seat = int(self._state[game, engine.BAD_CHOICE]) - 1
             spec = self.specs[int(self._seat_specs[game, seat])]
             raise SniffError(
@@ -335,11 +356,17 @@ class GameBatch:
             raise IllegalMove(f"moves must be {k} integer action ids (one per waiting game), "
                               f"got shape {array.shape} of {array.dtype}")
         array = array.astype(np.int64)
-        asking = decisions.n_moves > 0
-        in_range = (array >= 0) & (array < N_ACTIONS)
-        legal = in_range & decisions.masks[np.arange(k), np.where(in_range, array, 0)]
-        wrong = np.flatnonzero(asking & ~legal)
-        if wrong.size:
+        if k == 1:  # one game (an environment's step): the same test on Python ints
+            move = int(array[0])
+            legal = decisions.n_moves[0] == 0 or (
+                0 <= move < N_ACTIONS and bool(decisions.masks[0, move]))
+            wrong = [] if legal else [0]
+        else:
+            asking = decisions.n_moves > 0
+            in_range = (array >= 0) & (array < N_ACTIONS)
+            legal = in_range & decisions.masks[np.arange(k), np.where(in_range, array, 0)]
+            wrong = np.flatnonzero(asking & ~legal)
+        if len(wrong):
             row = int(wrong[0])
             raise IllegalMove(
                 f"game {int(decisions.games[row])} (id {int(self.game_ids[decisions.games[row]])}"
