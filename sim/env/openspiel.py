@@ -134,8 +134,11 @@ class StateTable:
         round_number, events = int(view[slots.ROUND]), int(view[slots.RECORD])
         start = self.seen[1] if round_number == self.seen[0] else 0
         tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
+        # Decoded in Python from a list of the view's words: the compiled ``event`` called
+        # from Python once per event cost more than the step itself.
+        words = view.tolist() if events > start else []
         for index in range(start, events):
-            kind, seat, move = record.event(view, slots.RECORD, index)
+            kind, seat, move = record.event.py_func(words, slots.RECORD, index)
             tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")
         if tokens:
             self.note(" ".join(tokens))

@@ -68,6 +68,14 @@ _COST: dict[bool, float | None] = {True: None, False: None}
 FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
 
 
+def _rows_of(decisions: Decisions, kind: int) -> Sequence[int]:
+    """The rows of ``decisions`` that wait for ``kind`` (one row, an environment's step,
+    tested on a Python int: NumPy's search costs more than the rest of the check)."""
+    if len(decisions) == 1:
+        return [0] if int(decisions.kinds[0]) == kind else []
+    return np.flatnonzero(decisions.kinds == kind)
+
+
 class IllegalMove(ValueError):
     """A move that is not legal for its game, or moves of the wrong shape or type."""
 
@@ -319,6 +327,8 @@ class GameBatch:
 
     def _refuse_bad_choices(self) -> None:
         column = self._state[:, engine.BAD_CHOICE]
+        if column.shape[0] == 1 and not column[0]:  # one game: no NumPy reduction
+            return
         if column.any():
             game = int(np.flatnonzero(column)[0])
             seat = int(self._state[game, engine.BAD_CHOICE]) - 1
@@ -344,17 +354,16 @@ class GameBatch:
         """
         decisions = self._decisions
         moves = self._checked(moves, decisions)
-        asking = decisions.n_moves > 0
         if streams is not None:
             streams = np.asarray(streams)
             if streams.shape != (len(decisions),):
                 raise IllegalMove(f"streams must have shape ({len(decisions)},), "
                                   f"got {streams.shape}")
-            rows = np.flatnonzero(asking)
+            rows = np.flatnonzero(decisions.n_moves > 0)
             self._state[decisions.games[rows], engine.STREAMS + decisions.seats[rows]] = (
                 streams[rows].astype(np.uint64).view(np.int64))
         if self.external_chance:
-            for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
+            for row in _rows_of(decisions, KIND_DRAW):
                 self._place_draw(int(decisions.games[row]), int(moves[row]))
             self._dealt[decisions.games] = False
         self._run(decisions.games, moves)
@@ -386,11 +395,11 @@ class GameBatch:
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
         if not self.external_chance:
             return array
-        for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
+        for row in _rows_of(decisions, KIND_DRAW):
             game = int(decisions.games[row])
             if int(array[row]) not in self.boneyard(game):
                 raise IllegalMove(f"game {game}: tile {int(array[row])} is not in the boneyard")
-        for row in np.flatnonzero(decisions.kinds == KIND_DEAL):
+        for row in _rows_of(decisions, KIND_DEAL):
             if not self._dealt[decisions.games[row]]:
                 raise IllegalMove(f"game {int(decisions.games[row])} waits for its deal: "
                                   "call deal(game, deck, leader) first")
