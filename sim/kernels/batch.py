@@ -30,7 +30,7 @@ those two accessors see hidden tiles and are meant for a chance player only.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 import numba
@@ -66,6 +66,18 @@ EXPLORE = 32  # steps between tries of the way (parallel or not) that looked slo
 # seconds per game advanced on all threads (True) and on one (False), a moving average
 _COST: dict[bool, float | None] = {True: None, False: None}
 FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
+
+
+def _entry(dispatcher, arguments: tuple) -> Callable:
+    """The compiled code of ``dispatcher`` for the types of ``arguments``, to call directly.
+
+    Numba's dispatcher types every argument at every call (3 microseconds for the advance's
+    records, an eighth of an environment's step). A batch passes arrays and records of the
+    same types at every step (its own int64 index and answer arrays, its own buffers), so
+    the code found for the first call's types is the code every later call would get.
+    """
+    types = tuple(numba.typeof(argument) for argument in arguments)
+    return dispatcher.compile(types)
 
 
 def _rows_of(decisions: Decisions, kind: int) -> Sequence[int]:
@@ -196,6 +208,7 @@ class GameBatch:
         self._rounds = np.zeros((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
         self._steps = 0
+        self._serial = self._gather_rows = None  # compiled entry points, found at first use
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
         self._run(np.arange(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
@@ -259,7 +272,8 @@ class GameBatch:
                      self._round_rows, Tables(self._games, self._rounds), self._events)
         try:
             if games.size < PARALLEL_FROM:
-                self._kernel.advance_serial(*arguments)
+                self._serial = self._serial or _entry(self._kernel.advance_serial, arguments)
+                self._serial(*arguments)
                 return
             parallel = self._parallel(games.size)
             started = time.perf_counter()
@@ -299,8 +313,10 @@ class GameBatch:
         masks = np.empty((k, N_ACTIONS), dtype=np.bool_)
         streams = np.empty(k, dtype=np.uint64)
         if k:
-            self._kernel.gather_decisions(self._state, games, observations, moves, n_moves,
-                                          masks, streams)
+            arguments = (self._state, games, observations, moves, n_moves, masks, streams)
+            self._gather_rows = self._gather_rows or _entry(self._kernel.gather_decisions,
+                                                            arguments)
+            self._gather_rows(*arguments)
         if k == 1:  # one game: the same rows without NumPy's per-call costs
             seat = int(seats[0])
             positions = np.array([(seat + int(self.rotations[games[0]])) % self.players
