@@ -38,7 +38,7 @@ from sim.core.seating import check_players, team_of
 from sim.core.tiles import N_TILES
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
 from sim.env.lineups import ROUND_CAP, open_batch
-from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
+from sim.kernels.batch import KIND_DEAL, KIND_DRAW, KIND_FORCED, KIND_MOVE, N_ACTIONS
 
 __all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "StateTable",
            "register_openspiel"]
@@ -130,7 +130,9 @@ class StateTable:
 
     def read_record(self) -> None:
         """Add the public record's new events (placements, draws, passes)."""
-        view = self.batch.observe(0, 0)
+        # The record is public: a seat that decides now already has it in its view.
+        view = (self.decision.observations[0] if self.kind in (KIND_MOVE, KIND_FORCED)
+                else self.batch.observe(0, 0))
         round_number, events = int(view[slots.ROUND]), int(view[slots.RECORD])
         start = self.seen[1] if round_number == self.seen[0] else 0
         tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
@@ -171,13 +173,15 @@ class SniffState(pyspiel.State):
         return self._table.over
 
     def _legal_actions(self, player: int) -> list[int]:
-        return np.flatnonzero(self._table.decision.masks[0]).tolist()
+        decision = self._table.decision
+        return sorted(decision.moves[0, : decision.n_moves[0]].tolist())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._table.kind == KIND_DRAW:
             tiles = self._table.batch.boneyard(0)
         elif len(self._table.dealt) < self._players * self._hand:
-            tiles = sorted(set(range(N_TILES)) - set(self._table.dealt))
+            dealt = set(self._table.dealt)
+            tiles = [tile for tile in range(N_TILES) if tile not in dealt]
         else:
             return [(LEADER_ACTION + seat, 1.0 / self._players) for seat in range(self._players)]
         return [(tile, 1.0 / len(tiles)) for tile in tiles]

@@ -107,7 +107,7 @@ class Decisions:
     streams: np.ndarray  # (k,) uint64: the seat's own strategy random stream
 
     def __len__(self) -> int:
-        return int(self.games.shape[0])
+        return len(self.games)
 
     def copy(self) -> Decisions:
         return Decisions(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
