@@ -138,9 +138,9 @@ class StateTable:
         tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
         # Decoded in Python from a list of the view's words: the compiled ``event`` called
         # from Python once per event cost more than the step itself.
-        words = view.tolist() if events > start else []
+        words = view[slots.RECORD:].tolist() if events > start else []
         for index in range(start, events):
-            kind, seat, move = record.event.py_func(words, slots.RECORD, index)
+            kind, seat, move = record.event.py_func(words, 0, index)
             tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")
         if tokens:
             self.note(" ".join(tokens))
@@ -184,7 +184,8 @@ class SniffState(pyspiel.State):
             tiles = [tile for tile in range(N_TILES) if tile not in dealt]
         else:
             return [(LEADER_ACTION + seat, 1.0 / self._players) for seat in range(self._players)]
-        return [(tile, 1.0 / len(tiles)) for tile in tiles]
+        chance = 1.0 / len(tiles)
+        return [(tile, chance) for tile in tiles]
 
     # --- moves
     def _apply_action(self, action: int) -> None:

@@ -450,7 +450,7 @@ class GameBatch:
         """Put the named tile next in the deck (swapping it with the one there)."""
         row = self._state[game]
         position = engine.DECK + int(row[engine.BONEYARD_POS])
-        where = position + int(np.flatnonzero(row[position: engine.DECK + N_TILES] == tile)[0])
+        where = position + row[position: engine.DECK + N_TILES].tolist().index(tile)
         row[where], row[position] = row[position], tile
 
     # --- what anyone may see
