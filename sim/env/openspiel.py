@@ -118,8 +118,9 @@ class StateTable:
         """The new pending decision; whose turn it is, cached (OpenSpiel asks often)."""
         self.decision = decision
         self.over = bool(self.batch.done)
-        self.kind = int(decision.kinds[0]) if len(decision) else -1
-        self.seat = int(decision.seats[0]) if len(decision) else -1
+        waits = len(decision) > 0
+        self.kind = int(decision.kinds[0]) if waits else -1
+        self.seat = int(decision.seats[0]) if waits else -1
 
     def note(self, token: str, seat: int = -1) -> None:
         """Add an event to the histories: seen by all (``seat`` -1) or only by ``seat``

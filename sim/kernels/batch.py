@@ -368,6 +368,7 @@ class GameBatch:
         """
         decisions = self._decisions
         moves = self._checked(moves, decisions)
+        draws = self._checked_chance(moves, decisions) if self.external_chance else ()
         if streams is not None:
             streams = np.asarray(streams)
             if streams.shape != (len(decisions),):
@@ -376,9 +377,9 @@ class GameBatch:
             rows = np.flatnonzero(decisions.n_moves > 0)
             self._state[decisions.games[rows], engine.STREAMS + decisions.seats[rows]] = (
                 streams[rows].astype(np.uint64).view(np.int64))
+        for row in draws:
+            self._place_draw(int(decisions.games[row]), int(moves[row]))
         if self.external_chance:
-            for row in _rows_of(decisions, KIND_DRAW):
-                self._place_draw(int(decisions.games[row]), int(moves[row]))
             self._dealt[decisions.games] = False
         self._run(decisions.games, moves)
         return self._decisions
@@ -407,17 +408,21 @@ class GameBatch:
                 f"game {int(decisions.games[row])} (id {int(self.game_ids[decisions.games[row]])}"
                 f"), seat {int(decisions.seats[row])}: move {int(array[row])} is not legal "
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
-        if not self.external_chance:
-            return array
-        for row in _rows_of(decisions, KIND_DRAW):
+        return array
+
+    def _checked_chance(self, moves: np.ndarray, decisions: Decisions) -> Sequence[int]:
+        """The rows that name a tile drawn, or IllegalMove for a tile not in the boneyard or
+        a game that waits for a deal not supplied (external chance)."""
+        draws = _rows_of(decisions, KIND_DRAW)
+        for row in draws:
             game = int(decisions.games[row])
-            if int(array[row]) not in self.boneyard(game):
-                raise IllegalMove(f"game {game}: tile {int(array[row])} is not in the boneyard")
+            if int(moves[row]) not in self.boneyard(game):
+                raise IllegalMove(f"game {game}: tile {int(moves[row])} is not in the boneyard")
         for row in _rows_of(decisions, KIND_DEAL):
             if not self._dealt[decisions.games[row]]:
                 raise IllegalMove(f"game {int(decisions.games[row])} waits for its deal: "
                                   "call deal(game, deck, leader) first")
-        return np.ascontiguousarray(array)
+        return draws
 
     # --- chance from outside (external_chance=True)
     def needs_leader(self, game: int) -> bool:
