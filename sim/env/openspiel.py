@@ -38,7 +38,7 @@ from sim.core.seating import check_players, team_of
 from sim.core.tiles import N_TILES
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
 from sim.env.lineups import ROUND_CAP, open_batch
-from sim.kernels.batch import KIND_DEAL, KIND_DRAW, KIND_FORCED, KIND_MOVE, N_ACTIONS
+from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
 
 __all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "StateTable",
            "register_openspiel"]
@@ -131,15 +131,12 @@ class StateTable:
 
     def read_record(self) -> None:
         """Add the public record's new events (placements, draws, passes)."""
-        # The record is public: a seat that decides now already has it in its view.
-        view = (self.decision.observations[0] if self.kind in (KIND_MOVE, KIND_FORCED)
-                else self.batch.observe(0, 0))
-        round_number, events = int(view[slots.ROUND]), int(view[slots.RECORD])
+        round_number, words = self.batch.public_record(0)
+        events = words[0]
         start = self.seen[1] if round_number == self.seen[0] else 0
         tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
-        # Decoded in Python from a list of the view's words: the compiled ``event`` called
-        # from Python once per event cost more than the step itself.
-        words = view[slots.RECORD:].tolist() if events > start else []
+        # Decoded in Python from the record's words (Python ints): the compiled ``event``
+        # called from Python once per event cost more than the step itself.
         for index in range(start, events):
             kind, seat, move = record.event.py_func(words, 0, index)
             tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")

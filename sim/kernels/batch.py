@@ -36,7 +36,7 @@ from dataclasses import dataclass, fields
 import numba
 import numpy as np
 
-from sim.core import engine
+from sim.core import engine, record
 from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
@@ -474,6 +474,15 @@ class GameBatch:
         observation = np.zeros(OBSERVATION_SIZE, dtype=np.int64)
         self._kernel.observe(self._state[game], seat, observation)
         return observation
+
+    def public_record(self, game: int) -> tuple[int, list[int]]:
+        """The round game ``game`` plays (or last played) and that round's public record so
+        far, as the ``sim.core.record`` words at base 0 (the event count, then the events):
+        what every seat's view holds, read without making a view (OpenSpiel's histories
+        read it at every step)."""
+        row = self._state[game]
+        used = 1 + (int(row[engine.RECORD]) + record.EVENTS_PER_WORD - 1) // record.EVENTS_PER_WORD
+        return int(row[engine.ROUND]), row[engine.RECORD: engine.RECORD + used].tolist()
 
     @property
     def scores(self) -> np.ndarray:
