@@ -330,8 +330,8 @@ class GameBatch:
                 return (np.zeros(0, dtype=np.int64),) * 4
             seat = int(self._state[0, engine.TURN_SEAT])
             position = (seat + int(self.rotations[0])) % self.players if seat >= 0 else -1
-            return (np.zeros(1, dtype=np.int64), np.array([seat]), np.array([position]),
-                    np.array([kind]))
+            row = np.array([0, seat, position, kind], dtype=np.int64)  # one allocation
+            return row[0:1], row[1:2], row[2:3], row[3:4]
         waiting = self._state[:, engine.WAITING]
         games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
         self._done = games.size == 0 and bool(np.all(waiting == engine.WAIT_OVER))
