@@ -112,6 +112,35 @@ def test_decisions_rows_describe_the_waiting_seat():
     assert batch.to_move[decisions.games].tolist() == decisions.seats.tolist()
 
 
+def test_a_one_game_batch_steps_as_its_row_of_a_larger_batch():
+    """A batch of one game (the environments' path, read on Python ints) gives at every step
+    the row its game gets in a batch of several, and its public record is every view's."""
+    lineup = [OUTSIDE, "greedy", OUTSIDE, "random"]
+    many = GameBatch(4, lineup, 4, 7)
+    one = GameBatch(4, lineup, 1, 7, BatchSettings(first_game=2))
+    rng = np.random.default_rng(1)
+    steps = 0
+    while not one.done:
+        mine, theirs = one.pending(), many.pending()
+        row = theirs.games.tolist().index(2)
+        assert mine.games.tolist() == [0]
+        for name in ("seats", "positions", "kinds", "observations", "moves", "n_moves",
+                     "masks", "streams"):
+            np.testing.assert_array_equal(getattr(mine, name)[0], getattr(theirs, name)[row])
+        round_number, words = one.public_record(0)
+        seen = one.observe(0, int(rng.integers(4)))
+        assert round_number == seen[view.ROUND]
+        assert words == seen[view.RECORD: view.RECORD + len(words)].tolist()
+        pick = (rng.random(len(theirs)) * theirs.n_moves).astype(np.int64)
+        moves = theirs.moves[np.arange(len(theirs)), pick]
+        one.advance(moves[row: row + 1])
+        many.advance(moves)
+        steps += 1
+    assert steps > 20 and many.finished[2] and len(one.pending()) == 0
+    np.testing.assert_array_equal(one.scores[0], many.scores[2])
+    assert one.winners[0] == many.winners[2]
+
+
 def _shuffle_hidden(batch: GameBatch, rng: np.random.Generator) -> None:
     """Deal the tiles the waiting seats cannot see (other hands, boneyard) afresh, keeping
     every hand's size and every public fact."""
