@@ -368,7 +368,7 @@ class GameBatch:
         """
         decisions = self._decisions
         moves = self._checked(moves, decisions)
-        draws = self._checked_chance(moves, decisions) if self.external_chance else ()
+        draws, deals = self._checked_chance(moves, decisions) if self.external_chance else ((), ())
         if streams is not None:
             streams = np.asarray(streams)
             if streams.shape != (len(decisions),):
@@ -379,8 +379,8 @@ class GameBatch:
                 streams[rows].astype(np.uint64).view(np.int64))
         for row in draws:
             self._place_draw(int(decisions.games[row]), int(moves[row]))
-        if self.external_chance:
-            self._dealt[decisions.games] = False
+        if len(deals):
+            self._dealt[decisions.games[deals]] = False
         self._run(decisions.games, moves)
         return self._decisions
 
@@ -391,7 +391,7 @@ class GameBatch:
         if array.shape != (k,) or (k and array.dtype.kind not in "iu"):
             raise IllegalMove(f"moves must be {k} integer action ids (one per waiting game), "
                               f"got shape {array.shape} of {array.dtype}")
-        array = array.astype(np.int64)
+        array = np.ascontiguousarray(array, dtype=np.int64)  # a copy only when needed
         if k == 1:  # one game (an environment's step): the same test on Python ints
             move = int(array[0])
             legal = decisions.n_moves[0] == 0 or (
@@ -410,19 +410,21 @@ class GameBatch:
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
         return array
 
-    def _checked_chance(self, moves: np.ndarray, decisions: Decisions) -> Sequence[int]:
-        """The rows that name a tile drawn, or IllegalMove for a tile not in the boneyard or
-        a game that waits for a deal not supplied (external chance)."""
-        draws = _rows_of(decisions, KIND_DRAW)
+    def _checked_chance(self, moves: np.ndarray, decisions: Decisions
+                        ) -> tuple[Sequence[int], Sequence[int]]:
+        """The rows that name a tile drawn and those that wait for their deal, or
+        IllegalMove for a tile not in the boneyard or a deal not supplied (external
+        chance)."""
+        draws, deals = _rows_of(decisions, KIND_DRAW), _rows_of(decisions, KIND_DEAL)
         for row in draws:
             game = int(decisions.games[row])
             if int(moves[row]) not in self.boneyard(game):
                 raise IllegalMove(f"game {game}: tile {int(moves[row])} is not in the boneyard")
-        for row in _rows_of(decisions, KIND_DEAL):
+        for row in deals:
             if not self._dealt[decisions.games[row]]:
                 raise IllegalMove(f"game {int(decisions.games[row])} waits for its deal: "
                                   "call deal(game, deck, leader) first")
-        return draws
+        return draws, deals
 
     # --- chance from outside (external_chance=True)
     def needs_leader(self, game: int) -> bool:
