@@ -391,7 +391,9 @@ class GameBatch:
         if array.shape != (k,) or (k and array.dtype.kind not in "iu"):
             raise IllegalMove(f"moves must be {k} integer action ids (one per waiting game), "
                               f"got shape {array.shape} of {array.dtype}")
-        array = np.ascontiguousarray(array, dtype=np.int64)  # a copy only when needed
+        # Always a copy: the compiled entry point (``_entry``) was found for a writable
+        # contiguous int64 array, and the caller's array may be neither.
+        array = array.astype(np.int64)
         if k == 1:  # one game (an environment's step): the same test on Python ints
             move = int(array[0])
             legal = decisions.n_moves[0] == 0 or (
