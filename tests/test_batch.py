@@ -12,14 +12,18 @@ outside seats play any built-in, called from Python.
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import strategies
 from sim.core import engine
 from sim.core import observation as view
 from sim.core.rng import seed_word
 from sim.core.tiles import N_TILES
+from sim.errors import SniffError
 from sim.kernels.batch import (
     KIND_DEAL,
     KIND_DRAW,
@@ -261,3 +265,18 @@ def test_external_chance_plays_legal_games_from_any_deal_and_draws():
     assert np.all(games[won, engine.GAME_SCORES + winners[won]] >= 200)
     assert result.round_rows.shape[0] == games[:, engine.GAME_ROUNDS].sum()
     assert games[:, engine.GAME_DRAWS].sum() > 0  # the draws went through the chance rows
+
+
+def test_a_strategy_that_raises_in_a_batch_is_one_sniff_error(monkeypatch):
+    """The batch's advance (called through its compiled entry point) still turns an
+    exception raised by a strategy inside the engine into one SniffError naming it."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "plugins"))
+    monkeypatch.delitem(sys.modules, "raiser", raising=False)  # registers again on import
+    with strategies.kept_registry():
+        importlib.import_module("raiser")
+        with pytest.raises(SniffError, match=r"^strategy 'raiser' \(module raiser\) raised "
+                                             "ValueError: no idea what to play"):
+            batch = GameBatch(2, [OUTSIDE, "raiser"], 1, 0)  # raiser may be asked at once
+            while not batch.done:
+                decisions = batch.pending()
+                batch.advance(decisions.moves[:, 0])
