@@ -12,14 +12,18 @@ outside seats play any built-in, called from Python.
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import strategies
 from sim.core import engine
 from sim.core import observation as view
 from sim.core.rng import seed_word
 from sim.core.tiles import N_TILES
+from sim.errors import SniffError
 from sim.kernels.batch import (
     KIND_DEAL,
     KIND_DRAW,
@@ -110,6 +114,35 @@ def test_decisions_rows_describe_the_waiting_seat():
         hand = observation[view.HAND]
         assert all(hand >> (move >> 2) & 1 for move in moves[:n])
     assert batch.to_move[decisions.games].tolist() == decisions.seats.tolist()
+
+
+def test_a_one_game_batch_steps_as_its_row_of_a_larger_batch():
+    """A batch of one game (the environments' path, read on Python ints) gives at every step
+    the row its game gets in a batch of several, and its public record is every view's."""
+    lineup = [OUTSIDE, "greedy", OUTSIDE, "random"]
+    many = GameBatch(4, lineup, 4, 7)
+    one = GameBatch(4, lineup, 1, 7, BatchSettings(first_game=2))
+    rng = np.random.default_rng(1)
+    steps = 0
+    while not one.done:
+        mine, theirs = one.pending(), many.pending()
+        row = theirs.games.tolist().index(2)
+        assert mine.games.tolist() == [0]
+        for name in ("seats", "positions", "kinds", "observations", "moves", "n_moves",
+                     "masks", "streams"):
+            np.testing.assert_array_equal(getattr(mine, name)[0], getattr(theirs, name)[row])
+        round_number, words = one.public_record(0)
+        seen = one.observe(0, int(rng.integers(4)))
+        assert round_number == seen[view.ROUND]
+        assert words == seen[view.RECORD: view.RECORD + len(words)].tolist()
+        pick = (rng.random(len(theirs)) * theirs.n_moves).astype(np.int64)
+        moves = theirs.moves[np.arange(len(theirs)), pick]
+        one.advance(moves[row: row + 1])
+        many.advance(moves)
+        steps += 1
+    assert steps > 20 and many.finished[2] and len(one.pending()) == 0
+    np.testing.assert_array_equal(one.scores[0], many.scores[2])
+    assert one.winners[0] == many.winners[2]
 
 
 def _shuffle_hidden(batch: GameBatch, rng: np.random.Generator) -> None:
@@ -232,3 +265,18 @@ def test_external_chance_plays_legal_games_from_any_deal_and_draws():
     assert np.all(games[won, engine.GAME_SCORES + winners[won]] >= 200)
     assert result.round_rows.shape[0] == games[:, engine.GAME_ROUNDS].sum()
     assert games[:, engine.GAME_DRAWS].sum() > 0  # the draws went through the chance rows
+
+
+def test_a_strategy_that_raises_in_a_batch_is_one_sniff_error(monkeypatch):
+    """The batch's advance (called through its compiled entry point) still turns an
+    exception raised by a strategy inside the engine into one SniffError naming it."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "plugins"))
+    monkeypatch.delitem(sys.modules, "raiser", raising=False)  # registers again on import
+    with strategies.kept_registry():
+        importlib.import_module("raiser")
+        with pytest.raises(SniffError, match=r"^strategy 'raiser' \(module raiser\) raised "
+                                             "ValueError: no idea what to play"):
+            batch = GameBatch(2, [OUTSIDE, "raiser"], 1, 0)  # raiser may be asked at once
+            while not batch.done:
+                decisions = batch.pending()
+                batch.advance(decisions.moves[:, 0])

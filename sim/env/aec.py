@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 
 from sim.core.seating import check_players, team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
-from sim.env.lineups import ROUND_CAP, advance, fresh_seed, open_batch
+from sim.env.lineups import ROUND_CAP, fresh_seed, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards
 from sim.kernels.batch import N_ACTIONS
 
@@ -108,7 +108,7 @@ class SniffAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._decision = advance(self._batch, np.array([action], dtype=np.int64))
+        self._decision = self._batch.advance(np.array([action], dtype=np.int64))
         self._after_move()
         if self.reward_scheme == "points":
             after = self._batch.scores

@@ -18,9 +18,11 @@ from sim.kernels.batch import OUTSIDE, BatchSettings, Decisions, GameBatch
 from sim.kernels.result import ROUND_CAP
 from strategies import StrategySpec, parse_lineup_text
 
-__all__ = ["ROUND_CAP", "advance", "fresh_seed", "learner_lineup", "open_batch"]
+__all__ = ["ROUND_CAP", "fresh_seed", "learner_lineup", "open_batch"]
 
-FEW_GAMES = 64  # batches this small advance on one thread (waking the pool costs more)
+# Batches this small start on one thread: waking the pool costs more than it gains (their
+# steps never wake it: GameBatch advances fewer than PARALLEL_FROM games on one thread).
+FEW_GAMES = 64
 
 
 def learner_lineup(players: int, opponents: str | Sequence[str | StrategySpec]
@@ -46,20 +48,6 @@ def open_batch(players: int, lineup: Sequence, n_games: int, seed: int, *,
         batch = GameBatch(players, lineup, n_games, seed, BatchSettings(
             first_game=first_game, round_cap=round_cap, external_chance=external_chance))
     return batch, batch.pending()
-
-
-def advance(batch: GameBatch, moves: np.ndarray) -> Decisions:
-    """``batch.advance(moves)``, on one thread when the batch is small: one game gains
-    nothing from the thread pool and loses most of its time waking it (measured: a
-    one-game step 20 times slower on two threads under load)."""
-    if len(batch.game_ids) >= FEW_GAMES:
-        return batch.advance(moves)
-    previous = numba.get_num_threads()  # as _threads_for, without a generator per step
-    numba.set_num_threads(1)
-    try:
-        return batch.advance(moves)
-    finally:
-        numba.set_num_threads(previous)
 
 
 @contextmanager

@@ -37,7 +37,7 @@ from sim.core.engine import HAND_SIZE_FOR_PLAYERS
 from sim.core.seating import check_players, team_of
 from sim.core.tiles import N_TILES
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
-from sim.env.lineups import ROUND_CAP, advance, open_batch
+from sim.env.lineups import ROUND_CAP, open_batch
 from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
 
 __all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "StateTable",
@@ -118,8 +118,9 @@ class StateTable:
         """The new pending decision; whose turn it is, cached (OpenSpiel asks often)."""
         self.decision = decision
         self.over = bool(self.batch.done)
-        self.kind = int(decision.kinds[0]) if len(decision) else -1
-        self.seat = int(decision.seats[0]) if len(decision) else -1
+        waits = len(decision) > 0
+        self.kind = int(decision.kinds[0]) if waits else -1
+        self.seat = int(decision.seats[0]) if waits else -1
 
     def note(self, token: str, seat: int = -1) -> None:
         """Add an event to the histories: seen by all (``seat`` -1) or only by ``seat``
@@ -130,12 +131,14 @@ class StateTable:
 
     def read_record(self) -> None:
         """Add the public record's new events (placements, draws, passes)."""
-        view = self.batch.observe(0, 0)
-        round_number, events = int(view[slots.ROUND]), int(view[slots.RECORD])
+        round_number, words = self.batch.public_record(0)
+        events = words[0]
         start = self.seen[1] if round_number == self.seen[0] else 0
         tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
+        # Decoded in Python from the record's words (Python ints): the compiled ``event``
+        # called from Python once per event cost more than the step itself.
         for index in range(start, events):
-            kind, seat, move = record.event(view, slots.RECORD, index)
+            kind, seat, move = record.event.py_func(words, 0, index)
             tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")
         if tokens:
             self.note(" ".join(tokens))
@@ -168,16 +171,19 @@ class SniffState(pyspiel.State):
         return self._table.over
 
     def _legal_actions(self, player: int) -> list[int]:
-        return np.flatnonzero(self._table.decision.masks[0]).tolist()
+        decision = self._table.decision
+        return sorted(decision.moves[0, : decision.n_moves[0]].tolist())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._table.kind == KIND_DRAW:
             tiles = self._table.batch.boneyard(0)
         elif len(self._table.dealt) < self._players * self._hand:
-            tiles = sorted(set(range(N_TILES)) - set(self._table.dealt))
+            dealt = set(self._table.dealt)
+            tiles = [tile for tile in range(N_TILES) if tile not in dealt]
         else:
             return [(LEADER_ACTION + seat, 1.0 / self._players) for seat in range(self._players)]
-        return [(tile, 1.0 / len(tiles)) for tile in tiles]
+        chance = 1.0 / len(tiles)
+        return [(tile, chance) for tile in tiles]
 
     # --- moves
     def _apply_action(self, action: int) -> None:
@@ -187,7 +193,7 @@ class SniffState(pyspiel.State):
             return
         if table.kind == KIND_DRAW:
             table.note(f"D{action}", table.seat)
-        table.refresh(advance(table.batch, np.array([action], dtype=np.int64)))
+        table.refresh(table.batch.advance(np.array([action], dtype=np.int64)))
         table.read_record()
 
     def _deal(self, action: int) -> None:
@@ -204,7 +210,7 @@ class SniffState(pyspiel.State):
         rest = sorted(set(range(N_TILES)) - set(table.dealt))
         table.batch.deal(0, table.dealt + rest, leader)
         table.dealt = []
-        table.refresh(advance(table.batch, np.zeros(1, dtype=np.int64)))
+        table.refresh(table.batch.advance(np.zeros(1, dtype=np.int64)))
         table.read_record()
 
     def _action_to_string(self, player: int, action: int) -> str:

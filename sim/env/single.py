@@ -24,7 +24,7 @@ from gymnasium import spaces
 
 from sim.core.seating import check_players
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
-from sim.env.lineups import ROUND_CAP, advance, fresh_seed, learner_lineup, open_batch
+from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards
 from sim.kernels.batch import N_ACTIONS
 
@@ -86,7 +86,7 @@ class SniffEnv(gym.Env):
         illegal = not (0 <= action < N_ACTIONS and self._decision.masks[0, action])
         if illegal:
             action = int(self._decision.moves[0, 0])
-        self._decision = advance(self._batch, np.array([action], dtype=np.int64))
+        self._decision = self._batch.advance(np.array([action], dtype=np.int64))
         done = bool(self._batch.done)
         reward = 0.0
         if done:

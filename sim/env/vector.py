@@ -27,7 +27,7 @@ from gymnasium.vector.utils import batch_space
 
 from sim.core.seating import check_players, team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
-from sim.env.lineups import ROUND_CAP, advance, fresh_seed, learner_lineup, open_batch
+from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards
 from sim.kernels.batch import N_ACTIONS
 
@@ -112,7 +112,7 @@ class SniffVectorEnv(VectorEnv):
         still_open = []
         for group in self._open:
             asked = group.decision.games
-            group.decision = advance(group.batch, actions[group.slots[asked]])
+            group.decision = group.batch.advance(actions[group.slots[asked]])
             self._take(group.decision, group.slots[group.decision.games])
             self._settle(group, asked, rewards, done, final_views)
             if len(group.decision.games):

@@ -30,13 +30,13 @@ those two accessors see hidden tiles and are meant for a chance player only.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 import numba
 import numpy as np
 
-from sim.core import engine
+from sim.core import engine, record
 from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
@@ -68,11 +68,31 @@ _COST: dict[bool, float | None] = {True: None, False: None}
 FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
 
 
+def _entry(dispatcher, arguments: tuple) -> Callable:
+    """The compiled code of ``dispatcher`` for the types of ``arguments``, to call directly.
+
+    Numba's dispatcher types every argument at every call (3 microseconds for the advance's
+    records, an eighth of an environment's step). A batch passes arrays and records of the
+    same types at every step (its own int64 index and answer arrays, its own buffers), so
+    the code found for the first call's types is the code every later call would get.
+    """
+    types = tuple(numba.typeof(argument) for argument in arguments)
+    return dispatcher.compile(types)
+
+
+def _rows_of(decisions: Decisions, kind: int) -> Sequence[int]:
+    """The rows of ``decisions`` that wait for ``kind`` (one row, an environment's step,
+    tested on a Python int: NumPy's search costs more than the rest of the check)."""
+    if len(decisions) == 1:
+        return [0] if int(decisions.kinds[0]) == kind else []
+    return np.flatnonzero(decisions.kinds == kind)
+
+
 class IllegalMove(ValueError):
     """A move that is not legal for its game, or moves of the wrong shape or type."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: made at every step, twice as fast to make
 class Decisions:
     """The games that wait now, one row each, in game order (fresh arrays every call)."""
 
@@ -87,7 +107,7 @@ class Decisions:
     streams: np.ndarray  # (k,) uint64: the seat's own strategy random stream
 
     def __len__(self) -> int:
-        return int(self.games.shape[0])
+        return len(self.games)
 
     def copy(self) -> Decisions:
         return Decisions(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
@@ -188,6 +208,7 @@ class GameBatch:
         self._rounds = np.zeros((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
         self._steps = 0
+        self._serial = self._gather_rows = None  # compiled entry points, found at first use
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
         self._run(np.arange(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
@@ -226,30 +247,47 @@ class GameBatch:
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
         while games.size:
-            arguments = (
-                games, answers, self._inputs, self._dispatch, self._state, self._round_rows,
-                Tables(self._games, self._rounds), self._events)
+            self._advance_games(games, answers)
+            if games.size == 1:  # one game (an environment's step): no array work
+                if self._state[games[0], engine.WAITING] != engine.WAIT_ROOM:
+                    break
+            else:
+                games = games[self._state[games, engine.WAITING] == engine.WAIT_ROOM]
+                if not games.size:
+                    break
+            grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
+                              engine.ROUND_FIELDS), dtype=np.int32)
+            grown[:, : self._rounds.shape[1]] = self._rounds
+            self._rounds = grown
+            answers = np.full(games.size, -1, dtype=np.int64)
+        self._refuse_bad_choices()
+        self._decisions = self._gather()
+
+    def _advance_games(self, games: np.ndarray, answers: np.ndarray) -> None:
+        """One compiled call that plays these games on, on the threads when it pays. An
+        exception raised in it becomes ``strategy_errors``' one line (no context managers
+        entered on the way in: an environment steps one game at a time, and entering them
+        cost as much as the step)."""
+        arguments = (games, answers, self._inputs, self._dispatch, self._state,
+                     self._round_rows, Tables(self._games, self._rounds), self._events)
+        try:
+            if games.size < PARALLEL_FROM:
+                self._serial = self._serial or _entry(self._kernel.advance_serial, arguments)
+                self._serial(*arguments)
+                return
             parallel = self._parallel(games.size)
             started = time.perf_counter()
-            with numba.parallel_chunksize(1), strategy_errors(self._errors_of):
+            with numba.parallel_chunksize(1):
                 if parallel:
                     self._kernel.advance_batch(*arguments, BLOCK_SIZE)
                 else:
                     self._kernel.advance_serial(*arguments)
-            if games.size >= PARALLEL_FROM:
-                cost = (time.perf_counter() - started) / games.size
-                known = _COST[parallel]
-                _COST[parallel] = cost if known is None else 0.8 * known + 0.2 * cost
-            waiting = self._state[games, engine.WAITING]
-            games = games[waiting == engine.WAIT_ROOM]
-            if games.size:
-                grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
-                                  engine.ROUND_FIELDS), dtype=np.int32)
-                grown[:, : self._rounds.shape[1]] = self._rounds
-                self._rounds = grown
-                answers = np.full(games.size, -1, dtype=np.int64)
-        self._refuse_bad_choices()
-        self._decisions = self._gather()
+            cost = (time.perf_counter() - started) / games.size
+            known = _COST[parallel]
+            _COST[parallel] = cost if known is None else 0.8 * known + 0.2 * cost
+        except Exception:
+            with strategy_errors(self._errors_of):
+                raise
 
     def _parallel(self, n_games: int) -> bool:
         """Whether to share this step's games among the threads. A parallel region wakes
@@ -267,9 +305,7 @@ class GameBatch:
 
     def _gather(self) -> Decisions:
         """Who waits now (the games of the last Decisions that still wait, in game order)."""
-        waiting = self._state[:, engine.WAITING]
-        self._done = not np.any(waiting != engine.WAIT_OVER)
-        games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
+        games, seats, positions, kinds = self._waiting()
         k = games.size
         observations = np.zeros((k, OBSERVATION_SIZE), dtype=np.int64)  # unused slots: 0
         moves = np.empty((k, engine.MAX_MOVES), dtype=np.int64)
@@ -277,17 +313,38 @@ class GameBatch:
         masks = np.empty((k, N_ACTIONS), dtype=np.bool_)
         streams = np.empty(k, dtype=np.uint64)
         if k:
-            self._kernel.gather_decisions(self._state, games, observations, moves, n_moves,
-                                          masks, streams)
+            arguments = (self._state, games, observations, moves, n_moves, masks, streams)
+            self._gather_rows = self._gather_rows or _entry(self._kernel.gather_decisions,
+                                                            arguments)
+            self._gather_rows(*arguments)
+        return Decisions(games, seats, positions, kinds, observations, moves, n_moves, masks,
+                         streams)
+
+    def _waiting(self) -> tuple[np.ndarray, ...]:
+        """The games that wait, their deciding seats, those seats' lineup positions and what
+        they wait for (fresh arrays); notes whether every game is over."""
+        if self._state.shape[0] == 1:  # one game (an environment's): Python ints, no searches
+            kind = int(self._state[0, engine.WAITING])
+            self._done = kind == engine.WAIT_OVER
+            if not engine.WAIT_MOVE <= kind <= engine.WAIT_DEAL:
+                return (np.zeros(0, dtype=np.int64),) * 4
+            seat = int(self._state[0, engine.TURN_SEAT])
+            position = (seat + int(self.rotations[0])) % self.players if seat >= 0 else -1
+            row = np.array([0, seat, position, kind], dtype=np.int64)  # one allocation
+            return row[0:1], row[1:2], row[2:3], row[3:4]
+        waiting = self._state[:, engine.WAITING]
+        games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
+        self._done = games.size == 0 and bool(np.all(waiting == engine.WAIT_OVER))
         seats = self._state[games, engine.TURN_SEAT]
         positions = np.where(seats >= 0, (seats + self.rotations[games]) % self.players, -1)
-        return Decisions(games, seats, positions, waiting[games], observations, moves, n_moves,
-                         masks, streams)
+        return games, seats, positions, waiting[games]
 
     def _refuse_bad_choices(self) -> None:
-        bad = np.flatnonzero(self._state[:, engine.BAD_CHOICE])
-        if bad.size:
-            game = int(bad[0])
+        column = self._state[:, engine.BAD_CHOICE]
+        if column.shape[0] == 1 and not column[0]:  # one game: no NumPy reduction
+            return
+        if column.any():
+            game = int(np.flatnonzero(column)[0])
             seat = int(self._state[game, engine.BAD_CHOICE]) - 1
             spec = self.specs[int(self._seat_specs[game, seat])]
             raise SniffError(
@@ -311,19 +368,19 @@ class GameBatch:
         """
         decisions = self._decisions
         moves = self._checked(moves, decisions)
-        asking = decisions.n_moves > 0
+        draws, deals = self._checked_chance(moves, decisions) if self.external_chance else ((), ())
         if streams is not None:
             streams = np.asarray(streams)
             if streams.shape != (len(decisions),):
                 raise IllegalMove(f"streams must have shape ({len(decisions)},), "
                                   f"got {streams.shape}")
-            rows = np.flatnonzero(asking)
+            rows = np.flatnonzero(decisions.n_moves > 0)
             self._state[decisions.games[rows], engine.STREAMS + decisions.seats[rows]] = (
                 streams[rows].astype(np.uint64).view(np.int64))
-        if self.external_chance:
-            for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
-                self._place_draw(int(decisions.games[row]), int(moves[row]))
-            self._dealt[decisions.games] = False
+        for row in draws:
+            self._place_draw(int(decisions.games[row]), int(moves[row]))
+        if len(deals):
+            self._dealt[decisions.games[deals]] = False
         self._run(decisions.games, moves)
         return self._decisions
 
@@ -334,28 +391,42 @@ class GameBatch:
         if array.shape != (k,) or (k and array.dtype.kind not in "iu"):
             raise IllegalMove(f"moves must be {k} integer action ids (one per waiting game), "
                               f"got shape {array.shape} of {array.dtype}")
+        # Always a copy: the compiled entry point (``_entry``) was found for a writable
+        # contiguous int64 array, and the caller's array may be neither.
         array = array.astype(np.int64)
-        asking = decisions.n_moves > 0
-        in_range = (array >= 0) & (array < N_ACTIONS)
-        legal = in_range & decisions.masks[np.arange(k), np.where(in_range, array, 0)]
-        wrong = np.flatnonzero(asking & ~legal)
-        if wrong.size:
+        if k == 1:  # one game (an environment's step): the same test on Python ints
+            move = int(array[0])
+            legal = decisions.n_moves[0] == 0 or (
+                0 <= move < N_ACTIONS and bool(decisions.masks[0, move]))
+            wrong = [] if legal else [0]
+        else:
+            asking = decisions.n_moves > 0
+            in_range = (array >= 0) & (array < N_ACTIONS)
+            legal = in_range & decisions.masks[np.arange(k), np.where(in_range, array, 0)]
+            wrong = np.flatnonzero(asking & ~legal)
+        if len(wrong):
             row = int(wrong[0])
             raise IllegalMove(
                 f"game {int(decisions.games[row])} (id {int(self.game_ids[decisions.games[row]])}"
                 f"), seat {int(decisions.seats[row])}: move {int(array[row])} is not legal "
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
-        if not self.external_chance:
-            return array
-        for row in np.flatnonzero(decisions.kinds == KIND_DRAW):
+        return array
+
+    def _checked_chance(self, moves: np.ndarray, decisions: Decisions
+                        ) -> tuple[Sequence[int], Sequence[int]]:
+        """The rows that name a tile drawn and those that wait for their deal, or
+        IllegalMove for a tile not in the boneyard or a deal not supplied (external
+        chance)."""
+        draws, deals = _rows_of(decisions, KIND_DRAW), _rows_of(decisions, KIND_DEAL)
+        for row in draws:
             game = int(decisions.games[row])
-            if int(array[row]) not in self.boneyard(game):
-                raise IllegalMove(f"game {game}: tile {int(array[row])} is not in the boneyard")
-        for row in np.flatnonzero(decisions.kinds == KIND_DEAL):
+            if int(moves[row]) not in self.boneyard(game):
+                raise IllegalMove(f"game {game}: tile {int(moves[row])} is not in the boneyard")
+        for row in deals:
             if not self._dealt[decisions.games[row]]:
                 raise IllegalMove(f"game {int(decisions.games[row])} waits for its deal: "
                                   "call deal(game, deck, leader) first")
-        return np.ascontiguousarray(array)
+        return draws, deals
 
     # --- chance from outside (external_chance=True)
     def needs_leader(self, game: int) -> bool:
@@ -388,7 +459,7 @@ class GameBatch:
         """Put the named tile next in the deck (swapping it with the one there)."""
         row = self._state[game]
         position = engine.DECK + int(row[engine.BONEYARD_POS])
-        where = position + int(np.flatnonzero(row[position: engine.DECK + N_TILES] == tile)[0])
+        where = position + row[position: engine.DECK + N_TILES].tolist().index(tile)
         row[where], row[position] = row[position], tile
 
     # --- what anyone may see
@@ -407,6 +478,15 @@ class GameBatch:
         observation = np.zeros(OBSERVATION_SIZE, dtype=np.int64)
         self._kernel.observe(self._state[game], seat, observation)
         return observation
+
+    def public_record(self, game: int) -> tuple[int, list[int]]:
+        """The round game ``game`` plays (or last played) and that round's public record so
+        far, as the ``sim.core.record`` words at base 0 (the event count, then the events):
+        what every seat's view holds, read without making a view (OpenSpiel's histories
+        read it at every step)."""
+        row = self._state[game]
+        used = 1 + (int(row[engine.RECORD]) + record.EVENTS_PER_WORD - 1) // record.EVENTS_PER_WORD
+        return int(row[engine.ROUND]), row[engine.RECORD: engine.RECORD + used].tolist()
 
     @property
     def scores(self) -> np.ndarray:
