@@ -1,7 +1,7 @@
 """The report's figures on a fixed set of small runs: made once, compared ever after.
 
 Why: ``sniff report`` was rewritten to aggregate over a run's parts instead of holding its
-tables in pandas (issue #34). The figures must not change with it, so
+tables in pandas. The figures must not change with it, so
 ``tests/golden/report-figures.json`` holds every figure of the reports of these runs as the
 code at the branch point (39a7345, the in-memory report) computed them, and
 ``tests/test_report_golden.py`` plays the same runs again and compares figure for figure

@@ -1,4 +1,4 @@
-"""The streaming report gives the figures the in-memory report gave (issue #34).
+"""The streaming report gives the figures the in-memory report gave.
 
 ``tests/golden/report-figures.json`` holds every figure of the reports of a fixed set of
 small runs (2, 3 and 4 players, ``--duplicate``, a tournament in the aggregate and with

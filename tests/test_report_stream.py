@@ -1,4 +1,4 @@
-"""The report reads runs chunk by chunk (issue #34): same figures however a run is cut into
+"""The report reads runs chunk by chunk: same figures however a run is cut into
 parts, a damaged part named in one line, progress heard, exact tallies.
 
 The figures against the in-memory report of 39a7345 are in ``test_report_golden.py``.
