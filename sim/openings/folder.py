@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import SniffError
-from sim.files import TEMP_SUFFIX, read_regular, write_atomic
+from sim.files import TEMP_SUFFIX, own_folder, read_regular, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.footers import config_field, error_text
 from sim.store.integrity import (
@@ -133,7 +133,7 @@ class GamesParts:
 
         index = self.first_deal // self.part_deals
         path = self.folder / part_key(index)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        own_folder(path.parent, GAMES_DIR)  # never a link out of the folder
         metadata = parquet_metadata(self.config, self.command, "games", part=index,
                                     first_deal=self.first_deal, end_deal=end_deal)
         rows = write_arrow(pa.concat_tables(self.pending), path, metadata)

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.errors import SettingError, SniffError
+from sim.files import own_folder
 from sim.openings.folder import (
     GAMES_DIR,
     LEDGER,
@@ -167,7 +168,7 @@ def write_part(folder: Path, config: OpeningsConfig, command: str, index: int, l
     import pyarrow as pa
 
     path = folder / part_key(index)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    own_folder(path.parent, GAMES_DIR)  # never a link out of the folder
     metadata = parquet_metadata(config, command, "games", part=index, first_deal=lo,
                                 end_deal=hi)
     rows = write_arrow(pa.concat_tables(tables), path, metadata)
