@@ -152,6 +152,33 @@ def test_ledger_fields_of_the_wrong_type_are_one_line(runs, tmp_path, capsys, fi
         one_line(code, err, "is not one sniff writes")
 
 
+@pytest.mark.parametrize("damage, text", [
+    ("line", "is not recorded as written by this run"),  # C13: its ledger line deleted
+    ("parts", "missing: the run is complete but chunk 1"),  # C16: its line and parts
+    ("string", "the run is complete but chunk 1 is not there"),  # C04: "chunk": "1"
+])
+def test_a_complete_run_lacking_a_chunk_fails_verify(runs, tmp_path, capsys, damage,
+                                                     text) -> None:
+    """Verify fails wherever a reader refuses: a complete run without chunk 1."""
+    folder = copy_of(runs["plain"], tmp_path)
+    lines = [json.loads(line) for line in (folder / "parts.jsonl").read_text().splitlines()]
+    if damage == "string":
+        lines[1]["chunk"] = "1"
+    else:
+        del lines[1]
+    (folder / "parts.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    if damage == "parts":
+        for table in ("games", "rounds"):
+            (folder / table / "part-000001.parquet").unlink()
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and "Traceback" not in err, (out, err)
+    assert "chunk 1" in out and "1 of 2 chunks sound" in out, out
+    if damage != "string":
+        assert text in out, out
+    code, out, err = run_main(["query", str(folder), "select count(*) from games"], capsys)
+    assert code == 2 and "chunk 1" in err, err
+
+
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("verify-t") / "t"

@@ -314,16 +314,18 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
         problems = [p.line() for p in checked.problems]
         if checked.manifest_problem is not None:
             problems.insert(0, checked.manifest_problem)
-        elif not problems:  # what readers show, recomputed from the parts
+        elif status == "complete" and (  # what every reader refuses
+                missing := integrity.first_missing(checked, n_chunks)) is not None:
+            why = ("is not recorded as written by this run" if missing in checked.unrecorded
+                   else "missing")
+            problems.append(f"{folder / 'games' / io.part_name(missing)}: {why}: the run is "
+                            f"complete but chunk {missing} is not there")
+        if checked.manifest_problem is None and not problems:  # what readers show, recomputed
             for found in (stop_problem(folder, manifest, checked.good),
                           result_problem(folder, manifest, checked.good)):
                 if found is not None:
                     problems.insert(0, found)
                     replayable -= 1  # not a bad chunk: --resume cannot mend it
-        elif status == "complete" and (
-                missing := integrity.first_missing(checked, n_chunks)) is not None:
-            problems.append(f"{folder / 'games' / io.part_name(missing)}: missing (the run is "
-                            "complete)")
         for chunk, tables in sorted(checked.unrecorded.items()):
             click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
                        "recorded (the run stopped after writing them); --resume checks them")
