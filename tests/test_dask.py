@@ -227,6 +227,7 @@ def test_sim_imports_dask_only_for_a_scheduler():
     ("somewhere", "give a Dask scheduler address"),
     ("local:0", "local:N needs a number of workers N >= 1"),
     ("local:two", "local:N needs a number of workers N >= 1"),
+    ("local:99999", "local:N starts N worker processes on this machine, at most"),  # S28
     ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
 ])
 def test_bad_scheduler_gives_one_line_and_no_run(tmp_path, monkeypatch, capsys, scheduler,

@@ -42,6 +42,7 @@ POLL_SECONDS = 0.2  # wait at most this long for results before looking at Ctrl-
 INSTALL_HINT = ("pip install 'sniff[dask]' (from a clone of sniff: pip install -e '.[dask]'; "
                 "or pip install 'dask[distributed]')")
 LOCAL = re.compile(r"local:(\d+)")
+LOCAL_PER_CORE = 4  # local:N starts at most this many worker processes per core
 
 
 class ClusterLost(SniffError):
@@ -68,6 +69,11 @@ def parse_scheduler(text: str) -> tuple[str, int | str]:
         if not match or int(match.group(1)) < 1:
             raise SettingError(f"{{scheduler}} {text}: local:N needs a number of workers N >= 1, "
                                "e.g. local:4")
+        most = max_local_workers()
+        if int(match.group(1)) > most:  # thousands of processes would only thrash
+            raise SettingError(f"{{scheduler}} {text}: local:N starts N worker processes on "
+                               f"this machine, at most {most} (its {machine_cores()} cores x "
+                               f"{LOCAL_PER_CORE})")
         return "local", int(match.group(1))
     if re.fullmatch(r"[a-z]+://\S+", text):
         return "address", text
@@ -115,6 +121,11 @@ def machine_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def max_local_workers() -> int:
+    """The most worker processes ``local:N`` starts: the cores x ``LOCAL_PER_CORE``."""
+    return machine_cores() * LOCAL_PER_CORE
 
 
 # --- on the workers

@@ -25,6 +25,7 @@ from sim.store.query import (
     DEFAULT_TIMEOUT,
     Limits,
     Progress,
+    check_timeout,
     connect,
     relation,
     run_sources,
@@ -98,6 +99,9 @@ class QueryLimits:
     memory: int = DEFAULT_MEMORY
     timeout: float | None = DEFAULT_TIMEOUT
     hard_memory: bool = False
+
+    def __post_init__(self) -> None:
+        check_timeout(self.timeout)  # NaN, infinity or a negative one would switch it off
 
 
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
