@@ -156,8 +156,11 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
         notice(note)
     if parquet is not None or csv:
         return rows
-    shown = frame.head(max_rows)
-    stream.write(shown.to_string(index=False) + "\n" if len(shown.columns) else "\n")
+    from sim.display.formatting import printable
+
+    shown = frame.head(max_rows)  # its values are data, never commands to the terminal
+    stream.write(printable(shown.to_string(index=False)) + "\n" if len(shown.columns)
+                 else "\n")
     if len(frame) > max_rows:
         stream.write(f"(the first {max_rows:,} rows; --csv or --parquet OUT gives them all)\n")
     return len(shown)
@@ -166,8 +169,12 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
 def _write_csv(result, stream) -> int:
     import pyarrow.csv as pacsv
 
+    from sim.display.formatting import printable
+
     reader = batches(result)
     binary = getattr(stream, "buffer", None)
+    if binary is not None and stream.isatty():  # escaped for a terminal, raw for a pipe
+        binary = None
     rows = 0
     first = True
     for batch in reader:
@@ -180,7 +187,8 @@ def _write_csv(result, stream) -> int:
 
             buffer = _io.BytesIO()
             pacsv.write_csv(batch, buffer, pacsv.WriteOptions(include_header=first))
-            stream.write(buffer.getvalue().decode())
+            stream.write(printable(buffer.getvalue().decode()) if stream.isatty()
+                         else buffer.getvalue().decode())
         first = False
         rows += batch.num_rows
     if first:  # no rows: the header alone
