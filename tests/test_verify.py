@@ -212,6 +212,27 @@ def test_a_complete_tournaments_missing_pairing_is_bad(tournament, tmp_path, cap
     assert code == 2 and "missing (pairing" in out, (out, err)
 
 
+def test_nothing_but_its_pairings_is_written_into_a_tournaments_pairs(tournament, tmp_path,
+                                                                     capsys) -> None:
+    """W09, W18, W19: simulate, compare and openings refuse -o TOURNAMENT/pairs/NEW (even
+    the name of a pairing: only the tournament plays it); W09v: verify names a stray."""
+    folder = copy_of(tournament, tmp_path)
+    pairing = sorted((folder / "pairs").iterdir())[0]
+    for args in (["simulate", "--players", "2", "--games", "20", "-q"],
+                 ["compare", "greedy", "random", "--players", "2", "--max-games", "100", "-q"],
+                 ["openings", "--players", "2", "--strategies", "greedy", "--deals", "2",
+                  "-q"]):
+        for target in (folder / "pairs" / "new", pairing):
+            code, out, err = run_main([*args, "-o", str(target)], capsys)
+            one_line(code, err, f"inside the sniff folder {folder}")
+    assert not (folder / "pairs" / "new").exists()
+    code, out, err = verify(folder, capsys)
+    assert code == 0 and "bad:" not in out, (out, err)
+    shutil.copytree(pairing, folder / "pairs" / "new")
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: {folder / 'pairs' / 'new'}: not a pairing" in out, (out, err)
+
+
 @pytest.fixture(scope="module")
 def openings(tmp_path_factory) -> Path:
     from sim.openings.study import run_openings

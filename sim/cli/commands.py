@@ -274,7 +274,12 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.run.stops import stop_problem
     from sim.store import integrity, io
     from sim.store.folders import size_text
-    from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs, read_tournament_manifest
+    from sim.store.rundata import (
+        TOURNAMENT_MANIFEST,
+        pairing_runs,
+        read_tournament_manifest,
+        stray_pairs,
+    )
     from sim.store.verified import mark_verified
 
     runs: list[Path] = []
@@ -292,6 +297,9 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                                   "recomputed from the tables"))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
+            for line in stray_pairs(folder):  # written by another command, not a pairing
+                click.echo(printable(f"bad: {line}"))
+                bad += 1
             for entry, path in pairing_runs(folder):
                 if (path / io.MANIFEST).is_file():
                     runs.append(path)

@@ -59,6 +59,20 @@ def read_tournament_manifest(folder: Path) -> dict:
     return manifest
 
 
+def stray_pairs(folder: Path) -> list[str]:
+    """What a tournament's ``pairs/`` holds besides its pairings' folders (a folder another
+    command wrote there, a file), one line each; ``tournament.json`` must be readable."""
+    pairs = Path(folder) / "pairs"
+    entries = read_tournament_manifest(folder).get("pairings")
+    named = {entry.get("folder") for entry in entries if isinstance(entry, dict)} \
+        if isinstance(entries, list) else set()
+    if not pairs.is_dir():
+        return []
+    return [f"{path}: not a pairing of this tournament (its pairs/ holds only the folders "
+            "its tournament.json names; this one was written there by something else)"
+            for path in sorted(pairs.iterdir()) if f"pairs/{path.name}" not in named]
+
+
 def pairing_seed(seed: int, lineup: Sequence[str]) -> int:
     """A pairing's run seed: a hash of the tournament seed and the lineup (0..2**63-1)."""
     digest = hashlib.sha256(f"{seed}|{'|'.join(lineup)}".encode()).digest()
