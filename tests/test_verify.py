@@ -233,6 +233,40 @@ def test_nothing_but_its_pairings_is_written_into_a_tournaments_pairs(tournament
     assert code == 2 and f"bad: {folder / 'pairs' / 'new'}: not a pairing" in out, (out, err)
 
 
+def _swap_ratings(folder: Path) -> None:
+    def swap(manifest: dict) -> None:
+        rows = manifest["ratings"]["ratings"]
+        rows[0]["strategy"], rows[-1]["strategy"] = rows[-1]["strategy"], rows[0]["strategy"]
+
+    edit_json(folder / "tournament.json", swap)
+
+
+def _swap_ranking(folder: Path) -> None:
+    path = folder / "ranking.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    first, last = lines[1].split(","), lines[-1].split(",")
+    first[1], last[1] = last[1], first[1]
+    lines[1], lines[-1] = ",".join(first), ",".join(last)
+    path.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("edit, text", [
+    (_swap_ratings, "tournament.json: its ratings do not match"),  # T04
+    (_swap_ranking, "ranking.csv: does not match"),  # T06
+    (lambda f: (f / "matrix.csv").write_text("a,b\n1,2\n"), "matrix.csv: does not match"),
+    (lambda f: shutil.copy(f / "ratings.png", f / "matrix.png"),
+     "matrix.png: its bytes changed since it was written"),
+])
+def test_a_tournaments_result_files_are_recomputed_or_bound(tournament, tmp_path, capsys,
+                                                           edit, text) -> None:
+    folder = copy_of(tournament, tmp_path)
+    code, out, err = verify(folder, capsys)
+    assert code == 0 and "recomputed from the pairings; the charts match" in out, (out, err)
+    edit(folder)
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: {folder}" in out and text in out, (out, err)
+
+
 @pytest.fixture(scope="module")
 def openings(tmp_path_factory) -> Path:
     from sim.openings.study import run_openings
@@ -259,6 +293,8 @@ def _rewrite_pairs(folder: Path) -> None:
 @pytest.mark.parametrize("edit, text", [
     (_rewrite_pairs, "tile-pairs.csv: does not match"),
     (lambda f: (f / "ranking.md").write_text("# ranked by me\n"), "ranking.md: does not match"),
+    (lambda f: shutil.copy(f / "openings.parquet", f / "heatmap.png"),
+     "heatmap.png: its bytes changed"),  # O05
     (lambda f: edit_json(f / "summary.json", lambda s: s.pop("files")), "records no files"),
     (lambda f: edit_json(f / "summary.json", lambda s: s["files"].pop("tile-pairs.csv")),
      "records no tile-pairs.csv"),
@@ -266,7 +302,7 @@ def _rewrite_pairs(folder: Path) -> None:
 def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit,
                                                 text) -> None:
     code, out, err = verify(openings, capsys)
-    assert code == 0 and "recomputed from the tables" in out, (out, err)
+    assert code == 0 and "recomputed from the tables, heatmap.png matches" in out, (out, err)
     folder = copy_of(openings, tmp_path)
     edit(folder)
     code, out, err = verify(folder, capsys)

@@ -283,6 +283,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.store.verified import mark_verified
 
     runs: list[Path] = []
+    results: list[Path] = []  # complete tournaments
     bad = replayable = 0  # problems, and those a resume can mend (bad chunks of a run)
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
@@ -294,7 +295,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             bad += len(problems)
             click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
                        "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
-                                  "recomputed from the tables"))
+                                  "recomputed from the tables" + heatmap_words(folder)))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
             for line in stray_pairs(folder):  # written by another command, not a pairing
@@ -309,6 +310,8 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                     bad += 1
                 else:
                     click.echo(f"{path}: not played yet (the tournament is not complete)")
+            if complete:  # its result files, once its pairings are verified below
+                results.append(folder)
         elif not folder.is_dir():
             raise SniffError(f"no such run folder: {folder}")
         else:
@@ -357,10 +360,45 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                    f"{checked.games:,} games, {size_text(checked.checked_bytes)} hashed and "
                    f"decoded; status {status}{live}" + (f"; {len(problems)} problem(s)"
                                                        if problems else ""))
+    bad += sum(tournament_result(folder) for folder in results)
     if bad:
         raise SniffError(f"{bad} problem(s) found" + (
             "; `sniff simulate --out FOLDER --resume` replays the bad chunks (and sets the "
             "bad parts aside)" if replayable else ""))
+
+
+def heatmap_words(folder: Path) -> str:
+    """How verify vouches for an openings folder's ``heatmap.png``: its record's hash, or
+    (a folder written before it was recorded) not at all."""
+    from sim.openings.folder import HEATMAP, read_summary
+
+    if HEATMAP in (read_summary(folder).get("files") or {}):
+        return f", {HEATMAP} matches its record"
+    return f"; {HEATMAP} is not checked (written before sniff recorded it)" if (
+        folder / HEATMAP).exists() else ""
+
+
+def tournament_result(folder: Path) -> int:
+    """Verify's lines about a complete tournament's result files (``sim.tournament
+    .output_problems``); the number of problems. A pairing a reader refuses is left to
+    its own lines below."""
+    from sim.errors import SniffError
+    from sim.tournament import output_problems
+
+    try:
+        problems = output_problems(folder)
+    except SniffError:
+        return 0
+    for line in problems:
+        click.echo(printable(f"bad: {line}"))
+    if not problems:
+        from sim.store.rundata import read_tournament_manifest
+
+        charts = ("the charts match their record" if "files" in read_tournament_manifest(
+            folder) else "the charts are not checked (written before sniff recorded them)")
+        click.echo(f"{folder}: ratings, ranking.csv and matrix.csv recomputed from the "
+                   f"pairings; {charts}")
+    return len(problems)
 
 
 def trace_command(players: int, seed: int, strategies: str, games: int,

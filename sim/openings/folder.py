@@ -35,8 +35,9 @@ TABLE = "openings.parquet"
 PAIRS = "tile-pairs.csv"
 GAMES_DIR = "games"
 GAMES_FILE = "games.parquet"  # the games table of a folder written before the parts
+HEATMAP = "heatmap.png"  # recorded (size, sha256) by folders written since #51
 CHECKS = ("size", "hash")
-OUTPUT_FILES = (TABLE, GAMES_FILE, "heatmap.png", "ranking.md", SUMMARY, PAIRS)  # and games/
+OUTPUT_FILES = (TABLE, GAMES_FILE, HEATMAP, "ranking.md", SUMMARY, PAIRS)  # and games/
 STUDY = "study.json"  # a study under way: what decides it (sim.openings.parts)
 LEDGER = "parts.jsonl"  # and its finished parts, one line each
 UNDER_WAY = (STUDY, LEDGER, SET_ASIDE)  # removed when it ends (set-aside/ is kept)
@@ -229,7 +230,7 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
     numbers = []
     for name in files:
         match = PART_KEY.fullmatch(name)
-        if match is None and name not in (TABLE, PAIRS, GAMES_FILE):
+        if match is None and name not in (TABLE, PAIRS, GAMES_FILE, HEATMAP):
             raise SniffError(f"{where}: records a file that is not an openings file: {name!r}")
         if match is not None:
             numbers.append(int(match.group(1)))

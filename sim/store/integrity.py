@@ -85,10 +85,11 @@ def part_record(path: Path, rows: int) -> dict:
             HASH: file_digest(path)}
 
 
-def file_problem(folder: Path, name: str, records: dict) -> str | None:
+def file_problem(folder: Path, name: str, records: dict,
+                 where: str = "summary.json") -> str | None:
     """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
-    bytes and sha256: an openings folder's files), or None; a file without a record (an
-    older version's folder) is not checked."""
+    bytes and sha256 in the file ``where``: an openings folder's or a tournament's files),
+    or None; a file without a record (an older version's folder) is not checked."""
     record = (records or {}).get(name)
     if record is None:
         return None
@@ -97,7 +98,7 @@ def file_problem(folder: Path, name: str, records: dict) -> str | None:
         return f"{path}: missing (it was written with this folder)"
     if path.stat().st_size != record.get("bytes") or file_digest(path) != record.get(HASH):
         return (f"{path}: its bytes changed since it was written (size or {HASH} differs "
-                "from the record in summary.json)")
+                f"from the record in {where})")
     return None
 
 
