@@ -370,3 +370,30 @@ def test_replay_refuses_another_codes_run(runs, tmp_path, capsys) -> None:
     edit_json(folder / "manifest.json", lambda m: m.update(kernel="0123456789abcdef"))
     code, out, err = run_main(["verify", str(folder), "--replay", "5"], capsys)
     one_line(code, err, "it was played by other code")
+
+
+@pytest.mark.parametrize("special", ["fifo", "big", "device"])
+def test_an_openings_summary_that_is_no_file_is_named(openings, runs, tmp_path, capsys,
+                                                      special) -> None:
+    """O06, O07, M09: summary.json a FIFO, over its bound, or a link to a device is one
+    line naming summary.json, in query, verify and report (not "no manifest.json")."""
+    import os
+
+    folder = copy_of(openings, tmp_path)
+    summary = folder / "summary.json"
+    summary.unlink()
+    if special == "fifo":
+        os.mkfifo(summary)
+    elif special == "big":
+        with open(summary, "wb") as handle:
+            handle.truncate(17 * 2**20)
+    else:
+        summary.symlink_to("/dev/zero")
+    for args in (["query", str(folder), "select count(*) from openings"],
+                 ["report", str(runs["plain"]), "--openings", str(folder), "-o",
+                  str(tmp_path / "r"), "--placement-sample", "0"]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, str(summary))
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: cannot read {summary}" in out and "Traceback" not in err, (
+        out, err)

@@ -12,6 +12,7 @@ one way for other code (``sniff query``, reports) to find an openings folder's t
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -383,12 +384,12 @@ def is_openings_folder(path: object) -> bool:
     if not isinstance(path, str | Path):
         return False
     folder = Path(path)
-    if not (folder / TABLE).is_file() or not (folder / SUMMARY).is_file():
+    if not (folder / TABLE).is_file() or not os.path.lexists(folder / SUMMARY):
         return False
     try:
         record = json.loads(read_regular(folder / SUMMARY, MAX_SUMMARY, SUMMARY))
-    except (OSError, ValueError, RecursionError):
-        return False
+    except (OSError, ValueError, RecursionError):  # a FIFO, a device, too big, not JSON:
+        return True  # an openings folder whose summary its readers refuse, saying why
     return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
         and "config" in record
 
