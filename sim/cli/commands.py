@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -20,6 +21,37 @@ from sim.run.progress import ProgressBar
 from sim.run.settings import RunControl
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
+
+
+@contextmanager
+def ctrl_c_stops() -> Iterator[None]:
+    """Ctrl-C inside a library's C code (matplotlib drawing a chart) can come out as that
+    library's own error ("Invalid bounding box"); any error after a Ctrl-C is the stop it
+    was (``sim.errors.Stopped``: "sniff: interrupted", exit 130), never a traceback."""
+    import signal
+    import threading
+
+    from sim.errors import Stopped
+
+    received: list[int] = []
+
+    def handle(signum, frame) -> None:
+        received.append(signum)
+        raise Stopped(signum)
+
+    own = threading.current_thread() is threading.main_thread() and \
+        signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    previous = signal.signal(signal.SIGINT, handle) if own else None
+    try:
+        yield
+    except Exception as error:
+        if received:
+            raise Stopped(received[0]) from error
+        raise
+    finally:
+        if own:
+            signal.signal(signal.SIGINT, previous if previous is not None
+                          else signal.default_int_handler)
 
 
 def reading_bar(desc: str, unit: str) -> ProgressBar:
@@ -134,11 +166,12 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
 
     folder = Path(out) if out is not None else report_folder()
     check_writable_folder(folder)  # before the minutes of tracing that build may take
-    with reading_bar("sniff report: reading", "chunk") as bar:
+    with ctrl_c_stops(), reading_bar("sniff report: reading", "chunk") as bar:
         report = build(paths, placement_sample=placement_sample, title=title,
                        notice=lambda text: click.echo(f"sniff: {text}", err=True),
                        openings=openings, pairings=pairings, progress=bar.callback)
-    files = report.write(folder)
+    with ctrl_c_stops():  # charts drawn while it writes
+        files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     what = f"{len(report.runs)} run(s)" if report.runs else "openings"
     click.echo(f"report of {what}: {folder / 'report.html'} "
