@@ -194,17 +194,7 @@ class DaskCluster:
         self._log_level = None
         try:
             if kind == "local":
-                per_worker = threads or max(1, machine_cores() // value)
-                self.cluster = distributed.LocalCluster(
-                    n_workers=value, threads_per_worker=1, processes=True,
-                    # no dashboard; its small HTTP server on a free port, not 8787 (which
-                    # another cluster may hold: a warning on the user's terminal)
-                    dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
-                    silence_logs=logging.CRITICAL, preload=[__name__],  # see dask_setup
-                    # before numba's import in the worker: the size of its thread pool
-                    env={"NUMBA_NUM_THREADS": str(per_worker)},
-                )
-                self.client = distributed.Client(self.cluster, set_as_default=False)
+                self._start_local(distributed, value, threads)
             else:
                 self._connect(distributed, value)
             # A lost scheduler is said in one line (ClusterLost), not in the client's
@@ -215,6 +205,34 @@ class DaskCluster:
         except BaseException:
             self.close()
             raise
+
+    def _start_local(self, distributed, workers: int, threads: int | None) -> None:
+        """Start ``local:N``'s cluster with Ctrl-C held back until it stands: the worker
+        processes start with it blocked (their ``dask_setup`` then ignores it), so none
+        dies in a traceback half-started, and the command, stopped only once it can stop
+        the whole cluster, leaves no process behind (nor an atexit traceback)."""
+        import signal
+        import threading
+
+        hold = threading.current_thread() is threading.main_thread() and hasattr(
+            signal, "pthread_sigmask")
+        if hold:
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            per_worker = threads or max(1, machine_cores() // workers)
+            self.cluster = distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                # no dashboard; its small HTTP server on a free port, not 8787 (which
+                # another cluster may hold: a warning on the user's terminal)
+                dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                silence_logs=logging.CRITICAL, preload=[__name__],  # see dask_setup
+                # before numba's import in the worker: the size of its thread pool
+                env={"NUMBA_NUM_THREADS": str(per_worker)},
+            )
+            self.client = distributed.Client(self.cluster, set_as_default=False)
+        finally:
+            if hold:  # a Ctrl-C held back is raised here, and __init__ closes the cluster
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def _connect(self, distributed, address: str) -> None:
         try:
