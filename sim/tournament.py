@@ -197,7 +197,7 @@ class TournamentPlan:
         games = games_per_pair if games_per_pair is not None else (
             DEFAULT_GAMES_PER_PAIR if precision is None else DEFAULT_MAX_GAMES)
         if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-            raise SettingError(f"{{games_per_pair}} must be a positive integer, got {games}")
+            raise SettingError(f"{{games_per_pair}} must be a positive integer, got {games!r}")
         return cls(players, tuple(spec.label for spec in specs), games, seed, bool(duplicate),
                    chunk_size or min(DEFAULT_CHUNK, games), precision)
 

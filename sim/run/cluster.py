@@ -94,7 +94,7 @@ def check_threads_option(threads) -> None:
     """``--threads`` with ``--scheduler``: numba threads per task (the workers' cores)."""
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or threads < 1):
-        raise SettingError(f"{{threads}} must be a positive integer, got {threads}")
+        raise SettingError(f"{{threads}} must be a positive integer, got {threads!r}")
 
 
 def dask_setup(worker) -> None:
