@@ -32,10 +32,9 @@ from pathlib import Path
 from sim.core.seating import check_players
 from sim.display.formatting import slug
 from sim.errors import SettingError, SniffError, Stopped
-from sim.files import read_regular
 from sim.run.settings import RunControl
 from sim.store.folders import check_writable_folder
-from sim.store.integrity import file_problem, part_record
+from sim.store.integrity import part_record
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.rundata import (
     PAIRS_DIR,
@@ -45,6 +44,7 @@ from sim.store.rundata import (
     pairing_runs,
     pairing_seed,
     read_tournament_manifest,
+    result_problems,
 )
 
 DEFAULT_GAMES_PER_PAIR = 10_000
@@ -436,40 +436,17 @@ def _results(result: Tournament) -> dict:
 
 def output_problems(folder: str | Path) -> list[str]:
     """``sniff verify`` of a complete tournament's result (#51): the ratings, fit and ranking
-    in ``tournament.json`` and ``matrix.csv`` and ``ranking.csv`` recomputed from the
-    pairings' checked runs and compared; every output file (the charts too) against the
-    size and sha256 ``tournament.json`` records (a folder older than the record: the charts
-    are not checked). One line per file or field that differs; [] when all match."""
-    import json
-
+    in ``tournament.json``, ``matrix.csv`` and ``ranking.csv`` recomputed from the
+    pairings' checked runs, and every output file against its recorded size and sha256
+    (``sim.store.rundata.result_problems``). One line per difference; [] when all match."""
     from sim.stats.ranking import csv_table
 
-    folder = Path(folder)
     result = load(folder)
-    where = folder / TOURNAMENT_MANIFEST
-    problems = []
-    for key, value in _results(result).items():
-        again = json.loads(json.dumps(value))
-        if json.dumps(result.manifest.get(key), sort_keys=True) != json.dumps(again,
-                                                                             sort_keys=True):
-            problems.append(f"{where}: its {key} do not match the pairings' games "
-                            "(recomputed); the file was edited")
     texts = {"matrix.csv": result.matrix.to_csv(index=False)}
     if result.ranking is not None:
         texts["ranking.csv"] = csv_table(result.ranking).to_csv(index=False)
-    for name, text in texts.items():
-        try:
-            same = read_regular(folder / name, 64 * 2**20, name) == text.encode()
-        except (OSError, ValueError):
-            same = False
-        if not same:
-            problems.append(f"{folder / name}: does not match the pairings' games "
-                            "(recomputed); the file was edited")
-    files = result.manifest.get("files")
-    for name in OUTPUT_FILES if isinstance(files, dict) else ():
-        if (problem := file_problem(folder, name, files, TOURNAMENT_MANIFEST)) is not None:
-            problems.append(problem)
-    return problems
+    return result_problems(Path(folder), result.manifest, _results(result), texts,
+                           OUTPUT_FILES)
 
 
 class TournamentInterrupted(Stopped):

@@ -190,9 +190,10 @@ def test_resume_never_writes_through_a_table_folder_that_is_a_link(table, played
 def test_every_part_writer_refuses_a_table_folder_that_is_a_link(tmp_path) -> None:
     """The part writers themselves (simulate's chunks, the openings parts) check it too,
     so a folder swapped for a link while a run plays is refused as well."""
+    import pandas as pd
     import pyarrow as pa
 
-    from sim.openings.parts import write_part
+    from sim.openings.folder import GamesParts
     from sim.store.io import write_chunk
 
     outside = tmp_path / "outside"
@@ -203,7 +204,7 @@ def test_every_part_writer_refuses_a_table_folder_that_is_a_link(tmp_path) -> No
     with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
         write_chunk(run, 0, {"games": pa.table({"game": [0]})})
     with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
-        write_part(run, None, "test", 0, 0, 1, [pa.table({"deal": [0]})])
+        GamesParts(run, None, 1).add(0, 1, pd.DataFrame({"deal_id": [0]}))
     assert list(outside.iterdir()) == []
 
 

@@ -104,12 +104,16 @@ def sniff_folder_above(path: Path, run_id: str | None = None) -> Path | None:
 def pairing_run_id(tournament: Path, name: str) -> str | None:
     """The run id ``tournament``'s ``tournament.json`` records for its pairing ``pairs/NAME``
     (None: no such pairing, or no tournament sniff can read there)."""
-    from sim.store.rundata import read_tournament_manifest
+    import json
 
-    try:
-        entries = read_tournament_manifest(tournament).get("pairings")
-    except SniffError:
+    from sim.files import read_regular
+
+    try:  # bounded, never blocking; its shape is checked below, entry by entry
+        manifest = json.loads(read_regular(tournament / "tournament.json", 64 * 2**20,
+                                           "tournament.json"))
+    except (OSError, ValueError, RecursionError):
         return None
+    entries = manifest.get("pairings") if isinstance(manifest, dict) else None
     for entry in entries if isinstance(entries, list) else []:
         if isinstance(entry, dict) and entry.get("folder") == f"{PAIRS}/{name}":
             return entry.get("run_id") if isinstance(entry.get("run_id"), str) else None
