@@ -134,7 +134,9 @@ def finish_study(folder: Path) -> None:
 
 def sound_parts(folder: Path, parts: list, alert: Callable[[str], None]) -> dict[int, dict]:
     """The recorded parts whose file is as recorded, by index; a part that is not is set
-    aside (said in one line through ``alert``) and will be played again."""
+    aside (said in one line through ``alert``) and will be played again. A ``games/`` that
+    is a link or not a folder is refused first: nothing is read or moved through it."""
+    own_folder(Path(folder) / GAMES_DIR, GAMES_DIR)
     records = read_ledger(folder)
     sound = {}
     for index, lo, hi in parts:
