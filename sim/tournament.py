@@ -34,6 +34,7 @@ from sim.display.formatting import slug
 from sim.errors import SettingError, SniffError, Stopped
 from sim.run.settings import RunControl
 from sim.store.folders import check_writable_folder
+from sim.store.integrity import part_record
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.rundata import (
     PAIRS_DIR,
@@ -43,6 +44,7 @@ from sim.store.rundata import (
     pairing_runs,
     pairing_seed,
     read_tournament_manifest,
+    result_problems,
 )
 
 DEFAULT_GAMES_PER_PAIR = 10_000
@@ -195,7 +197,7 @@ class TournamentPlan:
         games = games_per_pair if games_per_pair is not None else (
             DEFAULT_GAMES_PER_PAIR if precision is None else DEFAULT_MAX_GAMES)
         if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-            raise SettingError(f"{{games_per_pair}} must be a positive integer, got {games}")
+            raise SettingError(f"{{games_per_pair}} must be a positive integer, got {games!r}")
         return cls(players, tuple(spec.label for spec in specs), games, seed, bool(duplicate),
                    chunk_size or min(DEFAULT_CHUNK, games), precision)
 
@@ -416,13 +418,35 @@ def _complete(folder: Path, manifest: dict, runs: list) -> Tournament:
     result = _finish(folder, manifest, runs)
     manifest["status"] = "complete"
     manifest["finished_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
-    manifest["ratings"] = result.ratings.to_dict()
-    if result.ranking is not None:
-        manifest["fit"] = {key: result.ranking.fit.to_dict()[key]
-                           for key in ("statistic", "df", "p_value", "warning")}
-        manifest["ranking"] = result.ranking.to_dict()
+    manifest.update(_results(result))
+    manifest["files"] = {name: part_record(folder / name, 0) for name in OUTPUT_FILES}
     _write_manifest(folder, manifest)
     return result
+
+
+def _results(result: Tournament) -> dict:
+    """What ``tournament.json`` records of the result: the ratings, and the fit and ranking."""
+    recorded = {"ratings": result.ratings.to_dict()}
+    if result.ranking is not None:
+        recorded["fit"] = {key: result.ranking.fit.to_dict()[key]
+                           for key in ("statistic", "df", "p_value", "warning")}
+        recorded["ranking"] = result.ranking.to_dict()
+    return recorded
+
+
+def output_problems(folder: str | Path) -> list[str]:
+    """``sniff verify`` of a complete tournament's result (#51): the ratings, fit and ranking
+    in ``tournament.json``, ``matrix.csv`` and ``ranking.csv`` recomputed from the
+    pairings' checked runs, and every output file against its recorded size and sha256
+    (``sim.store.rundata.result_problems``). One line per difference; [] when all match."""
+    from sim.stats.ranking import csv_table
+
+    result = load(folder)
+    texts = {"matrix.csv": result.matrix.to_csv(index=False)}
+    if result.ranking is not None:
+        texts["ranking.csv"] = csv_table(result.ranking).to_csv(index=False)
+    return result_problems(Path(folder), result.manifest, _results(result), texts,
+                           OUTPUT_FILES)
 
 
 class TournamentInterrupted(Stopped):

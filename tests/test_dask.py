@@ -227,6 +227,7 @@ def test_sim_imports_dask_only_for_a_scheduler():
     ("somewhere", "give a Dask scheduler address"),
     ("local:0", "local:N needs a number of workers N >= 1"),
     ("local:two", "local:N needs a number of workers N >= 1"),
+    ("local:99999", "local:N starts N worker processes on this machine, at most"),  # S28
     ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
 ])
 def test_bad_scheduler_gives_one_line_and_no_run(tmp_path, monkeypatch, capsys, scheduler,
@@ -279,6 +280,31 @@ def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_resume_completes(tmp_path,
     local = tmp_path / "local"
     execute(plan_of(games=games, chunk_size=10_000), local)
     assert_same_tables(local, folder)
+
+
+def test_ctrl_c_while_local_workers_start_stops_them_all_in_one_line(tmp_path, reference):
+    """S28b: a Ctrl-C while ``local:N`` starts its workers is held until the cluster stands,
+    then stops it whole: "sniff: interrupted", exit 130, no atexit traceback, no process
+    left behind."""
+    import psutil
+
+    command = [sys.executable, "-c", "from sim.cli.main import main; main()", "simulate",
+               "--games", "100", "--out", str(tmp_path / "s28b"), "--scheduler", "local:2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=tmp_path, preexec_fn=default_sigint)
+    parent, deadline = psutil.Process(process.pid), time.monotonic() + 120
+    while not any("spawn_main" in " ".join(child.cmdline())
+                  for child in parent.children(recursive=True)):
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.01)
+    children = parent.children(recursive=True)
+    process.send_signal(signal.SIGINT)  # the command alone: its workers are its own to stop
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert [line for line in err.splitlines() if line] == ["sniff: interrupted"], err
+    psutil.wait_procs(children, timeout=30)
+    assert not [child for child in children if child.is_running()
+                and child.status() != psutil.STATUS_ZOMBIE]
 
 
 def test_a_worker_that_cannot_see_the_run_folder_says_so(tmp_path, cluster):

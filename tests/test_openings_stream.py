@@ -124,7 +124,8 @@ def test_the_parts_are_recorded_and_listed_in_order(case):
     summary = json.loads((folder / "summary.json").read_text())
     parts = ["games/part-000000.parquet", "games/part-000001.parquet",
              "games/part-000002.parquet"]
-    assert list(summary["files"]) == ["openings.parquet", *parts, "tile-pairs.csv"]
+    assert list(summary["files"]) == ["openings.parquet", *parts, "tile-pairs.csv",
+                                      "heatmap.png"]
     assert [summary["files"][p]["rows"] for p in parts] == [
         11 * SLOTS_PER_DEAL, 11 * SLOTS_PER_DEAL, 8 * SLOTS_PER_DEAL]
     tables = table_files(folder)
@@ -141,7 +142,7 @@ def test_the_parts_are_recorded_and_listed_in_order(case):
     names = ", ".join(f"'{path}'" for path in tables["games"])
     ((count,),) = duckdb.sql(f"select count(*) from read_parquet([{names}])").fetchall()
     assert count == config.deals * SLOTS_PER_DEAL
-    assert folder_problems(folder) == (5, 5, [])
+    assert folder_problems(folder) == (6, 6, [])
 
 
 def test_a_changed_missing_or_stray_part_is_refused(tmp_path):
@@ -153,7 +154,7 @@ def test_a_changed_missing_or_stray_part_is_refused(tmp_path):
     stray.write_bytes(part.read_bytes())
     with pytest.raises(SniffError, match="part-000009.parquet: a games part that"):
         table_files(folder)
-    assert folder_problems(folder) == (5, 5, [f"{stray}: not recorded in summary.json (not "
+    assert folder_problems(folder) == (6, 6, [f"{stray}: not recorded in summary.json (not "
                                               "written with this folder's run)"])
     stray.unlink()
     data = bytearray(part.read_bytes())
@@ -170,7 +171,7 @@ def test_a_changed_missing_or_stray_part_is_refused(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert code.returncode == 2 and f"bad: {part}: missing" in code.stdout
     assert f"bad: {stray}: not recorded in summary.json" in code.stdout
-    assert "4 of 5 recorded files sound" in code.stdout
+    assert "5 of 6 recorded files sound" in code.stdout
 
 
 def test_overwrite_removes_the_previous_runs_parts(tmp_path):

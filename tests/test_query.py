@@ -89,6 +89,27 @@ def test_the_command_prints_a_table_csv_and_parquet(run, tmp_path, capsys):
     assert code == 0 and len(out.splitlines()) == 1 + 5 + 1 and "--csv" in out
 
 
+def test_control_characters_of_an_answer_never_reach_a_terminal(run, capsys):
+    """Q05: a value holding ESC or BEL is printed escaped (as every other command prints
+    names from a folder); CSV is escaped on a terminal and left whole in a pipe."""
+    import io
+
+    from sim.store.answer import answer
+
+    sql = "select 'a' || chr(27) || '[31mred' || chr(7) as x"
+    code, out, err = run_main(["query", str(run), sql], capsys)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out, (out, err)
+    assert "a\\x1b[31mred\\x07" in out
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, raw in ((Terminal(), False), (io.StringIO(), True)):
+        answer(run, sql, csv=True, stream=stream)
+        assert ("\x1b" in stream.getvalue()) is raw, stream.getvalue()
+
+
 def test_bad_queries_are_one_line_and_change_nothing(run, tmp_path, capsys):
     before = digest(run)
     part = run / "games" / "part-000000.parquet"

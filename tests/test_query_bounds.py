@@ -40,6 +40,19 @@ def test_a_query_past_its_time_limit_is_one_line(played, capsys) -> None:
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.parametrize("timeout", ["nan", "inf", "1e300", "-1", "0"])
+def test_a_time_limit_that_would_switch_itself_off_is_refused(played, capsys,
+                                                             timeout) -> None:
+    """Q08: NaN passes a range check; infinity and a negative limit mean none at all."""
+    started = time.monotonic()
+    code, out, err = run_main(["query", str(played), ENDLESS, "--timeout", timeout], capsys)
+    lines = error_lines(err)
+    assert code == 2 and len(lines) == 1 and "--timeout" in lines[0], err
+    assert time.monotonic() - started < 30 and out == ""
+    with pytest.raises(SniffError, match="timeout must be a number of seconds above 0"):
+        sim.load(played).query("select 1", timeout=float(timeout))
+
+
 def test_the_memory_limit_covers_the_whole_process(played, monkeypatch) -> None:
     monkeypatch.setattr(store_query, "HEADROOM", 0)
     with pytest.raises(SniffError, match="more than its memory limit"):

@@ -431,3 +431,29 @@ def test_across_runs_lists_each_comparison_once(runs):
     # random (seat 1) and random (seat 2) against heavy, both facing greedy and random:
     # one comparison, listed once
     assert keys == [("three", "random", "other", "heavy")]
+
+
+def test_ctrl_c_while_a_chart_is_drawn_is_a_stop_not_a_traceback() -> None:
+    """G07: Ctrl-C inside matplotlib's C code came out as its ValueError ("Invalid bounding
+    box"); under ``ctrl_c_stops`` (around ``sniff report``'s build and write) any error
+    after a Ctrl-C is the stop (exit 130, "sniff: interrupted")."""
+    import os
+    import signal
+    import time
+
+    from sim.cli.commands import ctrl_c_stops
+    from sim.errors import Stopped
+
+    def draw_like_agg() -> None:  # C code that turns the interrupt into its own error
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise ValueError("Invalid bounding box") from None
+
+    with pytest.raises(Stopped) as stopped, ctrl_c_stops():
+        draw_like_agg()
+    assert stopped.value.exit_status == 130
+    with pytest.raises(ValueError, match="not a stop"), ctrl_c_stops():
+        raise ValueError("not a stop")  # without Ctrl-C an error stays itself
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -343,9 +343,9 @@ def test_an_openings_folder_checks_its_files(tmp_path, capsys) -> None:
     folder = tmp_path / "openings"
     run_openings(players=2, strategies="greedy", deals=10, seed=3, out=folder)
     assert set(json.loads((folder / "summary.json").read_text())["files"]) == {
-        "openings.parquet", "games/part-000000.parquet", "tile-pairs.csv"}
+        "openings.parquet", "games/part-000000.parquet", "tile-pairs.csv", "heatmap.png"}
     code, out, _ = run_main(["verify", str(folder)], capsys)
-    assert code == 0 and "3 of 3 recorded files sound" in out
+    assert code == 0 and "4 of 4 recorded files sound" in out
     execute(resolve_plan(dict(PLAN)), tmp_path / "run")
     report = ["report", str(tmp_path / "run"), "--openings", str(folder), "--placement-sample",
               "0", "-o", str(tmp_path / "report")]

@@ -118,3 +118,17 @@ def test_a_hidden_progress_bar_does_nothing():
         bar.to(5, 10)
         bar.note("n")
         assert bar.callback is None and bar.bar is None
+
+
+@pytest.mark.parametrize("call, text", [
+    (lambda: sim.simulate(2, "greedy,random", "10", out=None), "games must be a positive "
+     "integer, got '10'"),
+    (lambda: sim.simulate(2, "greedy,random", 100, chunk_size=2.5), "chunk_size must be a "
+     "positive integer, got 2.5"),
+])
+def test_a_setting_of_the_wrong_type_is_shown_as_given(call, text) -> None:
+    """Y06: games="10" was "must be a positive integer, got 10", which reads as a
+    contradiction; the value is shown as Python writes it."""
+    with pytest.raises(SettingError) as error:
+        call()
+    assert str(error.value) == text

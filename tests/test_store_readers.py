@@ -158,3 +158,27 @@ def test_a_foreign_trials_table_is_one_line(tmp_path) -> None:
     os.mkfifo(tmp_path / "trials.parquet")
     with pytest.raises(SniffError, match="is a FIFO"):
         read_trials(tmp_path)
+
+
+@pytest.mark.parametrize("extra, text", [
+    ("beyond", "records chunk 2, outside this run's plan of 2 chunks"),  # A18b
+    ("many", "more than 1,056 lines for a plan of 2 chunks"),  # A18: the ledger is bounded
+])
+def test_a_ledger_bigger_than_its_plan_is_one_line(played, tmp_path, capsys, extra,
+                                                   text) -> None:
+    """A record outside the plan, or more lines than replays could write, is refused by
+    verify and every reader (no run writes them), after reading a bounded number of lines."""
+    run = copy_of(played, tmp_path)
+    ledger = run / "parts.jsonl"
+    lines = ledger.read_text().splitlines(keepends=True)
+    assert len(lines) == 2  # the plan's two chunks
+    if extra == "beyond":
+        record = json.loads(lines[0])
+        record["chunk"] = 2
+        added = [json.dumps(record) + "\n"]
+    else:
+        added = [lines[0]] * 2000  # chunk 0 recorded again and again
+    ledger.write_text("".join(lines + added))
+    for args in (["verify", str(run)], ["query", str(run), "select count(*) from games"]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, text)

@@ -152,6 +152,71 @@ def test_partial_and_set_aside_must_be_folders_of_the_run(played, tmp_path, caps
     assert sorted(p.name for p in outside.iterdir()) == ["mine.txt"]
 
 
+def interrupted_copy(played: Path, tmp_path: Path) -> Path:
+    """A copy of ``played`` stopped after its first chunk: ``--resume`` plays chunk 1."""
+    import json
+
+    run = copy_of(played, tmp_path)
+    ledger = run / "parts.jsonl"
+    ledger.write_text(ledger.read_text().splitlines(keepends=True)[0])
+    for table in ("games", "rounds"):
+        (run / table / "part-000001.parquet").unlink()
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["status"] = "interrupted"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    return run
+
+
+@pytest.mark.parametrize("table", ["games", "rounds"])
+def test_resume_never_writes_through_a_table_folder_that_is_a_link(table, played, tmp_path,
+                                                                   capsys) -> None:
+    """B04/B01/B02: a table folder linked out of the run carries no part out of it."""
+    run = interrupted_copy(played, tmp_path)
+    outside = tmp_path / "outside"
+    (run / table).rename(outside)
+    (run / table).symlink_to(outside, target_is_directory=True)
+    (outside / "part-000001.parquet").write_text("precious data")
+    code, out, err = run_main(["simulate", "--resume", "-q", "-o", str(run)], capsys)
+    one_line(code, err, f"is a link, not the {table} folder of the run")
+    assert (outside / "part-000001.parquet").read_text() == "precious data"
+    assert sorted(p.name for p in outside.iterdir()) == [
+        "part-000000.parquet", "part-000001.parquet"]
+    (run / table).unlink()
+    (run / table).write_text("not a folder")
+    code, out, err = run_main(["simulate", "--resume", "-q", "-o", str(run)], capsys)
+    one_line(code, err, f"not the {table} folder of the run")
+
+
+def test_every_part_writer_refuses_a_table_folder_that_is_a_link(tmp_path) -> None:
+    """The part writers themselves (simulate's chunks, the openings parts) check it too,
+    so a folder swapped for a link while a run plays is refused as well; an openings
+    resume refuses it before it reads (or sets aside) a part through it."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from sim.openings.folder import GamesParts
+    from sim.openings.parts import PartsRun, play_parts
+    from sim.openings.play import make_config
+    from sim.openings.tally import OpeningsTally
+    from sim.store.io import write_chunk
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "games").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
+        write_chunk(run, 0, {"games": pa.table({"game": [0]})})
+    with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
+        GamesParts(run, None, 1).add(0, 1, pd.DataFrame({"deal_id": [0]}))
+    assert list(outside.iterdir()) == []
+    (outside / "part-000000.parquet").write_text("precious data")  # a resume reads it first
+    config = make_config(2, "random", 4, 1)
+    with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
+        play_parts(PartsRun(run, config, "test", 2, 2, ""), OpeningsTally(), resume=True)
+    assert [p.read_text() for p in outside.iterdir()] == ["precious data"]
+
+
 def test_play_trace_and_bench_outputs_take_the_same_check(played, tmp_path) -> None:
     from sim.run.bench import run as bench
     from sim.table.play import play_game

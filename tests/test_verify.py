@@ -152,6 +152,33 @@ def test_ledger_fields_of_the_wrong_type_are_one_line(runs, tmp_path, capsys, fi
         one_line(code, err, "is not one sniff writes")
 
 
+@pytest.mark.parametrize("damage, text", [
+    ("line", "is not recorded as written by this run"),  # C13: its ledger line deleted
+    ("parts", "missing: the run is complete but chunk 1"),  # C16: its line and parts
+    ("string", "the run is complete but chunk 1 is not there"),  # C04: "chunk": "1"
+])
+def test_a_complete_run_lacking_a_chunk_fails_verify(runs, tmp_path, capsys, damage,
+                                                     text) -> None:
+    """Verify fails wherever a reader refuses: a complete run without chunk 1."""
+    folder = copy_of(runs["plain"], tmp_path)
+    lines = [json.loads(line) for line in (folder / "parts.jsonl").read_text().splitlines()]
+    if damage == "string":
+        lines[1]["chunk"] = "1"
+    else:
+        del lines[1]
+    (folder / "parts.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    if damage == "parts":
+        for table in ("games", "rounds"):
+            (folder / table / "part-000001.parquet").unlink()
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and "Traceback" not in err, (out, err)
+    assert "chunk 1" in out and "1 of 2 chunks sound" in out, out
+    if damage != "string":
+        assert text in out, out
+    code, out, err = run_main(["query", str(folder), "select count(*) from games"], capsys)
+    assert code == 2 and "chunk 1" in err, err
+
+
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("verify-t") / "t"
@@ -185,6 +212,61 @@ def test_a_complete_tournaments_missing_pairing_is_bad(tournament, tmp_path, cap
     assert code == 2 and "missing (pairing" in out, (out, err)
 
 
+def test_nothing_but_its_pairings_is_written_into_a_tournaments_pairs(tournament, tmp_path,
+                                                                     capsys) -> None:
+    """W09, W18, W19: simulate, compare and openings refuse -o TOURNAMENT/pairs/NEW (even
+    the name of a pairing: only the tournament plays it); W09v: verify names a stray."""
+    folder = copy_of(tournament, tmp_path)
+    pairing = sorted((folder / "pairs").iterdir())[0]
+    for args in (["simulate", "--players", "2", "--games", "20", "-q"],
+                 ["compare", "greedy", "random", "--players", "2", "--max-games", "100", "-q"],
+                 ["openings", "--players", "2", "--strategies", "greedy", "--deals", "2",
+                  "-q"]):
+        for target in (folder / "pairs" / "new", pairing):
+            code, out, err = run_main([*args, "-o", str(target)], capsys)
+            one_line(code, err, f"inside the sniff folder {folder}")
+    assert not (folder / "pairs" / "new").exists()
+    code, out, err = verify(folder, capsys)
+    assert code == 0 and "bad:" not in out, (out, err)
+    shutil.copytree(pairing, folder / "pairs" / "new")
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: {folder / 'pairs' / 'new'}: not a pairing" in out, (out, err)
+
+
+def _swap_ratings(folder: Path) -> None:
+    def swap(manifest: dict) -> None:
+        rows = manifest["ratings"]["ratings"]
+        rows[0]["strategy"], rows[-1]["strategy"] = rows[-1]["strategy"], rows[0]["strategy"]
+
+    edit_json(folder / "tournament.json", swap)
+
+
+def _swap_ranking(folder: Path) -> None:
+    path = folder / "ranking.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    first, last = lines[1].split(","), lines[-1].split(",")
+    first[1], last[1] = last[1], first[1]
+    lines[1], lines[-1] = ",".join(first), ",".join(last)
+    path.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("edit, text", [
+    (_swap_ratings, "tournament.json: its ratings do not match"),  # T04
+    (_swap_ranking, "ranking.csv: does not match"),  # T06
+    (lambda f: (f / "matrix.csv").write_text("a,b\n1,2\n"), "matrix.csv: does not match"),
+    (lambda f: shutil.copy(f / "ratings.png", f / "matrix.png"),
+     "matrix.png: its bytes changed since it was written"),
+])
+def test_a_tournaments_result_files_are_recomputed_or_bound(tournament, tmp_path, capsys,
+                                                           edit, text) -> None:
+    folder = copy_of(tournament, tmp_path)
+    code, out, err = verify(folder, capsys)
+    assert code == 0 and "recomputed from the pairings; the charts match" in out, (out, err)
+    edit(folder)
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: {folder}" in out and text in out, (out, err)
+
+
 @pytest.fixture(scope="module")
 def openings(tmp_path_factory) -> Path:
     from sim.openings.study import run_openings
@@ -211,6 +293,8 @@ def _rewrite_pairs(folder: Path) -> None:
 @pytest.mark.parametrize("edit, text", [
     (_rewrite_pairs, "tile-pairs.csv: does not match"),
     (lambda f: (f / "ranking.md").write_text("# ranked by me\n"), "ranking.md: does not match"),
+    (lambda f: shutil.copy(f / "openings.parquet", f / "heatmap.png"),
+     "heatmap.png: its bytes changed"),  # O05
     (lambda f: edit_json(f / "summary.json", lambda s: s.pop("files")), "records no files"),
     (lambda f: edit_json(f / "summary.json", lambda s: s["files"].pop("tile-pairs.csv")),
      "records no tile-pairs.csv"),
@@ -218,7 +302,7 @@ def _rewrite_pairs(folder: Path) -> None:
 def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit,
                                                 text) -> None:
     code, out, err = verify(openings, capsys)
-    assert code == 0 and "recomputed from the tables" in out, (out, err)
+    assert code == 0 and "recomputed from the tables, heatmap.png matches" in out, (out, err)
     folder = copy_of(openings, tmp_path)
     edit(folder)
     code, out, err = verify(folder, capsys)
@@ -286,3 +370,30 @@ def test_replay_refuses_another_codes_run(runs, tmp_path, capsys) -> None:
     edit_json(folder / "manifest.json", lambda m: m.update(kernel="0123456789abcdef"))
     code, out, err = run_main(["verify", str(folder), "--replay", "5"], capsys)
     one_line(code, err, "it was played by other code")
+
+
+@pytest.mark.parametrize("special", ["fifo", "big", "device"])
+def test_an_openings_summary_that_is_no_file_is_named(openings, runs, tmp_path, capsys,
+                                                      special) -> None:
+    """O06, O07, M09: summary.json a FIFO, over its bound, or a link to a device is one
+    line naming summary.json, in query, verify and report (not "no manifest.json")."""
+    import os
+
+    folder = copy_of(openings, tmp_path)
+    summary = folder / "summary.json"
+    summary.unlink()
+    if special == "fifo":
+        os.mkfifo(summary)
+    elif special == "big":
+        with open(summary, "wb") as handle:
+            handle.truncate(17 * 2**20)
+    else:
+        summary.symlink_to("/dev/zero")
+    for args in (["query", str(folder), "select count(*) from openings"],
+                 ["report", str(runs["plain"]), "--openings", str(folder), "-o",
+                  str(tmp_path / "r"), "--placement-sample", "0"]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, str(summary))
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: cannot read {summary}" in out and "Traceback" not in err, (
+        out, err)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -20,6 +21,37 @@ from sim.run.progress import ProgressBar
 from sim.run.settings import RunControl
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
+
+
+@contextmanager
+def ctrl_c_stops() -> Iterator[None]:
+    """Ctrl-C inside a library's C code (matplotlib drawing a chart) can come out as that
+    library's own error ("Invalid bounding box"); any error after a Ctrl-C is the stop it
+    was (``sim.errors.Stopped``: "sniff: interrupted", exit 130), never a traceback."""
+    import signal
+    import threading
+
+    from sim.errors import Stopped
+
+    received: list[int] = []
+
+    def handle(signum, frame) -> None:
+        received.append(signum)
+        raise Stopped(signum)
+
+    own = threading.current_thread() is threading.main_thread() and \
+        signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    previous = signal.signal(signal.SIGINT, handle) if own else None
+    try:
+        yield
+    except Exception as error:
+        if received:
+            raise Stopped(received[0]) from error
+        raise
+    finally:
+        if own:
+            signal.signal(signal.SIGINT, previous if previous is not None
+                          else signal.default_int_handler)
 
 
 def reading_bar(desc: str, unit: str) -> ProgressBar:
@@ -134,11 +166,12 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
 
     folder = Path(out) if out is not None else report_folder()
     check_writable_folder(folder)  # before the minutes of tracing that build may take
-    with reading_bar("sniff report: reading", "chunk") as bar:
+    with ctrl_c_stops(), reading_bar("sniff report: reading", "chunk") as bar:
         report = build(paths, placement_sample=placement_sample, title=title,
                        notice=lambda text: click.echo(f"sniff: {text}", err=True),
                        openings=openings, pairings=pairings, progress=bar.callback)
-    files = report.write(folder)
+    with ctrl_c_stops():  # charts drawn while it writes
+        files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     what = f"{len(report.runs)} run(s)" if report.runs else "openings"
     click.echo(f"report of {what}: {folder / 'report.html'} "
@@ -274,10 +307,16 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.run.stops import stop_problem
     from sim.store import integrity, io
     from sim.store.folders import size_text
-    from sim.store.rundata import TOURNAMENT_MANIFEST, pairing_runs, read_tournament_manifest
+    from sim.store.rundata import (
+        TOURNAMENT_MANIFEST,
+        pairing_runs,
+        read_tournament_manifest,
+        stray_pairs,
+    )
     from sim.store.verified import mark_verified
 
     runs: list[Path] = []
+    results: list[Path] = []  # complete tournaments
     bad = replayable = 0  # problems, and those a resume can mend (bad chunks of a run)
     for folder in map(Path, folders):
         if is_openings_folder(folder):  # its files against the record in its summary.json
@@ -289,9 +328,12 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             bad += len(problems)
             click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
                        "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
-                                  "recomputed from the tables"))
+                                  "recomputed from the tables" + heatmap_words(folder)))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
+            for line in stray_pairs(folder):  # written by another command, not a pairing
+                click.echo(printable(f"bad: {line}"))
+                bad += 1
             for entry, path in pairing_runs(folder):
                 if (path / io.MANIFEST).is_file():
                     runs.append(path)
@@ -301,6 +343,8 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                     bad += 1
                 else:
                     click.echo(f"{path}: not played yet (the tournament is not complete)")
+            if complete:  # its result files, once its pairings are verified below
+                results.append(folder)
         elif not folder.is_dir():
             raise SniffError(f"no such run folder: {folder}")
         else:
@@ -314,16 +358,18 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
         problems = [p.line() for p in checked.problems]
         if checked.manifest_problem is not None:
             problems.insert(0, checked.manifest_problem)
-        elif not problems:  # what readers show, recomputed from the parts
+        elif status == "complete" and (  # what every reader refuses
+                missing := integrity.first_missing(checked, n_chunks)) is not None:
+            why = ("is not recorded as written by this run" if missing in checked.unrecorded
+                   else "missing")
+            problems.append(f"{folder / 'games' / io.part_name(missing)}: {why}: the run is "
+                            f"complete but chunk {missing} is not there")
+        if checked.manifest_problem is None and not problems:  # what readers show, recomputed
             for found in (stop_problem(folder, manifest, checked.good),
                           result_problem(folder, manifest, checked.good)):
                 if found is not None:
                     problems.insert(0, found)
                     replayable -= 1  # not a bad chunk: --resume cannot mend it
-        elif status == "complete" and (
-                missing := integrity.first_missing(checked, n_chunks)) is not None:
-            problems.append(f"{folder / 'games' / io.part_name(missing)}: missing (the run is "
-                            "complete)")
         for chunk, tables in sorted(checked.unrecorded.items()):
             click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
                        "recorded (the run stopped after writing them); --resume checks them")
@@ -347,10 +393,45 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                    f"{checked.games:,} games, {size_text(checked.checked_bytes)} hashed and "
                    f"decoded; status {status}{live}" + (f"; {len(problems)} problem(s)"
                                                        if problems else ""))
+    bad += sum(tournament_result(folder) for folder in results)
     if bad:
         raise SniffError(f"{bad} problem(s) found" + (
             "; `sniff simulate --out FOLDER --resume` replays the bad chunks (and sets the "
             "bad parts aside)" if replayable else ""))
+
+
+def heatmap_words(folder: Path) -> str:
+    """How verify vouches for an openings folder's ``heatmap.png``: its record's hash, or
+    (a folder written before it was recorded) not at all."""
+    from sim.openings.folder import HEATMAP, read_summary
+
+    if HEATMAP in (read_summary(folder).get("files") or {}):
+        return f", {HEATMAP} matches its record"
+    return f"; {HEATMAP} is not checked (written before sniff recorded it)" if (
+        folder / HEATMAP).exists() else ""
+
+
+def tournament_result(folder: Path) -> int:
+    """Verify's lines about a complete tournament's result files (``sim.tournament
+    .output_problems``); the number of problems. A pairing a reader refuses is left to
+    its own lines below."""
+    from sim.errors import SniffError
+    from sim.tournament import output_problems
+
+    try:
+        problems = output_problems(folder)
+    except SniffError:
+        return 0
+    for line in problems:
+        click.echo(printable(f"bad: {line}"))
+    if not problems:
+        from sim.store.rundata import read_tournament_manifest
+
+        charts = ("the charts match their record" if "files" in read_tournament_manifest(
+            folder) else "the charts are not checked (written before sniff recorded them)")
+        click.echo(f"{folder}: ratings, ranking.csv and matrix.csv recomputed from the "
+                   f"pairings; {charts}")
+    return len(problems)
 
 
 def trace_command(players: int, seed: int, strategies: str, games: int,

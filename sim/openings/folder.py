@@ -12,13 +12,14 @@ one way for other code (``sniff query``, reports) to find an openings folder's t
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pandas as pd
 
 from sim.errors import SniffError
-from sim.files import TEMP_SUFFIX, read_regular, write_atomic
+from sim.files import TEMP_SUFFIX, own_folder, read_regular, write_atomic
 from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.footers import config_field, error_text
 from sim.store.integrity import (
@@ -35,8 +36,9 @@ TABLE = "openings.parquet"
 PAIRS = "tile-pairs.csv"
 GAMES_DIR = "games"
 GAMES_FILE = "games.parquet"  # the games table of a folder written before the parts
+HEATMAP = "heatmap.png"  # recorded (size, sha256) by folders written since #51
 CHECKS = ("size", "hash")
-OUTPUT_FILES = (TABLE, GAMES_FILE, "heatmap.png", "ranking.md", SUMMARY, PAIRS)  # and games/
+OUTPUT_FILES = (TABLE, GAMES_FILE, HEATMAP, "ranking.md", SUMMARY, PAIRS)  # and games/
 STUDY = "study.json"  # a study under way: what decides it (sim.openings.parts)
 LEDGER = "parts.jsonl"  # and its finished parts, one line each
 UNDER_WAY = (STUDY, LEDGER, SET_ASIDE)  # removed when it ends (set-aside/ is kept)
@@ -133,7 +135,7 @@ class GamesParts:
 
         index = self.first_deal // self.part_deals
         path = self.folder / part_key(index)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        own_folder(path.parent, GAMES_DIR)  # never a link out of the folder
         metadata = parquet_metadata(self.config, self.command, "games", part=index,
                                     first_deal=self.first_deal, end_deal=end_deal)
         rows = write_arrow(pa.concat_tables(self.pending), path, metadata)
@@ -229,7 +231,7 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
     numbers = []
     for name in files:
         match = PART_KEY.fullmatch(name)
-        if match is None and name not in (TABLE, PAIRS, GAMES_FILE):
+        if match is None and name not in (TABLE, PAIRS, GAMES_FILE, HEATMAP):
             raise SniffError(f"{where}: records a file that is not an openings file: {name!r}")
         if match is not None:
             numbers.append(int(match.group(1)))
@@ -382,12 +384,12 @@ def is_openings_folder(path: object) -> bool:
     if not isinstance(path, str | Path):
         return False
     folder = Path(path)
-    if not (folder / TABLE).is_file() or not (folder / SUMMARY).is_file():
+    if not (folder / TABLE).is_file() or not os.path.lexists(folder / SUMMARY):
         return False
     try:
         record = json.loads(read_regular(folder / SUMMARY, MAX_SUMMARY, SUMMARY))
-    except (OSError, ValueError, RecursionError):
-        return False
+    except (OSError, ValueError, RecursionError):  # a FIFO, a device, too big, not JSON:
+        return True  # an openings folder whose summary its readers refuse, saying why
     return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
         and "config" in record
 

@@ -21,6 +21,7 @@ from sim.display.formatting import signed
 from sim.errors import SniffError
 from sim.files import write_atomic
 from sim.openings.folder import (
+    HEATMAP,
     OUTPUT_FILES,
     PAIRS,
     SUMMARY,
@@ -402,12 +403,13 @@ def write_results(folder: Path, config: OpeningsConfig, table: pd.DataFrame, sum
     write_parquet(table, folder / TABLE,
                   parquet_metadata(config, command, "openings", summary=summary))
     figure = heatmap_figure(table, summary)
-    write_atomic(folder / "heatmap.png", lambda t: t.write_bytes(figure_png(figure)))
+    write_atomic(folder / HEATMAP, lambda t: t.write_bytes(figure_png(figure)))
     write_atomic(folder / "ranking.md", lambda t: t.write_text(ranking_markdown(table, summary)))
     write_atomic(folder / PAIRS, lambda t: pairs.to_csv(t, index=False))
     # Written last, it vouches for the tables: every read checks them against it.
     files = {TABLE: part_record(folder / TABLE, len(table)), **games_records,
-             PAIRS: part_record(folder / PAIRS, len(pairs))}
+             PAIRS: part_record(folder / PAIRS, len(pairs)),
+             HEATMAP: part_record(folder / HEATMAP, 0)}  # a picture: bound by its hash
     record = {"format": FORMAT, **summary, "command": command, "version": __version__,
               "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "files": files}
     write_json(folder / SUMMARY, record)

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.errors import SettingError, SniffError
+from sim.files import own_folder
 from sim.openings.folder import (
     GAMES_DIR,
     LEDGER,
@@ -133,7 +134,9 @@ def finish_study(folder: Path) -> None:
 
 def sound_parts(folder: Path, parts: list, alert: Callable[[str], None]) -> dict[int, dict]:
     """The recorded parts whose file is as recorded, by index; a part that is not is set
-    aside (said in one line through ``alert``) and will be played again."""
+    aside (said in one line through ``alert``) and will be played again. A ``games/`` that
+    is a link or not a folder is refused first: nothing is read or moved through it."""
+    own_folder(Path(folder) / GAMES_DIR, GAMES_DIR)
     records = read_ledger(folder)
     sound = {}
     for index, lo, hi in parts:
@@ -167,7 +170,7 @@ def write_part(folder: Path, config: OpeningsConfig, command: str, index: int, l
     import pyarrow as pa
 
     path = folder / part_key(index)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    own_folder(path.parent, GAMES_DIR)  # never a link out of the folder
     metadata = parquet_metadata(config, command, "games", part=index, first_deal=lo,
                                 end_deal=hi)
     rows = write_arrow(pa.concat_tables(tables), path, metadata)

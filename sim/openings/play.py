@@ -134,7 +134,7 @@ def make_config(
     """Check the options (one-line ``SniffError`` for each bad one) and build the config."""
     lineup = leader_lineup(players, strategies)
     if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals <= 0:
-        raise SettingError(f"{{deals}} must be a positive integer, got {deals}")
+        raise SettingError(f"{{deals}} must be a positive integer, got {deals!r}")
     check_seed(seed)
     if isinstance(round_cap, bool) or not isinstance(round_cap, int) or round_cap < 1:
         raise SniffError(f"round cap must be a positive integer, got {round_cap}")

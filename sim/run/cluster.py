@@ -42,6 +42,7 @@ POLL_SECONDS = 0.2  # wait at most this long for results before looking at Ctrl-
 INSTALL_HINT = ("pip install 'sniff[dask]' (from a clone of sniff: pip install -e '.[dask]'; "
                 "or pip install 'dask[distributed]')")
 LOCAL = re.compile(r"local:(\d+)")
+LOCAL_PER_CORE = 4  # local:N starts at most this many worker processes per core
 
 
 class ClusterLost(SettingError):
@@ -68,6 +69,11 @@ def parse_scheduler(text: str) -> tuple[str, int | str]:
         if not match or int(match.group(1)) < 1:
             raise SettingError(f"{{scheduler}} {text}: local:N needs a number of workers N >= 1, "
                                "e.g. local:4")
+        most = max_local_workers()
+        if int(match.group(1)) > most:  # thousands of processes would only thrash
+            raise SettingError(f"{{scheduler}} {text}: local:N starts N worker processes on "
+                               f"this machine, at most {most} (its {machine_cores()} cores x "
+                               f"{LOCAL_PER_CORE})")
         return "local", int(match.group(1))
     if re.fullmatch(r"[a-z]+://\S+", text):
         return "address", text
@@ -88,7 +94,7 @@ def check_threads_option(threads) -> None:
     """``--threads`` with ``--scheduler``: numba threads per task (the workers' cores)."""
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                 or threads < 1):
-        raise SettingError(f"{{threads}} must be a positive integer, got {threads}")
+        raise SettingError(f"{{threads}} must be a positive integer, got {threads!r}")
 
 
 def dask_setup(worker) -> None:
@@ -115,6 +121,11 @@ def machine_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def max_local_workers() -> int:
+    """The most worker processes ``local:N`` starts: the cores x ``LOCAL_PER_CORE``."""
+    return machine_cores() * LOCAL_PER_CORE
 
 
 # --- on the workers
@@ -183,17 +194,7 @@ class DaskCluster:
         self._log_level = None
         try:
             if kind == "local":
-                per_worker = threads or max(1, machine_cores() // value)
-                self.cluster = distributed.LocalCluster(
-                    n_workers=value, threads_per_worker=1, processes=True,
-                    # no dashboard; its small HTTP server on a free port, not 8787 (which
-                    # another cluster may hold: a warning on the user's terminal)
-                    dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
-                    silence_logs=logging.CRITICAL, preload=[__name__],  # see dask_setup
-                    # before numba's import in the worker: the size of its thread pool
-                    env={"NUMBA_NUM_THREADS": str(per_worker)},
-                )
-                self.client = distributed.Client(self.cluster, set_as_default=False)
+                self._start_local(distributed, value, threads)
             else:
                 self._connect(distributed, value)
             # A lost scheduler is said in one line (ClusterLost), not in the client's
@@ -204,6 +205,34 @@ class DaskCluster:
         except BaseException:
             self.close()
             raise
+
+    def _start_local(self, distributed, workers: int, threads: int | None) -> None:
+        """Start ``local:N``'s cluster with Ctrl-C held back until it stands: the worker
+        processes start with it blocked (their ``dask_setup`` then ignores it), so none
+        dies in a traceback half-started, and the command, stopped only once it can stop
+        the whole cluster, leaves no process behind (nor an atexit traceback)."""
+        import signal
+        import threading
+
+        hold = threading.current_thread() is threading.main_thread() and hasattr(
+            signal, "pthread_sigmask")
+        if hold:
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            per_worker = threads or max(1, machine_cores() // workers)
+            self.cluster = distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                # no dashboard; its small HTTP server on a free port, not 8787 (which
+                # another cluster may hold: a warning on the user's terminal)
+                dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                silence_logs=logging.CRITICAL, preload=[__name__],  # see dask_setup
+                # before numba's import in the worker: the size of its thread pool
+                env={"NUMBA_NUM_THREADS": str(per_worker)},
+            )
+            self.client = distributed.Client(self.cluster, set_as_default=False)
+        finally:
+            if hold:  # a Ctrl-C held back is raised here, and __init__ closes the cluster
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def _connect(self, distributed, address: str) -> None:
         try:

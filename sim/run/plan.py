@@ -103,7 +103,7 @@ class Plan:
         for name, value, most in (("games", games, MAX_GAMES),
                                   ("chunk_size", chunk_size, MAX_CHUNK_SIZE)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise SettingError(f"{{{name}}} must be a positive integer, got {value}")
+                raise SettingError(f"{{{name}}} must be a positive integer, got {value!r}")
             if value > most:
                 name = "max_games" if name == "games" and precision is not None else name
                 raise SettingError(f"{{{name}}} must be at most {most:,}, got {value:,}")

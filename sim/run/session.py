@@ -49,6 +49,7 @@ def new_manifest(plan: Plan, run_id: str, kernel: str, session: Session) -> dict
 def prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> set[int]:
     """Make the folder ready and write the manifest; return the chunks already finished
     (on a resume, every part hashed against the ledger: ``sim.store.integrity.resume_chunks``)."""
+    from sim.files import own_folder
     from sim.store import io
     from sim.store.integrity import resume_chunks
 
@@ -56,11 +57,14 @@ def prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> se
     try:
         if mode == "resume":
             io.remove_temporaries(folder)
+            for name in io.tables_of(manifest["config"]):  # never a link out of the run
+                own_folder(folder / name, name)
             done = resume_chunks(folder, manifest, notice, alert)
         elif mode == "overwrite" and folder.exists():
             io.clear_run(folder)
+        folder.mkdir(parents=True, exist_ok=True)
         for name in io.tables_of(manifest["config"]):
-            (folder / name).mkdir(parents=True, exist_ok=True)
+            own_folder(folder / name, name)
         io.mark_running(manifest)
         io.write_json(folder / io.MANIFEST, manifest)
     except OSError as error:

@@ -32,10 +32,10 @@ def default_folder(base: Path = RESULTS_DIR) -> Path:
     return new_folder("run", base)
 
 
-def _check_folder_path(folder: Path) -> None:
+def _check_folder_path(folder: Path, run_id: str | None = None) -> None:
     from sim.store.folders import check_writable_folder
 
-    check_writable_folder(folder)
+    check_writable_folder(folder, run_id)  # run_id: a tournament's pairing is let in
 
 
 def check_target(plan: Plan, folder: Path | None, mode: str) -> dict | None:
@@ -48,7 +48,7 @@ def check_target(plan: Plan, folder: Path | None, mode: str) -> dict | None:
                                f"{IN_MEMORY_LIMIT:,}): give {{out}}, a folder, and read it "
                                "with sim.load")
         return None
-    _check_folder_path(folder)
+    _check_folder_path(folder, plan.run_id)
     if mode == "resume":
         if not folder.exists():
             raise SniffError(f"nothing to resume: {folder} does not exist")

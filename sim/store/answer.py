@@ -25,6 +25,7 @@ from sim.store.query import (
     DEFAULT_TIMEOUT,
     Limits,
     Progress,
+    check_timeout,
     connect,
     relation,
     run_sources,
@@ -99,6 +100,9 @@ class QueryLimits:
     timeout: float | None = DEFAULT_TIMEOUT
     hard_memory: bool = False
 
+    def __post_init__(self) -> None:
+        check_timeout(self.timeout)  # NaN, infinity or a negative one would switch it off
+
 
 def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
            overwrite: bool = False, max_rows: int = 1000, stream=None,
@@ -152,8 +156,11 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
         notice(note)
     if parquet is not None or csv:
         return rows
-    shown = frame.head(max_rows)
-    stream.write(shown.to_string(index=False) + "\n" if len(shown.columns) else "\n")
+    from sim.display.formatting import printable
+
+    shown = frame.head(max_rows)  # its values are data, never commands to the terminal
+    stream.write(printable(shown.to_string(index=False)) + "\n" if len(shown.columns)
+                 else "\n")
     if len(frame) > max_rows:
         stream.write(f"(the first {max_rows:,} rows; --csv or --parquet OUT gives them all)\n")
     return len(shown)
@@ -162,8 +169,12 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
 def _write_csv(result, stream) -> int:
     import pyarrow.csv as pacsv
 
+    from sim.display.formatting import printable
+
     reader = batches(result)
     binary = getattr(stream, "buffer", None)
+    if binary is not None and stream.isatty():  # escaped for a terminal, raw for a pipe
+        binary = None
     rows = 0
     first = True
     for batch in reader:
@@ -176,7 +187,8 @@ def _write_csv(result, stream) -> int:
 
             buffer = _io.BytesIO()
             pacsv.write_csv(batch, buffer, pacsv.WriteOptions(include_header=first))
-            stream.write(buffer.getvalue().decode())
+            stream.write(printable(buffer.getvalue().decode()) if stream.isatty()
+                         else buffer.getvalue().decode())
         first = False
         rows += batch.num_rows
     if first:  # no rows: the header alone

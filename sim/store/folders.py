@@ -86,27 +86,48 @@ def check_text_path(path: Path, what: str = "path") -> None:
         raise SettingError(f"{what} {shown} is not valid UTF-8: choose a name in UTF-8") from None
 
 
-def sniff_folder_above(path: Path) -> Path | None:
+def sniff_folder_above(path: Path, run_id: str | None = None) -> Path | None:
     """The sniff folder ``path`` would be inside (a folder above it holding a run's, a tuning
     run's, an openings folder's or a tournament's marker file), followed through links as
-    well as taken as written; None if none. A tournament's own ``pairs/NAME`` is not
-    inside it (that is where its pairings go)."""
+    well as taken as written; None if none. A tournament's ``pairs/NAME`` is not inside it
+    for the run of that pairing only (``run_id``, the id its ``tournament.json`` records
+    for ``pairs/NAME``): no other command writes a folder there."""
     path = Path(path)
     for route in dict.fromkeys((path.absolute(), path.resolve())):
         for above in route.parents:
             if any((above / marker).is_file() for marker in FOLDER_MARKERS):
                 relative = route.relative_to(above).parts
-                if (above / "tournament.json").is_file() and len(relative) == 2 \
-                        and relative[0] == PAIRS:
+                if run_id is not None and len(relative) == 2 and relative[0] == PAIRS \
+                        and run_id == pairing_run_id(above, relative[1]):
                     continue
                 return above
     return None
 
 
-def check_not_inside(path: Path, what: str) -> None:
+def pairing_run_id(tournament: Path, name: str) -> str | None:
+    """The run id ``tournament``'s ``tournament.json`` records for its pairing ``pairs/NAME``
+    (None: no such pairing, or no tournament sniff can read there)."""
+    import json
+
+    from sim.files import read_regular
+
+    try:  # bounded, never blocking; its shape is checked below, entry by entry
+        manifest = json.loads(read_regular(tournament / "tournament.json", 64 * 2**20,
+                                           "tournament.json"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    entries = manifest.get("pairings") if isinstance(manifest, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("folder") == f"{PAIRS}/{name}":
+            return entry.get("run_id") if isinstance(entry.get("run_id"), str) else None
+    return None
+
+
+def check_not_inside(path: Path, what: str, run_id: str | None = None) -> None:
     """Refuse an output inside another sniff folder (one line naming it): its readers take
-    every part in its tables, and its ``--resume`` empties ``.partial/`` and moves parts."""
-    owner = sniff_folder_above(path)
+    every part in its tables, and its ``--resume`` empties ``.partial/`` and moves parts.
+    ``run_id``: of the run to be written there (a tournament's pairing is let in)."""
+    owner = sniff_folder_above(path, run_id)
     if owner is None:
         return
     route = Path(path).resolve().relative_to(owner.resolve()) if Path(path).resolve() \
@@ -118,9 +139,9 @@ def check_not_inside(path: Path, what: str) -> None:
     raise SettingError(f"{what} {path} is inside {where}: choose a place outside it")
 
 
-def check_folder_path(folder: Path) -> None:
+def check_folder_path(folder: Path, run_id: str | None = None) -> None:
     """Refuse an output folder that is a file or a link, that could not be created under a
-    file, or that is inside another sniff folder."""
+    file, or that is inside another sniff folder (``run_id``: as ``check_not_inside``)."""
     check_text_path(folder, "{out}")
     if folder.is_symlink():
         raise SettingError(f"{{out}} {folder} is a link; give the folder itself (sniff never "
@@ -133,7 +154,7 @@ def check_folder_path(folder: Path) -> None:
             if not parent.is_dir():
                 raise SniffError(f"cannot create {folder}: {parent} is a file")
             break
-    check_not_inside(folder, "{out}")
+    check_not_inside(folder, "{out}", run_id)
 
 
 OWN_KINDS = {"parquet": (b"PAR1",), "trace": (b"{",), "json": (b"{",)}
@@ -173,10 +194,10 @@ def check_output_file(path: Path, what: str, kind: str, overwrite: bool = True) 
     return path
 
 
-def check_writable_folder(folder: Path) -> None:
+def check_writable_folder(folder: Path, run_id: str | None = None) -> None:
     """``check_folder_path``, and the folder (or the nearest existing folder above it, where
     it will be created) must be writable: checked before work that would be lost."""
-    check_folder_path(folder)
+    check_folder_path(folder, run_id)
     existing = next((p for p in (folder, *folder.parents) if p.exists()), Path("."))
     try:  # a real write: permissions alone do not tell (root, read-only mounts, /sys)
         with tempfile.TemporaryFile(dir=existing):

@@ -40,6 +40,7 @@ TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run ha
 LEDGER = "parts.jsonl"
 SET_ASIDE = "set-aside"  # where --resume moves a bad part (kept, never deleted)
 MAX_LEDGER_LINE = 64 * 2**10  # a ledger line is some 400 bytes
+LEDGER_REPLAYS = 16  # ledger lines a chunk of the plan may have (each replay adds one)
 HASH = "sha256"  # 1.6 GB/s with the CPU's SHA instructions (blake2b: 0.8 GB/s here)
 
 
@@ -85,10 +86,11 @@ def part_record(path: Path, rows: int) -> dict:
             HASH: file_digest(path)}
 
 
-def file_problem(folder: Path, name: str, records: dict) -> str | None:
+def file_problem(folder: Path, name: str, records: dict,
+                 where: str = "summary.json") -> str | None:
     """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
-    bytes and sha256: an openings folder's files), or None; a file without a record (an
-    older version's folder) is not checked."""
+    bytes and sha256 in the file ``where``: an openings folder's or a tournament's files),
+    or None; a file without a record (an older version's folder) is not checked."""
     record = (records or {}).get(name)
     if record is None:
         return None
@@ -97,7 +99,7 @@ def file_problem(folder: Path, name: str, records: dict) -> str | None:
         return f"{path}: missing (it was written with this folder)"
     if path.stat().st_size != record.get("bytes") or file_digest(path) != record.get(HASH):
         return (f"{path}: its bytes changed since it was written (size or {HASH} differs "
-                "from the record in summary.json)")
+                f"from the record in {where})")
     return None
 
 
@@ -117,13 +119,23 @@ def append_record(folder: Path, record: dict) -> None:
         os.fsync(handle.fileno())
 
 
-def read_ledger(folder: Path) -> dict[int, dict]:
+def read_ledger(folder: Path, chunks: int | None = None) -> dict[int, dict]:
     """The recorded chunks (the last line of each wins: a replayed chunk's new parts); a
-    line torn by a crash is no record."""
+    line torn by a crash is no record. ``chunks``: the plan's, which bounds the ledger (a
+    record of a chunk outside it, or more than ``LEDGER_REPLAYS`` lines a chunk, is one
+    ``SniffError`` line: no run writes them), so reading it takes bounded memory."""
     records: dict[int, dict] = {}
+    path = Path(folder) / LEDGER
+    most = None if chunks is None else LEDGER_REPLAYS * chunks + 1024
+    lines = 0
     try:  # never blocks, never reads a device: a FIFO or /dev/zero there is one line
-        with os.fdopen(open_regular(Path(folder) / LEDGER, "ledger"), "rb") as handle:
+        with os.fdopen(open_regular(path, "ledger"), "rb") as handle:
             while line := handle.readline(MAX_LEDGER_LINE + 1):
+                lines += 1
+                if most is not None and lines > most:
+                    raise SniffError(f"{path}: more than {most:,} lines for a plan of "
+                                     f"{chunks:,} chunks, more than any run writes; the run "
+                                     "folder is damaged or was edited")
                 if len(line) > MAX_LEDGER_LINE:  # no record is this long: skip it, bounded
                     while line and not line.endswith(b"\n"):
                         line = handle.readline(MAX_LEDGER_LINE)
@@ -131,10 +143,16 @@ def read_ledger(folder: Path) -> dict[int, dict]:
                 try:
                     record = json.loads(line)
                     chunk = record["chunk"]
-                    if isinstance(record, dict) and isinstance(chunk, int) and chunk >= 0:
-                        records[chunk] = record
                 except (ValueError, KeyError, TypeError, RecursionError):
                     continue
+                if not isinstance(record, dict) or isinstance(chunk, bool) or not isinstance(
+                        chunk, int) or chunk < 0:
+                    continue
+                records[chunk] = record
+                if chunks is not None and chunk >= chunks:
+                    raise SniffError(f"{path}: line {lines:,} records chunk {chunk:,}, outside "
+                                     f"this run's plan of {chunks:,} chunks; the run folder "
+                                     "is damaged or was edited")
     except (FileNotFoundError, IsADirectoryError):
         pass
     except UnsafeFile as error:
@@ -215,7 +233,7 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
     plan = _Plan(folder, tables_of(manifest["config"]), n_chunks, size, total,
                  manifest.get("run_id"), manifest["config"], depth)
     ledger = manifest.get("ledger") == LEDGER
-    records = read_ledger(folder) if ledger else {}
+    records = read_ledger(folder, n_chunks) if ledger else {}
     out = Checked(folder)
     present = {table: {p.name for p in (folder / table).glob("*.parquet")}
                if (folder / table).is_dir() else set() for table in plan.tables}

@@ -130,6 +130,7 @@ def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table],
     order = [name for name in ("rounds", "games") if name in tables]
     try:
         for name in order:
+            own_folder(folder / name, name)  # a table folder never carries a part out of the run
             temporaries[name] = _write_parquet_temp(tables[name], folder / name / part_name(chunk))
             # Hashed from the page cache before the rename: the bytes the ledger vouches for.
             records[name] = {**part_record(temporaries[name], tables[name].num_rows),

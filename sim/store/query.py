@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
 
 DEFAULT_MEMORY = 1 << 30  # DuckDB's memory limit for a query (it spills nothing: no disk)
 DEFAULT_TIMEOUT = 600.0  # seconds: sniff query's --timeout default
+MAX_TIMEOUT = 7 * 24 * 3600  # seconds (a week): the longest time limit a query takes
 HEADROOM = 512 << 20  # the process's own allocations beside the query's (Arrow's batches)
 ARENA = 64 << 20  # address space glibc reserves for each thread's malloc arena (unbacked)
 _STREAM_FAILED = re.compile(r"reading the stream registered as '([^']+)' failed")
@@ -365,6 +366,18 @@ class Progress:
 
 
 
+def check_timeout(timeout: float | None) -> None:
+    """Refuse a time limit that is not a number of seconds above 0 and at most
+    ``MAX_TIMEOUT``: NaN, infinity or a negative one would switch the limit off."""
+    import math
+
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(
+            timeout, (int, float)) or not math.isfinite(timeout)
+            or not 0 < timeout <= MAX_TIMEOUT):
+        raise SettingError(f"{{timeout}} must be a number of seconds above 0, at most "
+                           f"{MAX_TIMEOUT:,} (a week), got {timeout}")
+
+
 def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
           sources: dict[str, list[Path]] | None = None, progress: bool = False,
           timeout: float | None = None) -> pd.DataFrame | duckdb.DuckDBPyRelation:
@@ -375,6 +388,7 @@ def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
     ``timeout`` stops it after that many seconds (one ``SniffError`` line)."""
     import duckdb
 
+    check_timeout(timeout)
     if sources is None:
         sources, threads = run_sources(run), threads_of(run.manifest)
     else:

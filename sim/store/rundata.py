@@ -59,6 +59,50 @@ def read_tournament_manifest(folder: Path) -> dict:
     return manifest
 
 
+def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[str, str],
+                    outputs: Sequence[str]) -> list[str]:
+    """What in a tournament's result differs from the result ``recomputed`` from its
+    pairings: each field of ``tournament.json`` (``recomputed``: field -> value), each CSV
+    (``texts``: name -> its text) and each of ``outputs`` against the size and sha256
+    ``tournament.json`` records in ``files`` (none recorded: not checked). One line each."""
+    from sim.files import read_regular
+    from sim.store.integrity import file_problem
+
+    where, problems = folder / TOURNAMENT_MANIFEST, []
+    for key, value in recomputed.items():
+        again = json.dumps(json.loads(json.dumps(value)), sort_keys=True)
+        if json.dumps(manifest.get(key), sort_keys=True) != again:
+            problems.append(f"{where}: its {key} do not match the pairings' games "
+                            "(recomputed); the file was edited")
+    for name, text in texts.items():
+        try:
+            same = read_regular(folder / name, 64 * 2**20, name) == text.encode()
+        except (OSError, ValueError):
+            same = False
+        if not same:
+            problems.append(f"{folder / name}: does not match the pairings' games "
+                            "(recomputed); the file was edited")
+    files = manifest.get("files")
+    for name in outputs if isinstance(files, dict) else ():
+        if (problem := file_problem(folder, name, files, TOURNAMENT_MANIFEST)) is not None:
+            problems.append(problem)
+    return problems
+
+
+def stray_pairs(folder: Path) -> list[str]:
+    """What a tournament's ``pairs/`` holds besides its pairings' folders (a folder another
+    command wrote there, a file), one line each; ``tournament.json`` must be readable."""
+    pairs = Path(folder) / "pairs"
+    entries = read_tournament_manifest(folder).get("pairings")
+    named = {entry.get("folder") for entry in entries if isinstance(entry, dict)} \
+        if isinstance(entries, list) else set()
+    if not pairs.is_dir():
+        return []
+    return [f"{path}: not a pairing of this tournament (its pairs/ holds only the folders "
+            "its tournament.json names; this one was written there by something else)"
+            for path in sorted(pairs.iterdir()) if f"pairs/{path.name}" not in named]
+
+
 def pairing_seed(seed: int, lineup: Sequence[str]) -> int:
     """A pairing's run seed: a hash of the tournament seed and the lineup (0..2**63-1)."""
     digest = hashlib.sha256(f"{seed}|{'|'.join(lineup)}".encode()).digest()
