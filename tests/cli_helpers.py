@@ -109,3 +109,15 @@ def load_unverified(folder: Path):
 
     with pytest.warns(UserWarning, match=UNVERIFIED):
         return sim.load(folder)
+
+
+# A legal position of sniff hint's text format (docs/hint.md), 2 players, seat 0 to move.
+POSITION_TEXT = """players: 2
+seat: 0
+scores: 10 20
+hand: 1-2 3-4 5-5 0-6 0-0
+table: 2-6, 6-6 R, 6-1 R
+sizes: 5 6
+boneyard: 14
+lacks: 1=3,4
+"""

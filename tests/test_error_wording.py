@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_main
+from cli_helpers import POSITION_TEXT, run_main
 
 import sim
 from sim.cli.options import error_text, flag_of
@@ -24,15 +24,7 @@ from sim.kernels.trace import trace_games
 from sim.report.build import build
 from sim.table.replay import read_trace, replay
 
-POSITION = """players: 2
-seat: 0
-scores: 10 20
-hand: 1-2 3-4 5-5 0-6 0-0
-table: 2-6, 6-6 R, 6-1 R
-sizes: 5 6
-boneyard: 14
-lacks: 1=3,4
-"""
+POSITION = POSITION_TEXT
 ENDLESS = "select count(*) from range(100000000000) a where a % 7 = 3"
 
 

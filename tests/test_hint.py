@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import error_lines, run_main, sniff
+from cli_helpers import POSITION_TEXT, error_lines, run_main, sniff
 
 import strategies
 from sim.core import engine
@@ -280,15 +280,7 @@ def test_the_same_seed_gives_the_same_numbers(traces, tmp_path, capsys) -> None:
 
 # ------------------------------------------------------------ bad input
 
-GOOD = """players: 2
-seat: 0
-scores: 10 20
-hand: 1-2 3-4 5-5 0-6 0-0
-table: 2-6, 6-6 R, 6-1 R
-sizes: 5 6
-boneyard: 14
-lacks: 1=3,4
-"""
+GOOD = POSITION_TEXT
 
 
 @pytest.mark.parametrize("text,message", [
