@@ -26,7 +26,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from sim.kernels.batch import OUTSIDE, GameBatch
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import OUTSIDE
 
 
 def random_masked_policy(rng: np.random.Generator):

@@ -46,7 +46,8 @@ from sim.core import observation as slots  # noqa: E402
 from sim.core.seating import side_of_team  # noqa: E402
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW  # noqa: E402
 from sim.env.openspiel import GAME_NAME, SniffState, StateTable  # noqa: E402
-from sim.kernels.batch import OUTSIDE, BatchSettings, GameBatch  # noqa: E402
+from sim.kernels.batch import GameBatch  # noqa: E402
+from sim.kernels.decisions import OUTSIDE, BatchSettings  # noqa: E402
 from sim.stats.intervals import wilson_interval  # noqa: E402
 
 TILE_PIP_BITS = [(1 << int(TILE_LOW[t])) | (1 << int(TILE_HIGH[t])) for t in range(N_TILES)]

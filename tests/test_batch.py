@@ -24,13 +24,13 @@ from sim.core import observation as view
 from sim.core.rng import seed_word
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
-from sim.kernels.batch import (
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import (
     KIND_DEAL,
     KIND_DRAW,
     N_ACTIONS,
     OUTSIDE,
     BatchSettings,
-    GameBatch,
     IllegalMove,
 )
 from sim.kernels.runner import lineup_of, play_batch

@@ -17,7 +17,7 @@ from sim.env.encoding import BLOCKS, ENCODING_SIZE, HIGH, LOW, OFFSETS, decode_t
 from sim.env.single import SniffEnv
 from sim.env.vector import SniffVectorEnv
 from sim.errors import SniffError
-from sim.kernels.batch import IllegalMove
+from sim.kernels.decisions import IllegalMove
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

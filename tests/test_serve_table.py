@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim.kernels.batch import BatchSettings, GameBatch
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import BatchSettings
 from sim.kernels.runner import lineup_of
 from sim.kernels.trace import start_event, trace_games
 from sim.serve.table import BatchTable

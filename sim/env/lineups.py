@@ -14,7 +14,8 @@ import numba
 import numpy as np
 
 from sim.errors import SniffError
-from sim.kernels.batch import OUTSIDE, BatchSettings, Decisions, GameBatch
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import OUTSIDE, BatchSettings, Decisions
 from sim.kernels.result import ROUND_CAP
 from strategies import StrategySpec, parse_lineup_text
 

@@ -38,7 +38,7 @@ from sim.core.seating import check_players, team_of
 from sim.core.tiles import N_TILES
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
 from sim.env.lineups import ROUND_CAP, open_batch
-from sim.kernels.batch import KIND_DEAL, KIND_DRAW, N_ACTIONS
+from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, N_ACTIONS
 
 __all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "StateTable",
            "register_openspiel"]

@@ -29,7 +29,7 @@ from sim.core.seating import check_players, team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards
-from sim.kernels.batch import N_ACTIONS
+from sim.kernels.decisions import N_ACTIONS
 
 __all__ = ["SniffVectorEnv"]
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
 
 import numba
 import numpy as np
@@ -43,22 +42,23 @@ from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
+from sim.kernels.decisions import (
+    KIND_DEAL,
+    KIND_DRAW,
+    KIND_FORCED,
+    KIND_MOVE,
+    N_ACTIONS,
+    BatchSettings,
+    Decisions,
+    IllegalMove,
+)
 from sim.kernels.gather import gather_rounds
-from sim.kernels.result import ROUND_CAP, BatchResult, strategy_errors
+from sim.kernels.result import BatchResult, strategy_errors
 from sim.kernels.shared import kernel_for
-from strategies import MAX_PARAMS, Strategy, StrategySpec, parse_spec
+from strategies import MAX_PARAMS, StrategySpec, parse_spec
 
-__all__ = [
-    "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE",
-    "BatchSettings", "Decisions", "GameBatch", "IllegalMove",
-]
+__all__ = ["GameBatch"]
 
-N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
-OUTSIDE = None  # a lineup position decided by the caller
-KIND_MOVE = engine.WAIT_MOVE  # choose among the hand's legal moves
-KIND_FORCED = engine.WAIT_FORCED  # choose where the tile just drawn goes (observation FORCED)
-KIND_DRAW = engine.WAIT_DRAW  # chance: name the next tile drawn (external_chance only)
-KIND_DEAL = engine.WAIT_DEAL  # chance: deal the round (external_chance only)
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
 BLOCK_SIZE = 32
 PARALLEL_FROM = 512  # games to advance from which the threads may share them
@@ -88,31 +88,6 @@ def _rows_of(decisions: Decisions, kind: int) -> Sequence[int]:
     return np.flatnonzero(decisions.kinds == kind)
 
 
-class IllegalMove(ValueError):
-    """A move that is not legal for its game, or moves of the wrong shape or type."""
-
-
-@dataclass(frozen=True, slots=True)  # slots: made at every step, twice as fast to make
-class Decisions:
-    """The games that wait now, one row each, in game order (fresh arrays every call)."""
-
-    games: np.ndarray  # (k,) index of the game in the batch
-    seats: np.ndarray  # (k,) deciding seat (for KIND_DRAW the drawing seat, KIND_DEAL -1)
-    positions: np.ndarray  # (k,) lineup position of that seat (after the game's rotation)
-    kinds: np.ndarray  # (k,) KIND_MOVE, KIND_FORCED, KIND_DRAW or KIND_DEAL
-    observations: np.ndarray  # (k, OBSERVATION_SIZE) int64: what strategies get (0 for chance)
-    moves: np.ndarray  # (k, MAX_MOVES) int64 legal moves in the engine's order, NO_MOVE padded
-    n_moves: np.ndarray  # (k,)
-    masks: np.ndarray  # (k, N_ACTIONS) bool over action ids
-    streams: np.ndarray  # (k,) uint64: the seat's own strategy random stream
-
-    def __len__(self) -> int:
-        return len(self.games)
-
-    def copy(self) -> Decisions:
-        return Decisions(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
-
-
 def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
     """One spec (or OUTSIDE) per lineup position; names are parsed; 2 given for 4 players
     are the two partnerships."""
@@ -132,29 +107,6 @@ def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
     return seats
 
 
-@dataclass(frozen=True)
-class BatchSettings:
-    """Which games a :class:`GameBatch` plays and how, beyond its lineup, size and seed.
-
-    ``first_game``: game ``i`` has game id ``first_game + i``; ``game_ids`` and
-    ``rotations`` (per game) replace those ids and ``id % players``; ``deal_ids`` (per game)
-    replaces the default deal id (the game id), as ``--duplicate``; ``forced_leads`` (per
-    game, -1 none) imposes round 1's opening tile, as ``sniff openings``; ``round_cap``:
-    rounds a game may last; ``external_chance``: the caller deals and names each tile drawn;
-    ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
-    lineups share one kernel (one compile).
-    """
-
-    first_game: int = 0
-    round_cap: int = ROUND_CAP
-    external_chance: bool = False
-    game_ids: np.ndarray | None = None
-    deal_ids: np.ndarray | None = None
-    rotations: np.ndarray | None = None
-    forced_leads: np.ndarray | None = None
-    kernel_strategies: tuple[Strategy, ...] = ()
-
-
 class GameBatch:
     """``n_games`` games of one lineup, played on by the engine until an outside seat decides.
 
@@ -168,8 +120,9 @@ class GameBatch:
 
     def __init__(
         self, players: int, lineup: Sequence, n_games: int, seed: int,
-        settings: BatchSettings = BatchSettings(), *, events: np.ndarray | None = None,
+        settings: BatchSettings | None = None, *, events: np.ndarray | None = None,
     ) -> None:
+        settings = settings if settings is not None else BatchSettings()
         self.players = check_players(players)
         self.seats = _specs(players, lineup)
         self.seed = int(seed)

@@ -19,7 +19,8 @@ import numpy as np
 
 from sim.core.rng import GOLDEN, MIX_1, MIX_2
 from sim.errors import SniffError
-from sim.kernels.batch import N_ACTIONS, BatchSettings, GameBatch
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import N_ACTIONS, BatchSettings
 from sim.kernels.result import BatchResult
 from strategies import Strategy, StrategySpec
 

@@ -19,7 +19,8 @@ from sim.core import engine
 from sim.core import observation as view
 from sim.core.tiles import N_TILES, tile_name
 from sim.errors import SniffError
-from sim.kernels.batch import OUTSIDE, BatchSettings, GameBatch
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import OUTSIDE, BatchSettings
 from sim.kernels.trace import start_event
 from sim.serve.table import BatchTable
 from sim.table.play import GAME_ID, person_lineup

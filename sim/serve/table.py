@@ -42,7 +42,8 @@ from sim.core.record import DRAW, EVENT_BITS, EVENTS_PER_WORD, PASS
 from sim.core.rng import seed_word
 from sim.core.seating import team_of
 from sim.core.tiles import N_TILES, tile_name
-from sim.kernels.batch import KIND_DEAL, KIND_DRAW, KIND_FORCED, GameBatch
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, KIND_FORCED
 
 GAME = 0  # the one game of the batch
 

@@ -43,7 +43,8 @@ from sim.core.seating import check_players, team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.errors import SettingError, SniffError
 from sim.files import write_atomic
-from sim.kernels.batch import BatchSettings, GameBatch
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import BatchSettings
 from sim.kernels.result import ROUND_CAP
 from sim.kernels.runner import Lineup
 from sim.kernels.trace import EventDecoder, start_event, write_trace

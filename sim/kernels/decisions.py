@@ -1,0 +1,79 @@
+"""What a batch of resumable games asks its caller, and how a batch is set up.
+
+A :class:`sim.kernels.batch.GameBatch` stops each game where an outside seat decides (or,
+with external chance, where a deal or a draw is named); :class:`Decisions` holds those
+stops, one row per waiting game, with the deciding seat's public view only. The action ids
+(``N_ACTIONS``), the kinds of stop and :class:`BatchSettings` are the vocabulary the batch,
+the environments (``sim.env``), serve and the Python players share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from sim.core import engine
+from sim.core.tiles import N_TILES
+from sim.kernels.result import ROUND_CAP
+from strategies import Strategy
+
+__all__ = [
+    "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE",
+    "BatchSettings", "Decisions", "IllegalMove",
+]
+
+N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
+OUTSIDE = None  # a lineup position decided by the caller
+KIND_MOVE = engine.WAIT_MOVE  # choose among the hand's legal moves
+KIND_FORCED = engine.WAIT_FORCED  # choose where the tile just drawn goes (observation FORCED)
+KIND_DRAW = engine.WAIT_DRAW  # chance: name the next tile drawn (external_chance only)
+KIND_DEAL = engine.WAIT_DEAL  # chance: deal the round (external_chance only)
+
+
+class IllegalMove(ValueError):
+    """A move that is not legal for its game, or moves of the wrong shape or type."""
+
+
+@dataclass(frozen=True, slots=True)  # slots: made at every step, twice as fast to make
+class Decisions:
+    """The games that wait now, one row each, in game order (fresh arrays every call)."""
+
+    games: np.ndarray  # (k,) index of the game in the batch
+    seats: np.ndarray  # (k,) deciding seat (for KIND_DRAW the drawing seat, KIND_DEAL -1)
+    positions: np.ndarray  # (k,) lineup position of that seat (after the game's rotation)
+    kinds: np.ndarray  # (k,) KIND_MOVE, KIND_FORCED, KIND_DRAW or KIND_DEAL
+    observations: np.ndarray  # (k, OBSERVATION_SIZE) int64: what strategies get (0 for chance)
+    moves: np.ndarray  # (k, MAX_MOVES) int64 legal moves in the engine's order, NO_MOVE padded
+    n_moves: np.ndarray  # (k,)
+    masks: np.ndarray  # (k, N_ACTIONS) bool over action ids
+    streams: np.ndarray  # (k,) uint64: the seat's own strategy random stream
+
+    def __len__(self) -> int:
+        return len(self.games)
+
+    def copy(self) -> Decisions:
+        return Decisions(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """Which games a :class:`GameBatch` plays and how, beyond its lineup, size and seed.
+
+    ``first_game``: game ``i`` has game id ``first_game + i``; ``game_ids`` and
+    ``rotations`` (per game) replace those ids and ``id % players``; ``deal_ids`` (per game)
+    replaces the default deal id (the game id), as ``--duplicate``; ``forced_leads`` (per
+    game, -1 none) imposes round 1's opening tile, as ``sniff openings``; ``round_cap``:
+    rounds a game may last; ``external_chance``: the caller deals and names each tile drawn;
+    ``kernel_strategies`` adds strategies to the compiled kernel so that batches of several
+    lineups share one kernel (one compile).
+    """
+
+    first_game: int = 0
+    round_cap: int = ROUND_CAP
+    external_chance: bool = False
+    game_ids: np.ndarray | None = None
+    deal_ids: np.ndarray | None = None
+    rotations: np.ndarray | None = None
+    forced_leads: np.ndarray | None = None
+    kernel_strategies: tuple[Strategy, ...] = ()
