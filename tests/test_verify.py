@@ -5,6 +5,7 @@ are one line in every reader, never a traceback."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -295,6 +296,11 @@ def _rewrite_pairs(folder: Path) -> None:
     (lambda f: (f / "ranking.md").write_text("# ranked by me\n"), "ranking.md: does not match"),
     (lambda f: shutil.copy(f / "openings.parquet", f / "heatmap.png"),
      "heatmap.png: its bytes changed"),  # O05
+    (lambda f: ((f / "heatmap.png").unlink(), os.mkfifo(f / "heatmap.png")),
+     "heatmap.png: is a FIFO, not the regular file"),
+    (lambda f: ((f / "heatmap.png").unlink(), (f / "heatmap.png").symlink_to("/dev/zero")),
+     "heatmap.png: is a device, not the regular file"),
+    (lambda f: (f / "heatmap.png").unlink(), "heatmap.png: missing"),
     (lambda f: edit_json(f / "summary.json", lambda s: s.pop("files")), "records no files"),
     (lambda f: edit_json(f / "summary.json", lambda s: s["files"].pop("tile-pairs.csv")),
      "records no tile-pairs.csv"),

@@ -24,6 +24,7 @@ from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.footers import config_field, error_text
 from sim.store.integrity import (
     SET_ASIDE,
+    absent_problem,
     file_problem,
     part_name,
     part_record,
@@ -286,8 +287,8 @@ def summary_problem(folder: Path, summary: dict, files: dict) -> str | None:
 
 def _size_problem(folder: Path, name: str, record: dict) -> str | None:
     path = Path(folder) / name
-    if not path.is_file():
-        return f"{path}: missing (it was written with this folder)"
+    if (absent := absent_problem(path)) is not None:
+        return absent
     if path.stat().st_size != record.get("bytes"):
         return f"{path}: its size differs from the record in {SUMMARY}"
     return None

@@ -28,11 +28,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import SniffError
-from sim.files import UnsafeFile, check_replaceable, open_regular, own_folder
+from sim.files import UnsafeFile, check_replaceable, kind_of, open_regular, own_folder
 from sim.store.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
 from sim.store.shape import record_shape_problem
 
@@ -86,6 +87,18 @@ def part_record(path: Path, rows: int) -> dict:
             HASH: file_digest(path)}
 
 
+def absent_problem(path: Path) -> str | None:
+    """Why a file written with its folder is not there as a regular file (gone, or replaced
+    by a FIFO, a device, a folder...), or None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return f"{path}: missing (it was written with this folder)"
+    if not stat.S_ISREG(mode):
+        return f"{path}: is {kind_of(mode)}, not the regular file written with this folder"
+    return None
+
+
 def file_problem(folder: Path, name: str, records: dict,
                  where: str = "summary.json") -> str | None:
     """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
@@ -95,8 +108,8 @@ def file_problem(folder: Path, name: str, records: dict,
     if record is None:
         return None
     path = Path(folder) / name
-    if not path.is_file():
-        return f"{path}: missing (it was written with this folder)"
+    if (absent := absent_problem(path)) is not None:
+        return absent
     if path.stat().st_size != record.get("bytes") or file_digest(path) != record.get(HASH):
         return (f"{path}: its bytes changed since it was written (size or {HASH} differs "
                 f"from the record in {where})")
