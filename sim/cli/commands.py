@@ -102,6 +102,7 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
     folder, print the ranked table. Ctrl-C or SIGTERM stops between chunks, with a notice;
     ``--resume`` completes the study. Options not given are None."""
     from sim.errors import SettingError, Stopped
+    from sim.openings.folder import GAMES_DIR
     from sim.openings.output import ranking_text
     from sim.openings.parts import finished_study
     from sim.openings.play import DEFAULT_DEALS, DEFAULT_STRATEGIES, PART_DEALS, make_config
@@ -143,8 +144,11 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
             table, summary = measure_openings(config, folder, progress, control.but(alert=say),
                                               between_chunks=stop.check)
     except Stopped:
-        say(f"stopped after {done[0]:,} of {config.deals:,} deals: {folder} keeps the "
-            "finished parts and no summary.json (not a result); complete the study "
+        games = Path(folder) / GAMES_DIR
+        kept = len(list(games.glob("part-*.parquet"))) if games.is_dir() else 0
+        say(f"stopped after {done[0]:,} of {config.deals:,} deals: {folder} keeps "
+            f"{kept:,} finished part{'' if kept == 1 else 's'} of {PART_DEALS:,} deals and no "
+            "summary.json (not a result); complete the study "
             f"with: sniff openings --out {shlex.quote(str(folder))} --resume")
         raise
     sys.stdout.write(ranking_text(table, summary))
