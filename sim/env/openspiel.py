@@ -123,6 +123,7 @@ class StateTable:
         self.batch, self.players = batch, players
         self.dealt: list[int] = list(dealt)
         self.undealt = [tile for tile in range(N_TILES) if tile not in self.dealt]
+        self.boneyard = batch.boneyard(0)  # kept here as tiles are drawn (no batch call)
         roots = tuple(histories or [f"p{p}" for p in range(players)])
         # ``seen``: (round, events) of the public record already in ``histories``
         self.log: tuple | None = None  # the newest entry; None: nothing yet
@@ -134,7 +135,7 @@ class StateTable:
         """The new pending decision; whose turn it is and the legal moves, cached
         (OpenSpiel asks for them several times per action)."""
         self.decision = decision
-        self.over = bool(self.batch.done)
+        self.over = self.batch.done
         waits = len(decision) > 0
         self.kind = int(decision.kinds[0]) if waits else -1
         self.seat = int(decision.seats[0]) if waits else -1
@@ -202,6 +203,7 @@ class StateTable:
         twin.__dict__.update(self.__dict__)
         twin.batch = self.batch.copy()
         twin.dealt, twin.undealt = self.dealt.copy(), self.undealt.copy()
+        twin.boneyard = self.boneyard.copy()
         return twin
 
 
@@ -254,7 +256,7 @@ class SniffState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         table = self._table
         if table.kind == KIND_DRAW:
-            tiles = table.batch.boneyard(0)
+            tiles = table.boneyard
         elif len(table.dealt) < self._players * self._hand:
             tiles = table.undealt
         else:
@@ -267,9 +269,12 @@ class SniffState(pyspiel.State):
         if table.kind == KIND_DEAL:
             self._deal(int(action))
             return
-        if table.kind == KIND_DRAW:
-            table.note("D", action, table.seat)
-        table.advance(action)
+        if table.kind != KIND_DRAW:
+            table.advance(action)
+            return
+        table.note("D", action, table.seat)
+        table.advance(action)  # refuses a tile not in the boneyard
+        table.boneyard.remove(action)
 
     def _deal(self, action: int) -> None:
         table = self._table
@@ -284,7 +289,8 @@ class SniffState(pyspiel.State):
             leader = action - LEADER_ACTION
             table.note("L", leader)
         table.batch.deal(0, table.dealt + table.undealt, leader)
-        table.dealt, table.undealt = [], list(range(N_TILES))
+        # every hand is dealt: the tiles left are the boneyard
+        table.boneyard, table.dealt, table.undealt = table.undealt, [], list(range(N_TILES))
         table.advance(0)
 
     def _action_to_string(self, player: int, action: int) -> str:
