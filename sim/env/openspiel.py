@@ -27,7 +27,6 @@ Parameters: ``players`` (2, 3, 4; default 2), ``round_cap`` (default ``ROUND_CAP
 from __future__ import annotations
 
 import copy
-from itertools import repeat
 
 import numpy as np
 import pyspiel
@@ -49,6 +48,10 @@ LEADER_ACTION = N_TILES  # chance outcome LEADER_ACTION + seat: the drawn leader
 ROUND_LENGTH = 4 * 5 + 1 + 14 + 28  # deal, leader, draws, decisions: a bound per round
 _KIND_CODES = "pfws"  # the record's kinds in the histories: place, forced, withdraw, skip
 _RECORD = object()  # the event log's code for a reading of the public record
+_CHANCE, _TERMINAL = pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL
+# a chance node's outcomes: (tile, probability) when ``k`` tiles are left, _OUTCOMES[k][tile]
+_OUTCOMES = [()] + [tuple((tile, 1.0 / k) for tile in range(N_TILES))
+                    for k in range(1, N_TILES + 1)]
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -134,15 +137,15 @@ class StateTable:
     def refresh(self, decision) -> None:
         """The new pending decision; whose turn it is and the legal moves, cached
         (OpenSpiel asks for them several times per action)."""
-        self.decision = decision
-        self.over = self.batch.done
-        waits = len(decision) > 0
-        self.kind = int(decision.kinds[0]) if waits else -1
-        self.seat = int(decision.seats[0]) if waits else -1
-        self.chance = not self.over and self.kind in (KIND_DEAL, KIND_DRAW)
-        self.player = (pyspiel.PlayerId.TERMINAL if self.over else
-                       pyspiel.PlayerId.CHANCE if self.chance else self.seat)
-        self.legal: tuple[int, ...] | None = None
+        self.decision, self.legal = decision, None
+        self.over = over = self.batch.done
+        if decision.games.size:  # one game: one row, read as Python ints
+            kind, seat = decision.kinds.item(), decision.seats.item()
+        else:
+            kind = seat = -1
+        self.kind, self.seat = kind, seat
+        self.chance = chance = not over and (kind == KIND_DEAL or kind == KIND_DRAW)
+        self.player = _TERMINAL if over else _CHANCE if chance else seat
 
     def legal_moves(self) -> tuple[int, ...]:
         """The pending decision's legal actions, sorted (made once per decision)."""
@@ -159,7 +162,8 @@ class StateTable:
     def note(self, code: str, value: int, seat: int = -1) -> None:
         """Log an event seen by all (``seat`` -1) or only by ``seat`` (the others see that
         it happened, not the tile: ``d?``, ``D?``), after the record's events before it."""
-        self.flush()
+        if self.stale:
+            self.flush()
         self.log = (self.log, code, value, seat)
 
     def flush(self) -> None:
@@ -261,7 +265,7 @@ class SniffState(pyspiel.State):
             tiles = table.undealt
         else:
             return [(LEADER_ACTION + seat, 1.0 / self._players) for seat in range(self._players)]
-        return list(zip(tiles, repeat(1.0 / len(tiles))))
+        return list(map(_OUTCOMES[len(tiles)].__getitem__, tiles))
 
     # --- moves
     def _apply_action(self, action: int) -> None:
