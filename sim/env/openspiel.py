@@ -47,7 +47,7 @@ GAME_NAME = "python_sniff"
 LEADER_ACTION = N_TILES  # chance outcome LEADER_ACTION + seat: the drawn leader
 ROUND_LENGTH = 4 * 5 + 1 + 14 + 28  # deal, leader, draws, decisions: a bound per round
 _KIND_CODES = "pfws"  # the record's kinds in the histories: place, forced, withdraw, skip
-_RECORD = object()  # the event log's code for a reading of the public record
+_RECORD = None  # the event log's code for a reading of the public record
 _CHANCE, _TERMINAL = pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL
 # a chance node's outcomes: (tile, probability) when ``k`` tiles are left, _OUTCOMES[k][tile]
 _OUTCOMES = [()] + [tuple((tile, 1.0 / k) for tile in range(N_TILES))
