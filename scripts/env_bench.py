@@ -126,7 +126,8 @@ def _random_playouts(game, cpu_seconds: float, seed: int) -> tuple[float, int, i
 
 def openspiel_row(games: int, repeats: int) -> dict:
     """Random playouts through pyspiel of ``python_sniff`` (2 players) and of OpenSpiel's
-    own ``python_block_dominoes``, in the same run, ``repeats`` CPU seconds of each:
+    own ``python_block_dominoes``, in the same run, ``repeats`` CPU seconds of each in
+    alternating half-second turns (so that a change of the machine's load falls on both):
     actions/s and playouts/s (a Sniff game runs to 250 points over many rounds, a
     block-dominoes game is one hand, so actions/s is the like-for-like rate)."""
     import pyspiel
@@ -134,13 +135,17 @@ def openspiel_row(games: int, repeats: int) -> dict:
 
     import sim.env.openspiel  # noqa: F401  (registers python_sniff)
 
-    rows = {}
-    for name in ("python_sniff", "python_block_dominoes"):
-        game = pyspiel.load_game(name)
+    games = {name: pyspiel.load_game(name) for name in ("python_sniff", "python_block_dominoes")}
+    totals = {name: [0.0, 0, 0] for name in games}
+    for game in games.values():
         _random_playouts(game, 0.1, 0)  # compile or load first
-        seconds, actions, playouts = _random_playouts(game, float(repeats), 1)
-        rows[name] = {"playouts": playouts, "seconds": seconds, "actions": actions,
-                      "actions_per_s": actions / seconds, "playouts_per_s": playouts / seconds}
+    for turn in range(2 * repeats):
+        for name, game in games.items():
+            for index, value in enumerate(_random_playouts(game, 0.5, 1 + turn)):
+                totals[name][index] += value
+    rows = {name: {"playouts": playouts, "seconds": seconds, "actions": actions,
+                   "actions_per_s": actions / seconds, "playouts_per_s": playouts / seconds}
+            for name, (seconds, actions, playouts) in totals.items()}
     ratio = rows["python_sniff"]["actions_per_s"] / rows["python_block_dominoes"]["actions_per_s"]
     lines = [f"| OpenSpiel `{name}`, random playouts (CPU s) | {r['playouts']:,} | "
              f"{r['seconds']:.2f} | "

@@ -3,12 +3,15 @@ for the deal and the draws, and information states that hide other seats' tiles.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyspiel
 import pytest
 
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE
 from sim.env.openspiel import GAME_NAME, LEADER_ACTION
+from sim.kernels.decisions import KIND_DRAW
 
 
 def test_random_sim_test_passes():
@@ -85,3 +88,35 @@ def test_information_states_show_own_tiles_only():
     assert np.array_equal(twin.information_state_tensor(0), dealt.information_state_tensor(0))
     assert not np.array_equal(twin.information_state_tensor(1),
                               dealt.information_state_tensor(1))
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_python_answers_agree_with_pyspiels_and_histories_built_late_match(players):
+    """The state answers ``is_chance_node`` and ``legal_actions`` itself and builds the
+    history strings from its event log only when asked: the answers must be pyspiel's own,
+    a draw node's outcomes the engine's boneyard, and histories asked at every step the same
+    as those of a replay asked only at the end."""
+    game = pyspiel.load_game(GAME_NAME, {"players": players})
+    states = _random_game(game, 11 + players)
+    draws = 0
+    for state in states:
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        for player in range(players):
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+        if state.is_chance_node():
+            outcomes = [action for action, _ in state.chance_outcomes()]
+            assert state.legal_actions() == outcomes
+            if state._table.kind == KIND_DRAW:  # kept by the state; the engine's own:
+                draws += 1
+                assert outcomes == state._table.batch.boneyard(0)
+    assert draws > 0
+    last = states[-1]
+    assert last.is_terminal() and last.legal_actions() == []
+    replay = game.new_initial_state()
+    for action in last.history():
+        replay.apply_action(action)
+    for player in range(players):
+        history = last.information_state_string(player)
+        assert replay.information_state_string(player) == history
+        assert re.search(r" D\d", history) and " D?" in history  # own draws, others'

@@ -47,6 +47,11 @@ GAME_NAME = "python_sniff"
 LEADER_ACTION = N_TILES  # chance outcome LEADER_ACTION + seat: the drawn leader
 ROUND_LENGTH = 4 * 5 + 1 + 14 + 28  # deal, leader, draws, decisions: a bound per round
 _KIND_CODES = "pfws"  # the record's kinds in the histories: place, forced, withdraw, skip
+_RECORD = None  # the event log's code for a reading of the public record
+_CHANCE, _TERMINAL = pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL
+# a chance node's outcomes: (tile, probability) when ``k`` tiles are left, _OUTCOMES[k][tile]
+_OUTCOMES = [()] + [tuple((tile, 1.0 / k) for tile in range(N_TILES))
+                    for k in range(1, N_TILES + 1)]
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -98,59 +103,134 @@ class SniffGame(pyspiel.Game):
 
 
 class StateTable:
-    """What a state holds: the batch, its pending decisions, the deal so far, and each
-    seat's history string (the information-state string, grown as the game goes).
+    """What a state holds: the batch, its pending decision, the deal so far, and the game's
+    event log, from which each seat's history string (the information-state string) is
+    built when asked.
 
     OpenSpiel clones a Python state by a fresh initial state plus ``deepcopy`` of its
-    attributes: a batch copies itself (arrays; the compiled kernel is shared), the rest is
-    immutable or small.
+    attributes: a batch copies itself (arrays; the compiled kernel is shared), the log and
+    the histories last built are immutable and shared, the rest is small.
+
+    Why a log and not the strings: a random playout asks for no history, and growing a
+    string per seat at every action cost more than the engine's step. The log is a chain of
+    tuples, ``(earlier entry, code, value, seat)``: ``code`` a token's letter shown to
+    ``seat`` (-1: to all) with ``value``, the others seeing ``code?``; or ``_RECORD`` with the
+    round number and the public record's words as read at that moment. The record only
+    grows within a round, so it is read (``flush``) only when something is added to the log
+    after it or a history is asked, not after every step; its events are decoded to tokens
+    then, once, in the order they happened.
     """
 
     def __init__(self, batch, decision, players: int, dealt=(), histories=None,
                  seen=(0, 0)) -> None:
-        self.batch, self.decision, self.players = batch, decision, players
+        self.batch, self.players = batch, players
         self.dealt: list[int] = list(dealt)
-        self.histories: list[str] = list(histories or [f"p{p}" for p in range(players)])
-        self.seen = seen  # (round, events) of the public record already in the histories
+        self.undealt = [tile for tile in range(N_TILES) if tile not in self.dealt]
+        self.boneyard = batch.boneyard(0)  # kept here as tiles are drawn (no batch call)
+        roots = tuple(histories or [f"p{p}" for p in range(players)])
+        # ``seen``: (round, events) of the public record already in ``histories``
+        self.log: tuple | None = None  # the newest entry; None: nothing yet
+        self.built = (None, roots, tuple(seen))  # (entry, histories, seen) built last
+        self.stale = False  # whether the batch advanced since the record was last read
         self.refresh(decision)
 
     def refresh(self, decision) -> None:
-        """The new pending decision; whose turn it is, cached (OpenSpiel asks often)."""
-        self.decision = decision
-        self.over = bool(self.batch.done)
-        waits = len(decision) > 0
-        self.kind = int(decision.kinds[0]) if waits else -1
-        self.seat = int(decision.seats[0]) if waits else -1
+        """The new pending decision; whose turn it is and the legal moves, cached
+        (OpenSpiel asks for them several times per action)."""
+        self.decision, self.legal = decision, None
+        self.over = over = self.batch.done
+        if decision.games.size:  # one game: one row, read as Python ints
+            kind, seat = decision.kinds.item(), decision.seats.item()
+        else:
+            kind = seat = -1
+        self.kind, self.seat = kind, seat
+        self.chance = chance = not over and (kind == KIND_DEAL or kind == KIND_DRAW)
+        self.player = _TERMINAL if over else _CHANCE if chance else seat
 
-    def note(self, token: str, seat: int = -1) -> None:
-        """Add an event to the histories: seen by all (``seat`` -1) or only by ``seat``
-        (the others see that it happened, not the tile: ``d?``, ``D?``)."""
-        hidden = f" {token[0]}?"
-        self.histories = [h + (f" {token}" if seat in (-1, p) else hidden)
-                          for p, h in enumerate(self.histories)]
+    def legal_moves(self) -> tuple[int, ...]:
+        """The pending decision's legal actions, sorted (made once per decision)."""
+        if self.legal is None:
+            decision = self.decision
+            self.legal = tuple(sorted(decision.moves[0, : decision.n_moves[0]].tolist()))
+        return self.legal
 
-    def read_record(self) -> None:
-        """Add the public record's new events (placements, draws, passes)."""
-        round_number, words = self.batch.public_record(0)
-        events = words[0]
-        start = self.seen[1] if round_number == self.seen[0] else 0
-        tokens = [] if round_number == self.seen[0] else [f"r{round_number}"]
-        # Decoded in Python from the record's words (Python ints): the compiled ``event``
-        # called from Python once per event cost more than the step itself.
-        for index in range(start, events):
-            kind, seat, move = record.event.py_func(words, 0, index)
-            tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")
-        if tokens:
-            self.note(" ".join(tokens))
-        self.seen = (round_number, events)
+    def advance(self, action: int) -> None:
+        """Play ``action`` (a move, or the tile drawn; 0 after a deal) in the batch."""
+        self.refresh(self.batch.advance(np.array([action], dtype=np.int64)))
+        self.stale = True
+
+    def note(self, code: str, value: int, seat: int = -1) -> None:
+        """Log an event seen by all (``seat`` -1) or only by ``seat`` (the others see that
+        it happened, not the tile: ``d?``, ``D?``), after the record's events before it."""
+        if self.stale:
+            self.flush()
+        self.log = (self.log, code, value, seat)
+
+    def flush(self) -> None:
+        """Log the public record as it is now, if the batch advanced since it was read."""
+        if self.stale:
+            round_number, words = self.batch.public_record(0)
+            self.log = (self.log, _RECORD, round_number, words)
+            self.stale = False
+
+    def histories(self) -> tuple[str, ...]:
+        """Each seat's history string now, extending the ones built last."""
+        self.flush()
+        entry, strings, seen = self.built
+        if entry is self.log:
+            return strings
+        entries, node = [], self.log
+        while node is not None and node is not entry:
+            entries.append(node)
+            node = node[0]
+        if node is not entry:  # not an ancestor (cannot happen: the log only grows)
+            raise RuntimeError("the event log lost the entry its histories were built at")
+        pieces: list[list[str]] = [[] for _ in range(self.players)]
+        for node in reversed(entries):
+            if node[1] is _RECORD:
+                tokens, seen = _record_tokens(node[2], node[3], seen)
+                if tokens:
+                    text = " " + " ".join(tokens)
+                    for piece in pieces:
+                        piece.append(text)
+                continue
+            _, code, value, seat = node
+            shown, hidden = f" {code}{value}", f" {code}?"
+            for player, piece in enumerate(pieces):
+                piece.append(shown if seat in (-1, player) else hidden)
+        strings = tuple(text + "".join(piece) for text, piece in zip(strings, pieces))
+        self.built = (self.log, strings, seen)
+        return strings
 
     def __deepcopy__(self, memo: dict) -> StateTable:
-        return StateTable(self.batch.copy(), self.decision, self.players, self.dealt,
-                      self.histories, self.seen)
+        twin = object.__new__(StateTable)
+        twin.__dict__.update(self.__dict__)
+        twin.batch = self.batch.copy()
+        twin.dealt, twin.undealt = self.dealt.copy(), self.undealt.copy()
+        twin.boneyard = self.boneyard.copy()
+        return twin
+
+
+def _record_tokens(round_number: int, words: list[int], seen: tuple[int, int]
+                   ) -> tuple[list[str], tuple[int, int]]:
+    """The history tokens of the record's events not yet seen (``r<round>`` first when the
+    round is new), and what is seen after them."""
+    events = words[0]
+    start = seen[1] if round_number == seen[0] else 0
+    tokens = [] if round_number == seen[0] else [f"r{round_number}"]
+    # Decoded in Python from the record's words (Python ints): the compiled ``event``
+    # called from Python once per event cost more than the step itself.
+    for index in range(start, events):
+        kind, seat, move = record.event.py_func(words, 0, index)
+        tokens.append(f"{_KIND_CODES[kind]}{seat}:{move}")
+    return tokens, (round_number, events)
 
 
 class SniffState(pyspiel.State):
-    """One game in progress: the batch holds the rules' state, this class the chance."""
+    """One game in progress: the batch holds the rules' state, this class the chance.
+
+    ``is_chance_node`` and ``legal_actions`` answer in Python from the cached turn (the
+    same answers as pyspiel's own, which call back into Python up to five times each)."""
 
     def __init__(self, game: SniffGame, table: StateTable) -> None:
         super().__init__(game)
@@ -160,30 +240,32 @@ class SniffState(pyspiel.State):
 
     # --- whose turn
     def current_player(self) -> int:
-        table = self._table
-        if table.over:
-            return pyspiel.PlayerId.TERMINAL
-        if table.kind in (KIND_DEAL, KIND_DRAW):
-            return pyspiel.PlayerId.CHANCE
-        return table.seat
+        return self._table.player
+
+    def is_chance_node(self) -> bool:
+        return self._table.chance
 
     def is_terminal(self) -> bool:
         return self._table.over
 
+    def legal_actions(self, *player: int) -> list[int]:
+        table = self._table
+        if table.over or table.chance or (player and player[0] != table.seat):
+            return pyspiel.State.legal_actions(self, *player)  # pyspiel's rules for these
+        return list(table.legal_moves())
+
     def _legal_actions(self, player: int) -> list[int]:
-        decision = self._table.decision
-        return sorted(decision.moves[0, : decision.n_moves[0]].tolist())
+        return list(self._table.legal_moves())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self._table.kind == KIND_DRAW:
-            tiles = self._table.batch.boneyard(0)
-        elif len(self._table.dealt) < self._players * self._hand:
-            dealt = set(self._table.dealt)
-            tiles = [tile for tile in range(N_TILES) if tile not in dealt]
+        table = self._table
+        if table.kind == KIND_DRAW:
+            tiles = table.boneyard
+        elif len(table.dealt) < self._players * self._hand:
+            tiles = table.undealt
         else:
             return [(LEADER_ACTION + seat, 1.0 / self._players) for seat in range(self._players)]
-        chance = 1.0 / len(tiles)
-        return [(tile, chance) for tile in tiles]
+        return list(map(_OUTCOMES[len(tiles)].__getitem__, tiles))
 
     # --- moves
     def _apply_action(self, action: int) -> None:
@@ -191,27 +273,29 @@ class SniffState(pyspiel.State):
         if table.kind == KIND_DEAL:
             self._deal(int(action))
             return
-        if table.kind == KIND_DRAW:
-            table.note(f"D{action}", table.seat)
-        table.refresh(table.batch.advance(np.array([action], dtype=np.int64)))
-        table.read_record()
+        if table.kind != KIND_DRAW:
+            table.advance(action)
+            return
+        table.note("D", action, table.seat)
+        table.advance(action)  # refuses a tile not in the boneyard
+        table.boneyard.remove(action)
 
     def _deal(self, action: int) -> None:
         table = self._table
         if action < LEADER_ACTION:
-            table.note(f"d{action}", len(table.dealt) // self._hand)
+            table.note("d", action, len(table.dealt) // self._hand)
             table.dealt.append(action)
+            table.undealt.remove(action)
             if len(table.dealt) < self._players * self._hand or table.batch.needs_leader(0):
                 return
             leader = -1
         else:
             leader = action - LEADER_ACTION
-            table.note(f"L{leader}")
-        rest = sorted(set(range(N_TILES)) - set(table.dealt))
-        table.batch.deal(0, table.dealt + rest, leader)
-        table.dealt = []
-        table.refresh(table.batch.advance(np.zeros(1, dtype=np.int64)))
-        table.read_record()
+            table.note("L", leader)
+        table.batch.deal(0, table.dealt + table.undealt, leader)
+        # every hand is dealt: the tiles left are the boneyard
+        table.boneyard, table.dealt, table.undealt = table.undealt, [], list(range(N_TILES))
+        table.advance(0)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -238,12 +322,12 @@ class SniffState(pyspiel.State):
 
     def history_string(self, player: int) -> str:
         """``player``'s perfect-recall history: public events, its own tiles, ``?`` others."""
-        return self._table.histories[player]
+        return self._table.histories()[player]
 
     def __str__(self) -> str:
         scores = self._table.batch.scores[0].tolist()
         return f"round {int(self._table.batch.round_numbers[0])} scores {scores}: " + \
-            self._table.histories[0][-200:]
+            self._table.histories()[0][-200:]
 
 
 class SniffObserver:
