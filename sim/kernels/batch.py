@@ -29,7 +29,6 @@ those two accessors see hidden tiles and are meant for a chance player only.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
 import numba
@@ -60,11 +59,11 @@ from strategies import MAX_PARAMS, StrategySpec, parse_spec
 __all__ = ["GameBatch"]
 
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
-BLOCK_SIZE = 32
-PARALLEL_FROM = 512  # games to advance from which the threads may share them
-EXPLORE = 32  # steps between tries of the way (parallel or not) that looked slower
-# seconds per game advanced on all threads (True) and on one (False), a moving average
-_COST: dict[bool, float | None] = {True: None, False: None}
+BLOCK_SIZE = 32  # games a thread takes at a time in a step shared among the threads
+# Games in a step from which the threads share them (docs/speed.md, "The batch": from one
+# game on the threads was faster than one thread, quiet or loaded, at this machine's 2
+# threads; below two blocks one thread does all the work anyway).
+PARALLEL_FROM = 2 * BLOCK_SIZE
 FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
 
 
@@ -160,8 +159,8 @@ class GameBatch:
         self._games = np.zeros((n, engine.GAME_FIELDS), dtype=np.int64)
         self._rounds = np.zeros((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
-        self._steps = 0
-        self._serial = self._gather_rows = None  # compiled entry points, found at first use
+        # compiled entry points, found at first use
+        self._serial = self._gather_rows = self._stepper = None
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
         self._run(np.arange(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
@@ -170,9 +169,8 @@ class GameBatch:
         compiled = [spec for spec in self.seats if spec is not None]
         # The functions this batch will call, so that a cache holding them gives no compile
         # notice (a small batch, ``sniff play``'s one game, never shares a step's games).
-        uses = ("advance_serial", "gather_decisions")
-        if self.game_ids.shape[0] >= PARALLEL_FROM and numba.get_num_threads() >= 2:
-            uses += ("advance_batch",)
+        one = self.game_ids.shape[0] == 1
+        uses = ("advance_serial", "gather_decisions") if one else ("step_batch", "first_illegal")
         self._kernel, names = kernel_for(
             [s.strategy for s in compiled], self._kernel_strategies, uses=uses, shared=False)
         self.specs: list[StrategySpec | None] = []
@@ -199,62 +197,73 @@ class GameBatch:
     # --- playing
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
-        while games.size:
-            self._advance_games(games, answers)
-            if games.size == 1:  # one game (an environment's step): no array work
-                if self._state[games[0], engine.WAITING] != engine.WAIT_ROOM:
-                    break
-            else:
-                games = games[self._state[games, engine.WAITING] == engine.WAIT_ROOM]
-                if not games.size:
-                    break
-            grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
-                              engine.ROUND_FIELDS), dtype=np.int32)
-            grown[:, : self._rounds.shape[1]] = self._rounds
-            self._rounds = grown
-            answers = np.full(games.size, -1, dtype=np.int64)
-        self._refuse_bad_choices()
-        self._decisions = self._gather()
+        if self._state.shape[0] == 1:
+            self._run_one(games, answers)
+            return
+        asked = games
+        while True:
+            bad, room, rows = self._step(games, answers, asked)
+            if not room.size:
+                break
+            self._grow_rounds()
+            games, answers = room, np.full(room.size, -1, dtype=np.int64)
+        if bad >= 0:
+            self._refuse_bad_choice(bad)
+        self._done = not rows.games.size and bool(
+            np.all(self._state[:, engine.WAITING] == engine.WAIT_OVER))
+        self._decisions = Decisions(*rows)
 
-    def _advance_games(self, games: np.ndarray, answers: np.ndarray) -> None:
-        """One compiled call that plays these games on, on the threads when it pays. An
-        exception raised in it becomes ``strategy_errors``' one line (no context managers
-        entered on the way in: an environment steps one game at a time, and entering them
-        cost as much as the step)."""
+    def _step(self, games: np.ndarray, answers: np.ndarray, asked: np.ndarray) -> tuple:
+        """One compiled call (``step_batch``): plays these games on, then fills the rows of
+        the ``asked`` games that wait (a ``sim.core.buffers.Waiting``), on the threads from
+        ``PARALLEL_FROM`` games; returns (the first game whose strategy chose out of range or
+        -1, the games that wait for round slots, the rows)."""
+        shared = games.size >= PARALLEL_FROM and numba.get_num_threads() >= 2
         arguments = (games, answers, self._inputs, self._dispatch, self._state,
-                     self._round_rows, Tables(self._games, self._rounds), self._events)
+                     self._round_rows, Tables(self._games, self._rounds), asked, self.rotations,
+                     BLOCK_SIZE if shared else 0)
         try:
-            if games.size < PARALLEL_FROM:
-                self._serial = self._serial or _entry(self._kernel.advance_serial, arguments)
-                self._serial(*arguments)
-                return
-            parallel = self._parallel(games.size)
-            started = time.perf_counter()
+            self._stepper = self._stepper or _entry(self._kernel.step_batch, arguments)
+            if not shared:
+                return self._stepper(*arguments)
             with numba.parallel_chunksize(1):
-                if parallel:
-                    self._kernel.advance_batch(*arguments, BLOCK_SIZE)
-                else:
-                    self._kernel.advance_serial(*arguments)
-            cost = (time.perf_counter() - started) / games.size
-            known = _COST[parallel]
-            _COST[parallel] = cost if known is None else 0.8 * known + 0.2 * cost
+                return self._stepper(*arguments)
         except Exception:
             with strategy_errors(self._errors_of):
                 raise
 
-    def _parallel(self, n_games: int) -> bool:
-        """Whether to share this step's games among the threads. A parallel region wakes
-        every thread, which costs microseconds on a quiet machine and milliseconds on a busy
-        one, where one thread is faster: the cost per game of either way is kept (``_COST``)
-        and the cheaper one chosen, the other tried again every ``EXPLORE`` steps. Only the
-        speed depends on it: every game is the same on any thread."""
-        if n_games < PARALLEL_FROM or numba.get_num_threads() < 2:
-            return False
-        self._steps += 1
-        serial, shared = _COST[False], _COST[True]
-        if serial is None or shared is None or self._steps % EXPLORE == 0:
-            return shared is None or (serial is not None and self._steps % (2 * EXPLORE) == 0)
-        return shared <= serial
+    def _run_one(self, games: np.ndarray, answers: np.ndarray) -> None:
+        """``_run`` for a batch of one game (an environment's step, ``sniff play``): Python
+        ints and no array searches, the game's trace rows written as it goes."""
+        while True:
+            self._advance_one(games, answers)
+            if self._state[0, engine.WAITING] != engine.WAIT_ROOM:
+                break
+            self._grow_rounds()
+            answers = np.full(1, -1, dtype=np.int64)
+        if self._state[0, engine.BAD_CHOICE]:
+            self._refuse_bad_choice(0)
+        self._decisions = self._gather()
+
+    def _advance_one(self, games: np.ndarray, answers: np.ndarray) -> None:
+        """One compiled call that plays the game on. An exception raised in it becomes
+        ``strategy_errors``' one line (no context managers entered on the way in: an
+        environment steps one game at a time, and entering them cost as much as the step)."""
+        arguments = (games, answers, self._inputs, self._dispatch, self._state,
+                     self._round_rows, Tables(self._games, self._rounds), self._events)
+        try:
+            self._serial = self._serial or _entry(self._kernel.advance_serial, arguments)
+            self._serial(*arguments)
+        except Exception:
+            with strategy_errors(self._errors_of):
+                raise
+
+    def _grow_rounds(self) -> None:
+        """Twice the round slots per game (a game waits for room when it has used them)."""
+        grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
+                          engine.ROUND_FIELDS), dtype=np.int32)
+        grown[:, : self._rounds.shape[1]] = self._rounds
+        self._rounds = grown
 
     def _gather(self) -> Decisions:
         """Who waits now (the games of the last Decisions that still wait, in game order)."""
@@ -292,18 +301,14 @@ class GameBatch:
         positions = np.where(seats >= 0, (seats + self.rotations[games]) % self.players, -1)
         return games, seats, positions, waiting[games]
 
-    def _refuse_bad_choices(self) -> None:
-        column = self._state[:, engine.BAD_CHOICE]
-        if column.shape[0] == 1 and not column[0]:  # one game: no NumPy reduction
-            return
-        if column.any():
-            game = int(np.flatnonzero(column)[0])
-            seat = int(self._state[game, engine.BAD_CHOICE]) - 1
-            spec = self.specs[int(self._seat_specs[game, seat])]
-            raise SniffError(
-                f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a "
-                f"move index out of range in game {int(self.game_ids[game])}, seat {seat}: "
-                "choose must return an index in 0..n_moves-1")
+    def _refuse_bad_choice(self, game: int) -> None:
+        """Stop naming the strategy that chose a move index out of range in ``game``."""
+        seat = int(self._state[game, engine.BAD_CHOICE]) - 1
+        spec = self.specs[int(self._seat_specs[game, seat])]
+        raise SniffError(
+            f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a "
+            f"move index out of range in game {int(self.game_ids[game])}, seat {seat}: "
+            "choose must return an index in 0..n_moves-1")
 
     def pending(self) -> Decisions:
         """The games waiting now (empty when every game is over)."""
@@ -352,11 +357,9 @@ class GameBatch:
             legal = decisions.n_moves[0] == 0 or (
                 0 <= move < N_ACTIONS and bool(decisions.masks[0, move]))
             wrong = [] if legal else [0]
-        else:
-            asking = decisions.n_moves > 0
-            in_range = (array >= 0) & (array < N_ACTIONS)
-            legal = in_range & decisions.masks[np.arange(k), np.where(in_range, array, 0)]
-            wrong = np.flatnonzero(asking & ~legal)
+        else:  # compiled: NumPy's fancy indexing cost as much as the rest of a step
+            first = self._kernel.first_illegal(array, decisions.n_moves, decisions.masks)
+            wrong = [] if first < 0 else [first]
         if len(wrong):
             row = int(wrong[0])
             raise IllegalMove(
