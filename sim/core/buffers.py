@@ -23,8 +23,8 @@ from sim.core.observation import OBSERVATION_SIZE
 from sim.core.tiles import N_TILES
 
 __all__ = [
-    "Deal", "Dispatch", "Games", "Log", "Seats", "Tables", "Waiting", "new_rows", "new_seats",
-    "waiting_rows",
+    "GAME_ROW", "KIND_ROW", "N_MOVES_ROW", "POSITION_ROW", "SEAT_ROW", "Deal", "Dispatch",
+    "Games", "Log", "Seats", "Tables", "new_rows", "new_seats",
 ]
 
 
@@ -93,45 +93,21 @@ def new_seats(n_params: int) -> Seats:
     )
 
 
-class Waiting(NamedTuple):
-    """The games of a batch that wait, one row each (the fields, in order, of
-    ``sim.kernels.decisions.Decisions``, which is made from it): filled by the compiled step
-    that played them, so that Python gathers nothing."""
-
-    games: np.ndarray  # (k,) int64: index of the game in the batch, in game order
-    seats: np.ndarray  # (k,) int64: the deciding seat (-1 waiting for a deal)
-    positions: np.ndarray  # (k,) int64: that seat's lineup position (-1 for a deal)
-    kinds: np.ndarray  # (k,) int64: what the game waits for (``WAITING``)
-    observations: np.ndarray  # (k, OBSERVATION_SIZE) int64: the seat's public view
-    moves: np.ndarray  # (k, MAX_MOVES) int64: legal moves, NO_MOVE padded
-    n_moves: np.ndarray  # (k,) int64
-    masks: np.ndarray  # (k, N_TILES * 4) bool over action ids
-    streams: np.ndarray  # (k,) uint64: the seat's own random stream
+# Rows of the (5, n) int64 block of a batch's waiting rows (``new_rows``): one per number a
+# waiting game's row has, in the order of ``sim.kernels.decisions.Decisions``' fields.
+GAME_ROW, SEAT_ROW, POSITION_ROW, KIND_ROW, N_MOVES_ROW = range(5)
 
 
-# Rows of the (4, k) int64 block that holds a Waiting's per-game numbers (one allocation;
-# each field is a contiguous row of it).
-SEAT_ROW, POSITION_ROW, KIND_ROW, N_MOVES_ROW = range(4)
-
-
-@njit
-def new_rows(k: int) -> tuple:
-    """Fresh arrays for ``k`` waiting games, every entry to be written but the observations
-    (at 0, as their unused slots stay): the (4, k) numbers (``*_ROW``), observations, moves,
-    masks and streams. Plain arrays, not a Waiting: numba's parallel loops that fill them
-    cannot take a NamedTuple made inside the function."""
+def new_rows(n: int) -> tuple[np.ndarray, ...]:
+    """Room for the waiting rows of a batch of ``n`` games, filled by the compiled step from
+    row 0: the (5, n) numbers (``*_ROW``), observations, moves, masks and streams. Every
+    entry of a used row is written (the observations cleared first), so a batch may reuse a
+    set that no caller holds any more: fresh arrays cost a page fault per 4 KiB touched,
+    more than filling them."""
     return (
-        np.empty((4, k), dtype=np.int64),
-        np.zeros((k, OBSERVATION_SIZE), dtype=np.int64),
-        np.empty((k, MAX_MOVES), dtype=np.int64),
-        np.empty((k, N_TILES * 4), dtype=np.bool_),
-        np.empty(k, dtype=np.uint64),
+        np.empty((5, n), dtype=np.int64),
+        np.empty((n, OBSERVATION_SIZE), dtype=np.int64),
+        np.empty((n, MAX_MOVES), dtype=np.int64),
+        np.empty((n, N_TILES * 4), dtype=np.bool_),
+        np.empty(n, dtype=np.uint64),
     )
-
-
-@njit
-def waiting_rows(games: np.ndarray, rows: tuple) -> Waiting:
-    """The :class:`Waiting` of ``games`` over the arrays of :func:`new_rows`."""
-    numbers, observations, moves, masks, streams = rows
-    return Waiting(games, numbers[SEAT_ROW], numbers[POSITION_ROW], numbers[KIND_ROW],
-                   observations, moves, numbers[N_MOVES_ROW], masks, streams)

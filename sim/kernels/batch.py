@@ -29,13 +29,25 @@ those two accessors see hidden tiles and are meant for a chance player only.
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
 
 from sim.core import engine, record
-from sim.core.buffers import Dispatch, Games, Tables
+from sim.core.buffers import (
+    GAME_ROW,
+    KIND_ROW,
+    N_MOVES_ROW,
+    POSITION_ROW,
+    SEAT_ROW,
+    Dispatch,
+    Games,
+    Tables,
+    new_rows,
+)
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count
@@ -54,16 +66,15 @@ from sim.kernels.decisions import (
 from sim.kernels.gather import gather_rounds
 from sim.kernels.result import BatchResult, strategy_errors
 from sim.kernels.shared import kernel_for
+from sim.kernels.sharing import BLOCK_SIZE, note_cost, shared_step
 from strategies import MAX_PARAMS, StrategySpec, parse_spec
 
 __all__ = ["GameBatch"]
 
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
-BLOCK_SIZE = 32  # games a thread takes at a time in a step shared among the threads
-# Games in a step from which the threads share them (docs/speed.md, "The batch": from one
-# game on the threads was faster than one thread, quiet or loaded, at this machine's 2
-# threads; below two blocks one thread does all the work anyway).
-PARALLEL_FROM = 2 * BLOCK_SIZE
+POOL = 3  # sets of waiting rows' buffers a batch keeps to reuse (_free_rows)
+# references to an array of an unused set: the set's tuple, the loop's name, getrefcount's own
+_UNUSED = 3
 FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
 
 
@@ -160,7 +171,8 @@ class GameBatch:
         self._rounds = np.zeros((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
         # compiled entry points, found at first use
-        self._serial = self._gather_rows = self._stepper = None
+        self._serial = self._gather_rows = self._stepper = self._decisions = None
+        self._pool: list[tuple[np.ndarray, ...]] = []  # buffers of waiting rows (_free_rows)
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
         self._run(np.arange(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
@@ -200,37 +212,62 @@ class GameBatch:
         if self._state.shape[0] == 1:
             self._run_one(games, answers)
             return
-        asked = games
+        rows, timed = self._free_rows(), self._decisions is not None
+        where = (games, self.rotations, *rows)  # the games asked, then where their rows go
         while True:
-            bad, room, rows = self._step(games, answers, asked)
+            bad, room, k = self._step(games, answers, where, timed)
             if not room.size:
                 break
             self._grow_rounds()
             games, answers = room, np.full(room.size, -1, dtype=np.int64)
         if bad >= 0:
             self._refuse_bad_choice(bad)
-        self._done = not rows.games.size and bool(
-            np.all(self._state[:, engine.WAITING] == engine.WAIT_OVER))
-        self._decisions = Decisions(*rows)
+        self._done = not k and bool(np.all(self._state[:, engine.WAITING] == engine.WAIT_OVER))
+        numbers, observations, moves, masks, streams = rows
+        self._decisions = Decisions(
+            numbers[GAME_ROW, :k], numbers[SEAT_ROW, :k], numbers[POSITION_ROW, :k],
+            numbers[KIND_ROW, :k], observations[:k], moves[:k], numbers[N_MOVES_ROW, :k],
+            masks[:k], streams[:k])
 
-    def _step(self, games: np.ndarray, answers: np.ndarray, asked: np.ndarray) -> tuple:
+    def _free_rows(self) -> tuple[np.ndarray, ...]:
+        """Buffers for the next waiting rows (``sim.core.buffers.new_rows``): a set this
+        batch made before that no one uses any more, else a fresh one (the last ``POOL``
+        are kept). A Decisions, or any array or view taken from it, holds a reference to
+        its set's arrays, so a set whose arrays have no other reference is free: a caller
+        that keeps a Decisions keeps it unchanged."""
+        for rows in self._pool:
+            if all(sys.getrefcount(array) <= _UNUSED for array in rows):
+                return rows
+        rows = new_rows(self._state.shape[0])
+        self._pool = [*self._pool[1 - POOL:], rows]
+        return rows
+
+    def _step(self, games: np.ndarray, answers: np.ndarray, where: tuple, timed: bool) -> tuple:
         """One compiled call (``step_batch``): plays these games on, then fills the rows of
-        the ``asked`` games that wait (a ``sim.core.buffers.Waiting``), on the threads from
-        ``PARALLEL_FROM`` games; returns (the first game whose strategy chose out of range or
-        -1, the games that wait for round slots, the rows)."""
-        shared = games.size >= PARALLEL_FROM and numba.get_num_threads() >= 2
+        the games asked (``where[0]``) that wait, from row 0 of the buffers of ``where``,
+        on the threads when ``sim.kernels.sharing`` says so (``timed``: its time counts
+        there; the first step, from the deal, is longer per game than the others); returns
+        (the first game whose strategy chose out of range or -1, the games that wait for
+        round slots, the number of rows filled)."""
+        shared = shared_step(games.size)
         arguments = (games, answers, self._inputs, self._dispatch, self._state,
-                     self._round_rows, Tables(self._games, self._rounds), asked, self.rotations,
+                     self._round_rows, Tables(self._games, self._rounds), where,
                      BLOCK_SIZE if shared else 0)
         try:
             self._stepper = self._stepper or _entry(self._kernel.step_batch, arguments)
             if not shared:
-                return self._stepper(*arguments)
-            with numba.parallel_chunksize(1):
-                return self._stepper(*arguments)
+                started = time.perf_counter()
+                step = self._stepper(*arguments)
+            else:
+                with numba.parallel_chunksize(1):
+                    started = time.perf_counter()
+                    step = self._stepper(*arguments)
         except Exception:
             with strategy_errors(self._errors_of):
                 raise
+        if timed:
+            note_cost(shared, games.size, time.perf_counter() - started)
+        return step
 
     def _run_one(self, games: np.ndarray, answers: np.ndarray) -> None:
         """``_run`` for a batch of one game (an environment's step, ``sniff play``): Python
@@ -502,4 +539,5 @@ class GameBatch:
         for name in ("_state", "_round_rows", "_games", "_rounds", "_dealt", "_events"):
             setattr(twin, name, getattr(self, name).copy())
         twin._decisions = self._decisions.copy()
+        twin._pool = []
         return twin

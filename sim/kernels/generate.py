@@ -64,8 +64,7 @@ def play_batch(games, dispatch, tables, block_size):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def step_batch(indexes, answers, games, dispatch, states, round_rows, tables, asked, rotations,
-               block_size):
+def step_batch(indexes, answers, games, dispatch, states, round_rows, tables, rows, block_size):
     n_games = indexes.shape[0]
     if block_size > 0:
         n_blocks = (n_games + block_size - 1) // block_size
@@ -78,47 +77,39 @@ def step_batch(indexes, answers, games, dispatch, states, round_rows, tables, as
     else:
         advance_block(indexes, answers, games, dispatch, states, round_rows, tables,
                       _no_events())
-    bad, room, waiting = _waiting_games(states, asked)
-    k = waiting.shape[0]
-    rows = buffers.new_rows(k)
-    numbers, observations, moves, masks, streams = rows
+    asked, rotations, numbers, observations, moves, masks, streams = rows
+    bad, room, k = _waiting_games(states, asked, numbers[buffers.GAME_ROW])
     if block_size > 0 and k > block_size:
         for block in prange((k + block_size - 1) // block_size):
-            _fill_rows(states, rotations, waiting, numbers, observations, moves, masks, streams,
+            _fill_rows(states, rotations, numbers, observations, moves, masks, streams,
                        block * block_size, min(k, (block + 1) * block_size))
     else:
-        _fill_rows(states, rotations, waiting, numbers, observations, moves, masks, streams, 0, k)
-    return bad, room, buffers.waiting_rows(waiting, rows)
+        _fill_rows(states, rotations, numbers, observations, moves, masks, streams, 0, k)
+    return bad, room, k
 
 
 @njit(nogil=True)
-def _waiting_games(states, asked):
+def _waiting_games(states, asked, waiting_games):
     k = 0
     room = 0
     bad = -1
     for game in asked:
         waiting = states[game, engine.WAITING]
         if waiting >= engine.WAIT_MOVE and waiting <= engine.WAIT_DEAL:
+            waiting_games[k] = game
             k += 1
         elif waiting == engine.WAIT_ROOM:
             room += 1
         if bad < 0 and states[game, engine.BAD_CHOICE] != 0:
             bad = game
-    # While games wait for room, the batch grows and plays them on first: no rows yet.
     room_games = np.empty(room, dtype=np.int64)
-    waiting_games = np.empty(k if room == 0 else 0, dtype=np.int64)
-    k = 0
     room = 0
     for game in asked:
-        waiting = states[game, engine.WAITING]
-        if waiting == engine.WAIT_ROOM:
+        if states[game, engine.WAITING] == engine.WAIT_ROOM:
             room_games[room] = game
             room += 1
-        elif waiting >= engine.WAIT_MOVE and waiting <= engine.WAIT_DEAL:
-            if k < waiting_games.shape[0]:
-                waiting_games[k] = game
-                k += 1
-    return bad, room_games, waiting_games
+    # While games wait for room, the batch grows and plays them on first: no rows yet.
+    return bad, room_games, k if room == 0 else 0
 
 
 @njit(nogil=True)
@@ -127,18 +118,19 @@ def _no_events():
 
 
 @njit(nogil=True)
-def _fill_rows(states, rotations, games, numbers, observations, moves, masks, streams, first,
-               last):
+def _fill_rows(states, rotations, numbers, observations, moves, masks, streams, first, last):
     for row in range(first, last):
-        game = games[row]
+        game = numbers[buffers.GAME_ROW, row]
         state = states[game]
         seat = state[engine.TURN_SEAT]
         numbers[buffers.SEAT_ROW, row] = seat
         numbers[buffers.POSITION_ROW, row] = ((seat + rotations[game]) % state[engine.PLAYERS]
                                               if seat >= 0 else -1)
         numbers[buffers.KIND_ROW, row] = state[engine.WAITING]
-        numbers[buffers.N_MOVES_ROW, row] = engine.fill_decision(state, observations[row],
-                                                                 moves[row], masks[row])
+        observation = observations[row]
+        observation[:] = 0  # rows are reused: unused slots must read 0
+        numbers[buffers.N_MOVES_ROW, row] = engine.fill_decision(state, observation, moves[row],
+                                                                 masks[row])
         streams[row] = np.uint64(state[engine.STREAMS + seat]) if seat >= 0 else np.uint64(0)
 
 
