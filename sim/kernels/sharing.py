@@ -4,11 +4,12 @@ A parallel region wakes every thread. On a quiet machine that costs microseconds
 threads play a step in little more than half the time of one; on a busy one (other
 processes on every core) a woken thread may wait for a time slice, and a step on the threads
 measured ten times slower than on one. So each way's cost per game is kept, as a moving
-average over the steps of this process, and the cheaper way chosen; every ``EXPLORE``-th
-timed step tries the other way, so that a cost measured once under load does not keep a
-batch on the slow way after the load has gone (the model before this one counted its tries
-per batch, which a 4,096-game batch never reached, and stuck to one thread). Only the speed
-depends on it: every game is the same on any thread.
+average over the steps of this process, and the cheaper way chosen. The other way is tried
+again every ``EXPLORE`` timed steps times how many times slower it looked (so a try costs
+the same share of the time however bad that way was), and a cost measured once under load
+does not keep a batch on the slow way after the load has gone (the model before this one
+counted its tries per batch, which a 4,096-game batch never reached, and stuck to one
+thread). Only the speed depends on it: every game is the same on any thread.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ __all__ = ["BLOCK_SIZE", "PARALLEL_FROM", "note_cost", "shared_step"]
 BLOCK_SIZE = 32  # games a thread takes at a time in a step shared among the threads
 PARALLEL_FROM = 2 * BLOCK_SIZE  # below two blocks one thread does all the work anyway
 TIMED_FROM = 512  # steps this large are timed (smaller ones are mostly fixed costs)
-EXPLORE = 8  # every EXPLORE-th timed step tries the way that looks slower
+EXPLORE = 8  # timed steps between tries of the way that looks slower, per times slower
 WEIGHT = 0.5  # of the newest step in the moving average
 
 # seconds per game of a step on all threads (True) and on one (False); steps timed
@@ -37,7 +38,8 @@ def shared_step(n_games: int) -> bool:
         # Untried: the threads first, then (a large step) one thread, to compare.
         return shared is None or n_games < TIMED_FROM
     faster = shared <= alone
-    if n_games >= TIMED_FROM and _timed[0] % EXPLORE == EXPLORE - 1:
+    every = EXPLORE * max(1, round(max(shared, alone) / min(shared, alone)))
+    if n_games >= TIMED_FROM and _timed[0] % every == every - 1:
         return not faster
     return faster
 
