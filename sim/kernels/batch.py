@@ -73,8 +73,6 @@ __all__ = ["GameBatch"]
 
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
 POOL = 3  # sets of waiting rows' buffers a batch keeps to reuse (_free_rows)
-# references to an array of an unused set: the set's tuple, the loop's name, getrefcount's own
-_UNUSED = 3
 # Round slots per game to start with (grown when a game needs more): a 4,096-game batch of
 # OUTSIDE (random moves) and three greedy had games of up to 24 rounds, and grew 16 slots to
 # 32 once per batch (copying every game's rounds); 32 from the start is the memory it ended
@@ -92,6 +90,17 @@ def _entry(dispatcher, arguments: tuple) -> Callable:
     """
     types = tuple(numba.typeof(argument) for argument in arguments)
     return dispatcher.compile(types)
+
+
+def _most_references(rows: tuple[np.ndarray, ...]) -> int:
+    """The most references any array of ``rows`` has (a view taken from one is one)."""
+    return max(sys.getrefcount(array) for array in rows)
+
+
+# What an array of a set no one holds has, measured on this interpreter through the same
+# code (the set's tuple, the loop's name, getrefcount's own argument: 3 on CPython 3.11),
+# so that an interpreter that counts differently never hands out a set still held.
+_UNUSED = _most_references(new_rows(1))
 
 
 def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
@@ -232,7 +241,7 @@ class GameBatch(ExternalChance):
         its set's arrays, so a set whose arrays have no other reference is free: a caller
         that keeps a Decisions keeps it unchanged."""
         for rows in self._pool:
-            if all(sys.getrefcount(array) <= _UNUSED for array in rows):
+            if _most_references(rows) <= _UNUSED:
                 return rows
         rows = new_rows(self._state.shape[0])
         self._pool = [*self._pool[1 - POOL:], rows]
