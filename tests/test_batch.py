@@ -24,6 +24,7 @@ from sim.core import observation as view
 from sim.core.rng import seed_word
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
+from sim.kernels import batch as batch_module
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import (
     KIND_DEAL,
@@ -37,6 +38,8 @@ from sim.kernels.runner import lineup_of, play_batch
 from strategies import MAX_PARAMS, parse_spec
 
 GAMES = 40
+FIELDS = ("games", "seats", "positions", "kinds", "observations", "moves", "n_moves", "masks",
+          "streams")
 
 
 def _choose_function(spec):
@@ -143,6 +146,44 @@ def test_a_one_game_batch_steps_as_its_row_of_a_larger_batch():
     assert steps > 20 and many.finished[2] and len(one.pending()) == 0
     np.testing.assert_array_equal(one.scores[0], many.scores[2])
     assert one.winners[0] == many.winners[2]
+
+
+def test_round_slots_grown_and_rows_reused_change_no_game(monkeypatch):
+    """Games that outgrow their round slots wait while the batch grows them, and each step's
+    rows go into buffers that no Decisions holds any more: neither changes a game, nor a
+    Decisions a caller keeps (one slot to start with: every game grows them several times,
+    in a batch of several games and in a batch of one)."""
+    lineup = [OUTSIDE, "greedy", "random", "greedy"]
+    roomy = GameBatch(4, lineup, GAMES, 9)
+    monkeypatch.setattr(batch_module, "FIRST_SLOTS", 1)
+    tight = GameBatch(4, lineup, GAMES, 9)
+    one = GameBatch(4, lineup, 1, 9, BatchSettings(first_game=5))
+    rng = np.random.default_rng(2)
+    kept = []
+    while not roomy.done:
+        shown, grown = roomy.pending(), tight.pending()
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(grown, name), getattr(shown, name), name)
+        if len(kept) % 2 == 0:  # every other Decisions kept, the others dropped (reused)
+            kept.append((grown, {name: getattr(grown, name).copy() for name in FIELDS}))
+        pick = (rng.random(len(shown)) * shown.n_moves).astype(np.int64)
+        moves = shown.moves[np.arange(len(shown)), pick]
+        if 5 in shown.games.tolist():
+            assert not one.done
+            one.advance(moves[shown.games.tolist().index(5)][None])
+        roomy.advance(moves)
+        tight.advance(moves)
+        assert len(tight._pool) <= batch_module.POOL
+    assert tight.done and one.done and tight._rounds.shape[1] > 8
+    for decisions, copies in kept:
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(decisions, name), copies[name], name)
+    wide, narrow = roomy.results(), tight.results()
+    for name in ("games", "round_rows", "round_number"):
+        np.testing.assert_array_equal(getattr(narrow, name), getattr(wide, name), name)
+    np.testing.assert_array_equal(one.results().games[0], wide.games[5])
+    rounds = wide.round_rows[wide.round_game == 5]
+    np.testing.assert_array_equal(one.results().round_rows, rounds)
 
 
 def _shuffle_hidden(batch: GameBatch, rng: np.random.Generator) -> None:

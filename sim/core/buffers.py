@@ -20,8 +20,12 @@ from numba import njit
 
 from sim.core.engine import MAX_MOVES, MAX_PLAYERS, NO_MOVE
 from sim.core.observation import OBSERVATION_SIZE
+from sim.core.tiles import N_TILES
 
-__all__ = ["Deal", "Dispatch", "Games", "Log", "Seats", "Tables", "new_seats"]
+__all__ = [
+    "GAME_ROW", "KIND_ROW", "N_MOVES_ROW", "POSITION_ROW", "SEAT_ROW", "Deal", "Dispatch",
+    "Games", "Log", "Seats", "Tables", "new_rows", "new_seats",
+]
 
 
 class Seats(NamedTuple):
@@ -86,4 +90,24 @@ def new_seats(n_params: int) -> Seats:
         np.full(MAX_MOVES, NO_MOVE, dtype=np.int64),
         np.zeros(OBSERVATION_SIZE, dtype=np.int64),
         np.zeros(1, dtype=np.uint64),
+    )
+
+
+# Rows of the (5, n) int64 block of a batch's waiting rows (``new_rows``): one per number a
+# waiting game's row has, in the order of ``sim.kernels.decisions.Decisions``' fields.
+GAME_ROW, SEAT_ROW, POSITION_ROW, KIND_ROW, N_MOVES_ROW = range(5)
+
+
+def new_rows(n: int) -> tuple[np.ndarray, ...]:
+    """Room for the waiting rows of a batch of ``n`` games, filled by the compiled step from
+    row 0: the (5, n) numbers (``*_ROW``), observations, moves, masks and streams. Every
+    entry of a used row is written (the observations cleared first), so a batch may reuse a
+    set that no caller holds any more: fresh arrays cost a page fault per 4 KiB touched,
+    more than filling them."""
+    return (
+        np.empty((5, n), dtype=np.int64),
+        np.empty((n, OBSERVATION_SIZE), dtype=np.int64),
+        np.empty((n, MAX_MOVES), dtype=np.int64),
+        np.empty((n, N_TILES * 4), dtype=np.bool_),
+        np.empty(n, dtype=np.uint64),
     )

@@ -5,6 +5,6 @@ May import: ``sim.errors``, ``sim.core``, ``sim.stats``, ``sim.display``, ``stra
 """
 
 __all__ = [
-    "batch", "decisions", "gather", "generate", "precompile", "python_seats", "result",
-    "rewrites", "runner", "shared", "trace",
+    "batch", "chance", "decisions", "gather", "generate", "precompile", "python_seats",
+    "result", "rewrites", "runner", "shared", "sharing", "template", "trace",
 ]

@@ -29,6 +29,7 @@ those two accessors see hidden tiles and are meant for a chance player only.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -36,12 +37,22 @@ import numba
 import numpy as np
 
 from sim.core import engine, record
-from sim.core.buffers import Dispatch, Games, Tables
+from sim.core.buffers import (
+    GAME_ROW,
+    KIND_ROW,
+    N_MOVES_ROW,
+    POSITION_ROW,
+    SEAT_ROW,
+    Dispatch,
+    Games,
+    Tables,
+    new_rows,
+)
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count
-from sim.core.tiles import N_TILES
 from sim.errors import SniffError
+from sim.kernels.chance import ExternalChance
 from sim.kernels.decisions import (
     KIND_DEAL,
     KIND_DRAW,
@@ -55,17 +66,18 @@ from sim.kernels.decisions import (
 from sim.kernels.gather import gather_rounds
 from sim.kernels.result import BatchResult, strategy_errors
 from sim.kernels.shared import kernel_for
+from sim.kernels.sharing import BLOCK_SIZE, note_cost, shared_step
 from strategies import MAX_PARAMS, StrategySpec, parse_spec
 
 __all__ = ["GameBatch"]
 
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
-BLOCK_SIZE = 32
-PARALLEL_FROM = 512  # games to advance from which the threads may share them
-EXPLORE = 32  # steps between tries of the way (parallel or not) that looked slower
-# seconds per game advanced on all threads (True) and on one (False), a moving average
-_COST: dict[bool, float | None] = {True: None, False: None}
-FIRST_SLOTS = 16  # round slots per game to start with (grown when a game needs more)
+POOL = 3  # sets of waiting rows' buffers a batch keeps to reuse (_free_rows)
+# Round slots per game to start with (grown when a game needs more): a 4,096-game batch of
+# OUTSIDE (random moves) and three greedy had games of up to 24 rounds, and grew 16 slots to
+# 32 once per batch (copying every game's rounds); 32 from the start is the memory it ended
+# with anyway (12.6 MB for 4,096 games).
+FIRST_SLOTS = 32
 
 
 def _entry(dispatcher, arguments: tuple) -> Callable:
@@ -80,12 +92,15 @@ def _entry(dispatcher, arguments: tuple) -> Callable:
     return dispatcher.compile(types)
 
 
-def _rows_of(decisions: Decisions, kind: int) -> Sequence[int]:
-    """The rows of ``decisions`` that wait for ``kind`` (one row, an environment's step,
-    tested on a Python int: NumPy's search costs more than the rest of the check)."""
-    if len(decisions) == 1:
-        return [0] if int(decisions.kinds[0]) == kind else []
-    return np.flatnonzero(decisions.kinds == kind)
+def _most_references(rows: tuple[np.ndarray, ...]) -> int:
+    """The most references any array of ``rows`` has (a view taken from one is one)."""
+    return max(sys.getrefcount(array) for array in rows)
+
+
+# What an array of a set no one holds has, measured on this interpreter through the same
+# code (the set's tuple, the loop's name, getrefcount's own argument: 3 on CPython 3.11),
+# so that an interpreter that counts differently never hands out a set still held.
+_UNUSED = _most_references(new_rows(1))
 
 
 def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
@@ -107,7 +122,7 @@ def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
     return seats
 
 
-class GameBatch:
+class GameBatch(ExternalChance):
     """``n_games`` games of one lineup, played on by the engine until an outside seat decides.
 
     ``lineup``: one entry per lineup position (or two for the partnerships of 4 players),
@@ -160,8 +175,9 @@ class GameBatch:
         self._games = np.zeros((n, engine.GAME_FIELDS), dtype=np.int64)
         self._rounds = np.zeros((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
-        self._steps = 0
-        self._serial = self._gather_rows = None  # compiled entry points, found at first use
+        # compiled entry points, found at first use
+        self._serial = self._gather_rows = self._stepper = self._decisions = None
+        self._pool: list[tuple[np.ndarray, ...]] = []  # buffers of waiting rows (_free_rows)
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
         self._run(np.arange(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
@@ -170,9 +186,8 @@ class GameBatch:
         compiled = [spec for spec in self.seats if spec is not None]
         # The functions this batch will call, so that a cache holding them gives no compile
         # notice (a small batch, ``sniff play``'s one game, never shares a step's games).
-        uses = ("advance_serial", "gather_decisions")
-        if self.game_ids.shape[0] >= PARALLEL_FROM and numba.get_num_threads() >= 2:
-            uses += ("advance_batch",)
+        one = self.game_ids.shape[0] == 1
+        uses = ("advance_serial", "gather_decisions") if one else ("step_batch", "first_illegal")
         self._kernel, names = kernel_for(
             [s.strategy for s in compiled], self._kernel_strategies, uses=uses, shared=False)
         self.specs: list[StrategySpec | None] = []
@@ -199,62 +214,98 @@ class GameBatch:
     # --- playing
     def _run(self, games: np.ndarray, answers: np.ndarray) -> None:
         """Advance these games (growing round slots as games ask), then gather who waits."""
-        while games.size:
-            self._advance_games(games, answers)
-            if games.size == 1:  # one game (an environment's step): no array work
-                if self._state[games[0], engine.WAITING] != engine.WAIT_ROOM:
-                    break
+        if self._state.shape[0] == 1:
+            self._run_one(games, answers)
+            return
+        rows, timed = self._free_rows(), self._decisions is not None
+        where = (games, self.rotations, *rows)  # the games asked, then where their rows go
+        while True:
+            bad, room, k = self._step(games, answers, where, timed)
+            if not room.size:
+                break
+            self._grow_rounds()
+            games, answers = room, np.full(room.size, -1, dtype=np.int64)
+        if bad >= 0:
+            self._refuse_bad_choice(bad)
+        self._done = not k and bool(np.all(self._state[:, engine.WAITING] == engine.WAIT_OVER))
+        numbers, observations, moves, masks, streams = rows
+        self._decisions = Decisions(
+            numbers[GAME_ROW, :k], numbers[SEAT_ROW, :k], numbers[POSITION_ROW, :k],
+            numbers[KIND_ROW, :k], observations[:k], moves[:k], numbers[N_MOVES_ROW, :k],
+            masks[:k], streams[:k])
+
+    def _free_rows(self) -> tuple[np.ndarray, ...]:
+        """Buffers for the next waiting rows (``sim.core.buffers.new_rows``): a set this
+        batch made before that no one uses any more, else a fresh one (the last ``POOL``
+        are kept). A Decisions, or any array or view taken from it, holds a reference to
+        its set's arrays, so a set whose arrays have no other reference is free: a caller
+        that keeps a Decisions keeps it unchanged."""
+        for rows in self._pool:
+            if _most_references(rows) <= _UNUSED:
+                return rows
+        rows = new_rows(self._state.shape[0])
+        self._pool = [*self._pool[1 - POOL:], rows]
+        return rows
+
+    def _step(self, games: np.ndarray, answers: np.ndarray, where: tuple, timed: bool) -> tuple:
+        """One compiled call (``step_batch``): plays these games on, then fills the rows of
+        the games asked (``where[0]``) that wait, from row 0 of the buffers of ``where``,
+        on the threads when ``sim.kernels.sharing`` says so (``timed``: its time counts
+        there; the first step, from the deal, is longer per game than the others); returns
+        (the first game whose strategy chose out of range or -1, the games that wait for
+        round slots, the number of rows filled)."""
+        shared = shared_step(games.size)
+        arguments = (games, answers, self._inputs, self._dispatch, self._state,
+                     self._round_rows, Tables(self._games, self._rounds), where,
+                     BLOCK_SIZE if shared else 0)
+        try:
+            self._stepper = self._stepper or _entry(self._kernel.step_batch, arguments)
+            if not shared:
+                started = time.perf_counter()
+                step = self._stepper(*arguments)
             else:
-                games = games[self._state[games, engine.WAITING] == engine.WAIT_ROOM]
-                if not games.size:
-                    break
-            grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
-                              engine.ROUND_FIELDS), dtype=np.int32)
-            grown[:, : self._rounds.shape[1]] = self._rounds
-            self._rounds = grown
-            answers = np.full(games.size, -1, dtype=np.int64)
-        self._refuse_bad_choices()
+                with numba.parallel_chunksize(1):
+                    started = time.perf_counter()
+                    step = self._stepper(*arguments)
+        except Exception:
+            with strategy_errors(self._errors_of):
+                raise
+        if timed:
+            note_cost(shared, games.size, time.perf_counter() - started)
+        return step
+
+    def _run_one(self, games: np.ndarray, answers: np.ndarray) -> None:
+        """``_run`` for a batch of one game (an environment's step, ``sniff play``): Python
+        ints and no array searches, the game's trace rows written as it goes."""
+        while True:
+            self._advance_one(games, answers)
+            if self._state[0, engine.WAITING] != engine.WAIT_ROOM:
+                break
+            self._grow_rounds()
+            answers = np.full(1, -1, dtype=np.int64)
+        if self._state[0, engine.BAD_CHOICE]:
+            self._refuse_bad_choice(0)
         self._decisions = self._gather()
 
-    def _advance_games(self, games: np.ndarray, answers: np.ndarray) -> None:
-        """One compiled call that plays these games on, on the threads when it pays. An
-        exception raised in it becomes ``strategy_errors``' one line (no context managers
-        entered on the way in: an environment steps one game at a time, and entering them
-        cost as much as the step)."""
+    def _advance_one(self, games: np.ndarray, answers: np.ndarray) -> None:
+        """One compiled call that plays the game on. An exception raised in it becomes
+        ``strategy_errors``' one line (no context managers entered on the way in: an
+        environment steps one game at a time, and entering them cost as much as the step)."""
         arguments = (games, answers, self._inputs, self._dispatch, self._state,
                      self._round_rows, Tables(self._games, self._rounds), self._events)
         try:
-            if games.size < PARALLEL_FROM:
-                self._serial = self._serial or _entry(self._kernel.advance_serial, arguments)
-                self._serial(*arguments)
-                return
-            parallel = self._parallel(games.size)
-            started = time.perf_counter()
-            with numba.parallel_chunksize(1):
-                if parallel:
-                    self._kernel.advance_batch(*arguments, BLOCK_SIZE)
-                else:
-                    self._kernel.advance_serial(*arguments)
-            cost = (time.perf_counter() - started) / games.size
-            known = _COST[parallel]
-            _COST[parallel] = cost if known is None else 0.8 * known + 0.2 * cost
+            self._serial = self._serial or _entry(self._kernel.advance_serial, arguments)
+            self._serial(*arguments)
         except Exception:
             with strategy_errors(self._errors_of):
                 raise
 
-    def _parallel(self, n_games: int) -> bool:
-        """Whether to share this step's games among the threads. A parallel region wakes
-        every thread, which costs microseconds on a quiet machine and milliseconds on a busy
-        one, where one thread is faster: the cost per game of either way is kept (``_COST``)
-        and the cheaper one chosen, the other tried again every ``EXPLORE`` steps. Only the
-        speed depends on it: every game is the same on any thread."""
-        if n_games < PARALLEL_FROM or numba.get_num_threads() < 2:
-            return False
-        self._steps += 1
-        serial, shared = _COST[False], _COST[True]
-        if serial is None or shared is None or self._steps % EXPLORE == 0:
-            return shared is None or (serial is not None and self._steps % (2 * EXPLORE) == 0)
-        return shared <= serial
+    def _grow_rounds(self) -> None:
+        """Twice the round slots per game (a game waits for room when it has used them)."""
+        grown = np.zeros((self._rounds.shape[0], 2 * self._rounds.shape[1],
+                          engine.ROUND_FIELDS), dtype=np.int32)
+        grown[:, : self._rounds.shape[1]] = self._rounds
+        self._rounds = grown
 
     def _gather(self) -> Decisions:
         """Who waits now (the games of the last Decisions that still wait, in game order)."""
@@ -292,18 +343,14 @@ class GameBatch:
         positions = np.where(seats >= 0, (seats + self.rotations[games]) % self.players, -1)
         return games, seats, positions, waiting[games]
 
-    def _refuse_bad_choices(self) -> None:
-        column = self._state[:, engine.BAD_CHOICE]
-        if column.shape[0] == 1 and not column[0]:  # one game: no NumPy reduction
-            return
-        if column.any():
-            game = int(np.flatnonzero(column)[0])
-            seat = int(self._state[game, engine.BAD_CHOICE]) - 1
-            spec = self.specs[int(self._seat_specs[game, seat])]
-            raise SniffError(
-                f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a "
-                f"move index out of range in game {int(self.game_ids[game])}, seat {seat}: "
-                "choose must return an index in 0..n_moves-1")
+    def _refuse_bad_choice(self, game: int) -> None:
+        """Stop naming the strategy that chose a move index out of range in ``game``."""
+        seat = int(self._state[game, engine.BAD_CHOICE]) - 1
+        spec = self.specs[int(self._seat_specs[game, seat])]
+        raise SniffError(
+            f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a "
+            f"move index out of range in game {int(self.game_ids[game])}, seat {seat}: "
+            "choose must return an index in 0..n_moves-1")
 
     def pending(self) -> Decisions:
         """The games waiting now (empty when every game is over)."""
@@ -352,11 +399,9 @@ class GameBatch:
             legal = decisions.n_moves[0] == 0 or (
                 0 <= move < N_ACTIONS and bool(decisions.masks[0, move]))
             wrong = [] if legal else [0]
-        else:
-            asking = decisions.n_moves > 0
-            in_range = (array >= 0) & (array < N_ACTIONS)
-            legal = in_range & decisions.masks[np.arange(k), np.where(in_range, array, 0)]
-            wrong = np.flatnonzero(asking & ~legal)
+        else:  # compiled: NumPy's fancy indexing cost as much as the rest of a step
+            first = self._kernel.first_illegal(array, decisions.n_moves, decisions.masks)
+            wrong = [] if first < 0 else [first]
         if len(wrong):
             row = int(wrong[0])
             raise IllegalMove(
@@ -364,56 +409,6 @@ class GameBatch:
                 f"), seat {int(decisions.seats[row])}: move {int(array[row])} is not legal "
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
         return array
-
-    def _checked_chance(self, moves: np.ndarray, decisions: Decisions
-                        ) -> tuple[Sequence[int], Sequence[int]]:
-        """The rows that name a tile drawn and those that wait for their deal, or
-        IllegalMove for a tile not in the boneyard or a deal not supplied (external
-        chance)."""
-        draws, deals = _rows_of(decisions, KIND_DRAW), _rows_of(decisions, KIND_DEAL)
-        for row in draws:
-            game = int(decisions.games[row])
-            if int(moves[row]) not in self.boneyard(game):
-                raise IllegalMove(f"game {game}: tile {int(moves[row])} is not in the boneyard")
-        for row in deals:
-            if not self._dealt[decisions.games[row]]:
-                raise IllegalMove(f"game {int(decisions.games[row])} waits for its deal: "
-                                  "call deal(game, deck, leader) first")
-        return draws, deals
-
-    # --- chance from outside (external_chance=True)
-    def needs_leader(self, game: int) -> bool:
-        """Whether the round the game waits to deal draws its leader (round 1, or after a
-        blocked round; else the seat that went out leads)."""
-        return int(self._state[game, engine.NEXT_LEADER]) < 0
-
-    def deal(self, game: int, deck, leader: int = -1) -> None:
-        """Supply the deck of the round game ``game`` waits to deal: hands from the front,
-        seat by seat, then the boneyard in draw order; ``leader`` when the rules draw one."""
-        if self._state[game, engine.WAITING] != KIND_DEAL:
-            raise IllegalMove(f"game {game} does not wait for a deal")
-        deck = np.asarray(deck, dtype=np.int64)
-        if deck.shape != (N_TILES,) or sorted(deck.tolist()) != list(range(N_TILES)):
-            raise IllegalMove(f"game {game}: a deck is the {N_TILES} tile ids in some order")
-        if self.needs_leader(game):
-            if not 0 <= leader < self.players:
-                raise IllegalMove(f"game {game}: this round's leader is drawn: "
-                                  f"give 0..{self.players - 1}")
-            self._state[game, engine.NEXT_LEADER] = leader
-        self._state[game, engine.DECK: engine.DECK + N_TILES] = deck
-        self._dealt[game] = True
-
-    def boneyard(self, game: int) -> list[int]:
-        """The tiles left to draw in game ``game`` (hidden: for a chance player only)."""
-        position = int(self._state[game, engine.BONEYARD_POS])
-        return sorted(self._state[game, engine.DECK + position: engine.DECK + N_TILES].tolist())
-
-    def _place_draw(self, game: int, tile: int) -> None:
-        """Put the named tile next in the deck (swapping it with the one there)."""
-        row = self._state[game]
-        position = engine.DECK + int(row[engine.BONEYARD_POS])
-        where = position + row[position: engine.DECK + N_TILES].tolist().index(tile)
-        row[where], row[position] = row[position], tile
 
     # --- what anyone may see
     @property
@@ -499,4 +494,5 @@ class GameBatch:
         for name in ("_state", "_round_rows", "_games", "_rounds", "_dealt", "_events"):
             setattr(twin, name, getattr(self, name).copy())
         twin._decisions = self._decisions.copy()
+        twin._pool = []
         return twin

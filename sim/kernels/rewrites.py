@@ -29,9 +29,9 @@ from __future__ import annotations
 
 # code hash now -> code hash on main at 55805d0 (None: the module did not exist then)
 REWRITES: dict[str, str | None] = {
-    "756714aba75f3df2": "cd99e0d596b31e7f",  # <template>
-    "b40181efa67712dc": None,  # sim.core.buffers
-    "7c4f39668b5b398a": "d7279dc09366f210",  # sim.core.loop
+    "9fad37279c070b40": "cd99e0d596b31e7f",  # <template>
+    "a7ae83e0a7074309": None,  # sim.core.buffers
+    "919530b61ba96200": "d7279dc09366f210",  # sim.core.loop
     "9fd08d7b093c9802": "191df18e64455ab7",  # strategies.heuristics.blocker
     "63431b0e0fc1f70e": "443fc265599ed9ec",  # strategies.heuristics.defensive
     "b8f6abad96147764": "e6a838e50aeaa69b",  # strategies.heuristics.features
