@@ -99,7 +99,12 @@ class Plan:
         from sim.kernels.runner import ROUND_CAP, lineup_of
         from strategies import parse_lineup_text, parse_spec
 
-        check_players(players)
+        if isinstance(players, bool) or not isinstance(players, int | np.integer):
+            raise SettingError(f"{{players}} must be 2, 3 or 4, got {players!r}")
+        players = check_players(players)
+        for name, flag in (("duplicate", duplicate), ("rounds", rounds)):
+            if not isinstance(flag, bool | np.bool_) and flag not in (0, 1):
+                raise SettingError(f"{{{name}}} must be True or False, got {flag!r}")
         for name, value, most in (("games", games, MAX_GAMES),
                                   ("chunk_size", chunk_size, MAX_CHUNK_SIZE)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
