@@ -294,6 +294,10 @@ def run_tournament(
         _check_new_folder(folder, control.mode == "overwrite")
         manifest = None
     pairs = plan.pairings()
+    if manifest is not None:  # each pairing's run id binds the settings it was started with
+        from sim.store.rundata import check_run_ids
+
+        check_run_ids(folder, manifest, [run.run_id for _, _, run in pairs])
     control = control.but(kernel_strategies=plan.kernel_strategies)
     try:
         folder.mkdir(parents=True, exist_ok=True)
