@@ -41,3 +41,11 @@ def test_compare_escapes_the_folder(runs, capsys) -> None:
                                "--out", str(folder)], capsys)
     clean(code, out, err)
     assert f"data: {folder.parent}/c{ESCAPED}/" in out and f"comparing in {folder.parent}" in err
+
+
+def test_openings_escapes_the_folder(runs, capsys) -> None:
+    folder = runs / f"o{NAME}"
+    code, out, err = run_main(["openings", "--players", "2", "--strategies", "greedy",
+                               "--deals", "20", "-o", str(folder)], capsys)
+    clean(code, out, err)
+    assert f"summary.json to {folder.parent}/o{ESCAPED}" in out

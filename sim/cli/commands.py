@@ -153,11 +153,11 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
         raise
     sys.stdout.write(ranking_text(table, summary))
     parts = -(-config.deals // PART_DEALS)
-    sys.stdout.write(
+    sys.stdout.write(printable(
         f"\n{summary['games']:,} games; wrote openings.parquet, games/ ({parts} part"
         f"{'s' if parts > 1 else ''}), heatmap.png, tile-pairs.csv, ranking.md and "
         f"summary.json to {folder}\n"
-    )
+    ))
 
 
 def report_command(paths: Sequence, out: Path | None, *, placement_sample: int | None,
