@@ -1,7 +1,8 @@
 """A tournament none of whose pairings is played yet: the run ids ``tournament.json``
 recorded when it started bind its settings, so an edited ``games_per_pair`` or
-``precision`` is one line at ``--resume``, not a whole tournament played with it and then
-refused by every reader (#51)."""
+``precision`` is one line at ``--resume`` naming ``tournament.json`` and the pairing's run
+id, before anything is written (it was refused only when the first pairing's folder was
+checked, as "--out .../pairs/01-... is inside the sniff folder", which blamed no edit; #51)."""
 
 from __future__ import annotations
 
