@@ -49,3 +49,17 @@ def test_openings_escapes_the_folder(runs, capsys) -> None:
                                "--deals", "20", "-o", str(folder)], capsys)
     clean(code, out, err)
     assert f"summary.json to {folder.parent}/o{ESCAPED}" in out
+
+
+def test_trace_and_learn_escape_what_they_wrote(runs, capsys) -> None:
+    trace = runs / f"t{NAME}.jsonl"
+    code, out, err = run_main(["trace", "--players", "2", "--strategies", "greedy,random",
+                               "-o", str(trace)], capsys)
+    clean(code, out, err)
+    assert f"to {runs}/t{ESCAPED}.jsonl" in err
+    folder = runs / f"l{NAME}"
+    code, out, err = run_main(["learn", "--players", "2", "--iterations", "1", "--games", "40",
+                               "--hidden", "8", "--eval-games", "20", "-o", str(folder)],
+                              capsys)
+    clean(code, out, err)
+    assert f"model: {runs}/l{ESCAPED}/model.npz" in out
