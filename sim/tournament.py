@@ -182,11 +182,11 @@ class TournamentPlan:
             seed: int | None, duplicate: bool | None, precision: float | None,
             chunk_size: int | None) -> TournamentPlan:
         """The settings checked (one line each); None takes the default."""
-        from sim.run.plan import check_seed
+        from sim.run.plan import check_player_count, check_seed
         from sim.run.precision import DEFAULT_MAX_GAMES, check_precision
         from strategies import parse_lineup_text
 
-        players = check_players(4 if players is None else players)
+        players = check_player_count(4 if players is None else players)
         seed = check_seed(0 if seed is None else seed)
         if strategies is None:
             raise SettingError("give the strategies to play, e.g. "
@@ -294,6 +294,10 @@ def run_tournament(
         _check_new_folder(folder, control.mode == "overwrite")
         manifest = None
     pairs = plan.pairings()
+    if manifest is not None:  # each pairing's run id binds the settings it was started with
+        from sim.store.rundata import check_run_ids
+
+        check_run_ids(folder, manifest, [run.run_id for _, _, run in pairs])
     control = control.but(kernel_strategies=plan.kernel_strategies)
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -83,7 +83,7 @@ def simulate_command(options: dict, out: Path | None, *, control: RunControl,
             if plan.precision is not None:  # --precision
                 what = (f"until every win rate is within +-{plan.precision:.2%} (at most "
                         f"{plan.games:,} games), in chunks of {plan.chunk_size:,}")
-            click.echo(f"sniff: {action} {folder}: {what}", err=True)
+            click.echo(printable(f"sniff: {action} {folder}: {what}"), err=True)
 
     try:
         run = execute(plan, folder, control.but(
@@ -91,7 +91,7 @@ def simulate_command(options: dict, out: Path | None, *, control: RunControl,
             notice=quiet_notice if quiet else stderr_notice,
             alert=stderr_notice))  # a bad part set aside is said even with -q
     except RunInterrupted as stopped:
-        click.echo(f"sniff: {stopped.hint()}", err=True)
+        click.echo(printable(f"sniff: {stopped.hint()}"), err=True)
         raise
     click.echo(printable(str(run.summary)))  # labels may come from a resumed folder
 
@@ -129,7 +129,7 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
         check_folder(folder, control.mode == "overwrite")
 
     def say(text: str) -> None:
-        click.echo(f"sniff: {text}", err=True)
+        click.echo(printable(f"sniff: {text}"), err=True)
 
     bar = ProgressBar("sniff openings", "deal", shown=not quiet and sys.stderr.isatty(),
                       total=config.deals, leave=False)
@@ -153,11 +153,11 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
         raise
     sys.stdout.write(ranking_text(table, summary))
     parts = -(-config.deals // PART_DEALS)
-    sys.stdout.write(
+    sys.stdout.write(printable(
         f"\n{summary['games']:,} games; wrote openings.parquet, games/ ({parts} part"
         f"{'s' if parts > 1 else ''}), heatmap.png, tile-pairs.csv, ranking.md and "
         f"summary.json to {folder}\n"
-    )
+    ))
 
 
 def report_command(paths: Sequence, out: Path | None, *, placement_sample: int | None,
@@ -172,14 +172,14 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
     check_writable_folder(folder)  # before the minutes of tracing that build may take
     with ctrl_c_stops(), reading_bar("sniff report: reading", "chunk") as bar:
         report = build(paths, placement_sample=placement_sample, title=title,
-                       notice=lambda text: click.echo(f"sniff: {text}", err=True),
+                       notice=lambda text: click.echo(printable(f"sniff: {text}"), err=True),
                        openings=openings, pairings=pairings, progress=bar.callback)
     with ctrl_c_stops():  # charts drawn while it writes
         files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     what = f"{len(report.runs)} run(s)" if report.runs else "openings"
-    click.echo(f"report of {what}: {folder / 'report.html'} "
-               f"(self-contained), report.md, report.json and {len(charts)} charts in {folder}/")
+    click.echo(printable(f"report of {what}: {folder / 'report.html'} (self-contained), "
+                         f"report.md, report.json and {len(charts)} charts in {folder}/"))
     for run in report.runs:
         for note in run.notes:
             click.echo(printable(f"sniff: note: {run.name}: {note}"), err=True)
@@ -211,7 +211,7 @@ def tournament_command(options: dict, *, control: RunControl, quiet: bool,
             progress=not quiet and sys.stderr.isatty(),
             notice=quiet_notice if quiet else stderr_notice))
     except TournamentInterrupted as stopped:
-        click.echo(f"sniff: {stopped.hint()}", err=True)
+        click.echo(printable(f"sniff: {stopped.hint()}"), err=True)
         raise
     click.echo(printable(str(result)))
 
@@ -228,7 +228,7 @@ def tune_command(options: dict, *, out: Path | None, control: RunControl,
             progress=not quiet and sys.stderr.isatty(),
             notice=quiet_notice if quiet else stderr_notice), **given)
     except TuneInterrupted as stopped:
-        click.echo(f"sniff: {stopped.hint()}", err=True)
+        click.echo(printable(f"sniff: {stopped.hint()}"), err=True)
         raise
     click.echo(printable(str(result)))
 
@@ -463,7 +463,7 @@ def trace_command(players: int, seed: int, strategies: str, games: int,
         lines = write_trace(events, temporary)
 
     write_atomic(output, write)
-    click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
+    click.echo(printable(f"wrote {lines} events of {games} game(s) to {output}"), err=True)
 
 
 def plain_environment() -> None:

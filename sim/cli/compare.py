@@ -9,6 +9,7 @@ import click
 
 from sim.cli.options import scheduler_option, seed_value, sprt_options
 from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
+from sim.display.formatting import printable
 
 
 @click.command()
@@ -59,8 +60,9 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
 
     def announce() -> None:
         if not quiet:
-            click.echo(f"sniff: comparing in {folder}: H0 difference <= {h0:+.1%} against H1 "
-                       f">= {h1:+.1%}, alpha {alpha:g}, beta {beta:g}", err=True)
+            click.echo(printable(f"sniff: comparing in {folder}: H0 difference <= {h0:+.1%} "
+                                 f"against H1 >= {h1:+.1%}, alpha {alpha:g}, beta {beta:g}"),
+                       err=True)
 
     control = run_control(resume, overwrite, threads=threads, announce=announce,
                           scheduler=scheduler, notice=quiet_notice if quiet else stderr_notice)
@@ -68,9 +70,15 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
         result = run_compare(a, b, players=players, seed=seed, out=folder,
                              test=Sprt(h0, h1, alpha, beta), max_games=max_games,
                              chunk_size=chunk_size, control=control,
-                             on_line=None if quiet else click.echo)
+                             on_line=None if quiet else shown)
     except RunInterrupted as stopped:
-        click.echo(f"sniff: {stopped.hint('sniff compare')}", err=True)
+        click.echo(printable(f"sniff: {stopped.hint('sniff compare')}"), err=True)
         raise
-    click.echo(result.decision_text())
-    click.echo(f"  data: {folder}/ ({RESULT}, games/, rounds/, manifest.json)")
+    shown(result.decision_text())
+    shown(f"  data: {folder}/ ({RESULT}, games/, rounds/, manifest.json)")
+
+
+def shown(text: str) -> None:
+    """A line on standard output, its control characters escaped (a folder's name, a
+    label, are data: never commands to the terminal)."""
+    click.echo(printable(text))

@@ -60,6 +60,7 @@ def learn(out, resume, quiet, threads, scheduler, **given) -> None:
     Needs the optional extra: pip install 'sniff[learn]'. Play the result with
     --strategies learned:model=OUT/model.npz.
     """
+    from sim.display.formatting import printable
     from sim.learn.training import LearnConfig, learn, main_progress
 
     chosen = {name: value for name, value in given.items() if value is not None}
@@ -69,4 +70,5 @@ def learn(out, resume, quiet, threads, scheduler, **given) -> None:
                 progress=None if quiet else main_progress, threads=threads,
                 scheduler=scheduler)
     if row and not quiet:
-        click.echo(f"model: {Path(out) / 'model.npz'}  (learned:model={Path(out) / 'model.npz'})")
+        model = Path(out) / "model.npz"  # a folder's name is data: escaped on the terminal
+        click.echo(printable(f"model: {model}  (learned:model={model})"))

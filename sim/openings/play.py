@@ -43,7 +43,7 @@ from sim.core.seating import check_players, team_count, team_of
 from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.errors import SettingError, SniffError
 from sim.kernels.runner import ROUND_CAP, Lineup, play_batch
-from sim.run.plan import check_seed
+from sim.run.plan import check_player_count, check_seed, check_strategies
 
 FORMAT = "sniff-openings/1"
 SLOTS_PER_DEAL = N_TILES + 1  # 28 forced games, then the unforced one
@@ -132,7 +132,8 @@ def make_config(
     round_cap: int = ROUND_CAP,
 ) -> OpeningsConfig:
     """Check the options (one-line ``SniffError`` for each bad one) and build the config."""
-    lineup = leader_lineup(players, strategies)
+    players = check_player_count(players)
+    lineup = leader_lineup(players, check_strategies(strategies))
     if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals <= 0:
         raise SettingError(f"{{deals}} must be a positive integer, got {deals!r}")
     check_seed(seed)

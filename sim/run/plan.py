@@ -51,6 +51,26 @@ def check_seed(seed, name: str = "seed") -> int:
     return int(seed)
 
 
+def check_player_count(players) -> int:
+    """A library caller's player count: an integer 2, 3 or 4 as an ``int``, else a
+    ``SettingError`` naming it (``2.0`` or ``"2"`` failed deep inside the lineup code)."""
+    if isinstance(players, bool) or not isinstance(players, int | np.integer):
+        raise SettingError(f"{{players}} must be 2, 3 or 4, got {players!r}")
+    return check_players(int(players))
+
+
+def check_strategies(strategies):
+    """A library caller's strategies: a text (``"greedy,random"``) or a list of names and
+    specs, as given; anything else a ``SettingError`` naming them."""
+    from strategies import StrategySpec
+
+    if isinstance(strategies, str) or (isinstance(strategies, list | tuple) and all(
+            isinstance(item, str | StrategySpec) for item in strategies)):
+        return strategies
+    raise SettingError("{strategies} must be a text such as 'greedy,random' or a list of "
+                       f"strategy names, got {strategies!r}")
+
+
 def rotation_for(game_ids: np.ndarray, players: int) -> np.ndarray:
     """Game g shifts the lineup by g % players seats, so every side sits everywhere equally."""
     return game_ids % players
@@ -99,7 +119,11 @@ class Plan:
         from sim.kernels.runner import ROUND_CAP, lineup_of
         from strategies import parse_lineup_text, parse_spec
 
-        check_players(players)
+        players = check_player_count(players)
+        strategies = check_strategies(strategies)
+        for name, flag in (("duplicate", duplicate), ("rounds", rounds)):
+            if not isinstance(flag, bool | np.bool_) and flag not in (0, 1):
+                raise SettingError(f"{{{name}}} must be True or False, got {flag!r}")
         for name, value, most in (("games", games, MAX_GAMES),
                                   ("chunk_size", chunk_size, MAX_CHUNK_SIZE)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -28,7 +28,9 @@ def stderr_notice(message: str) -> None:
     """The default notice: one ``sniff:`` line on stderr, written above a progress bar."""
     from tqdm import tqdm
 
-    tqdm.write(f"sniff: {message}", file=sys.stderr)
+    from sim.display.formatting import printable
+
+    tqdm.write(printable(f"sniff: {message}"), file=sys.stderr)  # a folder's name is data
 
 
 def quiet_notice(message: str) -> None:

@@ -389,6 +389,9 @@ def query(run, sql: str, lazy: bool = False, memory_limit: int = DEFAULT_MEMORY,
     import duckdb
 
     check_timeout(timeout)
+    if not isinstance(sql, str):  # a caller's None or bytes: one line, not AttributeError
+        raise SettingError(f"{{sql}} must be the text of one SELECT statement, got "
+                           f"{type(sql).__name__}")
     if sources is None:
         sources, threads = run_sources(run), threads_of(run.manifest)
     else:

@@ -109,6 +109,18 @@ def pairing_seed(seed: int, lineup: Sequence[str]) -> int:
     return int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
+def check_run_ids(folder: Path, manifest: dict, run_ids: list[str]) -> None:
+    """Refuse a resume whose ``tournament.json`` settings no longer give the run ids its
+    pairings were started with (``run_ids``: those its settings give now, in order): an
+    edited ``games_per_pair`` or ``precision`` of a tournament none of whose pairings is
+    played yet, which no pairing's own manifest can bind (#51)."""
+    for index, (entry, run_id) in enumerate(zip(manifest["pairings"], run_ids)):
+        if entry.get("run_id", run_id) != run_id:
+            raise SniffError(f"{Path(folder) / TOURNAMENT_MANIFEST}: its settings do not give "
+                             f"pairing {index + 1}'s run id {entry['run_id']} (they give "
+                             f"{run_id}); the tournament folder was edited or is damaged")
+
+
 def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict, Path]]:
     """Each pairing of a tournament and its run folder, checked against the tournament.
 
