@@ -209,14 +209,22 @@ class DaskCluster:
     def _start_local(self, distributed, workers: int, threads: int | None) -> None:
         """Start ``local:N``'s cluster with Ctrl-C held back until it stands: the worker
         processes start with it blocked (their ``dask_setup`` then ignores it), so none
-        dies in a traceback half-started, and the command, stopped only once it can stop
-        the whole cluster, leaves no process behind (nor an atexit traceback)."""
+        dies in a traceback half-started (still importing Dask), and the command, stopped
+        only once it can stop the whole cluster, leaves no process behind (nor an atexit
+        traceback)."""
         import signal
         import threading
 
         hold = threading.current_thread() is threading.main_thread() and hasattr(
             signal, "pthread_sigmask")
         if hold:
+            # multiprocessing starts its resource tracker with the first worker, and
+            # unblocks Ctrl-C in the starting thread afterwards (bpo-33613): the worker
+            # processes, started from threads of that thread, would not inherit the block.
+            # Started here first, it leaves the block alone.
+            from multiprocessing import resource_tracker
+
+            resource_tracker.ensure_running()
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             per_worker = threads or max(1, machine_cores() // workers)
@@ -295,6 +303,8 @@ class DaskCluster:
         worker, one per machine first, so that a machine
         compiles a kernel once and its other workers load the cache; refuse a worker that
         runs other code (``kernel``). Returns the reports (also ``self.workers``)."""
+        from distributed import wait
+
         try:
             by_host = self._size_threads()
         except (OSError, TimeoutError) as error:
@@ -308,7 +318,11 @@ class DaskCluster:
                                           key=f"sniff-warm-up-{uuid.uuid4().hex}")
                        for address in wave]
             try:
-                reports += self.client.gather(futures)
+                # wait, then each result: a Ctrl-C in ``client.gather`` leaves its waiting
+                # tasks to log "Task exception was never retrieved" tracebacks (N17)
+                with self.client.as_current():
+                    wait(futures)
+                reports += [future.result() for future in futures]
             except ImportError as error:
                 raise SniffError(f"a Dask worker cannot import sniff's code ({error}): install "
                                  "sniff (and any --plugin module) on every machine") from None
