@@ -148,6 +148,34 @@ def check_replaceable(path: Path, what: str = "file") -> None:
         raise UnsafeFile(path, f"is {kind_of(mode)}, not a {what} sniff may replace")
 
 
+def link_in(folder: Path, name: str | Path) -> Path | None:
+    """The first name of ``folder/name`` below ``folder`` that is a link (a table folder,
+    then the file itself), or None. Sniff never makes a link inside its folders (its
+    writers refuse one), so a link there was put by hand and reaches outside the record."""
+    path = Path(folder)
+    for part in Path(name).parts:
+        path = path / part
+        if path.is_symlink():
+            return path
+    return None
+
+
+def link_words(path: Path) -> str:
+    """``a link to TARGET``, and what the target is when it is neither a file nor a folder
+    (or not there)."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return f"a link to {target} (which is not there)"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return f"a link to {target}"
+    return f"a link to {target} ({kind_of(mode)})"
+
+
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     """The one atomic file writer: ``write(temporary)``, synced, then renamed into place.
 

@@ -299,7 +299,7 @@ def _rewrite_pairs(folder: Path) -> None:
     (lambda f: ((f / "heatmap.png").unlink(), os.mkfifo(f / "heatmap.png")),
      "heatmap.png: is a FIFO, not the regular file"),
     (lambda f: ((f / "heatmap.png").unlink(), (f / "heatmap.png").symlink_to("/dev/zero")),
-     "heatmap.png: is a device, not the regular file"),
+     "heatmap.png: is a link to /dev/zero (a device), not the regular file"),
     (lambda f: (f / "heatmap.png").unlink(), "heatmap.png: missing"),
     (lambda f: edit_json(f / "summary.json", lambda s: s.pop("files")), "records no files"),
     (lambda f: edit_json(f / "summary.json", lambda s: s["files"].pop("tile-pairs.csv")),

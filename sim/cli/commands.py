@@ -335,6 +335,10 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                                   "recomputed from the tables" + heatmap_words(folder)))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
+            for line in integrity.link_problems(folder, {TOURNAMENT_MANIFEST: "manifest",
+                                                         "pairs": "pairs folder"}):
+                click.echo(printable(f"bad: {line}"))
+                bad += 1
             for line in stray_pairs(folder):  # written by another command, not a pairing
                 click.echo(printable(f"bad: {line}"))
                 bad += 1
@@ -359,7 +363,9 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             checked = integrity.check_run(folder, manifest, "full", bar.callback)
         n_chunks = integrity.expected_chunks(manifest)[0]
         status = manifest.get("status")
-        problems = [p.line() for p in checked.problems]
+        links = integrity.run_link_problems(folder, manifest)  # never made by sniff
+        replayable -= len(links)  # a resume refuses them: not bad chunks
+        problems = links + [p.line() for p in checked.problems]
         if checked.manifest_problem is not None:
             problems.insert(0, checked.manifest_problem)
         elif status == "complete" and (  # what every reader refuses

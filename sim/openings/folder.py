@@ -26,6 +26,8 @@ from sim.store.integrity import (
     SET_ASIDE,
     absent_problem,
     file_problem,
+    link_problem,
+    link_problems,
     part_name,
     part_record,
 )
@@ -287,7 +289,7 @@ def summary_problem(folder: Path, summary: dict, files: dict) -> str | None:
 
 def _size_problem(folder: Path, name: str, record: dict) -> str | None:
     path = Path(folder) / name
-    if (absent := absent_problem(path)) is not None:
+    if (absent := link_problem(folder, name) or absent_problem(path)) is not None:
         return absent
     if path.stat().st_size != record.get("bytes"):
         return f"{path}: its size differs from the record in {SUMMARY}"
@@ -372,6 +374,8 @@ def folder_problems(folder: Path | str) -> tuple[int, int, list[str]]:
     if not problems and (message := summary_problem(folder, summary, files)):
         problems.append(message)
     sound = len(files) - len(problems)
+    # a games/ that is a link is named once, not once per part under it
+    problems = link_problems(folder, {SUMMARY: SUMMARY}) + list(dict.fromkeys(problems))
     recorded = set(game_part_keys(files))
     problems += [f"{folder / name}: not recorded in {SUMMARY} (not written with this "
                  "folder's run)" for name in sorted(_parts_on_disk(folder))

@@ -33,7 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import SniffError
-from sim.files import UnsafeFile, check_replaceable, kind_of, open_regular, own_folder
+from sim.files import (
+    UnsafeFile,
+    check_replaceable,
+    kind_of,
+    link_in,
+    link_words,
+    open_regular,
+    own_folder,
+)
 from sim.store.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
 from sim.store.shape import record_shape_problem
 
@@ -99,6 +107,33 @@ def absent_problem(path: Path) -> str | None:
     return None
 
 
+def link_problem(folder: Path, name: str, what: str = "regular file") -> str | None:
+    """``sniff verify``'s line for a link at ``folder/name`` or at a folder above it inside
+    ``folder`` (``what`` the file or folder sniff wrote there), or None. Writers refuse
+    links, so a sniff folder never has one: whatever it points to, it is not what was
+    written with this folder, even with the same bytes."""
+    link = link_in(folder, name)
+    if link is None:
+        return None
+    what = what if link == Path(folder) / name else "folder"
+    return (f"{link}: is {link_words(link)}, not the {what} written with this folder (sniff "
+            "never makes a link in its folders)")
+
+
+def link_problems(folder: Path, names: dict[str, str]) -> list[str]:
+    """``link_problem`` of each of a folder's own files and folders (``names``: name -> what
+    it is, e.g. ``{"games": "games folder"}``), one line each."""
+    return [line for line in (link_problem(folder, name, what) for name, what in
+                              names.items()) if line]
+
+
+def run_link_problems(folder: Path, manifest: dict) -> list[str]:
+    """A run folder's own files and table folders that are links, one line each (the parts
+    themselves are checked with their chunks)."""
+    return link_problems(folder, {"manifest.json": "manifest", LEDGER: "ledger",
+                                  **{t: f"{t} folder" for t in tables_of(manifest["config"])}})
+
+
 def file_problem(folder: Path, name: str, records: dict,
                  where: str = "summary.json") -> str | None:
     """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
@@ -108,7 +143,7 @@ def file_problem(folder: Path, name: str, records: dict,
     if record is None:
         return None
     path = Path(folder) / name
-    if (absent := absent_problem(path)) is not None:
+    if (absent := link_problem(folder, name) or absent_problem(path)) is not None:
         return absent
     if path.stat().st_size != record.get("bytes") or file_digest(path) != record.get(HASH):
         return (f"{path}: its bytes changed since it was written (size or {HASH} differs "
@@ -306,6 +341,9 @@ def _part_problem(plan: _Plan, chunk: int, table: str, part: dict, path: Path) -
     lo, hi = plan.games(chunk)
     if part.get("file") != path.name:
         return f"chunk {chunk} has no recorded {table} part"
+    if plan.depth != "cheap" and path.is_symlink():  # verify and --resume (it sets it aside)
+        return (f"is {link_words(path)}, not a part written by this run (sniff never makes "
+                "a link in its folders)")
     if not path.is_file():
         return f"missing (chunk {chunk}, games {lo:,}..{hi - 1:,}, was written and recorded)"
     if (actual := path.stat().st_size) != part.get("bytes"):

@@ -66,7 +66,7 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
     (``texts``: name -> its text) and each of ``outputs`` against the size and sha256
     ``tournament.json`` records in ``files`` (none recorded: not checked). One line each."""
     from sim.files import read_regular
-    from sim.store.integrity import file_problem
+    from sim.store.integrity import file_problem, link_problem
 
     where, problems = folder / TOURNAMENT_MANIFEST, []
     for key, value in recomputed.items():
@@ -75,6 +75,9 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
             problems.append(f"{where}: its {key} do not match the pairings' games "
                             "(recomputed); the file was edited")
     for name, text in texts.items():
+        if (link := link_problem(folder, name)) is not None:  # even to the same bytes
+            problems.append(link)
+            continue
         try:
             same = read_regular(folder / name, 64 * 2**20, name) == text.encode()
         except (OSError, ValueError):
@@ -86,7 +89,7 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
     for name in outputs if isinstance(files, dict) else ():
         if (problem := file_problem(folder, name, files, TOURNAMENT_MANIFEST)) is not None:
             problems.append(problem)
-    return problems
+    return list(dict.fromkeys(problems))  # a link among the CSVs: once, not twice
 
 
 def stray_pairs(folder: Path) -> list[str]:
