@@ -23,7 +23,7 @@ import os
 import secrets
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"  # of every temporary file (a killed run's are cleared by resume)
@@ -174,6 +174,19 @@ def link_words(path: Path) -> str:
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return f"a link to {target}"
     return f"a link to {target} ({kind_of(mode)})"
+
+
+def refuse_links(folder: Path, names: Iterable[str], kind: str) -> None:
+    """Before ``--overwrite`` removes a folder's own files and folders (``names``): a link
+    among them is one ``UnsafeFile`` line and nothing is removed. Removing through a link
+    would delete what it points to, outside the folder (another run's parts), and sniff
+    never makes one, so a link there was put by hand."""
+    for name in names:
+        path = Path(folder) / name
+        if path.is_symlink():
+            raise UnsafeFile(path, f"is {link_words(path)}, not a file or folder of {kind}: "
+                                   "--overwrite removes nothing through a link (remove the "
+                                   "link, or choose another output folder)")
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:

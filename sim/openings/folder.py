@@ -45,6 +45,7 @@ OUTPUT_FILES = (TABLE, GAMES_FILE, HEATMAP, "ranking.md", SUMMARY, PAIRS)  # and
 STUDY = "study.json"  # a study under way: what decides it (sim.openings.parts)
 LEDGER = "parts.jsonl"  # and its finished parts, one line each
 UNDER_WAY = (STUDY, LEDGER, SET_ASIDE)  # removed when it ends (set-aside/ is kept)
+OWN_NAMES = (*OUTPUT_FILES, GAMES_DIR, *UNDER_WAY)  # what --overwrite may remove
 
 
 def part_key(index: int) -> str:

@@ -65,13 +65,16 @@ def default_folder(base: Path = RESULTS_DIR) -> Path:
 
 def check_folder(folder: Path, overwrite: bool) -> None:
     """Refuse a file, or a folder with anything in it unless ``overwrite``."""
-    from sim.openings.folder import is_openings_file
+    from sim.files import refuse_links
+    from sim.openings.folder import OWN_NAMES, is_openings_file
     from sim.store.folders import check_folder_path
 
     check_folder_path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
         raise SettingError(f"{folder} is not empty; use {{overwrite}} to replace the "
                            "openings files in it")
+    if folder.is_dir():  # before anything is looked at through a link, or removed
+        refuse_links(folder, OWN_NAMES, "an openings folder")
     foreign = sorted((path.name for path in folder.iterdir() if not is_openings_file(path)),
                      key=lambda name: (name.startswith("."), name)) \
         if folder.is_dir() else []

@@ -141,6 +141,12 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
         raise SniffError(f"{where}: lists {len(entries):,} pairings, but its {len(strategies)} "
                          f"strategies make {len(implied):,}; the tournament folder was edited "
                          "or is damaged")
+    if (folder / PAIRS_DIR).is_symlink():  # every pairing would be read (or written) outside
+        from sim.files import link_words
+
+        raise SniffError(f"{folder / PAIRS_DIR}: is {link_words(folder / PAIRS_DIR)}, not the "
+                         "tournament's pairs folder (sniff never makes a link in its folders); "
+                         "the tournament folder was edited")
     pairs = (folder / PAIRS_DIR).resolve()
     out = []
     for index, entry in enumerate(entries):
