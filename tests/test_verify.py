@@ -204,6 +204,23 @@ def test_a_tournament_lists_exactly_its_pairings(tournament, tmp_path, capsys,
         sim.tournament.load(folder)
 
 
+@pytest.mark.parametrize("field, value", [
+    ("games_per_pair", 5000), ("precision", 0.01), ("duplicate", True),  # K053, K056
+])
+def test_a_tournaments_settings_are_bound_to_its_pairings(tournament, tmp_path, capsys,
+                                                         field, value) -> None:
+    """Campaign 2 K053, K056: settings edited in tournament.json (what a report shows and a
+    resume plays) are one line in verify, report and --resume: the pairings' runs were
+    played with others."""
+    folder = copy_of(tournament, tmp_path)
+    edit_json(folder / "tournament.json", lambda m: m["config"].update({field: value}))
+    for args in (["verify", str(folder)], ["report", str(folder), "-o", str(tmp_path / "r")],
+                 ["tournament", "--resume", "-q", "-o", str(folder)]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, f"holds a run of {'games' if field == 'games_per_pair' else field}")
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_complete_tournaments_missing_pairing_is_bad(tournament, tmp_path, capsys) -> None:
     folder = copy_of(tournament, tmp_path)
     code, out, err = verify(folder, capsys)
@@ -359,6 +376,41 @@ def test_replay_proves_a_run_and_catches_a_consistent_forgery(runs, tmp_path, ca
     assert code == 0, (out, err)
     code, out, err = run_main(["verify", str(folder), "--replay", "30"], capsys)
     assert code == 2 and "games.winner_side is" in out and "played again" in out, (out, err)
+
+
+def reverse_labels(run: Path) -> None:
+    """K062: ``config.labels`` reversed in the manifest and in every part's footer, the
+    ledger recomputed: the games and every hash agree, the names of the seats do not."""
+    import pyarrow.parquet as pq
+
+    from sim.store import integrity
+
+    edit_json(run / "manifest.json", lambda m: m["config"].update(
+        labels=m["config"]["labels"][::-1]))
+    records = integrity.read_ledger(run)
+    for record in records.values():
+        for table, part in record["parts"].items():
+            path = run / table / part["file"]
+            data = pq.read_table(path)
+            meta = dict(data.schema.metadata)
+            footer = json.loads(meta[b"sniff"])
+            footer["config"]["labels"] = footer["config"]["labels"][::-1]
+            meta[b"sniff"] = json.dumps(footer).encode()
+            pq.write_table(data.replace_schema_metadata(meta), path)
+            record["parts"][table] = integrity.part_record(path, part["rows"])
+    (run / integrity.LEDGER).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+
+
+def test_labels_that_do_not_follow_from_the_strategies_are_bad(runs, tmp_path,
+                                                               capsys) -> None:
+    """Campaign 2 K062, K072b: a report names the seats by the labels; they must be the
+    ones the recorded strategies give, or a winner's games are credited to another."""
+    for run in ("plain", "compare"):
+        folder = copy_of(runs[run], tmp_path, run)
+        reverse_labels(folder)
+        code, out, err = verify(folder, capsys)
+        assert code == 2 and "config.labels is ['random', 'greedy'], but its strategies " \
+            "greedy,random give ['greedy', 'random']" in out, (out, err)
 
 
 def test_the_placement_sample_compares_winners(runs, tmp_path, capsys) -> None:

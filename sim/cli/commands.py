@@ -307,7 +307,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.errors import SniffError
     from sim.openings.bound import derived_problems
     from sim.openings.folder import folder_problems, is_openings_folder
-    from sim.run.reproduce import replay_problems
+    from sim.run.reproduce import lineup_problem, replay_problems
     from sim.run.stops import stop_problem
     from sim.store import integrity, io
     from sim.store.folders import size_text
@@ -375,7 +375,8 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             problems.append(f"{folder / 'games' / io.part_name(missing)}: {why}: the run is "
                             f"complete but chunk {missing} is not there")
         if checked.manifest_problem is None and not problems:  # what readers show, recomputed
-            for found in (stop_problem(folder, manifest, checked.good),
+            for found in (lineup_problem(folder, manifest),
+                          stop_problem(folder, manifest, checked.good),
                           result_problem(folder, manifest, checked.good)):
                 if found is not None:
                     problems.insert(0, found)

@@ -179,11 +179,26 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
             if "run_id" in entry and run.get("run_id") != entry["run_id"]:
                 raise refuse(f"folder {path} holds run {_quoted(run.get('run_id'))}, not "
                              f"{entry['run_id']}")
+            if (differ := _plan_difference(config, run_config)) is not None:
+                raise refuse(f"folder {path} holds a run of {differ}")
         if lineup != implied[index]:
             raise refuse(f"has lineup {_quoted(lineup)} where the tournament plays "
                          f"{_quoted(implied[index])}")
         out.append((entry, path))
     return out
+
+
+def _plan_difference(config: dict, run_config: dict) -> str | None:
+    """How a pairing's run differs from what the tournament's settings play (its games per
+    pair, precision, players, duplicate deals), in words, or None: the settings a reader
+    shows and a resume plays are bound to the games already played."""
+    wanted = {"games": config.get("games_per_pair"), "precision": config.get("precision"),
+              "players": config.get("players"), "duplicate": config.get("duplicate")}
+    for name, value in wanted.items():
+        if run_config.get(name) != value or type(run_config.get(name)) is not type(value):
+            return (f"{name} {_quoted(run_config.get(name))}, where the tournament's "
+                    f"settings say {_quoted(value)}")
+    return None
 
 
 _PAIRING_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
