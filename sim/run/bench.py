@@ -24,7 +24,9 @@ import numpy as np
 
 from sim.core import engine
 from sim.core.seating import PLAYER_COUNTS
+from sim.errors import SettingError, SniffError
 from sim.kernels.runner import lineup_of, play_batch
+from sim.store.shape import MAX_GAMES
 from strategies import available, parse_spec
 
 
@@ -203,17 +205,24 @@ def peak_memory(games: int) -> dict:
     once, which says nothing about how memory grows with the number of games.
     """
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run(
-            [sys.executable, "-m", "sim.cli", "simulate", "--games", "1000", "--quiet",
-             "--out", f"{out}/warm"],
-            check=True, capture_output=True,
-        )
-        start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-c", PEAK_RSS, "simulate", "--games", str(games), "--quiet",
-             "--out", f"{out}/run"],
-            check=True, capture_output=True, text=True,
-        )
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "sim.cli", "simulate", "--games", "1000", "--quiet",
+                 "--out", f"{out}/warm"],
+                check=True, capture_output=True,
+            )
+            start = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", PEAK_RSS, "simulate", "--games", str(games),
+                 "--quiet", "--out", f"{out}/run"],
+                check=True, capture_output=True, text=True,
+            )
+        except subprocess.CalledProcessError as error:  # its own line, not a traceback
+            said = (error.stderr.decode(errors="replace") if isinstance(error.stderr, bytes)
+                    else error.stderr or "").strip().splitlines()
+            raise SniffError(f"the peak-memory run of {games:,} games failed (exit "
+                             f"{error.returncode}): {said[-1] if said else 'no message'}"
+                             ) from None
         seconds = time.perf_counter() - start
     peak_kib = int(done.stdout.strip().splitlines()[-1])
     return {"games": games, "peak_rss_mib": peak_kib / 1024, "seconds": seconds}
@@ -284,6 +293,10 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
     from sim.kernels.shared import builtin_strategies
     from sim.store.folders import check_output_file
 
+    if isinstance(memory_games, bool) or not isinstance(memory_games, int) or not (
+            1 <= memory_games <= MAX_GAMES):  # refused now, not after the minutes of measuring
+        raise SettingError(f"{{memory_games}} must be a number of games from 1 to "
+                           f"{MAX_GAMES:,}, got {memory_games!r}")
     if out is not None:  # before the minutes of measuring: never a link, nor in a sniff folder
         out.parent.mkdir(parents=True, exist_ok=True)
         check_output_file(out, "{out}", "json")
