@@ -455,3 +455,18 @@ def test_an_openings_summary_that_is_no_file_is_named(openings, runs, tmp_path, 
     code, out, err = verify(folder, capsys)
     assert code == 2 and f"bad: cannot read {summary}" in out and "Traceback" not in err, (
         out, err)
+
+
+def test_a_folder_named_with_control_characters_reaches_no_terminal_raw(runs, tmp_path,
+                                                                        capsys,
+                                                                        recwarn) -> None:
+    """Campaign 2 K181, K184: verify's lines and report's chart warnings escape them."""
+    folder = copy_of(runs["plain"], tmp_path, "x\x1b[31mRED\x07")
+    code, out, err = verify(folder, capsys)
+    assert code == 0 and "x\\x1b[31mRED\\x07: 2 of 2 chunks sound" in out, (out, err)
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "r"),
+                               "--placement-sample", "0"], capsys)
+    assert code == 0, err
+    warned = [str(w.message) for w in recwarn]  # (on stderr, outside pytest)
+    for text in (out, err, capsys.readouterr().err, *warned):
+        assert "\x1b" not in text and "\x07" not in text, text

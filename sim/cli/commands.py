@@ -58,7 +58,7 @@ def reading_bar(desc: str, unit: str) -> ProgressBar:
     """The progress bar of a read (``report``, ``verify``): shown only on a terminal, and
     only once the work has taken more than two seconds (quick reads stay silent); its
     callback ``(done, total)`` is ``bar.callback``."""
-    return ProgressBar(desc, unit, shown=sys.stderr.isatty(), delay=2, leave=False)
+    return ProgressBar(printable(desc), unit, shown=sys.stderr.isatty(), delay=2, leave=False)
 
 
 def simulate_command(options: dict, out: Path | None, *, control: RunControl,
@@ -299,6 +299,12 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
     click.echo(analysis_text(annotated, budget, policy, seed), nl=False)
 
 
+def say(text: str) -> None:
+    """A line of ``sniff verify`` on standard output, escaped for the terminal: folder and
+    file names are data (an escape sequence in a folder's name must not reach it)."""
+    click.echo(printable(text))
+
+
 def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
     against the run's ledger, decoded page by page and its game ids checked; one line per
@@ -328,29 +334,29 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             if not problems:  # what readers show beside the tables, recomputed from them
                 problems = derived_problems(folder)
             for line in problems:
-                click.echo(printable(f"bad: {line}"))
+                say(f"bad: {line}")
             bad += len(problems)
-            click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
+            say(f"{folder}: openings folder, {sound} of {recorded} recorded files "
                        "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
                                   "recomputed from the tables" + heatmap_words(folder)))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
             for line in integrity.link_problems(folder, {TOURNAMENT_MANIFEST: "manifest",
                                                          "pairs": "pairs folder"}):
-                click.echo(printable(f"bad: {line}"))
+                say(f"bad: {line}")
                 bad += 1
             for line in stray_pairs(folder):  # written by another command, not a pairing
-                click.echo(printable(f"bad: {line}"))
+                say(f"bad: {line}")
                 bad += 1
             for entry, path in pairing_runs(folder):
                 if (path / io.MANIFEST).is_file():
                     runs.append(path)
                 elif complete:  # a finished tournament played every pairing
-                    click.echo(f"bad: {path}: missing (pairing {entry['name']} of a complete "
+                    say(f"bad: {path}: missing (pairing {entry['name']} of a complete "
                                "tournament)")
                     bad += 1
                 else:
-                    click.echo(f"{path}: not played yet (the tournament is not complete)")
+                    say(f"{path}: not played yet (the tournament is not complete)")
             if complete:  # its result files, once its pairings are verified below
                 results.append(folder)
         elif not folder.is_dir():
@@ -382,7 +388,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                     problems.insert(0, found)
                     replayable -= 1  # not a bad chunk: --resume cannot mend it
         for chunk, tables in sorted(checked.unrecorded.items()):
-            click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
+            say(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
                        "recorded (the run stopped after writing them); --resume checks them")
         if replay and not problems:  # the games played again, field by field
             played, found = replay_problems(folder, manifest, checked.good, replay)
@@ -391,16 +397,16 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                                 "seed and lineup play (forged, or played by other code)")
                 replayable -= 1
             else:
-                click.echo(f"{folder}: {played:,} games chosen at random played again: every "
+                say(f"{folder}: {played:,} games chosen at random played again: every "
                            "game and round row identical")
         for line in problems:
-            click.echo(printable(f"bad: {line}"))
+            say(f"bad: {line}")
         if not problems and not checked.unrecorded and manifest.get("ledger"):
             mark_verified(folder, checked)  # readers stop saying "not verified" (until it changes)
         bad += len(problems)
         replayable += len(problems) - (checked.manifest_problem is not None)
         live = " (still being written)" if status == "running" else ""
-        click.echo(f"{folder}: {len(checked.good)} of {n_chunks} chunks sound, "
+        say(f"{folder}: {len(checked.good)} of {n_chunks} chunks sound, "
                    f"{checked.games:,} games, {size_text(checked.checked_bytes)} hashed and "
                    f"decoded; status {status}{live}" + (f"; {len(problems)} problem(s)"
                                                        if problems else ""))
@@ -434,13 +440,13 @@ def tournament_result(folder: Path) -> int:
     except SniffError:
         return 0
     for line in problems:
-        click.echo(printable(f"bad: {line}"))
+        say(f"bad: {line}")
     if not problems:
         from sim.store.rundata import read_tournament_manifest
 
         charts = ("the charts match their record" if "files" in read_tournament_manifest(
             folder) else "the charts are not checked (written before sniff recorded them)")
-        click.echo(f"{folder}: ratings, ranking.csv and matrix.csv recomputed from the "
+        say(f"{folder}: ratings, ranking.csv and matrix.csv recomputed from the "
                    f"pairings; {charts}")
     return len(problems)
 
