@@ -201,6 +201,32 @@ def test_a_stop_between_chunks_leaves_no_result(tmp_path):
         table_files(folder)
 
 
+@pytest.mark.parametrize("special", ["fifo", "sparse"])
+def test_a_study_record_that_is_no_file_is_one_line_at_once(tmp_path, capsys, special):
+    """Campaign 2 K194, K195: a stopped study whose study.json is a FIFO (named as such, not
+    "no study.json") or a 5 GB sparse file (read up to its bound, not whole)."""
+    from cli_helpers import one_line, run_main
+
+    folder = tmp_path / "run"
+
+    def stop() -> None:
+        raise Stopped(signal.SIGTERM)
+
+    with pytest.raises(Stopped):
+        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
+                         between_chunks=stop)
+    study = folder / "study.json"
+    study.unlink()
+    if special == "fifo":
+        os.mkfifo(study)
+    else:
+        with open(study, "wb") as handle:
+            handle.truncate(5 * 2**30)
+    code, out, err = run_main(["openings", "--out", str(folder), "--resume", "-q"], capsys)
+    one_line(code, err, f"{study}: is a FIFO" if special == "fifo" else
+             f"{study}: is larger than 1 MiB")
+
+
 def test_sigterm_prints_a_notice_and_exits_143(tmp_path):
     folder = tmp_path / "run"
     process = subprocess.Popen(

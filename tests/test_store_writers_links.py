@@ -108,3 +108,20 @@ def test_a_tournament_writes_its_results_never_through_a_link(folders, tmp_path,
     code, out, err = run_main(["tournament", "--resume", "-q", "-o", str(folder)], capsys)
     one_line(code, err, f"{folder / name}: is a link")
     assert outside.read_text() == "keep me"
+
+
+def test_a_training_log_that_is_a_fifo_is_refused_before_an_iteration(folders, tmp_path,
+                                                                      capsys) -> None:
+    """Campaign 2 K199: learn --resume opened log.jsonl only after an iteration's play and
+    fit, and a FIFO there blocked it; now one line at once, the state left as it was."""
+    import os
+
+    folder = tmp_path / "learn"
+    shutil.copytree(folders["learn"], folder)
+    (folder / "log.jsonl").unlink()
+    os.mkfifo(folder / "log.jsonl")
+    state = (folder / "state.json").read_bytes()
+    code, out, err = run_main([*LEARN, "--iterations", "2", "--resume", "-q", "-o",
+                               str(folder)], capsys)
+    one_line(code, err, f"{folder / 'log.jsonl'}: is a FIFO")
+    assert (folder / "state.json").read_bytes() == state

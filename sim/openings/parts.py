@@ -19,13 +19,14 @@ the one a study without a stop writes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.errors import SettingError, SniffError
-from sim.files import own_folder
+from sim.files import UnsafeFile, own_folder, read_regular
 from sim.openings.folder import (
     GAMES_DIR,
     LEDGER,
@@ -44,6 +45,8 @@ from sim.store.integrity import (
     read_ledger,
     set_aside,
 )
+
+MAX_STUDY = 2**20  # a study.json sniff writes is some 1 KiB
 
 
 def part_bounds(deals: int, part_deals: int) -> list[tuple[int, int, int]]:
@@ -100,16 +103,18 @@ def read_study(folder: Path) -> dict:
     import json
 
     path = folder / STUDY
-    if not path.is_file():
+    if not os.path.lexists(path):  # a FIFO, a device or a link there is named below
         if (folder / SUMMARY).is_file():
             raise SniffError(f"{folder} holds a finished openings study: nothing to resume")
         raise SniffError(f"nothing to resume: {folder} holds no openings study under way "
                          f"(no {STUDY})")
-    try:
-        study = json.loads(path.read_text(encoding="utf-8"))
+    try:  # bounded, never blocking (sim.files): a study.json is some 1 KiB
+        study = json.loads(read_regular(path, MAX_STUDY, STUDY).decode("utf-8"))
         config_of(study["config"])  # plugins are refused here, as for any folder
         int(study["part_deals"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except UnsafeFile as error:  # a FIFO, a device, a folder, too big: named as such
+        raise SniffError(f"cannot resume {folder}: {error}") from None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
         raise SniffError(f"cannot resume {folder}: {path} is damaged ({error})") from None
     return study
 
