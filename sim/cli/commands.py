@@ -312,7 +312,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.compare.bound import result_problem
     from sim.errors import SniffError
     from sim.openings.bound import derived_problems
-    from sim.openings.folder import folder_problems, is_openings_folder
+    from sim.openings.folder import STUDY, folder_problems, is_openings_folder
     from sim.run.reproduce import lineup_problem, replay_problems
     from sim.run.stops import stop_problem
     from sim.store import integrity, io
@@ -361,6 +361,11 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                 results.append(folder)
         elif not folder.is_dir():
             raise SniffError(f"no such run folder: {folder}")
+        elif not os.path.lexists(folder / io.MANIFEST) and os.path.lexists(folder / STUDY):
+            raise SniffError(f"{folder} holds an openings study stopped before its end (its "
+                             f"{STUDY}, no summary.json yet): nothing to verify until it is "
+                             f"complete: sniff openings --out {shlex.quote(str(folder))} "
+                             "--resume")
         else:
             runs.append(folder)
     for folder in runs:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -460,6 +461,13 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
 
         click.echo(f"sniff: error: {printable(error_text(error))}", err=True)
         sys.exit(EXIT_ERROR)
+    except BrokenPipeError:  # the reader of our output went away (| head): end quietly,
+        # with Python's own status for it, and nothing more written to the closed pipe
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # no file descriptor (a test's captured output)
+            pass
+        sys.exit(1)
     except OSError as error:
         from sim.files import UnsafeFile
 

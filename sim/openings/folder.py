@@ -396,8 +396,9 @@ def is_openings_folder(path: object) -> bool:
         record = json.loads(read_regular(folder / SUMMARY, MAX_SUMMARY, SUMMARY))
     except (OSError, ValueError, RecursionError):  # a FIFO, a device, too big, not JSON:
         return True  # an openings folder whose summary its readers refuse, saying why
-    return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
-        and "config" in record
+    # a summary of another shape ([], no config) too: named by its readers, never taken
+    # for a run without a manifest; only another format (a later version's) is not ours
+    return not isinstance(record, dict) or record.get("format", FORMAT) == FORMAT
 
 
 def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:

@@ -1,0 +1,100 @@
+"""Each refusal names its real cause (#51, campaign 2's unclear lines: K003, K009, K051,
+K078, K115, K129v): a folder where a lock or a ledger belongs, a summary of the wrong shape,
+the option a path came from, a stopped study; and a closed pipe ends ``sniff query`` as it
+ends every command, quietly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import ROOT, one_line, run_main
+
+import sim
+from sim.errors import Stopped
+from sim.openings.play import make_config
+from sim.openings.study import measure_openings, run_openings
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("causes")
+    sim.simulate(2, "greedy,random", 400, 3, chunk_size=200, out=base / "run")
+    run_openings(2, "random", 20, seed=5, out=base / "openings")
+    return {path.name: path for path in base.iterdir()}
+
+
+def copy(folders: dict, tmp_path: Path, kind: str) -> Path:
+    target = tmp_path / kind
+    shutil.copytree(folders[kind], target)
+    return target
+
+
+def test_a_lock_that_is_a_folder_is_named(folders, tmp_path, capsys) -> None:
+    run = copy(folders, tmp_path, "run")
+    (run / ".lock").unlink(missing_ok=True)
+    (run / ".lock").mkdir()
+    code, out, err = run_main(["simulate", "-o", str(run), "--resume", "-q"], capsys)
+    one_line(code, err, f"{run / '.lock'}: is a folder, not the folder's lock file")
+
+
+@pytest.mark.parametrize("command", [["verify", "{run}"],
+                                     ["query", "{run}", "select count(*) from games"]])
+def test_a_ledger_that_is_a_folder_is_named(folders, tmp_path, capsys, command) -> None:
+    run = copy(folders, tmp_path, "run")
+    (run / "parts.jsonl").unlink()
+    (run / "parts.jsonl").mkdir()
+    code, out, err = run_main([part.format(run=run) for part in command], capsys)
+    one_line(code, err, f"{run / 'parts.jsonl'}: is a folder, not a regular ledger")
+
+
+@pytest.mark.parametrize("command", [["verify", "{o}"],
+                                     ["query", "{o}", "select count(*) from openings"],
+                                     ["report", "{o}", "-o", "{tmp}/r"]])
+def test_an_openings_summary_of_another_shape_is_named(folders, tmp_path, capsys,
+                                                       command) -> None:
+    folder = copy(folders, tmp_path, "openings")
+    (folder / "summary.json").write_text(json.dumps([]))
+    code, out, err = run_main([part.format(o=folder, tmp=tmp_path) for part in command],
+                              capsys)
+    assert code == 2 and "Traceback" not in err, err
+    assert f"{folder / 'summary.json'} is not the summary of a sniff openings folder" in (
+        out + err), (out, err)
+
+
+def test_a_trace_inside_a_table_is_named_by_its_option(folders, tmp_path, capsys) -> None:
+    run = copy(folders, tmp_path, "run")
+    code, out, err = run_main(["play", "--trace", str(run / "games" / "x.jsonl")], capsys,
+                              stdin="q\n")
+    one_line(code, err, f"--trace {run / 'games' / 'x.jsonl'} is inside the games/ table")
+
+
+def test_verify_of_a_stopped_openings_study_says_so(tmp_path, capsys) -> None:
+    folder = tmp_path / "study"
+
+    def stop() -> None:
+        raise Stopped(signal.SIGTERM)
+
+    with pytest.raises(Stopped):
+        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
+                         between_chunks=stop)
+    code, out, err = run_main(["verify", str(folder)], capsys)
+    one_line(code, err, "holds an openings study stopped before its end")
+    assert f"sniff openings --out {folder} --resume" in err
+
+
+def test_a_query_whose_reader_goes_away_ends_quietly(folders) -> None:
+    """K115: ``sniff query --csv ... | head`` ends as every command does (exit 1, nothing
+    on stderr), not with "the query failed: BrokenPipeError"."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "query", "--csv", str(folders["run"]),
+         "select * from rounds"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert process.stdout.read(50)
+    process.stdout.close()  # as `head -c 50` does
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 1 and err == "", err
