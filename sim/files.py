@@ -112,6 +112,8 @@ def open_lock_file(path: Path) -> int:
         if error.errno == errno.ELOOP:
             raise UnsafeFile(path, "is a link, not the folder's lock file (sniff never "
                                    "writes through one)") from None
+        if error.errno == errno.EISDIR:
+            raise UnsafeFile(path, "is a folder, not the folder's lock file") from None
         raise
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
@@ -187,6 +189,21 @@ def refuse_links(folder: Path, names: Iterable[str], kind: str) -> None:
             raise UnsafeFile(path, f"is {link_words(path)}, not a file or folder of {kind}: "
                                    "--overwrite removes nothing through a link (remove the "
                                    "link, or choose another output folder)")
+
+
+def own_inode(path: Path) -> None:
+    """Before appending to ``path`` (a ledger, a training log): if the regular file has
+    other hard links (a snapshot made with ``cp -al``, another folder's copy), give this
+    name a copy of its own first, so the append changes only this folder. A rename-based
+    writer (``write_atomic``) never needs it: it makes a new file."""
+    import shutil
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        write_atomic(path, lambda temporary: shutil.copyfile(path, temporary))
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:

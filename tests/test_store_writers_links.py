@@ -125,3 +125,29 @@ def test_a_training_log_that_is_a_fifo_is_refused_before_an_iteration(folders, t
                                str(folder)], capsys)
     one_line(code, err, f"{folder / 'log.jsonl'}: is a FIFO")
     assert (folder / "state.json").read_bytes() == state
+
+
+def test_a_resume_never_appends_into_a_hard_linked_snapshot(folders, tmp_path,
+                                                            capsys) -> None:
+    """Campaign 2 K235: ``cp -al RUN SNAP`` then ``simulate --resume -o RUN``: the ledger's
+    append went into the inode SNAP shares, and SNAP then failed verify. The appender now
+    gives RUN's ledger a copy of its own first."""
+    import os
+
+    from cli_helpers import as_stopped_before
+
+    run = tmp_path / "run"
+    shutil.copytree(folders["run"], run)
+    as_stopped_before(run, 1)
+    (run / "games" / "part-000001.parquet").unlink()
+    (run / "rounds" / "part-000001.parquet").unlink()
+    snapshot_folder = tmp_path / "snap"
+    shutil.copytree(run, snapshot_folder, copy_function=os.link)
+    assert os.stat(run / "parts.jsonl").st_nlink == 2
+    before = snapshot(snapshot_folder)
+    code, out, err = run_main(["simulate", "--resume", "-q", "-o", str(run)], capsys)
+    assert code == 0, err
+    assert snapshot(snapshot_folder) == before
+    for folder in (run, snapshot_folder):
+        code, out, err = run_main(["verify", str(folder)], capsys)
+        assert code == 0 and "bad:" not in out, (out, err)

@@ -39,7 +39,7 @@ import numpy as np
 
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SettingError, SniffError, Stopped
-from sim.files import check_replaceable, own_folder, read_regular, write_atomic
+from sim.files import check_replaceable, own_folder, own_inode, read_regular, write_atomic
 from sim.learn import selfplay
 from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
@@ -467,7 +467,8 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
                        config.players, iteration=iteration)
             save_state(folder.path, regressor, iteration)
             check_replaceable(folder.path / "log.jsonl", "training log")  # never through a
-            with (folder.path / "log.jsonl").open("a") as handle:  # link, nor into a FIFO
+            own_inode(folder.path / "log.jsonl")  # link, into a FIFO or a hard-linked copy
+            with (folder.path / "log.jsonl").open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
             write_curve(folder.path)
             say(f"iteration {iteration}/{config.iterations}: loss {row['loss']:.4f}; against "

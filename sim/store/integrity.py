@@ -41,6 +41,7 @@ from sim.files import (
     link_words,
     open_regular,
     own_folder,
+    own_inode,
 )
 from sim.store.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
 from sim.store.shape import record_shape_problem
@@ -156,6 +157,7 @@ def append_record(folder: Path, record: dict) -> None:
     path = Path(folder) / LEDGER
     line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
     check_replaceable(path, "ledger")  # appended to, never through a link or into a FIFO
+    own_inode(path)  # nor into a file another folder shares (a hard-linked snapshot)
     with open(path, "ab+") as handle:
         handle.seek(0, os.SEEK_END)
         if handle.tell():  # a line torn by a crash must not swallow this one
@@ -201,8 +203,11 @@ def read_ledger(folder: Path, chunks: int | None = None) -> dict[int, dict]:
                     raise SniffError(f"{path}: line {lines:,} records chunk {chunk:,}, outside "
                                      f"this run's plan of {chunks:,} chunks; the run folder "
                                      "is damaged or was edited")
-    except (FileNotFoundError, IsADirectoryError):
+    except FileNotFoundError:
         pass
+    except IsADirectoryError:  # never "missing": the records are not where they belong
+        raise SniffError(f"{path}: is a folder, not a regular ledger: the run folder is "
+                         "damaged") from None
     except UnsafeFile as error:
         raise SniffError(f"{error}: the run folder is damaged") from None
     return records

@@ -109,13 +109,15 @@ class RunLock:
             info = _read_info(path)
             raise SniffError(f"{self.folder} is being written by {_describe(info)}; wait for "
                              "it to finish or stop it (nothing was changed)")
+        self._handle = handle
+        if os.fstat(handle.fileno()).st_nlink > 1:  # shared with a hard-linked copy of the
+            return  # folder (cp -al): locked, but its holder line is not written into both
         info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
                 "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         handle.seek(0)
         handle.truncate()
         handle.write(json.dumps(info).encode())
         handle.flush()
-        self._handle = handle
 
     def release(self) -> None:
         if self._handle is not None:
