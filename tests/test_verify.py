@@ -308,8 +308,38 @@ def _rewrite_pairs(folder: Path) -> None:
         bytes=len(data), sha256=hashlib.sha256(data).hexdigest()))
 
 
+def _rewrite_recorded(folder: Path, name: str, edit) -> None:
+    """``name`` (a Parquet file of the folder) rewritten by ``edit(table) -> table`` with
+    its footer, and its size and sha256 in summary.json updated to match."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    path = folder / name
+    data = pq.read_table(path)
+    pq.write_table(edit(data).replace_schema_metadata(data.schema.metadata), path)
+    raw = path.read_bytes()
+    edit_json(folder / "summary.json", lambda s: s["files"][name].update(
+        bytes=len(raw), sha256=hashlib.sha256(raw).hexdigest()))
+
+
+def _add(column: str, amount: float):
+    import pyarrow.compute as pc
+
+    def edit(table):
+        index = table.schema.get_field_index(column)
+        field = table.schema.field(index)
+        return table.set_column(index, field, pc.cast(pc.add(table[column], amount),
+                                                       field.type))
+    return edit
+
+
 @pytest.mark.parametrize("edit, text", [
     (_rewrite_pairs, "tile-pairs.csv: does not match"),
+    (lambda f: _rewrite_recorded(f, "openings.parquet", _add("p_win_vs_avg", 0.25)),
+     "openings.parquet: does not match the games table"),  # K212
+    (lambda f: _rewrite_recorded(f, "games/part-000000.parquet", _add("differential", 1)),
+     "openings.parquet: does not match the games table"),
     (lambda f: (f / "ranking.md").write_text("# ranked by me\n"), "ranking.md: does not match"),
     (lambda f: shutil.copy(f / "openings.parquet", f / "heatmap.png"),
      "heatmap.png: its bytes changed"),  # O05
@@ -330,6 +360,19 @@ def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit
     edit(folder)
     code, out, err = verify(folder, capsys)
     assert code == 2 and text in out, (out, err)
+
+
+def test_replay_proves_an_openings_folder(openings, tmp_path, capsys) -> None:
+    """K214: a games part's column that no figure reads, forged with its hash updated in
+    summary.json, passes the recomputations and fails when the deals are played again."""
+    code, out, err = run_main(["verify", str(openings), "--replay", "40"], capsys)
+    assert code == 0 and "every game row identical" in out, (out, err)
+    folder = copy_of(openings, tmp_path)
+    _rewrite_recorded(folder, "games/part-000000.parquet", _add("rounds", 3))
+    code, out, err = verify(folder, capsys)
+    assert code == 0, (out, err)  # the documented limit of the recomputations
+    code, out, err = run_main(["verify", str(folder), "--replay", "40"], capsys)
+    assert code == 2 and "games.rounds is" in out and "played again" in out, (out, err)
 
 
 def test_an_openings_summary_without_its_record_is_one_line_in_readers(openings, tmp_path,

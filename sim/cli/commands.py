@@ -313,6 +313,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.errors import SniffError
     from sim.openings.bound import derived_problems
     from sim.openings.folder import STUDY, folder_problems, is_openings_folder
+    from sim.openings.reproduce import replay_problem as replay_openings
     from sim.run.reproduce import lineup_problem, replay_problems
     from sim.run.stops import stop_problem
     from sim.store import integrity, io
@@ -333,12 +334,21 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             recorded, sound, problems = folder_problems(folder)
             if not problems:  # what readers show beside the tables, recomputed from them
                 problems = derived_problems(folder)
+            if replay and not problems:  # the games played again, field by field
+                played, found = replay_openings(folder, replay)
+                if found is not None:
+                    problems.append(f"{folder}: {found}: the games table does not hold the "
+                                    "games its deals play (forged, or played by other code)")
+                else:
+                    say(f"{folder}: {played:,} games (the deals of {replay:,} chosen at "
+                        "random) played again: every game row identical")
             for line in problems:
                 say(f"bad: {line}")
             bad += len(problems)
             say(f"{folder}: openings folder, {sound} of {recorded} recorded files "
-                       "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
-                                  "recomputed from the tables" + heatmap_words(folder)))
+                "sound" + ("" if problems else ", openings.parquet, the summary's figures, "
+                           "tile-pairs.csv and ranking.md recomputed from the tables"
+                           + heatmap_words(folder)))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
             for line in integrity.link_problems(folder, {TOURNAMENT_MANIFEST: "manifest",
