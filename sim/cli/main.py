@@ -174,9 +174,19 @@ def openings(players, strategies, deals, seed, out, overwrite, resume, threads, 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
 
 
+MAX_INPUT_LINE = 64 * 2**10  # a typed answer is a few characters
+
+
 def _read_line() -> str:
-    """One line of standard input ('' at end of input), for replay --step and play."""
-    return sys.stdin.readline()
+    """One line of standard input ('' at end of input), for replay --step and play; a line
+    longer than ``MAX_INPUT_LINE`` (``< /dev/zero``, a binary file) is one line of error,
+    read no further: the read is bounded whatever the input is."""
+    line = sys.stdin.readline(MAX_INPUT_LINE + 1)
+    if len(line) > MAX_INPUT_LINE:
+        raise SniffError(f"a line of standard input is longer than {MAX_INPUT_LINE:,} "
+                         "characters: not an answer typed at the table (is the input a file "
+                         "or a device?)")
+    return line
 
 
 def _write(text: str) -> None:
