@@ -98,3 +98,19 @@ def test_a_query_whose_reader_goes_away_ends_quietly(folders) -> None:
     process.stdout.close()  # as `head -c 50` does
     err = process.stderr.read().decode()
     assert process.wait(timeout=120) == 1 and err == "", err
+
+
+@pytest.mark.parametrize("value", ["0", "abc"])
+def test_a_numba_thread_count_numba_cannot_use_is_one_line(tmp_path, value) -> None:
+    """K274, K275: numba raised (0) or printed a traceback in a warning (text) at import."""
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-m", "sim.cli", "simulate", "--players", "2", "--games", "10",
+         "-q", "-o", str(tmp_path / "run")], capture_output=True, text=True, cwd=ROOT,
+        env={**os.environ, "NUMBA_NUM_THREADS": value}, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"sniff: error: NUMBA_NUM_THREADS={value!r} in the environment is "
+                           "not a number of threads numba can use: give a positive integer "
+                           "(e.g. 4), or unset it\n")
+    assert not (tmp_path / "run").exists()

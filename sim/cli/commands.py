@@ -494,6 +494,21 @@ def trace_command(players: int, seed: int, strategies: str, games: int,
     click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
 
 
+def check_environment() -> None:
+    """Settings of the environment that a library would fail on with a traceback, as one
+    line: ``NUMBA_NUM_THREADS`` (read by numba at its import: 0 raises, text prints a
+    warning with a traceback in it)."""
+    import os
+
+    from sim.errors import SniffError
+
+    value = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if value and not (value.isascii() and value.isdigit() and int(value) >= 1):
+        raise SniffError(f"NUMBA_NUM_THREADS={value!r} in the environment is not a number of "
+                         "threads numba can use: give a positive integer (e.g. 4), or unset "
+                         "it")
+
+
 def plain_environment() -> None:
     """What the command line needs of its process whatever the environment says: text that
     the terminal's encoding cannot show is escaped (``PYTHONIOENCODING=ascii`` prints ``\\u2013``,

@@ -447,11 +447,12 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
     Exit status: 0 done; 2 an error (bad input, or a failure such as a write error); 130
     stopped by Ctrl-C and 143 by SIGTERM (128 + the signal, the shell's convention).
     """
-    from sim.cli.commands import plain_environment
+    from sim.cli.commands import check_environment, plain_environment
     from sim.display.formatting import printable
 
     plain_environment()
     try:
+        check_environment()
         given = list(args) if args is not None else sys.argv[1:]
         cli.main(args=given, prog_name=prog_name, standalone_mode=False, obj={"argv": given})
     except (click.exceptions.Abort, KeyboardInterrupt) as stopped:

@@ -86,8 +86,30 @@ def check_scheduler(text) -> None:
     :class:`DaskCluster` passes)."""
     if isinstance(text, DaskCluster):
         return
-    parse_scheduler(text)
+    kind, value = parse_scheduler(text)
     import_distributed()
+    if kind == "address":
+        check_address(value)
+
+
+def check_address(address: str) -> None:
+    """A scheduler address Dask can dial (its scheme one of Dask's, a host and port that
+    parse), or one line at once: Dask itself would fail after its 30-second connect timeout
+    with tracebacks (``file:///x``, ``tcp://[::1``)."""
+    from distributed.comm import parse_address, parse_host_port
+    from distributed.comm.registry import backends
+
+    try:
+        scheme, location = parse_address(address, strict=True)
+        if scheme not in backends:
+            raise ValueError(f"unknown address scheme {scheme!r}, Dask's are "
+                             f"{', '.join(sorted(backends))}")
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location, default_port=8786)
+    except ValueError as error:
+        raise SettingError(f"{{scheduler}} {address} is not a Dask scheduler address "
+                           f"({error}); give tcp://HOST:PORT as `dask scheduler` prints it, "
+                           "or local:N") from None
 
 
 def check_threads_option(threads) -> None:
@@ -243,6 +265,7 @@ class DaskCluster:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def _connect(self, distributed, address: str) -> None:
+        check_address(address)
         try:
             self.client = distributed.Client(address, timeout=CONNECT_TIMEOUT,
                                              set_as_default=False)
