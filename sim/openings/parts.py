@@ -159,6 +159,32 @@ def sound_parts(folder: Path, parts: list, alert: Callable[[str], None]) -> dict
     return sound
 
 
+def check_kept(run: PartsRun, parts: list, sound: dict[int, dict]) -> None:
+    """Refuse a resume whose ``study.json`` does not match the parts it keeps: each
+    recorded part must be one of the study's parts (its deals as ``part_deals`` cuts them)
+    and each kept part's footer must carry the study's configuration. Else the record was
+    edited (a seed, a part size) and the rest would be played otherwise than the kept
+    parts, or as millions of tiny parts: one line, nothing played."""
+    from sim.store.footers import read_footer
+
+    bounds = {index: (lo, hi) for index, lo, hi in parts}
+    wanted = run.config.to_dict()
+    for index, record in sorted(read_ledger(run.folder).items()):
+        why = None
+        if bounds.get(index) != (record.get("first_deal"), record.get("end_deal")):
+            why = (f"deals {record.get('first_deal')}..{record.get('end_deal')}, not a part "
+                   f"of {run.part_deals:,} deals")
+        elif index in sound:
+            config = read_footer(run.folder / part_key(index))[1].get("config")
+            differ = [key for key in wanted if (config or {}).get(key) != wanted[key]]
+            if differ:
+                why = f"its footer's {differ[0]} is {(config or {}).get(differ[0])!r}"
+        if why is not None:
+            raise SettingError(f"cannot resume {run.folder}: {STUDY} does not match the part "
+                               f"it keeps, {part_key(index)} ({why}): the study record was "
+                               "edited; start again with {overwrite}")
+
+
 def add_part_back(tally: OpeningsTally, folder: Path, key: str) -> None:
     """A sound part's games added to the sums again, read from its file."""
     import pyarrow.parquet as pq
@@ -314,6 +340,8 @@ def play_parts(run: PartsRun, tally: OpeningsTally, resume: bool, *, scheduler=N
     resume, are added back to ``tally``); the parts' records for ``summary.json``."""
     parts = part_bounds(run.config.deals, run.part_deals)
     sound = sound_parts(run.folder, parts, alert or (lambda line: None)) if resume else {}
+    if resume:
+        check_kept(run, parts, sound)
     for index in sorted(sound):
         add_part_back(tally, run.folder, part_key(index))
     deals_done = sum(hi - lo for index, lo, hi in parts if index in sound)
