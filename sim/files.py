@@ -56,6 +56,8 @@ def kind_of(mode: int) -> str:
         return "a socket"
     if stat.S_ISLNK(mode):
         return "a link"
+    if stat.S_ISREG(mode):  # where a folder belongs (own_folder)
+        return "a file"
     return "not a regular file"
 
 

@@ -114,3 +114,15 @@ def test_a_numba_thread_count_numba_cannot_use_is_one_line(tmp_path, value) -> N
                            "not a number of threads numba can use: give a positive integer "
                            "(e.g. 4), or unset it\n")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_private_folder_that_is_a_file_is_called_a_file(folders, tmp_path, capsys) -> None:
+    """K297: ``.partial`` a regular file was 'is not a regular file, not the .partial
+    folder'."""
+    from cli_helpers import as_stopped_before
+
+    run = copy(folders, tmp_path, "run")
+    as_stopped_before(run, 1)
+    (run / ".partial").write_text("x")
+    code, out, err = run_main(["simulate", "-o", str(run), "--resume", "-q"], capsys)
+    one_line(code, err, f"{run / '.partial'}: is a file, not the .partial folder")
