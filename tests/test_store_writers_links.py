@@ -151,3 +151,18 @@ def test_a_resume_never_appends_into_a_hard_linked_snapshot(folders, tmp_path,
     for folder in (run, snapshot_folder):
         code, out, err = run_main(["verify", str(folder)], capsys)
         assert code == 0 and "bad:" not in out, (out, err)
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--players", "2", "--games", "20", "-q", "-o", "{learn}/sub"],  # K215
+    ["trace", "--players", "2", "--strategies", "greedy,random", "--games", "1", "-o",
+     "{learn}/x.jsonl"],  # K220
+    ["query", "{run}", "select 1 as x", "--parquet", "{learn}/q.parquet"],  # K222
+])
+def test_no_output_goes_inside_a_training_folder(folders, capsys, command) -> None:
+    """Campaign 2 K215-K222: a training folder is a sniff folder like the others."""
+    args = [part.format(learn=folders["learn"], run=folders["run"]) for part in command]
+    code, out, err = run_main(args, capsys)
+    one_line(code, err, f"is inside the sniff folder {folders['learn']}")
+    assert not [name for name in ("sub", "x.jsonl", "q.parquet")
+                if (folders["learn"] / name).exists()]
