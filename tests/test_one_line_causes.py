@@ -126,3 +126,12 @@ def test_a_private_folder_that_is_a_file_is_called_a_file(folders, tmp_path, cap
     (run / ".partial").write_text("x")
     code, out, err = run_main(["simulate", "-o", str(run), "--resume", "-q"], capsys)
     one_line(code, err, f"{run / '.partial'}: is a file, not the .partial folder")
+
+
+def test_a_file_option_ending_with_a_slash_is_refused(tmp_path, capsys) -> None:
+    """K226: ``trace -o tdir/`` wrote a file named tdir (the slash dropped)."""
+    target = f"{tmp_path / 'tdir'}/"
+    code, out, err = run_main(["trace", "--players", "2", "--strategies", "greedy,random",
+                               "--games", "1", "-o", target], capsys)
+    one_line(code, err, f"{target} names a folder (it ends with a slash)")
+    assert not (tmp_path / "tdir").exists()
