@@ -435,7 +435,7 @@ def verify(folders: tuple[Path, ...], replay: int) -> None:
     """Check run folders (or tournaments) in full: every part against the run's record of
     it (sha256, rows, chunk, games) and its plan, every page decoded, what readers show
     (a stop, compare.json) recomputed. Exit 2 on a problem."""
-    from sim.cli.commands import verify_command
+    from sim.cli.verify import verify_command
 
     verify_command(folders, replay=replay)
 

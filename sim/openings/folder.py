@@ -19,15 +19,20 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import SniffError
-from sim.files import TEMP_SUFFIX, own_folder, read_regular, write_atomic
+from sim.files import (
+    TEMP_SUFFIX,
+    link_problem,
+    link_problems,
+    own_folder,
+    read_regular,
+    write_atomic,
+)
 from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.footers import config_field, error_text
 from sim.store.integrity import (
     SET_ASIDE,
     absent_problem,
     file_problem,
-    link_problem,
-    link_problems,
     part_name,
     part_record,
 )

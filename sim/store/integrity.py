@@ -37,7 +37,8 @@ from sim.files import (
     UnsafeFile,
     check_replaceable,
     kind_of,
-    link_in,
+    link_problem,
+    link_problems,
     link_words,
     open_regular,
     own_folder,
@@ -106,26 +107,6 @@ def absent_problem(path: Path) -> str | None:
     if not stat.S_ISREG(mode):
         return f"{path}: is {kind_of(mode)}, not the regular file written with this folder"
     return None
-
-
-def link_problem(folder: Path, name: str, what: str = "regular file") -> str | None:
-    """``sniff verify``'s line for a link at ``folder/name`` or at a folder above it inside
-    ``folder`` (``what`` the file or folder sniff wrote there), or None. Writers refuse
-    links, so a sniff folder never has one: whatever it points to, it is not what was
-    written with this folder, even with the same bytes."""
-    link = link_in(folder, name)
-    if link is None:
-        return None
-    what = what if link == Path(folder) / name else "folder"
-    return (f"{link}: is {link_words(link)}, not the {what} written with this folder (sniff "
-            "never makes a link in its folders)")
-
-
-def link_problems(folder: Path, names: dict[str, str]) -> list[str]:
-    """``link_problem`` of each of a folder's own files and folders (``names``: name -> what
-    it is, e.g. ``{"games": "games folder"}``), one line each."""
-    return [line for line in (link_problem(folder, name, what) for name, what in
-                              names.items()) if line]
 
 
 def run_link_problems(folder: Path, manifest: dict) -> list[str]:

@@ -65,8 +65,8 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
     pairings: each field of ``tournament.json`` (``recomputed``: field -> value), each CSV
     (``texts``: name -> its text) and each of ``outputs`` against the size and sha256
     ``tournament.json`` records in ``files`` (none recorded: not checked). One line each."""
-    from sim.files import read_regular
-    from sim.store.integrity import file_problem, link_problem
+    from sim.files import link_problem, read_regular
+    from sim.store.integrity import file_problem
 
     where, problems = folder / TOURNAMENT_MANIFEST, []
     for key, value in recomputed.items():
