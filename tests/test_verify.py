@@ -206,6 +206,7 @@ def test_a_tournament_lists_exactly_its_pairings(tournament, tmp_path, capsys,
 
 @pytest.mark.parametrize("field, value", [
     ("games_per_pair", 5000), ("precision", 0.01), ("duplicate", True),  # K053, K056
+    ("chunk_size", 7),  # campaign 2 phase 2, P214: a resume wrote overlapping chunks
 ])
 def test_a_tournaments_settings_are_bound_to_its_pairings(tournament, tmp_path, capsys,
                                                          field, value) -> None:

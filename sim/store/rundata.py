@@ -190,10 +190,12 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
 
 def _plan_difference(config: dict, run_config: dict) -> str | None:
     """How a pairing's run differs from what the tournament's settings play (its games per
-    pair, precision, players, duplicate deals), in words, or None: the settings a reader
-    shows and a resume plays are bound to the games already played."""
+    pair, precision, players, duplicate deals, chunk size), in words, or None: the settings
+    a reader shows and a resume plays are bound to the games already played (a resume with
+    another chunk size would write chunks that overlap the pairing's own)."""
     wanted = {"games": config.get("games_per_pair"), "precision": config.get("precision"),
-              "players": config.get("players"), "duplicate": config.get("duplicate")}
+              "players": config.get("players"), "duplicate": config.get("duplicate"),
+              "chunk_size": config.get("chunk_size")}
     for name, value in wanted.items():
         if run_config.get(name) != value or type(run_config.get(name)) is not type(value):
             return (f"{name} {_quoted(run_config.get(name))}, where the tournament's "
