@@ -432,6 +432,7 @@ COMMANDS = {
     ("local:2", "Dask, which is not installed"),
     ("tcp://[::1", "is not a Dask scheduler address (invalid address"),  # K273a
     ("file:///etc/passwd", "unknown address scheme 'file'"),  # K273b
+    ("tcp://127.0.0.1", "missing port number"),  # phase 2, P237
 ])
 def test_a_bad_scheduler_or_no_dask_is_one_line_and_nothing_written(
         tmp_path, monkeypatch, capsys, command, scheduler, message):

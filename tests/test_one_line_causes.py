@@ -100,19 +100,24 @@ def test_a_query_whose_reader_goes_away_ends_quietly(folders) -> None:
     assert process.wait(timeout=120) == 1 and err == "", err
 
 
-@pytest.mark.parametrize("value", ["0", "abc"])
-def test_a_numba_thread_count_numba_cannot_use_is_one_line(tmp_path, value) -> None:
-    """K274, K275: numba raised (0) or printed a traceback in a warning (text) at import."""
+@pytest.mark.parametrize("name, value, text", [
+    ("NUMBA_NUM_THREADS", "0", "is not a number of threads numba can use"),  # K275
+    ("NUMBA_NUM_THREADS", "abc", "is not a number of threads numba can use"),  # K274
+    ("NUMBA_NUM_THREADS", "100000", "is not a number of threads numba can use"),  # P244
+    ("NUMBA_THREADING_LAYER", "nonsense", "is not one of numba's threading layers"),  # P247
+])
+def test_a_numba_setting_numba_cannot_use_is_one_line(tmp_path, name, value, text) -> None:
+    """numba raised (0, an unknown layer), printed a traceback in a warning (text) or
+    crashed (100,000 threads)."""
     import os
 
     done = subprocess.run(
         [sys.executable, "-m", "sim.cli", "simulate", "--players", "2", "--games", "10",
          "-q", "-o", str(tmp_path / "run")], capture_output=True, text=True, cwd=ROOT,
-        env={**os.environ, "NUMBA_NUM_THREADS": value}, timeout=300)
+        env={**os.environ, name: value}, timeout=300)
     assert done.returncode == 2, done.stderr
-    assert done.stderr == (f"sniff: error: NUMBA_NUM_THREADS={value!r} in the environment is "
-                           "not a number of threads numba can use: give a positive integer "
-                           "(e.g. 4), or unset it\n")
+    assert done.stderr.startswith(f"sniff: error: {name}={value!r} in the environment {text}")
+    assert done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "run").exists()
 
 

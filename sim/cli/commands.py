@@ -326,19 +326,30 @@ def trace_command(players: int, seed: int, strategies: str, games: int,
     click.echo(f"wrote {lines} events of {games} game(s) to {output}", err=True)
 
 
+MAX_NUMBA_THREADS = 4096  # numba's pool of 100,000 threads ends in a segmentation fault
+THREADING_LAYERS = ("default", "safe", "forksafe", "threadsafe", "tbb", "omp", "workqueue")
+
+
 def check_environment() -> None:
     """Settings of the environment that a library would fail on with a traceback, as one
     line: ``NUMBA_NUM_THREADS`` (read by numba at its import: 0 raises, text prints a
-    warning with a traceback in it)."""
+    warning with a traceback in it, 100,000 crashes it) and ``NUMBA_THREADING_LAYER`` (a
+    name numba does not know raises at the first parallel kernel)."""
     import os
 
     from sim.errors import SniffError
 
     value = os.environ.get("NUMBA_NUM_THREADS", "").strip()
-    if value and not (value.isascii() and value.isdigit() and int(value) >= 1):
+    if value and not (value.isascii() and value.isdigit()
+                      and 1 <= int(value) <= MAX_NUMBA_THREADS):  # 100,000 crashes numba
         raise SniffError(f"NUMBA_NUM_THREADS={value!r} in the environment is not a number of "
-                         "threads numba can use: give a positive integer (e.g. 4), or unset "
-                         "it")
+                         f"threads numba can use: give an integer from 1 to "
+                         f"{MAX_NUMBA_THREADS:,} (e.g. 4), or unset it")
+    layer = os.environ.get("NUMBA_THREADING_LAYER", "").strip()
+    if layer and layer not in THREADING_LAYERS:
+        raise SniffError(f"NUMBA_THREADING_LAYER={layer!r} in the environment is not one of "
+                         f"numba's threading layers: give one of {', '.join(THREADING_LAYERS)}, "
+                         "or unset it")
 
 
 def plain_environment() -> None:

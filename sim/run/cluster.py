@@ -105,7 +105,7 @@ def check_address(address: str) -> None:
             raise ValueError(f"unknown address scheme {scheme!r}, Dask's are "
                              f"{', '.join(sorted(backends))}")
         if scheme in ("tcp", "tls", "ws", "wss"):
-            parse_host_port(location, default_port=8786)
+            parse_host_port(location)  # a port is needed: Dask's client assumes none
     except ValueError as error:
         raise SettingError(f"{{scheduler}} {address} is not a Dask scheduler address "
                            f"({error}); give tcp://HOST:PORT as `dask scheduler` prints it, "
