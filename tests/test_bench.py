@@ -39,9 +39,10 @@ def test_table_shows_every_measured_row():
     assert "with --no-rounds 1,100 games/s, 0.90" in text
 
 
-@pytest.mark.parametrize("games", [10**12 + 1, 10**20])
+@pytest.mark.parametrize("games", [10**12 + 1, 10**20, 10])
 def test_a_memory_run_no_simulate_plays_is_refused_before_measuring(games, capsys):
-    """Campaign 2 K109: one line at once, not a traceback after the minutes of measuring."""
+    """Campaign 2 K109 (and P236: 10 games with --quick are 0): one line at once, not a
+    traceback or a failure after the minutes of measuring."""
     from cli_helpers import one_line, run_main
 
     code, out, err = run_main(["bench", "--quick", "--memory-games", str(games)], capsys)

@@ -9,6 +9,7 @@ same cores lower every figure.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import statistics
@@ -286,6 +287,9 @@ def strategy_costs(games: int, repeats: int) -> list[dict]:
     return rows
 
 
+QUICK_SCALE = 0.05  # --quick: the sizes of every measurement, scaled
+
+
 def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = None) -> dict:
     """Every measurement; ``quick`` shrinks the sizes (a smoke run, not figures to publish)."""
     from sim.files import write_atomic
@@ -297,10 +301,14 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
             1 <= memory_games <= MAX_GAMES):  # refused now, not after the minutes of measuring
         raise SettingError(f"{{memory_games}} must be a number of games from 1 to "
                            f"{MAX_GAMES:,}, got {memory_games!r}")
+    if quick and int(memory_games * QUICK_SCALE) < 1:
+        raise SettingError(f"{{memory_games}} {memory_games:,} with {{quick}} plays "
+                           f"{QUICK_SCALE:g} x as many games, none: give at least "
+                           f"{math.ceil(1 / QUICK_SCALE):,}")
     if out is not None:  # before the minutes of measuring: never a link, nor in a sniff folder
         out.parent.mkdir(parents=True, exist_ok=True)
         check_output_file(out, "{out}", "json")
-    scale = 0.05 if quick else 1.0
+    scale = QUICK_SCALE if quick else 1.0
     repeats = 3 if quick else 5
     # Every figure in the kernel users play in once the first run is behind them: the
     # shared kernel of every built-in strategy (compiled here if the cache lacks it, so
