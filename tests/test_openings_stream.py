@@ -229,7 +229,11 @@ def test_a_study_record_that_is_no_file_is_one_line_at_once(tmp_path, capsys, sp
 
 @pytest.mark.parametrize("edit, text", [
     (lambda study: study["config"].update(seed=5), "its footer's seed is 1"),  # K290
-    (lambda study: study.update(part_deals=3), "not a part of 3 deals"),  # K291
+    (lambda study: study.update(part_deals=3), "in parts of 3 give deals 0..3"),  # K291
+    (lambda study: study["config"].update(deals=2),  # P223
+     "it holds deals 0..4, where study.json's 2 deals in parts of 4 give deals 0..2"),
+    (lambda study: study["config"].update(strategies=["greedy", "greedy"]),  # P221
+     "its footer's strategies_from_leader is ['random', 'random']"),
 ])
 def test_a_resume_refuses_a_study_record_that_does_not_match_its_parts(tmp_path, capsys,
                                                                        edit, text):

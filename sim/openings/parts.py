@@ -165,24 +165,49 @@ def check_kept(run: PartsRun, parts: list, sound: dict[int, dict]) -> None:
     and each kept part's footer must carry the study's configuration. Else the record was
     edited (a seed, a part size) and the rest would be played otherwise than the kept
     parts, or as millions of tiny parts: one line, nothing played."""
-    from sim.store.footers import read_footer
-
     bounds = {index: (lo, hi) for index, lo, hi in parts}
-    wanted = run.config.to_dict()
     for index, record in sorted(read_ledger(run.folder).items()):
         why = None
         if bounds.get(index) != (record.get("first_deal"), record.get("end_deal")):
-            why = (f"deals {record.get('first_deal')}..{record.get('end_deal')}, not a part "
-                   f"of {run.part_deals:,} deals")
+            lo, hi = bounds.get(index, (None, None))
+            why = (f"it holds deals {record.get('first_deal')}..{record.get('end_deal')}, "
+                   f"where {STUDY}'s {run.config.deals:,} deals in parts of "
+                   f"{run.part_deals:,} give " + (f"deals {lo}..{hi}" if lo is not None
+                                                   else f"no part {index}"))
         elif index in sound:
-            config = read_footer(run.folder / part_key(index))[1].get("config")
-            differ = [key for key in wanted if (config or {}).get(key) != wanted[key]]
-            if differ:
-                why = f"its footer's {differ[0]} is {(config or {}).get(differ[0])!r}"
+            why = footer_difference(run.folder, index, run.config)
         if why is not None:
             raise SettingError(f"cannot resume {run.folder}: {STUDY} does not match the part "
                                f"it keeps, {part_key(index)} ({why}): the study record was "
                                "edited; start again with {overwrite}")
+
+
+def kept_parts_match(folder: Path, config: OpeningsConfig) -> None:
+    """Refuse (as ``check_kept``) when a recorded part's footer carries another
+    configuration than ``config``, the one ``study.json`` records."""
+    for index in sorted(read_ledger(folder)):
+        if os.path.isfile(Path(folder) / part_key(index)) and (
+                why := footer_difference(folder, index, config)) is not None:
+            raise SettingError(f"cannot resume {folder}: {STUDY} does not match the part it "
+                               f"keeps, {part_key(index)} ({why}): the study record was "
+                               "edited; start again with {overwrite}")
+
+
+def footer_difference(folder: Path, index: int, config: OpeningsConfig) -> str | None:
+    """How the configuration in part ``index``'s footer differs from ``config``, in words
+    (``its footer's seed is 0``), or None."""
+    import pyarrow as pa
+
+    from sim.store.footers import read_footer
+
+    wanted = config.to_dict()
+    try:
+        found = read_footer(Path(folder) / part_key(index))[1].get("config")
+    except (OSError, ValueError, pa.ArrowException):  # a damaged part: its hash says so
+        return None
+    found = found if isinstance(found, dict) else {}
+    differ = [key for key in wanted if found.get(key) != wanted[key]]
+    return f"its footer's {differ[0]} is {found.get(differ[0])!r}" if differ else None
 
 
 def add_part_back(tally: OpeningsTally, folder: Path, key: str) -> None:
