@@ -49,10 +49,12 @@ def verify(folder: Path, capsys) -> tuple[int, str, str]:
     ("run", "games/part-000001.parquet", "a part written by this run"),
     ("run", "manifest.json", "the manifest"),
     ("run", "parts.jsonl", "the ledger"),
+    ("run", "set-aside", "the set-aside folder"),
     ("openings", "heatmap.png", "the regular file"),  # N10
     ("openings", "games", "the folder"),
     ("openings", "openings.parquet", "the regular file"),
     ("openings", "summary.json", "the summary.json"),
+    ("openings", "ranking.md", "the ranking.md"),
     ("tournament", "matrix.png", "the regular file"),  # N13
     ("tournament", "ranking.csv", "the regular file"),
     ("tournament", "pairs", "the pairs folder"),
@@ -62,6 +64,8 @@ def test_a_link_out_of_the_folder_is_named_by_verify(folders, tmp_path, capsys, 
                                                      what) -> None:
     folder = tmp_path / kind
     shutil.copytree(folders[kind], folder)
+    if name == "set-aside":  # (a run keeps one once a resume set a part aside)
+        (folder / name).mkdir()
     code, out, err = verify(folder, capsys)
     assert code == 0 and "bad:" not in out, (out, err)
     outside = linked_out(folder, name, tmp_path / "elsewhere" / Path(name).name)

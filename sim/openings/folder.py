@@ -381,7 +381,8 @@ def folder_problems(folder: Path | str) -> tuple[int, int, list[str]]:
         problems.append(message)
     sound = len(files) - len(problems)
     # a games/ that is a link is named once, not once per part under it
-    problems = link_problems(folder, {SUMMARY: SUMMARY}) + list(dict.fromkeys(problems))
+    problems = link_problems(folder, {SUMMARY: SUMMARY, "ranking.md": "ranking.md"}) + list(
+        dict.fromkeys(problems))
     recorded = set(game_part_keys(files))
     problems += [f"{folder / name}: not recorded in {SUMMARY} (not written with this "
                  "folder's run)" for name in sorted(_parts_on_disk(folder))

@@ -113,7 +113,9 @@ def run_link_problems(folder: Path, manifest: dict) -> list[str]:
     """A run folder's own files and table folders that are links, one line each (the parts
     themselves are checked with their chunks)."""
     return link_problems(folder, {"manifest.json": "manifest", LEDGER: "ledger",
-                                  **{t: f"{t} folder" for t in tables_of(manifest["config"])}})
+                                  **{t: f"{t} folder" for t in tables_of(manifest["config"])},
+                                  ".partial": ".partial folder",
+                                  SET_ASIDE: f"{SET_ASIDE} folder"})
 
 
 def file_problem(folder: Path, name: str, records: dict,
