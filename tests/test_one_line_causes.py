@@ -140,3 +140,19 @@ def test_a_file_option_ending_with_a_slash_is_refused(tmp_path, capsys) -> None:
                                "--games", "1", "-o", target], capsys)
     one_line(code, err, f"{target} names a folder (it ends with a slash)")
     assert not (tmp_path / "tdir").exists()
+
+
+@pytest.mark.parametrize("command", [
+    ["query", "--csv", "{run}", "select 1"],  # P330
+    ["trace", "--players", "2", "--strategies", "greedy,random", "--games", "1"],  # P331
+])
+def test_a_closed_standard_output_is_no_traceback(folders, command) -> None:
+    """Campaign 2 phase 2, P330, P331: ``>&-`` left Python without sys.stdout, and the
+    first write raised AttributeError; now the output is dropped, as by every command."""
+    import os
+
+    done = subprocess.run([sys.executable, "-m", "sim.cli",
+                           *[part.format(run=folders["run"]) for part in command]],
+                          stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300,
+                          preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0 and done.stderr == "", done.stderr

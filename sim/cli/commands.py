@@ -356,9 +356,15 @@ def plain_environment() -> None:
     """What the command line needs of its process whatever the environment says: text that
     the terminal's encoding cannot show is escaped (``PYTHONIOENCODING=ascii`` prints ``\\u2013``,
     never a traceback), and charts are drawn off screen (an ``MPLBACKEND`` that does not
-    exist, or a GUI one, is not used: sniff only writes PNG files)."""
+    exist, or a GUI one, is not used: sniff only writes PNG files). A standard output or
+    error that is closed (``>&-``: Python has no stream for it) drops what would go there,
+    as a write to a closed pipe does, instead of failing on the first write."""
     import os
 
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the process's own, never closed)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
