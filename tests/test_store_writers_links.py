@@ -166,3 +166,22 @@ def test_no_output_goes_inside_a_training_folder(folders, capsys, command) -> No
     one_line(code, err, f"is inside the sniff folder {folders['learn']}")
     assert not [name for name in ("sub", "x.jsonl", "q.parquet")
                 if (folders["learn"] / name).exists()]
+
+
+def test_a_lock_shared_with_a_hard_linked_copy_is_named(folders, tmp_path) -> None:
+    """Campaign 2 phase 2, P286: a copy made with ``cp -al`` shares its ``.lock``; while the
+    original is written, the copy's writer is told so, not that the copy is being written
+    by the original's command."""
+    import os
+
+    from sim.errors import SniffError
+    from sim.store.lock import RunLock
+
+    run = tmp_path / "run"
+    shutil.copytree(folders["run"], run)
+    (run / ".lock").touch()
+    shutil.copytree(run, tmp_path / "copy", copy_function=os.link)
+    with RunLock(run) as held:
+        held.acquire("sniff simulate -o run")
+        with pytest.raises(SniffError, match=r"copy/\.lock is also the lock of another folder"):
+            RunLock(tmp_path / "copy").acquire("sniff simulate -o copy")

@@ -105,8 +105,14 @@ class RunLock:
                 break
             time.sleep(PAUSE)
         else:
+            shared = os.fstat(handle.fileno()).st_nlink > 1
             handle.close()
             info = _read_info(path)
+            if shared:  # a hard-linked copy (cp -al) shares the lock of the folder copied
+                raise SniffError(f"{path} is also the lock of another folder (this one or "
+                                 "that is a hard-linked copy, as cp -al makes), which a "
+                                 f"process is writing now; remove {path} (it holds nothing "
+                                 "but the lock) and run again (nothing was changed)")
             raise SniffError(f"{self.folder} is being written by {_describe(info)}; wait for "
                              "it to finish or stop it (nothing was changed)")
         self._handle = handle
