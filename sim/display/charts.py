@@ -56,11 +56,14 @@ def png_bytes(figure: Figure, dpi: int = DPI, facecolor: str = "white") -> bytes
 
 @contextmanager
 def quiet_glyphs() -> Iterator[None]:
-    """A context without matplotlib's "Glyph 27 (\\x1b) missing from font" warnings: a
-    label with a control character (a folder's name is data) is drawn as a box, and the
-    warning would write that character raw onto the user's terminal."""
+    """A context without matplotlib's warnings about the labels it draws: "Glyph 27
+    (\\x1b) missing from font" (a label with a control character, a folder's name being
+    data, is drawn as a box, and the warning would write that character raw onto the
+    user's terminal) and "constrained_layout not applied" (a very long label leaves the
+    axes no room; the chart is drawn as it can be, and the warning names a source file)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        warnings.filterwarnings("ignore", message="constrained_layout not applied")
         yield
 
 
