@@ -142,17 +142,25 @@ def test_a_file_option_ending_with_a_slash_is_refused(tmp_path, capsys) -> None:
     assert not (tmp_path / "tdir").exists()
 
 
-@pytest.mark.parametrize("command", [
-    ["query", "--csv", "{run}", "select 1"],  # P330
-    ["trace", "--players", "2", "--strategies", "greedy,random", "--games", "1"],  # P331
+@pytest.mark.parametrize("command, closed, status, said", [
+    (["query", "--csv", "{run}", "select 1"], 1, 0, ""),  # P330
+    (["trace", "--players", "2", "--strategies", "greedy,random", "--games", "1"], 1, 0,
+     ""),  # P331
+    (["openings", "--players", "2", "--strategies", "random", "--deals", "2", "-o",
+      "{tmp}/op"], 1, 0, ""),  # P335
+    (["play", "--seed", "3", "--players", "2"], 0, 2,
+     "sniff: error: play aborted: input ended before the game did\n"),  # P337
 ])
-def test_a_closed_standard_output_is_no_traceback(folders, command) -> None:
-    """Campaign 2 phase 2, P330, P331: ``>&-`` left Python without sys.stdout, and the
-    first write raised AttributeError; now the output is dropped, as by every command."""
+def test_a_closed_standard_stream_is_no_traceback(folders, tmp_path, command, closed, status,
+                                                  said) -> None:
+    """Campaign 2 phase 2, P330-P338: ``>&-`` or ``<&-`` left Python without sys.stdout or
+    sys.stdin, and the first use raised AttributeError; now output is dropped, as by every
+    command, and a closed input is an empty one."""
     import os
 
     done = subprocess.run([sys.executable, "-m", "sim.cli",
-                           *[part.format(run=folders["run"]) for part in command]],
+                           *[part.format(run=folders["run"], tmp=tmp_path) for part in command]],
+                          stdout=None if closed == 1 else subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300,
-                          preexec_fn=lambda: os.close(1))
-    assert done.returncode == 0 and done.stderr == "", done.stderr
+                          preexec_fn=lambda: os.close(closed))
+    assert done.returncode == status and done.stderr == said, done.stderr

@@ -358,11 +358,14 @@ def plain_environment() -> None:
     never a traceback), and charts are drawn off screen (an ``MPLBACKEND`` that does not
     exist, or a GUI one, is not used: sniff only writes PNG files). A standard output or
     error that is closed (``>&-``: Python has no stream for it) drops what would go there,
-    as a write to a closed pipe does, instead of failing on the first write."""
+    as a write to a closed pipe does, instead of failing on the first write; a closed
+    standard input reads as an empty one."""
     import os
 
+    if sys.stdin is None:  # (<&-) read as an empty input: its end, said by each command
+        sys.stdin = open(os.devnull)  # noqa: SIM115 (the process's own, never closed)
     if sys.stdout is None:
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the process's own, never closed)
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
