@@ -368,6 +368,10 @@ def test_replay_proves_an_openings_folder(openings, tmp_path, capsys) -> None:
     summary.json, passes the recomputations and fails when the deals are played again."""
     code, out, err = run_main(["verify", str(openings), "--replay", "40"], capsys)
     assert code == 0 and "every game row identical" in out, (out, err)
+    code, out, err = run_main(["verify", str(openings), "--replay", "10000"], capsys)
+    deals = json.loads((openings / "summary.json").read_text())["deals"]  # P361: no overstating
+    assert f"{deals} deal(s), {deals * 29} games, played again (the deals of {deals * 29} " \
+        "games drawn at random, without repeats)" in out, (out, err)
     folder = copy_of(openings, tmp_path)
     _rewrite_recorded(folder, "games/part-000000.parquet", _add("rounds", 3))
     code, out, err = verify(folder, capsys)

@@ -33,6 +33,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.errors import SniffError
     from sim.openings.bound import derived_problems
     from sim.openings.folder import STUDY, folder_problems, is_openings_folder
+    from sim.openings.play import SLOTS_PER_DEAL
     from sim.openings.reproduce import replay_problem as replay_openings
     from sim.run.reproduce import lineup_problem, replay_problems
     from sim.run.stops import stop_problem
@@ -55,13 +56,14 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
             if not problems:  # what readers show beside the tables, recomputed from them
                 problems = derived_problems(folder)
             if replay and not problems:  # the games played again, field by field
-                played, found = replay_openings(folder, replay)
+                played, drawn, found = replay_openings(folder, replay)
                 if found is not None:
                     problems.append(f"{folder}: {found}: the games table does not hold the "
                                     "games its deals play (forged, or played by other code)")
-                else:
-                    say(f"{folder}: {played:,} games (the deals of {replay:,} chosen at "
-                        "random) played again: every game row identical")
+                else:  # whole deals: those of the games drawn (a deal may hold several)
+                    say(f"{folder}: {played // SLOTS_PER_DEAL:,} deal(s), {played:,} games, "
+                        f"played again (the deals of {drawn:,} games drawn at random, "
+                        "without repeats): every game row identical")
             for line in problems:
                 say(f"bad: {line}")
             bad += len(problems)

@@ -60,20 +60,22 @@ def _first_difference(expected: pd.DataFrame, found: pd.DataFrame) -> str | None
 
 
 def replay_problem(folder: Path | str, count: int,
-                   rng: np.random.Generator | None = None) -> tuple[int, str | None]:
-    """Play the deals of ``count`` games chosen at random again and compare their rows with
-    the folder's games parts: ``(games replayed, the first difference or None)``. The
-    folder's files are checked against ``summary.json`` first (``table_files``)."""
+                   rng: np.random.Generator | None = None) -> tuple[int, int, str | None]:
+    """Play the deals of ``count`` games chosen at random (without repeats; all of them if
+    the folder holds fewer) again and compare their rows with the folder's games parts:
+    ``(games replayed, games drawn, the first difference or None)``; a deal replayed is
+    all its games. The folder's files are checked against ``summary.json`` first
+    (``table_files``)."""
     folder = Path(folder)
     tables = table_files(folder)
     config = read_summary(folder)["config"]
     study = make_config(config["players"], config["strategies_from_leader"],
                         config["deals"], config["seed"], config["round_cap"])
     if count == 0 or "games" not in tables:
-        return 0, None
+        return 0, 0, None
     rng = rng or np.random.default_rng(secrets.randbits(64))  # a forger cannot know which
     total = study.deals * SLOTS_PER_DEAL
     games = rng.choice(total, size=min(count, total), replace=False)
     deals = sorted({int(game) // SLOTS_PER_DEAL for game in games})
     difference = _first_difference(_played(study, deals), _recorded(tables["games"], deals))
-    return len(deals) * SLOTS_PER_DEAL, difference
+    return len(deals) * SLOTS_PER_DEAL, len(games), difference
