@@ -23,7 +23,7 @@ import os
 import secrets
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"  # of every temporary file (a killed run's are cleared by resume)
@@ -56,6 +56,8 @@ def kind_of(mode: int) -> str:
         return "a socket"
     if stat.S_ISLNK(mode):
         return "a link"
+    if stat.S_ISREG(mode):  # where a folder belongs (own_folder)
+        return "a file"
     return "not a regular file"
 
 
@@ -112,6 +114,8 @@ def open_lock_file(path: Path) -> int:
         if error.errno == errno.ELOOP:
             raise UnsafeFile(path, "is a link, not the folder's lock file (sniff never "
                                    "writes through one)") from None
+        if error.errno == errno.EISDIR:
+            raise UnsafeFile(path, "is a folder, not the folder's lock file") from None
         raise
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
@@ -146,6 +150,82 @@ def check_replaceable(path: Path, what: str = "file") -> None:
         return
     if not stat.S_ISREG(mode):
         raise UnsafeFile(path, f"is {kind_of(mode)}, not a {what} sniff may replace")
+
+
+def link_in(folder: Path, name: str | Path) -> Path | None:
+    """The first name of ``folder/name`` below ``folder`` that is a link (a table folder,
+    then the file itself), or None. Sniff never makes a link inside its folders (its
+    writers refuse one), so a link there was put by hand and reaches outside the record."""
+    path = Path(folder)
+    for part in Path(name).parts:
+        path = path / part
+        if path.is_symlink():
+            return path
+    return None
+
+
+def link_words(path: Path) -> str:
+    """``a link to TARGET``, and what the target is when it is neither a file nor a folder
+    (or not there)."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return f"a link to {target} (which is not there)"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return f"a link to {target}"
+    return f"a link to {target} ({kind_of(mode)})"
+
+
+def link_problem(folder: Path, name: str, what: str = "regular file") -> str | None:
+    """``sniff verify``'s line for a link at ``folder/name`` or at a folder above it inside
+    ``folder`` (``what`` the file or folder sniff wrote there), or None. Writers refuse
+    links, so a sniff folder never has one: whatever it points to, it is not what was
+    written with this folder, even with the same bytes."""
+    link = link_in(folder, name)
+    if link is None:
+        return None
+    what = what if link == Path(folder) / name else "folder"
+    return (f"{link}: is {link_words(link)}, not the {what} written with this folder (sniff "
+            "never makes a link in its folders)")
+
+
+def link_problems(folder: Path, names: dict[str, str]) -> list[str]:
+    """``link_problem`` of each of a folder's own files and folders (``names``: name -> what
+    it is, e.g. ``{"games": "games folder"}``), one line each."""
+    return [line for line in (link_problem(folder, name, what) for name, what in
+                              names.items()) if line]
+
+
+def refuse_links(folder: Path, names: Iterable[str], kind: str) -> None:
+    """Before ``--overwrite`` removes a folder's own files and folders (``names``): a link
+    among them is one ``UnsafeFile`` line and nothing is removed. Removing through a link
+    would delete what it points to, outside the folder (another run's parts), and sniff
+    never makes one, so a link there was put by hand."""
+    for name in names:
+        path = Path(folder) / name
+        if path.is_symlink():
+            raise UnsafeFile(path, f"is {link_words(path)}, not a file or folder of {kind}: "
+                                   "--overwrite removes nothing through a link (remove the "
+                                   "link, or choose another output folder)")
+
+
+def own_inode(path: Path) -> None:
+    """Before appending to ``path`` (a ledger, a training log): if the regular file has
+    other hard links (a snapshot made with ``cp -al``, another folder's copy), give this
+    name a copy of its own first, so the append changes only this folder. A rename-based
+    writer (``write_atomic``) never needs it: it makes a new file."""
+    import shutil
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        write_atomic(path, lambda temporary: shutil.copyfile(path, temporary))
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:

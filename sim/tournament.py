@@ -32,6 +32,7 @@ from pathlib import Path
 from sim.core.seating import check_players
 from sim.display.formatting import slug
 from sim.errors import SettingError, SniffError, Stopped
+from sim.files import own_folder, refuse_links, write_atomic
 from sim.run.settings import RunControl
 from sim.store.folders import check_writable_folder
 from sim.store.integrity import part_record
@@ -329,6 +330,8 @@ def _check_new_folder(folder: Path, overwrite: bool) -> None:
             state = read_tournament_manifest(folder).get("status")
             raise SettingError(f"{folder} already holds a tournament ({state}); use {{resume}} "
                                "to complete it or {overwrite} to replace it")
+        refuse_links(folder, (PAIRS_DIR, TOURNAMENT_MANIFEST, *OUTPUT_FILES),
+                     "a tournament")  # nothing removed through one
 
 
 def _new_manifest(folder: Path, plan: TournamentPlan, pairs: list, control: RunControl) -> dict:
@@ -360,7 +363,7 @@ def _mark_running(folder: Path, manifest: dict) -> None:
     from sim.store import io
 
     try:
-        (folder / PAIRS_DIR).mkdir(parents=True, exist_ok=True)
+        own_folder(folder / PAIRS_DIR, PAIRS_DIR)  # never a link out of the tournament
         io.mark_running(manifest)
         _write_manifest(folder, manifest)
     except OSError as error:
@@ -484,14 +487,16 @@ def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tou
     names = list(ratings.table["strategy"])
     if not write:
         return Tournament(folder, manifest, runs, matrix, ratings, {}, ranked)
-    files = {
-        "matrix.png": charts.save(charts.pairwise_matrix(matrix, names), folder / "matrix.png"),
-        "ratings.png": charts.save(charts.ratings(ratings.table), folder / "ratings.png"),
+    writers = {  # each written whole beside its name, never through a link (sim.files)
+        "matrix.png": lambda t: charts.save(charts.pairwise_matrix(matrix, names), t),
+        "ratings.png": lambda t: charts.save(charts.ratings(ratings.table), t),
+        "matrix.csv": lambda t: matrix.to_csv(t, index=False),
+        "ranking.csv": lambda t: csv_table(ranked).to_csv(t, index=False),
     }
-    matrix.to_csv(folder / "matrix.csv", index=False)
-    csv_table(ranked).to_csv(folder / "ranking.csv", index=False)
-    files["matrix.csv"] = folder / "matrix.csv"
-    files["ranking.csv"] = folder / "ranking.csv"
+    files = {}
+    for name, write in writers.items():
+        write_atomic(folder / name, write)
+        files[name] = folder / name
     return Tournament(folder, manifest, runs, matrix, ratings, files, ranked)
 
 

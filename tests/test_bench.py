@@ -37,3 +37,31 @@ def test_table_shows_every_measured_row():
     assert "| 3 | random | 1 |" in text and "123x" in text and "| random | 250 |" in text
     assert "cold (empty cache) 20.0 s, warm 2.0 s" in text and "0.80 of the engine-only" in text
     assert "with --no-rounds 1,100 games/s, 0.90" in text
+
+
+@pytest.mark.parametrize("games", [10**12 + 1, 10**20, 10])
+def test_a_memory_run_no_simulate_plays_is_refused_before_measuring(games, capsys):
+    """Campaign 2 K109 (and P236: 10 games with --quick are 0): one line at once, not a
+    traceback or a failure after the minutes of measuring."""
+    from cli_helpers import one_line, run_main
+
+    code, out, err = run_main(["bench", "--quick", "--memory-games", str(games)], capsys)
+    one_line(code, err, "--memory-games")
+
+
+def test_a_failed_memory_run_is_one_line(monkeypatch):
+    """Whatever makes the measured simulate fail, bench says so in one line (its last
+    line), not in a CalledProcessError traceback."""
+    import subprocess
+
+    from sim.errors import SniffError
+    from sim.run import bench
+
+    def failing(*args, **kwargs):
+        raise subprocess.CalledProcessError(2, args[0], output="", stderr=(
+            "sniff: error: not enough disk space\n"))
+
+    monkeypatch.setattr(bench.subprocess, "run", failing)
+    with pytest.raises(SniffError, match=r"peak-memory run of 1,000 games failed \(exit 2\): "
+                                         "sniff: error: not enough disk space"):
+        bench.peak_memory(1000)

@@ -430,6 +430,9 @@ COMMANDS = {
     ("somewhere", "give a Dask scheduler address"),
     ("local:0", "local:N needs a number of workers N >= 1"),
     ("local:2", "Dask, which is not installed"),
+    ("tcp://[::1", "is not a Dask scheduler address (invalid address"),  # K273a
+    ("file:///etc/passwd", "unknown address scheme 'file'"),  # K273b
+    ("tcp://127.0.0.1", "missing port number"),  # phase 2, P237
 ])
 def test_a_bad_scheduler_or_no_dask_is_one_line_and_nothing_written(
         tmp_path, monkeypatch, capsys, command, scheduler, message):

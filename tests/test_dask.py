@@ -282,29 +282,76 @@ def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_resume_completes(tmp_path,
     assert_same_tables(local, folder)
 
 
-def test_ctrl_c_while_local_workers_start_stops_them_all_in_one_line(tmp_path, reference):
+@pytest.mark.parametrize("whole_group", [False, True], ids=["command", "process-group"])
+def test_ctrl_c_while_local_workers_start_stops_them_all_in_one_line(tmp_path, reference,
+                                                                     whole_group):
     """S28b: a Ctrl-C while ``local:N`` starts its workers is held until the cluster stands,
     then stops it whole: "sniff: interrupted", exit 130, no atexit traceback, no process
-    left behind."""
+    left behind. N17: a terminal's Ctrl-C (the whole process group) reaches the workers
+    too while they still import Dask; they start with it blocked, so none prints a
+    traceback."""
     import psutil
 
     command = [sys.executable, "-c", "from sim.cli.main import main; main()", "simulate",
                "--games", "100", "--out", str(tmp_path / "s28b"), "--scheduler", "local:2"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=tmp_path, preexec_fn=default_sigint)
+                               text=True, cwd=tmp_path, preexec_fn=default_sigint,
+                               start_new_session=whole_group)
     parent, deadline = psutil.Process(process.pid), time.monotonic() + 120
     while not any("spawn_main" in " ".join(child.cmdline())
                   for child in parent.children(recursive=True)):
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.01)
     children = parent.children(recursive=True)
-    process.send_signal(signal.SIGINT)  # the command alone: its workers are its own to stop
+    if whole_group:  # as a terminal's Ctrl-C: the workers, importing Dask, get it too
+        time.sleep(0.3)  # past Python's start in the workers (where SIGINT kills silently)
+        os.killpg(process.pid, signal.SIGINT)
+    else:  # the command alone: its workers are its own to stop
+        process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert [line for line in err.splitlines() if line] == ["sniff: interrupted"], err
     psutil.wait_procs(children, timeout=30)
     assert not [child for child in children if child.is_running()
                 and child.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_ctrl_c_during_the_warm_up_leaves_no_stray_traceback(tmp_path, capfd, caplog):
+    """N17: a Ctrl-C while the workers of ``local:N`` warm up (load the kernel) stops
+    there, and stopping the cluster then leaves no "Task exception was never retrieved"
+    traceback behind (as Dask's ``client.gather`` of the second wave did, interrupted)."""
+    import gc
+    import threading
+
+    marker = tmp_path / "first-wave-done"
+
+    def load(path: str) -> dict:  # (a local function: pickled whole, for the workers)
+        import os
+        import time
+
+        if not os.path.exists(path):  # the first wave (one worker per machine): quick
+            open(path, "w").close()
+            return {"kernel": "any"}
+        time.sleep(10)  # the second wave: interrupted
+        return {"kernel": "any"}
+
+    def interrupt_in_the_second_wave() -> None:
+        while not marker.exists():
+            time.sleep(0.05)
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with dask_cluster.DaskCluster("local:4") as open_cluster:
+        timer = threading.Thread(target=interrupt_in_the_second_wave, daemon=True)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            open_cluster.warm_up(load, lambda: str(marker), "any")
+    timer.join()
+    gc.collect()  # where asyncio logs a task's exception that nobody retrieved
+    err = capfd.readouterr().err
+    logged = [record.getMessage() for record in caplog.records]  # (stderr, outside pytest)
+    assert "Traceback" not in err and "never retrieved" not in err, err
+    assert not [line for line in logged if "never retrieved" in line], logged
 
 
 def test_a_worker_that_cannot_see_the_run_folder_says_so(tmp_path, cluster):

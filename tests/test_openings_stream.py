@@ -201,6 +201,67 @@ def test_a_stop_between_chunks_leaves_no_result(tmp_path):
         table_files(folder)
 
 
+@pytest.mark.parametrize("special", ["fifo", "sparse"])
+def test_a_study_record_that_is_no_file_is_one_line_at_once(tmp_path, capsys, special):
+    """Campaign 2 K194, K195: a stopped study whose study.json is a FIFO (named as such, not
+    "no study.json") or a 5 GB sparse file (read up to its bound, not whole)."""
+    from cli_helpers import one_line, run_main
+
+    folder = tmp_path / "run"
+
+    def stop() -> None:
+        raise Stopped(signal.SIGTERM)
+
+    with pytest.raises(Stopped):
+        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
+                         between_chunks=stop)
+    study = folder / "study.json"
+    study.unlink()
+    if special == "fifo":
+        os.mkfifo(study)
+    else:
+        with open(study, "wb") as handle:
+            handle.truncate(5 * 2**30)
+    code, out, err = run_main(["openings", "--out", str(folder), "--resume", "-q"], capsys)
+    one_line(code, err, f"{study}: is a FIFO" if special == "fifo" else
+             f"{study}: is larger than 1 MiB")
+
+
+@pytest.mark.parametrize("edit, text", [
+    (lambda study: study["config"].update(seed=5), "its footer's seed is 1"),  # K290
+    (lambda study: study.update(part_deals=3), "in parts of 3 give deals 0..3"),  # K291
+    (lambda study: study["config"].update(deals=2),  # P223
+     "it holds deals 0..4, where study.json's 2 deals in parts of 4 give deals 0..2"),
+    (lambda study: study["config"].update(strategies=["greedy", "greedy"]),  # P221
+     "its footer's strategies_from_leader is ['random', 'random']"),
+])
+def test_a_resume_refuses_a_study_record_that_does_not_match_its_parts(tmp_path, capsys,
+                                                                       edit, text):
+    """Campaign 2 K290, K291: study.json edited after parts were kept (a seed: the rest
+    would be played with another; a part size: thousands of tiny parts) is one line."""
+    from cli_helpers import one_line, run_main
+
+    folder = tmp_path / "run"
+    calls = []
+
+    def stop() -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise Stopped(signal.SIGTERM)
+
+    with pytest.raises(Stopped):
+        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
+                         between_chunks=stop)
+    study = json.loads((folder / "study.json").read_text())
+    edit(study)
+    (folder / "study.json").write_text(json.dumps(study))
+    before = sorted(p.name for p in (folder / "games").iterdir())
+    code, out, err = run_main(["openings", "--out", str(folder), "--resume", "-q"], capsys)
+    one_line(code, err, "study.json does not match the part it keeps, games/part-000000")
+    assert text in err and "--overwrite" in err
+    assert sorted(p.name for p in (folder / "games").iterdir()) == before
+
+
 def test_sigterm_prints_a_notice_and_exits_143(tmp_path):
     folder = tmp_path / "run"
     process = subprocess.Popen(

@@ -615,3 +615,12 @@ def test_default_run_goes_to_a_new_folder_under_results(tmp_path, monkeypatch, c
     for folder, out in zip(folders, outs):
         assert str(folder.relative_to(tmp_path)) in out
         assert len(sim.load(folder).games) == 40
+
+
+def test_resuming_a_complete_run_says_it_played_no_game(tmp_path, capsys):
+    """Campaign 2 phase 2, P318: 'played 0 of the games ... in 0.0 s: nan games/s'."""
+    folder = tmp_path / "run"
+    sim.simulate(2, "greedy,random", 100, 1, out=folder)
+    code, out, err = run_main(["simulate", "-o", str(folder), "--resume"], capsys)
+    assert code == 0, err
+    assert "played no game: every game was already there" in out and "nan" not in out, out

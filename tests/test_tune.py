@@ -209,6 +209,12 @@ def test_folders_that_hold_something_else_are_refused(tuned, capsys, tmp_path):
     code, _, err = run_main(["tune", "--resume", "-o", str(tuned.folder), "--games", "6000"],
                             capsys)
     assert code == 2 and "--games differs from the run" in err and err.count("\n") == 1
+    # campaign 2 K284: a setting no run could have is named as differing too, not as a
+    # budget to raise
+    code, _, err = run_main(["tune", "--resume", "-o", str(tuned.folder), "--games", "10"],
+                            capsys)
+    assert code == 2 and "--games differs from the run" in err and err.count("\n") == 1
+    assert "(10 given, " in err
 
 
 def test_without_cma_the_command_says_how_to_install_it(capsys, monkeypatch, tmp_path):

@@ -204,6 +204,24 @@ def test_a_tournament_lists_exactly_its_pairings(tournament, tmp_path, capsys,
         sim.tournament.load(folder)
 
 
+@pytest.mark.parametrize("field, value", [
+    ("games_per_pair", 5000), ("precision", 0.01), ("duplicate", True),  # K053, K056
+    ("chunk_size", 7),  # campaign 2 phase 2, P214: a resume wrote overlapping chunks
+])
+def test_a_tournaments_settings_are_bound_to_its_pairings(tournament, tmp_path, capsys,
+                                                         field, value) -> None:
+    """Campaign 2 K053, K056: settings edited in tournament.json (what a report shows and a
+    resume plays) are one line in verify, report and --resume: the pairings' runs were
+    played with others."""
+    folder = copy_of(tournament, tmp_path)
+    edit_json(folder / "tournament.json", lambda m: m["config"].update({field: value}))
+    for args in (["verify", str(folder)], ["report", str(folder), "-o", str(tmp_path / "r")],
+                 ["tournament", "--resume", "-q", "-o", str(folder)]):
+        code, out, err = run_main(args, capsys)
+        one_line(code, err, f"holds a run of {'games' if field == 'games_per_pair' else field}")
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_complete_tournaments_missing_pairing_is_bad(tournament, tmp_path, capsys) -> None:
     folder = copy_of(tournament, tmp_path)
     code, out, err = verify(folder, capsys)
@@ -291,15 +309,45 @@ def _rewrite_pairs(folder: Path) -> None:
         bytes=len(data), sha256=hashlib.sha256(data).hexdigest()))
 
 
+def _rewrite_recorded(folder: Path, name: str, edit) -> None:
+    """``name`` (a Parquet file of the folder) rewritten by ``edit(table) -> table`` with
+    its footer, and its size and sha256 in summary.json updated to match."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    path = folder / name
+    data = pq.read_table(path)
+    pq.write_table(edit(data).replace_schema_metadata(data.schema.metadata), path)
+    raw = path.read_bytes()
+    edit_json(folder / "summary.json", lambda s: s["files"][name].update(
+        bytes=len(raw), sha256=hashlib.sha256(raw).hexdigest()))
+
+
+def _add(column: str, amount: float):
+    import pyarrow.compute as pc
+
+    def edit(table):
+        index = table.schema.get_field_index(column)
+        field = table.schema.field(index)
+        return table.set_column(index, field, pc.cast(pc.add(table[column], amount),
+                                                       field.type))
+    return edit
+
+
 @pytest.mark.parametrize("edit, text", [
     (_rewrite_pairs, "tile-pairs.csv: does not match"),
+    (lambda f: _rewrite_recorded(f, "openings.parquet", _add("p_win_vs_avg", 0.25)),
+     "openings.parquet: does not match the games table"),  # K212
+    (lambda f: _rewrite_recorded(f, "games/part-000000.parquet", _add("differential", 1)),
+     "openings.parquet: does not match the games table"),
     (lambda f: (f / "ranking.md").write_text("# ranked by me\n"), "ranking.md: does not match"),
     (lambda f: shutil.copy(f / "openings.parquet", f / "heatmap.png"),
      "heatmap.png: its bytes changed"),  # O05
     (lambda f: ((f / "heatmap.png").unlink(), os.mkfifo(f / "heatmap.png")),
      "heatmap.png: is a FIFO, not the regular file"),
     (lambda f: ((f / "heatmap.png").unlink(), (f / "heatmap.png").symlink_to("/dev/zero")),
-     "heatmap.png: is a device, not the regular file"),
+     "heatmap.png: is a link to /dev/zero (a device), not the regular file"),
     (lambda f: (f / "heatmap.png").unlink(), "heatmap.png: missing"),
     (lambda f: edit_json(f / "summary.json", lambda s: s.pop("files")), "records no files"),
     (lambda f: edit_json(f / "summary.json", lambda s: s["files"].pop("tile-pairs.csv")),
@@ -313,6 +361,23 @@ def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit
     edit(folder)
     code, out, err = verify(folder, capsys)
     assert code == 2 and text in out, (out, err)
+
+
+def test_replay_proves_an_openings_folder(openings, tmp_path, capsys) -> None:
+    """K214: a games part's column that no figure reads, forged with its hash updated in
+    summary.json, passes the recomputations and fails when the deals are played again."""
+    code, out, err = run_main(["verify", str(openings), "--replay", "40"], capsys)
+    assert code == 0 and "every game row identical" in out, (out, err)
+    code, out, err = run_main(["verify", str(openings), "--replay", "10000"], capsys)
+    deals = json.loads((openings / "summary.json").read_text())["deals"]  # P361: no overstating
+    assert f"{deals} deal(s), {deals * 29} games, played again (the deals of {deals * 29} " \
+        "games drawn at random, without repeats)" in out, (out, err)
+    folder = copy_of(openings, tmp_path)
+    _rewrite_recorded(folder, "games/part-000000.parquet", _add("rounds", 3))
+    code, out, err = verify(folder, capsys)
+    assert code == 0, (out, err)  # the documented limit of the recomputations
+    code, out, err = run_main(["verify", str(folder), "--replay", "40"], capsys)
+    assert code == 2 and "games.rounds is" in out and "played again" in out, (out, err)
 
 
 def test_an_openings_summary_without_its_record_is_one_line_in_readers(openings, tmp_path,
@@ -361,6 +426,41 @@ def test_replay_proves_a_run_and_catches_a_consistent_forgery(runs, tmp_path, ca
     assert code == 2 and "games.winner_side is" in out and "played again" in out, (out, err)
 
 
+def reverse_labels(run: Path) -> None:
+    """K062: ``config.labels`` reversed in the manifest and in every part's footer, the
+    ledger recomputed: the games and every hash agree, the names of the seats do not."""
+    import pyarrow.parquet as pq
+
+    from sim.store import integrity
+
+    edit_json(run / "manifest.json", lambda m: m["config"].update(
+        labels=m["config"]["labels"][::-1]))
+    records = integrity.read_ledger(run)
+    for record in records.values():
+        for table, part in record["parts"].items():
+            path = run / table / part["file"]
+            data = pq.read_table(path)
+            meta = dict(data.schema.metadata)
+            footer = json.loads(meta[b"sniff"])
+            footer["config"]["labels"] = footer["config"]["labels"][::-1]
+            meta[b"sniff"] = json.dumps(footer).encode()
+            pq.write_table(data.replace_schema_metadata(meta), path)
+            record["parts"][table] = integrity.part_record(path, part["rows"])
+    (run / integrity.LEDGER).write_text("".join(json.dumps(r) + "\n" for r in records.values()))
+
+
+def test_labels_that_do_not_follow_from_the_strategies_are_bad(runs, tmp_path,
+                                                               capsys) -> None:
+    """Campaign 2 K062, K072b: a report names the seats by the labels; they must be the
+    ones the recorded strategies give, or a winner's games are credited to another."""
+    for run in ("plain", "compare"):
+        folder = copy_of(runs[run], tmp_path, run)
+        reverse_labels(folder)
+        code, out, err = verify(folder, capsys)
+        assert code == 2 and "config.labels is ['random', 'greedy'], but its strategies " \
+            "greedy,random give ['greedy', 'random']" in out, (out, err)
+
+
 def test_the_placement_sample_compares_winners(runs, tmp_path, capsys) -> None:
     folder = copy_of(runs["plain"], tmp_path)
     flip_winners(folder)
@@ -403,3 +503,35 @@ def test_an_openings_summary_that_is_no_file_is_named(openings, runs, tmp_path, 
     code, out, err = verify(folder, capsys)
     assert code == 2 and f"bad: cannot read {summary}" in out and "Traceback" not in err, (
         out, err)
+
+
+def test_a_folder_named_with_control_characters_reaches_no_terminal_raw(runs, tmp_path,
+                                                                        capsys,
+                                                                        recwarn) -> None:
+    """Campaign 2 K181, K184: verify's lines and report's chart warnings escape them."""
+    folder = copy_of(runs["plain"], tmp_path, "x\x1b[31mRED\x07")
+    code, out, err = verify(folder, capsys)
+    assert code == 0 and "x\\x1b[31mRED\\x07: 2 of 2 chunks sound" in out, (out, err)
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "r"),
+                               "--placement-sample", "0"], capsys)
+    assert code == 0, err
+    warned = [str(w.message) for w in recwarn]  # (on stderr, outside pytest)
+    for text in (out, err, capsys.readouterr().err, *warned):
+        assert "\x1b" not in text and "\x07" not in text, text
+
+
+def test_a_chart_of_a_very_long_label_warns_nothing(tmp_path, recwarn) -> None:
+    """Campaign 2 phase 2, P310, P311: a 130-character label (a weighted:@ path) left the
+    axes no room, and matplotlib's "constrained_layout not applied" warning, naming a
+    source file, reached stderr; the chart is drawn all the same."""
+    import pandas as pd
+
+    from sim.display import charts
+
+    label = "weighted:@" + "d" * 120 + "/best.json"
+    table = pd.DataFrame({"strategy": [label, "greedy"], "rank": [1, 2],
+                          "rating": [1550.0, 1450.0], "low": [1500.0, 1400.0],
+                          "high": [1600.0, 1500.0]})
+    path = charts.save(charts.ratings(table), tmp_path / "ratings.png")
+    assert path.read_bytes().startswith(b"\x89PNG")
+    assert not [str(w.message) for w in recwarn if "constrained_layout" in str(w.message)]

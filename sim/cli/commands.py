@@ -7,7 +7,6 @@ stderr, prints the result, and on a stop prints how to resume.
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
@@ -58,7 +57,7 @@ def reading_bar(desc: str, unit: str) -> ProgressBar:
     """The progress bar of a read (``report``, ``verify``): shown only on a terminal, and
     only once the work has taken more than two seconds (quick reads stay silent); its
     callback ``(done, total)`` is ``bar.callback``."""
-    return ProgressBar(desc, unit, shown=sys.stderr.isatty(), delay=2, leave=False)
+    return ProgressBar(printable(desc), unit, shown=sys.stderr.isatty(), delay=2, leave=False)
 
 
 def simulate_command(options: dict, out: Path | None, *, control: RunControl,
@@ -299,145 +298,6 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
     click.echo(analysis_text(annotated, budget, policy, seed), nl=False)
 
 
-def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
-    """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
-    against the run's ledger, decoded page by page and its game ids checked; one line per
-    run, one per problem; a problem ends in an error (exit 2)."""
-    from sim.compare.bound import result_problem
-    from sim.errors import SniffError
-    from sim.openings.bound import derived_problems
-    from sim.openings.folder import folder_problems, is_openings_folder
-    from sim.run.reproduce import replay_problems
-    from sim.run.stops import stop_problem
-    from sim.store import integrity, io
-    from sim.store.folders import size_text
-    from sim.store.rundata import (
-        TOURNAMENT_MANIFEST,
-        pairing_runs,
-        read_tournament_manifest,
-        stray_pairs,
-    )
-    from sim.store.verified import mark_verified
-
-    runs: list[Path] = []
-    results: list[Path] = []  # complete tournaments
-    bad = replayable = 0  # problems, and those a resume can mend (bad chunks of a run)
-    for folder in map(Path, folders):
-        if is_openings_folder(folder):  # its files against the record in its summary.json
-            recorded, sound, problems = folder_problems(folder)
-            if not problems:  # what readers show beside the tables, recomputed from them
-                problems = derived_problems(folder)
-            for line in problems:
-                click.echo(printable(f"bad: {line}"))
-            bad += len(problems)
-            click.echo(f"{folder}: openings folder, {sound} of {recorded} recorded files "
-                       "sound" + ("" if problems else ", tile-pairs.csv and ranking.md "
-                                  "recomputed from the tables" + heatmap_words(folder)))
-        elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
-            complete = read_tournament_manifest(folder).get("status") == "complete"
-            for line in stray_pairs(folder):  # written by another command, not a pairing
-                click.echo(printable(f"bad: {line}"))
-                bad += 1
-            for entry, path in pairing_runs(folder):
-                if (path / io.MANIFEST).is_file():
-                    runs.append(path)
-                elif complete:  # a finished tournament played every pairing
-                    click.echo(f"bad: {path}: missing (pairing {entry['name']} of a complete "
-                               "tournament)")
-                    bad += 1
-                else:
-                    click.echo(f"{path}: not played yet (the tournament is not complete)")
-            if complete:  # its result files, once its pairings are verified below
-                results.append(folder)
-        elif not folder.is_dir():
-            raise SniffError(f"no such run folder: {folder}")
-        else:
-            runs.append(folder)
-    for folder in runs:
-        manifest = io.read_manifest(folder)
-        with reading_bar(f"sniff verify: {folder.name}", "chunk") as bar:
-            checked = integrity.check_run(folder, manifest, "full", bar.callback)
-        n_chunks = integrity.expected_chunks(manifest)[0]
-        status = manifest.get("status")
-        problems = [p.line() for p in checked.problems]
-        if checked.manifest_problem is not None:
-            problems.insert(0, checked.manifest_problem)
-        elif status == "complete" and (  # what every reader refuses
-                missing := integrity.first_missing(checked, n_chunks)) is not None:
-            why = ("is not recorded as written by this run" if missing in checked.unrecorded
-                   else "missing")
-            problems.append(f"{folder / 'games' / io.part_name(missing)}: {why}: the run is "
-                            f"complete but chunk {missing} is not there")
-        if checked.manifest_problem is None and not problems:  # what readers show, recomputed
-            for found in (stop_problem(folder, manifest, checked.good),
-                          result_problem(folder, manifest, checked.good)):
-                if found is not None:
-                    problems.insert(0, found)
-                    replayable -= 1  # not a bad chunk: --resume cannot mend it
-        for chunk, tables in sorted(checked.unrecorded.items()):
-            click.echo(f"{folder}: chunk {chunk}: its {' and '.join(tables)} part(s) are not "
-                       "recorded (the run stopped after writing them); --resume checks them")
-        if replay and not problems:  # the games played again, field by field
-            played, found = replay_problems(folder, manifest, checked.good, replay)
-            if found is not None:
-                problems.append(f"{folder}: {found}: the table does not hold the games its "
-                                "seed and lineup play (forged, or played by other code)")
-                replayable -= 1
-            else:
-                click.echo(f"{folder}: {played:,} games chosen at random played again: every "
-                           "game and round row identical")
-        for line in problems:
-            click.echo(printable(f"bad: {line}"))
-        if not problems and not checked.unrecorded and manifest.get("ledger"):
-            mark_verified(folder, checked)  # readers stop saying "not verified" (until it changes)
-        bad += len(problems)
-        replayable += len(problems) - (checked.manifest_problem is not None)
-        live = " (still being written)" if status == "running" else ""
-        click.echo(f"{folder}: {len(checked.good)} of {n_chunks} chunks sound, "
-                   f"{checked.games:,} games, {size_text(checked.checked_bytes)} hashed and "
-                   f"decoded; status {status}{live}" + (f"; {len(problems)} problem(s)"
-                                                       if problems else ""))
-    bad += sum(tournament_result(folder) for folder in results)
-    if bad:
-        raise SniffError(f"{bad} problem(s) found" + (
-            "; `sniff simulate --out FOLDER --resume` replays the bad chunks (and sets the "
-            "bad parts aside)" if replayable else ""))
-
-
-def heatmap_words(folder: Path) -> str:
-    """How verify vouches for an openings folder's ``heatmap.png``: its record's hash, or
-    (a folder written before it was recorded) not at all."""
-    from sim.openings.folder import HEATMAP, read_summary
-
-    if HEATMAP in (read_summary(folder).get("files") or {}):
-        return f", {HEATMAP} matches its record"
-    return f"; {HEATMAP} is not checked (written before sniff recorded it)" if (
-        folder / HEATMAP).exists() else ""
-
-
-def tournament_result(folder: Path) -> int:
-    """Verify's lines about a complete tournament's result files (``sim.tournament
-    .output_problems``); the number of problems. A pairing a reader refuses is left to
-    its own lines below."""
-    from sim.errors import SniffError
-    from sim.tournament import output_problems
-
-    try:
-        problems = output_problems(folder)
-    except SniffError:
-        return 0
-    for line in problems:
-        click.echo(printable(f"bad: {line}"))
-    if not problems:
-        from sim.store.rundata import read_tournament_manifest
-
-        charts = ("the charts match their record" if "files" in read_tournament_manifest(
-            folder) else "the charts are not checked (written before sniff recorded them)")
-        click.echo(f"{folder}: ratings, ranking.csv and matrix.csv recomputed from the "
-                   f"pairings; {charts}")
-    return len(problems)
-
-
 def trace_command(players: int, seed: int, strategies: str, games: int,
                   output: Path | None) -> None:
     """``sniff trace``: the games' events on standard output, or into ``output``."""
@@ -466,13 +326,48 @@ def trace_command(players: int, seed: int, strategies: str, games: int,
     click.echo(printable(f"wrote {lines} events of {games} game(s) to {output}"), err=True)
 
 
+MAX_NUMBA_THREADS = 4096  # numba's pool of 100,000 threads ends in a segmentation fault
+THREADING_LAYERS = ("default", "safe", "forksafe", "threadsafe", "tbb", "omp", "workqueue")
+
+
+def check_environment() -> None:
+    """Settings of the environment that a library would fail on with a traceback, as one
+    line: ``NUMBA_NUM_THREADS`` (read by numba at its import: 0 raises, text prints a
+    warning with a traceback in it, 100,000 crashes it) and ``NUMBA_THREADING_LAYER`` (a
+    name numba does not know raises at the first parallel kernel)."""
+    import os
+
+    from sim.errors import SniffError
+
+    value = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if value and not (value.isascii() and value.isdigit()
+                      and 1 <= int(value) <= MAX_NUMBA_THREADS):  # 100,000 crashes numba
+        raise SniffError(f"NUMBA_NUM_THREADS={value!r} in the environment is not a number of "
+                         f"threads numba can use: give an integer from 1 to "
+                         f"{MAX_NUMBA_THREADS:,} (e.g. 4), or unset it")
+    layer = os.environ.get("NUMBA_THREADING_LAYER", "").strip()
+    if layer and layer not in THREADING_LAYERS:
+        raise SniffError(f"NUMBA_THREADING_LAYER={layer!r} in the environment is not one of "
+                         f"numba's threading layers: give one of {', '.join(THREADING_LAYERS)}, "
+                         "or unset it")
+
+
 def plain_environment() -> None:
     """What the command line needs of its process whatever the environment says: text that
     the terminal's encoding cannot show is escaped (``PYTHONIOENCODING=ascii`` prints ``\\u2013``,
     never a traceback), and charts are drawn off screen (an ``MPLBACKEND`` that does not
-    exist, or a GUI one, is not used: sniff only writes PNG files)."""
+    exist, or a GUI one, is not used: sniff only writes PNG files). A standard output or
+    error that is closed (``>&-``: Python has no stream for it) drops what would go there,
+    as a write to a closed pipe does, instead of failing on the first write; a closed
+    standard input reads as an empty one."""
     import os
 
+    if sys.stdin is None:  # (<&-) read as an empty input: its end, said by each command
+        sys.stdin = open(os.devnull)  # noqa: SIM115 (the process's own, never closed)
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -173,9 +174,19 @@ def openings(players, strategies, deals, seed, out, overwrite, resume, threads, 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
 
 
+MAX_INPUT_LINE = 64 * 2**10  # a typed answer is a few characters
+
+
 def _read_line() -> str:
-    """One line of standard input ('' at end of input), for replay --step and play."""
-    return sys.stdin.readline()
+    """One line of standard input ('' at end of input), for replay --step and play; a line
+    longer than ``MAX_INPUT_LINE`` (``< /dev/zero``, a binary file) is one line of error,
+    read no further: the read is bounded whatever the input is."""
+    line = sys.stdin.readline(MAX_INPUT_LINE + 1)
+    if len(line) > MAX_INPUT_LINE:
+        raise SniffError(f"a line of standard input is longer than {MAX_INPUT_LINE:,} "
+                         "characters: not an answer typed at the table (is the input a file "
+                         "or a device?)")
+    return line
 
 
 def _write(text: str) -> None:
@@ -424,7 +435,7 @@ def verify(folders: tuple[Path, ...], replay: int) -> None:
     """Check run folders (or tournaments) in full: every part against the run's record of
     it (sha256, rows, chunk, games) and its plan, every page decoded, what readers show
     (a stop, compare.json) recomputed. Exit 2 on a problem."""
-    from sim.cli.commands import verify_command
+    from sim.cli.verify import verify_command
 
     verify_command(folders, replay=replay)
 
@@ -436,11 +447,12 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
     Exit status: 0 done; 2 an error (bad input, or a failure such as a write error); 130
     stopped by Ctrl-C and 143 by SIGTERM (128 + the signal, the shell's convention).
     """
-    from sim.cli.commands import plain_environment
+    from sim.cli.commands import check_environment, plain_environment
     from sim.display.formatting import printable
 
     plain_environment()
     try:
+        check_environment()
         given = list(args) if args is not None else sys.argv[1:]
         cli.main(args=given, prog_name=prog_name, standalone_mode=False, obj={"argv": given})
     except (click.exceptions.Abort, KeyboardInterrupt) as stopped:
@@ -460,6 +472,13 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
 
         click.echo(f"sniff: error: {printable(error_text(error))}", err=True)
         sys.exit(EXIT_ERROR)
+    except BrokenPipeError:  # the reader of our output went away (| head): end quietly,
+        # with Python's own status for it, and nothing more written to the closed pipe
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # no file descriptor (a test's captured output)
+            pass
+        sys.exit(1)
     except OSError as error:
         from sim.files import UnsafeFile
 

@@ -5,6 +5,7 @@ line and exit 2 (click's own errors, printed by ``sim.cli.main.main``).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,6 +22,10 @@ class TextPath(click.Path):
     def convert(self, value, param, ctx):
         if isinstance(value, str) and not value.strip():  # Path("") is "." : the cwd
             self.fail("an empty name: give a file or folder name", param, ctx)
+        if isinstance(value, str) and not self.dir_okay and value.endswith(("/", os.sep)):
+            # Path("out/") is "out": the slash, which says a folder, would be dropped
+            self.fail(f"{value} names a folder (it ends with a slash): give a file name",
+                      param, ctx)
         path = super().convert(value, param, ctx)
         from sim.store.folders import check_text_path
 

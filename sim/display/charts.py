@@ -10,6 +10,9 @@ are 95% (Wilson for rates), drawn as error bars.
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +39,8 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Figure:
 def save(figure: Figure, path: str | Path) -> Path:
     """Write the figure as a PNG (white background, the size it was drawn at)."""
     path = Path(path)
-    figure.savefig(path, format="png", dpi=DPI, facecolor="white")
+    with quiet_glyphs():
+        figure.savefig(path, format="png", dpi=DPI, facecolor="white")
     return path
 
 
@@ -45,9 +49,22 @@ def png_bytes(figure: Figure, dpi: int = DPI, facecolor: str = "white") -> bytes
     import io
 
     buffer = io.BytesIO()
-    with plain_text(figure):
+    with plain_text(figure), quiet_glyphs():
         figure.savefig(buffer, format="png", dpi=dpi, facecolor=facecolor)
     return buffer.getvalue()
+
+
+@contextmanager
+def quiet_glyphs() -> Iterator[None]:
+    """A context without matplotlib's warnings about the labels it draws: "Glyph 27
+    (\\x1b) missing from font" (a label with a control character, a folder's name being
+    data, is drawn as a box, and the warning would write that character raw onto the
+    user's terminal) and "constrained_layout not applied" (a very long label leaves the
+    axes no room; the chart is drawn as it can be, and the warning names a source file)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        warnings.filterwarnings("ignore", message="constrained_layout not applied")
+        yield
 
 
 def plain_text(figure: Figure):

@@ -55,7 +55,8 @@ def write_curve(path: Path) -> None:
     plot_curve(axes, rows, even=0.5)
     axes.set_title("learned: held-out duplicate deals")
     figure.tight_layout()
-    figure.savefig(Path(path) / "curve.png", dpi=110)
+    write_atomic(Path(path) / "curve.png",  # never through a link
+                 lambda temporary: figure.savefig(temporary, format="png", dpi=110))
 
 
 def plot_curve(axes, rows: list[dict], even: float) -> None:

@@ -39,7 +39,7 @@ import numpy as np
 
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SettingError, SniffError, Stopped
-from sim.files import read_regular, write_atomic
+from sim.files import check_replaceable, own_folder, own_inode, read_regular, write_atomic
 from sim.learn import selfplay
 from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
@@ -255,8 +255,11 @@ def _settings(config: LearnConfig) -> dict:
 
 def _open(folder: _Folder, config: LearnConfig, resume: bool, given: set[str]) -> tuple:
     """``(config, regressor, iterations done)`` for a new or resumed folder."""
+    own_folder(folder.snapshots, "snapshots")  # written each iteration: never a link out
+    for name in ("log.jsonl", "model.npz", "state.npz", "state.json", "curve.csv",
+                 "curve.png"):  # refused now, not after an iteration's minutes of play
+        check_replaceable(folder.path / name, name)
     if not resume:  # the folder is empty but its lock (checked by _lock)
-        folder.snapshots.mkdir(parents=True, exist_ok=True)
         folder.write_json("settings.json", _settings(config))
         return config, None, 0
     try:
@@ -366,7 +369,7 @@ def _records(config: LearnConfig, folder: _Folder, iteration: int, threads: int,
     network = None if iteration == 1 else read_network(folder.snapshot(iteration - 1))
     x, value, outcome = iteration_games(config, iteration, network, threads, cluster)
     if config.labelled:
-        path.parent.mkdir(exist_ok=True)
+        own_folder(path.parent, "records")  # never a link out of the folder
 
         def write(temporary: Path) -> None:
             with temporary.open("wb") as handle:
@@ -463,6 +466,8 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
             save_model(folder.path / "model.npz", regressor.coefs_, regressor.intercepts_,
                        config.players, iteration=iteration)
             save_state(folder.path, regressor, iteration)
+            check_replaceable(folder.path / "log.jsonl", "training log")  # never through a
+            own_inode(folder.path / "log.jsonl")  # link, into a FIFO or a hard-linked copy
             with (folder.path / "log.jsonl").open("a") as handle:
                 handle.write(json.dumps(row) + "\n")
             write_curve(folder.path)

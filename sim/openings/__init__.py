@@ -4,4 +4,5 @@ the ranked table, heat maps and files; a study part by part (a ledger, ``--resum
 May import: the packages below it (``sim.core`` … ``sim.table``).
 """
 
-__all__ = ["bound", "folder", "output", "pairs", "parts", "play", "study", "tally"]
+__all__ = ["bound", "folder", "output", "pairs", "parts", "play", "reproduce", "study",
+           "tally"]

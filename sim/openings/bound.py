@@ -1,14 +1,16 @@
 """An openings folder's derived files recomputed from its tables, for ``sniff verify`` (#51).
 
-``summary.json`` records the sha256 of ``tile-pairs.csv``, but a record can be rewritten
-with the file; ``ranking.md`` is recorded nowhere. Both are functions of the checked
-tables (the pairs of the games parts, the ranking of ``openings.parquet`` and the summary
-its footer binds), so verify computes them again and compares: an edited pair or ranking
+``summary.json`` records the sha256 of ``openings.parquet`` and ``tile-pairs.csv``, but a
+record can be rewritten with the file; ``ranking.md`` is recorded nowhere. Each is a
+function of the games parts (the per-tile table and the summary's figures tallied again,
+the pairs of the games, the ranking of ``openings.parquet`` and the summary its footer
+binds), so verify computes them again and compares: an edited figure, pair or ranking
 line is one line naming the file, even with its hash updated to match.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from sim.files import read_regular
-from sim.openings.folder import NOT_FIGURES, PAIRS, read_summary, table_files
+from sim.openings.folder import NOT_FIGURES, PAIRS, SUMMARY, TABLE, read_summary, table_files
 from sim.openings.output import ranking_markdown
 from sim.openings.pairs import tile_pairs
 
@@ -41,13 +43,39 @@ def _same_frame(expected: pd.DataFrame, found: pd.DataFrame) -> bool:
     return True
 
 
+def _table_problem(folder: Path, tables: dict, summary: dict) -> str | None:
+    """``openings.parquet`` and the figures of ``summary.json`` against what the games parts
+    give (tallied again, part by part), or None: a column no ranking prints
+    (``p_win_vs_avg``), or a games part forged with its hash updated, shows up here."""
+    from sim.openings.tally import OpeningsTally
+
+    tally = OpeningsTally()
+    for path in tables["games"]:
+        tally.add(pd.read_parquet(path))
+    table, figures = tally.table(None)
+    if not _same_frame(table, pd.read_parquet(tables["openings"][0]).reset_index(drop=True)):
+        return (f"{folder / TABLE}: does not match the games table (the per-tile figures "
+                "recomputed from its parts): the table or a games part was edited")
+    differ = [key for key in figures if key not in ("config", *NOT_FIGURES)
+              and _json(figures[key]) != _json(summary.get(key))]
+    if differ:
+        return (f"{folder / SUMMARY}: its {differ[0]} does not match the games table "
+                "(recomputed from its parts): the summary or a games part was edited")
+    return None
+
+
+def _json(value) -> str:
+    return json.dumps(json.loads(json.dumps(value)), sort_keys=True)
+
+
 def derived_problems(folder: Path | str) -> list[str]:
-    """One line per derived file (``tile-pairs.csv``, ``ranking.md``) that does not match
-    what the folder's checked tables give; [] when both do (or the folder has none)."""
+    """One line per derived file (``openings.parquet`` and the summary's figures,
+    ``tile-pairs.csv``, ``ranking.md``) that does not match what the folder's checked
+    tables give; [] when all do (or the folder has none)."""
     folder = Path(folder)
     tables = table_files(folder)  # every file checked against summary.json first
     summary = read_summary(folder)
-    problems = []
+    problems = [line for line in (_table_problem(folder, tables, summary),) if line]
     ranking = folder / RANKING
     if os.path.lexists(ranking):
         table = pd.read_parquet(tables["openings"][0])

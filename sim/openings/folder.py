@@ -19,7 +19,14 @@ from pathlib import Path
 import pandas as pd
 
 from sim.errors import SniffError
-from sim.files import TEMP_SUFFIX, own_folder, read_regular, write_atomic
+from sim.files import (
+    TEMP_SUFFIX,
+    link_problem,
+    link_problems,
+    own_folder,
+    read_regular,
+    write_atomic,
+)
 from sim.openings.play import FORMAT, OpeningsConfig
 from sim.store.footers import config_field, error_text
 from sim.store.integrity import (
@@ -43,6 +50,7 @@ OUTPUT_FILES = (TABLE, GAMES_FILE, HEATMAP, "ranking.md", SUMMARY, PAIRS)  # and
 STUDY = "study.json"  # a study under way: what decides it (sim.openings.parts)
 LEDGER = "parts.jsonl"  # and its finished parts, one line each
 UNDER_WAY = (STUDY, LEDGER, SET_ASIDE)  # removed when it ends (set-aside/ is kept)
+OWN_NAMES = (*OUTPUT_FILES, GAMES_DIR, *UNDER_WAY)  # what --overwrite may remove
 
 
 def part_key(index: int) -> str:
@@ -287,7 +295,7 @@ def summary_problem(folder: Path, summary: dict, files: dict) -> str | None:
 
 def _size_problem(folder: Path, name: str, record: dict) -> str | None:
     path = Path(folder) / name
-    if (absent := absent_problem(path)) is not None:
+    if (absent := link_problem(folder, name) or absent_problem(path)) is not None:
         return absent
     if path.stat().st_size != record.get("bytes"):
         return f"{path}: its size differs from the record in {SUMMARY}"
@@ -372,6 +380,9 @@ def folder_problems(folder: Path | str) -> tuple[int, int, list[str]]:
     if not problems and (message := summary_problem(folder, summary, files)):
         problems.append(message)
     sound = len(files) - len(problems)
+    # a games/ that is a link is named once, not once per part under it
+    problems = link_problems(folder, {SUMMARY: SUMMARY, "ranking.md": "ranking.md"}) + list(
+        dict.fromkeys(problems))
     recorded = set(game_part_keys(files))
     problems += [f"{folder / name}: not recorded in {SUMMARY} (not written with this "
                  "folder's run)" for name in sorted(_parts_on_disk(folder))
@@ -391,8 +402,9 @@ def is_openings_folder(path: object) -> bool:
         record = json.loads(read_regular(folder / SUMMARY, MAX_SUMMARY, SUMMARY))
     except (OSError, ValueError, RecursionError):  # a FIFO, a device, too big, not JSON:
         return True  # an openings folder whose summary its readers refuse, saying why
-    return isinstance(record, dict) and record.get("format", FORMAT) == FORMAT \
-        and "config" in record
+    # a summary of another shape ([], no config) too: named by its readers, never taken
+    # for a run without a manifest; only another format (a later version's) is not ours
+    return not isinstance(record, dict) or record.get("format", FORMAT) == FORMAT
 
 
 def load_openings(folder: Path | str) -> tuple[pd.DataFrame, dict]:

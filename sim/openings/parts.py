@@ -19,13 +19,14 @@ the one a study without a stop writes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.errors import SettingError, SniffError
-from sim.files import own_folder
+from sim.files import UnsafeFile, own_folder, read_regular
 from sim.openings.folder import (
     GAMES_DIR,
     LEDGER,
@@ -44,6 +45,8 @@ from sim.store.integrity import (
     read_ledger,
     set_aside,
 )
+
+MAX_STUDY = 2**20  # a study.json sniff writes is some 1 KiB
 
 
 def part_bounds(deals: int, part_deals: int) -> list[tuple[int, int, int]]:
@@ -100,16 +103,18 @@ def read_study(folder: Path) -> dict:
     import json
 
     path = folder / STUDY
-    if not path.is_file():
+    if not os.path.lexists(path):  # a FIFO, a device or a link there is named below
         if (folder / SUMMARY).is_file():
             raise SniffError(f"{folder} holds a finished openings study: nothing to resume")
         raise SniffError(f"nothing to resume: {folder} holds no openings study under way "
                          f"(no {STUDY})")
-    try:
-        study = json.loads(path.read_text(encoding="utf-8"))
+    try:  # bounded, never blocking (sim.files): a study.json is some 1 KiB
+        study = json.loads(read_regular(path, MAX_STUDY, STUDY).decode("utf-8"))
         config_of(study["config"])  # plugins are refused here, as for any folder
         int(study["part_deals"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except UnsafeFile as error:  # a FIFO, a device, a folder, too big: named as such
+        raise SniffError(f"cannot resume {folder}: {error}") from None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as error:
         raise SniffError(f"cannot resume {folder}: {path} is damaged ({error})") from None
     return study
 
@@ -152,6 +157,57 @@ def sound_parts(folder: Path, parts: list, alert: Callable[[str], None]) -> dict
             moved = f"; set aside: {set_aside(folder, folder / key)}"
         alert(f"part {index}: {problem.split(': ', 1)[-1]}; played again{moved}")
     return sound
+
+
+def check_kept(run: PartsRun, parts: list, sound: dict[int, dict]) -> None:
+    """Refuse a resume whose ``study.json`` does not match the parts it keeps: each
+    recorded part must be one of the study's parts (its deals as ``part_deals`` cuts them)
+    and each kept part's footer must carry the study's configuration. Else the record was
+    edited (a seed, a part size) and the rest would be played otherwise than the kept
+    parts, or as millions of tiny parts: one line, nothing played."""
+    bounds = {index: (lo, hi) for index, lo, hi in parts}
+    for index, record in sorted(read_ledger(run.folder).items()):
+        why = None
+        if bounds.get(index) != (record.get("first_deal"), record.get("end_deal")):
+            lo, hi = bounds.get(index, (None, None))
+            why = (f"it holds deals {record.get('first_deal')}..{record.get('end_deal')}, "
+                   f"where {STUDY}'s {run.config.deals:,} deals in parts of "
+                   f"{run.part_deals:,} give " + (f"deals {lo}..{hi}" if lo is not None
+                                                   else f"no part {index}"))
+        elif index in sound:
+            why = footer_difference(run.folder, index, run.config)
+        if why is not None:
+            raise SettingError(f"cannot resume {run.folder}: {STUDY} does not match the part "
+                               f"it keeps, {part_key(index)} ({why}): the study record was "
+                               "edited; start again with {overwrite}")
+
+
+def kept_parts_match(folder: Path, config: OpeningsConfig) -> None:
+    """Refuse (as ``check_kept``) when a recorded part's footer carries another
+    configuration than ``config``, the one ``study.json`` records."""
+    for index in sorted(read_ledger(folder)):
+        if os.path.isfile(Path(folder) / part_key(index)) and (
+                why := footer_difference(folder, index, config)) is not None:
+            raise SettingError(f"cannot resume {folder}: {STUDY} does not match the part it "
+                               f"keeps, {part_key(index)} ({why}): the study record was "
+                               "edited; start again with {overwrite}")
+
+
+def footer_difference(folder: Path, index: int, config: OpeningsConfig) -> str | None:
+    """How the configuration in part ``index``'s footer differs from ``config``, in words
+    (``its footer's seed is 0``), or None."""
+    import pyarrow as pa
+
+    from sim.store.footers import read_footer
+
+    wanted = config.to_dict()
+    try:
+        found = read_footer(Path(folder) / part_key(index))[1].get("config")
+    except (OSError, ValueError, pa.ArrowException):  # a damaged part: its hash says so
+        return None
+    found = found if isinstance(found, dict) else {}
+    differ = [key for key in wanted if found.get(key) != wanted[key]]
+    return f"its footer's {differ[0]} is {found.get(differ[0])!r}" if differ else None
 
 
 def add_part_back(tally: OpeningsTally, folder: Path, key: str) -> None:
@@ -309,6 +365,8 @@ def play_parts(run: PartsRun, tally: OpeningsTally, resume: bool, *, scheduler=N
     resume, are added back to ``tally``); the parts' records for ``summary.json``."""
     parts = part_bounds(run.config.deals, run.part_deals)
     sound = sound_parts(run.folder, parts, alert or (lambda line: None)) if resume else {}
+    if resume:
+        check_kept(run, parts, sound)
     for index in sorted(sound):
         add_part_back(tally, run.folder, part_key(index))
     deals_done = sum(hi - lo for index, lo, hi in parts if index in sound)

@@ -65,13 +65,16 @@ def default_folder(base: Path = RESULTS_DIR) -> Path:
 
 def check_folder(folder: Path, overwrite: bool) -> None:
     """Refuse a file, or a folder with anything in it unless ``overwrite``."""
-    from sim.openings.folder import is_openings_file
+    from sim.files import refuse_links
+    from sim.openings.folder import OWN_NAMES, is_openings_file
     from sim.store.folders import check_folder_path
 
     check_folder_path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
         raise SettingError(f"{folder} is not empty; use {{overwrite}} to replace the "
                            "openings files in it")
+    if folder.is_dir():  # before anything is looked at through a link, or removed
+        refuse_links(folder, OWN_NAMES, "an openings folder")
     foreign = sorted((path.name for path in folder.iterdir() if not is_openings_file(path)),
                      key=lambda name: (name.startswith("."), name)) \
         if folder.is_dir() else []
@@ -212,12 +215,13 @@ def _resumable(folder: Path, config: OpeningsConfig, kernel: str) -> dict:
     """``study.json`` of the study to resume, if it plays ``config`` with this code."""
     from sim.kernels.generate import same_code
     from sim.kernels.runner import lineup_strategies
-    from sim.openings.parts import config_of, read_study
+    from sim.openings.parts import config_of, kept_parts_match, read_study
 
     study = read_study(folder)
     if config_of(study["config"]).to_dict() != config.to_dict():
         raise SniffError(f"cannot resume {folder}: it holds a study of another configuration")
     if not same_code(study.get("kernel"), kernel, lineup_strategies(config.lineup)):
+        kept_parts_match(folder, config)  # an edited study.json is said as such, first
         raise SettingError(f"cannot resume {folder}: the simulator's code changed since the "
                            "study started, so the remaining games would not match; start "
                            "again with {overwrite}")

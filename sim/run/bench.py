@@ -9,6 +9,7 @@ same cores lower every figure.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import statistics
@@ -24,7 +25,9 @@ import numpy as np
 
 from sim.core import engine
 from sim.core.seating import PLAYER_COUNTS
+from sim.errors import SettingError, SniffError
 from sim.kernels.runner import lineup_of, play_batch
+from sim.store.shape import MAX_GAMES
 from strategies import available, parse_spec
 
 
@@ -203,17 +206,24 @@ def peak_memory(games: int) -> dict:
     once, which says nothing about how memory grows with the number of games.
     """
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run(
-            [sys.executable, "-m", "sim.cli", "simulate", "--games", "1000", "--quiet",
-             "--out", f"{out}/warm"],
-            check=True, capture_output=True,
-        )
-        start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-c", PEAK_RSS, "simulate", "--games", str(games), "--quiet",
-             "--out", f"{out}/run"],
-            check=True, capture_output=True, text=True,
-        )
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "sim.cli", "simulate", "--games", "1000", "--quiet",
+                 "--out", f"{out}/warm"],
+                check=True, capture_output=True,
+            )
+            start = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", PEAK_RSS, "simulate", "--games", str(games),
+                 "--quiet", "--out", f"{out}/run"],
+                check=True, capture_output=True, text=True,
+            )
+        except subprocess.CalledProcessError as error:  # its own line, not a traceback
+            said = (error.stderr.decode(errors="replace") if isinstance(error.stderr, bytes)
+                    else error.stderr or "").strip().splitlines()
+            raise SniffError(f"the peak-memory run of {games:,} games failed (exit "
+                             f"{error.returncode}): {said[-1] if said else 'no message'}"
+                             ) from None
         seconds = time.perf_counter() - start
     peak_kib = int(done.stdout.strip().splitlines()[-1])
     return {"games": games, "peak_rss_mib": peak_kib / 1024, "seconds": seconds}
@@ -277,6 +287,9 @@ def strategy_costs(games: int, repeats: int) -> list[dict]:
     return rows
 
 
+QUICK_SCALE = 0.05  # --quick: the sizes of every measurement, scaled
+
+
 def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = None) -> dict:
     """Every measurement; ``quick`` shrinks the sizes (a smoke run, not figures to publish)."""
     from sim.files import write_atomic
@@ -284,10 +297,18 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
     from sim.kernels.shared import builtin_strategies
     from sim.store.folders import check_output_file
 
+    if isinstance(memory_games, bool) or not isinstance(memory_games, int) or not (
+            1 <= memory_games <= MAX_GAMES):  # refused now, not after the minutes of measuring
+        raise SettingError(f"{{memory_games}} must be a number of games from 1 to "
+                           f"{MAX_GAMES:,}, got {memory_games!r}")
+    if quick and int(memory_games * QUICK_SCALE) < 1:
+        raise SettingError(f"{{memory_games}} {memory_games:,} with {{quick}} plays "
+                           f"{QUICK_SCALE:g} x as many games, none: give at least "
+                           f"{math.ceil(1 / QUICK_SCALE):,}")
     if out is not None:  # before the minutes of measuring: never a link, nor in a sniff folder
         out.parent.mkdir(parents=True, exist_ok=True)
         check_output_file(out, "{out}", "json")
-    scale = 0.05 if quick else 1.0
+    scale = QUICK_SCALE if quick else 1.0
     repeats = 3 if quick else 5
     # Every figure in the kernel users play in once the first run is behind them: the
     # shared kernel of every built-in strategy (compiled here if the cache lacks it, so

@@ -86,8 +86,30 @@ def check_scheduler(text) -> None:
     :class:`DaskCluster` passes)."""
     if isinstance(text, DaskCluster):
         return
-    parse_scheduler(text)
+    kind, value = parse_scheduler(text)
     import_distributed()
+    if kind == "address":
+        check_address(value)
+
+
+def check_address(address: str) -> None:
+    """A scheduler address Dask can dial (its scheme one of Dask's, a host and port that
+    parse), or one line at once: Dask itself would fail after its 30-second connect timeout
+    with tracebacks (``file:///x``, ``tcp://[::1``)."""
+    from distributed.comm import parse_address, parse_host_port
+    from distributed.comm.registry import backends
+
+    try:
+        scheme, location = parse_address(address, strict=True)
+        if scheme not in backends:
+            raise ValueError(f"unknown address scheme {scheme!r}, Dask's are "
+                             f"{', '.join(sorted(backends))}")
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)  # a port is needed: Dask's client assumes none
+    except ValueError as error:
+        raise SettingError(f"{{scheduler}} {address} is not a Dask scheduler address "
+                           f"({error}); give tcp://HOST:PORT as `dask scheduler` prints it, "
+                           "or local:N") from None
 
 
 def check_threads_option(threads) -> None:
@@ -209,14 +231,22 @@ class DaskCluster:
     def _start_local(self, distributed, workers: int, threads: int | None) -> None:
         """Start ``local:N``'s cluster with Ctrl-C held back until it stands: the worker
         processes start with it blocked (their ``dask_setup`` then ignores it), so none
-        dies in a traceback half-started, and the command, stopped only once it can stop
-        the whole cluster, leaves no process behind (nor an atexit traceback)."""
+        dies in a traceback half-started (still importing Dask), and the command, stopped
+        only once it can stop the whole cluster, leaves no process behind (nor an atexit
+        traceback)."""
         import signal
         import threading
 
         hold = threading.current_thread() is threading.main_thread() and hasattr(
             signal, "pthread_sigmask")
         if hold:
+            # multiprocessing starts its resource tracker with the first worker, and
+            # unblocks Ctrl-C in the starting thread afterwards (bpo-33613): the worker
+            # processes, started from threads of that thread, would not inherit the block.
+            # Started here first, it leaves the block alone.
+            from multiprocessing import resource_tracker
+
+            resource_tracker.ensure_running()
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             per_worker = threads or max(1, machine_cores() // workers)
@@ -235,6 +265,7 @@ class DaskCluster:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def _connect(self, distributed, address: str) -> None:
+        check_address(address)
         try:
             self.client = distributed.Client(address, timeout=CONNECT_TIMEOUT,
                                              set_as_default=False)
@@ -295,6 +326,8 @@ class DaskCluster:
         worker, one per machine first, so that a machine
         compiles a kernel once and its other workers load the cache; refuse a worker that
         runs other code (``kernel``). Returns the reports (also ``self.workers``)."""
+        from distributed import wait
+
         try:
             by_host = self._size_threads()
         except (OSError, TimeoutError) as error:
@@ -308,7 +341,11 @@ class DaskCluster:
                                           key=f"sniff-warm-up-{uuid.uuid4().hex}")
                        for address in wave]
             try:
-                reports += self.client.gather(futures)
+                # wait, then each result: a Ctrl-C in ``client.gather`` leaves its waiting
+                # tasks to log "Task exception was never retrieved" tracebacks (N17)
+                with self.client.as_current():
+                    wait(futures)
+                reports += [future.result() for future in futures]
             except ImportError as error:
                 raise SniffError(f"a Dask worker cannot import sniff's code ({error}): install "
                                  "sniff (and any --plugin module) on every machine") from None

@@ -30,10 +30,32 @@ from sim.run.plan import Plan, recorded_kernel_strategies, rotation_for
 from sim.store import io
 from sim.store.scan import read_part
 
-__all__ = ["DEFAULT_REPLAY", "replay_problems"]
+__all__ = ["DEFAULT_REPLAY", "lineup_problem", "replay_problems"]
 
 DEFAULT_REPLAY = 100
 MAX_REPLAY = 100_000  # a verify, not a second run
+# what a manifest's configuration says of its lineup besides its strategies and that
+# follows from them in every version (a report names the seats by ``labels``), so an edit
+# shows up against them; not ``modules`` nor ``strategy_params``, which a later version
+# may name or fill differently for the same games
+DERIVED = ("labels", "strategy_names", "deal_group")
+
+
+def lineup_problem(folder: Path, manifest: dict) -> str | None:
+    """What in the manifest's configuration does not follow from its strategies and
+    players (labels reversed: a report would credit one strategy's wins to another), or
+    None; None too when a plugin the run needs is not loaded (``--replay`` says so)."""
+    config = manifest["config"]
+    try:
+        derived = Plan.from_config(config).config()
+    except SniffError:
+        return None
+    for key in DERIVED:
+        if key in config and config[key] != derived[key]:
+            return (f"{Path(folder) / io.MANIFEST}: config.{key} is {config[key]!r}, but "
+                    f"its strategies {','.join(config['strategies'])} give "
+                    f"{derived[key]!r}: the manifest (and the parts' footers) were edited")
+    return None
 
 
 def sample_ids(good: dict[int, dict], count: int, rng: np.random.Generator) -> np.ndarray:

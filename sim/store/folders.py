@@ -88,14 +88,17 @@ def check_text_path(path: Path, what: str = "path") -> None:
 
 def sniff_folder_above(path: Path, run_id: str | None = None) -> Path | None:
     """The sniff folder ``path`` would be inside (a folder above it holding a run's, a tuning
-    run's, an openings folder's or a tournament's marker file), followed through links as
-    well as taken as written; None if none. A tournament's ``pairs/NAME`` is not inside it
-    for the run of that pairing only (``run_id``, the id its ``tournament.json`` records
-    for ``pairs/NAME``): no other command writes a folder there."""
+    run's, an openings folder's, a tournament's or a training folder's marker files),
+    followed through links as well as taken as written; None if none. A tournament's
+    ``pairs/NAME`` is not inside it for the run of that pairing only (``run_id``, the id
+    its ``tournament.json`` records for ``pairs/NAME``): no other command writes a folder
+    there."""
     path = Path(path)
     for route in dict.fromkeys((path.absolute(), path.resolve())):
         for above in route.parents:
-            if any((above / marker).is_file() for marker in FOLDER_MARKERS):
+            if any((above / marker).is_file() for marker in FOLDER_MARKERS) or (
+                    (above / "settings.json").is_file() and (above / "snapshots").is_dir()):
+                # (a training folder: its settings and snapshots, from its first moment)
                 relative = route.relative_to(above).parts
                 if run_id is not None and len(relative) == 2 and relative[0] == PAIRS \
                         and run_id == pairing_run_id(above, relative[1]):

@@ -33,7 +33,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import SniffError
-from sim.files import UnsafeFile, check_replaceable, kind_of, open_regular, own_folder
+from sim.files import (
+    UnsafeFile,
+    check_replaceable,
+    kind_of,
+    link_problem,
+    link_problems,
+    link_words,
+    open_regular,
+    own_folder,
+    own_inode,
+)
 from sim.store.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
 from sim.store.shape import record_shape_problem
 
@@ -99,6 +109,15 @@ def absent_problem(path: Path) -> str | None:
     return None
 
 
+def run_link_problems(folder: Path, manifest: dict) -> list[str]:
+    """A run folder's own files and table folders that are links, one line each (the parts
+    themselves are checked with their chunks)."""
+    return link_problems(folder, {"manifest.json": "manifest", LEDGER: "ledger",
+                                  **{t: f"{t} folder" for t in tables_of(manifest["config"])},
+                                  ".partial": ".partial folder",
+                                  SET_ASIDE: f"{SET_ASIDE} folder"})
+
+
 def file_problem(folder: Path, name: str, records: dict,
                  where: str = "summary.json") -> str | None:
     """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
@@ -108,7 +127,7 @@ def file_problem(folder: Path, name: str, records: dict,
     if record is None:
         return None
     path = Path(folder) / name
-    if (absent := absent_problem(path)) is not None:
+    if (absent := link_problem(folder, name) or absent_problem(path)) is not None:
         return absent
     if path.stat().st_size != record.get("bytes") or file_digest(path) != record.get(HASH):
         return (f"{path}: its bytes changed since it was written (size or {HASH} differs "
@@ -121,6 +140,7 @@ def append_record(folder: Path, record: dict) -> None:
     path = Path(folder) / LEDGER
     line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
     check_replaceable(path, "ledger")  # appended to, never through a link or into a FIFO
+    own_inode(path)  # nor into a file another folder shares (a hard-linked snapshot)
     with open(path, "ab+") as handle:
         handle.seek(0, os.SEEK_END)
         if handle.tell():  # a line torn by a crash must not swallow this one
@@ -166,8 +186,11 @@ def read_ledger(folder: Path, chunks: int | None = None) -> dict[int, dict]:
                     raise SniffError(f"{path}: line {lines:,} records chunk {chunk:,}, outside "
                                      f"this run's plan of {chunks:,} chunks; the run folder "
                                      "is damaged or was edited")
-    except (FileNotFoundError, IsADirectoryError):
+    except FileNotFoundError:
         pass
+    except IsADirectoryError:  # never "missing": the records are not where they belong
+        raise SniffError(f"{path}: is a folder, not a regular ledger: the run folder is "
+                         "damaged") from None
     except UnsafeFile as error:
         raise SniffError(f"{error}: the run folder is damaged") from None
     return records
@@ -306,6 +329,9 @@ def _part_problem(plan: _Plan, chunk: int, table: str, part: dict, path: Path) -
     lo, hi = plan.games(chunk)
     if part.get("file") != path.name:
         return f"chunk {chunk} has no recorded {table} part"
+    if plan.depth != "cheap" and path.is_symlink():  # verify and --resume (it sets it aside)
+        return (f"is {link_words(path)}, not a part written by this run (sniff never makes "
+                "a link in its folders)")
     if not path.is_file():
         return f"missing (chunk {chunk}, games {lo:,}..{hi - 1:,}, was written and recorded)"
     if (actual := path.stat().st_size) != part.get("bytes"):

@@ -28,7 +28,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.errors import SettingError, SniffError
-from sim.files import TEMP_SUFFIX, UnsafeFile, own_folder, place_new, read_regular, write_atomic
+from sim.files import (
+    TEMP_SUFFIX,
+    UnsafeFile,
+    own_folder,
+    place_new,
+    read_regular,
+    refuse_links,
+    write_atomic,
+)
 from sim.store.footers import error_text  # noqa: F401 (part of sim.store.io's API)
 from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
     TABLES,
@@ -229,6 +237,7 @@ def clear_run(folder: Path) -> None:
     resume set aside) is left alone."""
     from sim.store.integrity import LEDGER
 
+    refuse_links(folder, (*TABLES, LEDGER, MANIFEST, PARTIAL_DIR), "this run")
     for name in TABLES:
         if (folder / name).exists():
             shutil.rmtree(folder / name)

@@ -105,17 +105,25 @@ class RunLock:
                 break
             time.sleep(PAUSE)
         else:
+            shared = os.fstat(handle.fileno()).st_nlink > 1
             handle.close()
             info = _read_info(path)
+            if shared:  # a hard-linked copy (cp -al) shares the lock of the folder copied
+                raise SniffError(f"{path} is also the lock of another folder (this one or "
+                                 "that is a hard-linked copy, as cp -al makes), which a "
+                                 f"process is writing now; remove {path} (it holds nothing "
+                                 "but the lock) and run again (nothing was changed)")
             raise SniffError(f"{self.folder} is being written by {_describe(info)}; wait for "
                              "it to finish or stop it (nothing was changed)")
+        self._handle = handle
+        if os.fstat(handle.fileno()).st_nlink > 1:  # shared with a hard-linked copy of the
+            return  # folder (cp -al): locked, but its holder line is not written into both
         info = {"pid": os.getpid(), "host": socket.gethostname(), "command": command,
                 "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         handle.seek(0)
         handle.truncate()
         handle.write(json.dumps(info).encode())
         handle.flush()
-        self._handle = handle
 
     def release(self) -> None:
         if self._handle is not None:

@@ -298,11 +298,14 @@ class Limits:
 
     def error(self, error: BaseException, session: Session) -> BaseException:
         """What an error of the query means here: Ctrl-C (``Stopped``, "sniff: interrupted"
-        and 130), the time limit (one line), or ``query_error``'s line."""
+        and 130), the time limit (one line), a closed pipe (as it is: the command line
+        ends quietly, as every command does), or ``query_error``'s line."""
         from sim.errors import Stopped
 
         if self.signalled is not None:
             return Stopped(self.signalled)
+        if isinstance(error, BrokenPipeError):  # the reader went away (| head): as it is
+            return error
         if self.timed_out:
             return SettingError(f"the query ran past its time limit of {self.timeout:g} s and "
                                 "was stopped: aggregate more, or give a longer {timeout}")

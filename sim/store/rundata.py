@@ -65,7 +65,7 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
     pairings: each field of ``tournament.json`` (``recomputed``: field -> value), each CSV
     (``texts``: name -> its text) and each of ``outputs`` against the size and sha256
     ``tournament.json`` records in ``files`` (none recorded: not checked). One line each."""
-    from sim.files import read_regular
+    from sim.files import link_problem, read_regular
     from sim.store.integrity import file_problem
 
     where, problems = folder / TOURNAMENT_MANIFEST, []
@@ -75,6 +75,9 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
             problems.append(f"{where}: its {key} do not match the pairings' games "
                             "(recomputed); the file was edited")
     for name, text in texts.items():
+        if (link := link_problem(folder, name)) is not None:  # even to the same bytes
+            problems.append(link)
+            continue
         try:
             same = read_regular(folder / name, 64 * 2**20, name) == text.encode()
         except (OSError, ValueError):
@@ -86,7 +89,7 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
     for name in outputs if isinstance(files, dict) else ():
         if (problem := file_problem(folder, name, files, TOURNAMENT_MANIFEST)) is not None:
             problems.append(problem)
-    return problems
+    return list(dict.fromkeys(problems))  # a link among the CSVs: once, not twice
 
 
 def stray_pairs(folder: Path) -> list[str]:
@@ -150,6 +153,12 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
         raise SniffError(f"{where}: lists {len(entries):,} pairings, but its {len(strategies)} "
                          f"strategies make {len(implied):,}; the tournament folder was edited "
                          "or is damaged")
+    if (folder / PAIRS_DIR).is_symlink():  # every pairing would be read (or written) outside
+        from sim.files import link_words
+
+        raise SniffError(f"{folder / PAIRS_DIR}: is {link_words(folder / PAIRS_DIR)}, not the "
+                         "tournament's pairs folder (sniff never makes a link in its folders); "
+                         "the tournament folder was edited")
     pairs = (folder / PAIRS_DIR).resolve()
     out = []
     for index, entry in enumerate(entries):
@@ -182,11 +191,28 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
             if "run_id" in entry and run.get("run_id") != entry["run_id"]:
                 raise refuse(f"folder {path} holds run {_quoted(run.get('run_id'))}, not "
                              f"{entry['run_id']}")
+            if (differ := _plan_difference(config, run_config)) is not None:
+                raise refuse(f"folder {path} holds a run of {differ}")
         if lineup != implied[index]:
             raise refuse(f"has lineup {_quoted(lineup)} where the tournament plays "
                          f"{_quoted(implied[index])}")
         out.append((entry, path))
     return out
+
+
+def _plan_difference(config: dict, run_config: dict) -> str | None:
+    """How a pairing's run differs from what the tournament's settings play (its games per
+    pair, precision, players, duplicate deals, chunk size), in words, or None: the settings
+    a reader shows and a resume plays are bound to the games already played (a resume with
+    another chunk size would write chunks that overlap the pairing's own)."""
+    wanted = {"games": config.get("games_per_pair"), "precision": config.get("precision"),
+              "players": config.get("players"), "duplicate": config.get("duplicate"),
+              "chunk_size": config.get("chunk_size")}
+    for name, value in wanted.items():
+        if run_config.get(name) != value or type(run_config.get(name)) is not type(value):
+            return (f"{name} {_quoted(run_config.get(name))}, where the tournament's "
+                    f"settings say {_quoted(value)}")
+    return None
 
 
 _PAIRING_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")

@@ -207,9 +207,12 @@ class Summary:
             what = (f"{played:,} games" if played == self.games
                     else f"{played:,} of the games (the rest were already there)")
             workers = self.timing.get("workers")
-            out.append(f"  played {what} in {seconds:.1f} s: {rate:,.0f} games/s "
-                       f"on {self.timing['threads']} thread(s)"
-                       + (f" of {workers} Dask worker(s)" if workers else ""))
+            if played == 0:  # a resume of a complete run: no rate to give (not "nan")
+                out.append("  played no game: every game was already there")
+            else:
+                out.append(f"  played {what} in {seconds:.1f} s: {rate:,.0f} games/s "
+                           f"on {self.timing['threads']} thread(s)"
+                           + (f" of {workers} Dask worker(s)" if workers else ""))
         if self.folder is not None:
             tables = "".join(f"{name}/, " for name in self.tables)
             out.append(f"  data: {self.folder}/ ({tables}manifest.json)")

@@ -481,11 +481,11 @@ def play_game(
         trace_path.parent.mkdir(parents=True, exist_ok=True)
     elif not trace_path.parent.is_dir():
         raise SniffError(f"trace folder does not exist: {trace_path.parent}")
-    # A real write, before the game: a folder that refuses the trace would lose the game.
-    check_writable_folder(trace_path.parent)
     if trace_path.is_dir() and not trace_path.is_symlink():
         raise SettingError(f"{{trace_path}} {trace_path} is a folder; give a file name")
     check_output_file(trace_path, "{trace_path}", "trace")  # the output check every command makes
+    # A real write, before the game: a folder that refuses the trace would lose the game.
+    check_writable_folder(trace_path.parent)
     write(f"sniff play: seed {seed} (--seed {seed} with the same options deals this game again)\n")
     game = PlayGame(lineup, seat, seed, read_line, write, echo_input, ascii, hint_budget)
     events = game.run()

@@ -135,12 +135,18 @@ def check_resume(folder: Path, manifest: dict, config: TuneConfig, given: dict) 
     """Refuse a resume whose options differ from the recorded ones, or another cma."""
     merged = config.to_dict()
     merged.update(given)
-    asked = TuneConfig.build(**{key: merged[key] for key in DECIDING})
-    differ = [key for key in DECIDING if getattr(asked, key) != getattr(config, key)]
+    try:
+        asked = TuneConfig.build(**{key: merged[key] for key in DECIDING})
+        shown = {key: getattr(asked, key) for key in DECIDING}
+    except SettingError:  # no valid run, so not the recorded one: name what differs
+        shown = {key: given.get(key, getattr(config, key)) for key in DECIDING}
+        if all(shown[key] == getattr(config, key) for key in DECIDING):
+            raise
+    differ = [key for key in DECIDING if shown[key] != getattr(config, key)]
     if differ:
         key = differ[0]
         raise SettingError(f"{{{key}}} differs from the run in {folder} "
-                           f"({_show(getattr(asked, key))} given, "
+                           f"({_show(shown[key])} given, "
                            f"{_show(getattr(config, key))} recorded); leave it out to use the "
                            "recorded one")
     recorded = manifest["optimiser"]["version"]
