@@ -86,6 +86,31 @@ def test_every_builtin_digest_of_main_is_still_accepted():
                                   [blocker])
 
 
+# The digest each built-in strategy alone recorded with the code on main at the last stop,
+# 5a87044 (tests/fixtures/run-on-last-stop/make_run.py printed them).
+LAST_STOP_DIGESTS = {
+    "blocker": "75561ffbaf04f5d8", "defensive": "e7312d9a2d67acdf",
+    "expert": "9246290d7e41bc67", "greedy": "7156eb2603e1227a", "heavy": "1aaef4cfe72f79e6",
+    "learned": "90a723d92fadeeb2", "partner": "a63da60c0a02d37d",
+    "random": "fa65a1a8dc0c10fb", "rollout": "de05bdee606fb470",
+    "weighted": "41da75ee8c8e759d",
+}
+
+
+def test_every_builtin_digest_of_the_last_stop_is_still_accepted():
+    """The rewrites since the last stop (``SINCE_LAST_STOP``) map this code to that stop's, so
+    the digest each built-in recorded then is accepted; another built-in's is not."""
+    assert set(LAST_STOP_DIGESTS) == set(available())
+    for name, recorded in LAST_STOP_DIGESTS.items():
+        played = [get_strategy(name)]
+        now = generate.code_digest(played)
+        assert generate.same_code(recorded, now, played), name
+        assert not generate.same_code(recorded[::-1], now, played), name
+    greedy = get_strategy("greedy")
+    assert not generate.same_code(LAST_STOP_DIGESTS["random"],
+                                  generate.code_digest([greedy]), [greedy])
+
+
 def _hash(name: str) -> str:
     module = get_strategy(name).module
     return generate.code_hashes([module])[module]
@@ -107,7 +132,7 @@ FEATURES = "strategies.heuristics.features"
 @pytest.fixture
 def no_rewrites(monkeypatch):
     """Synthetic tables start from none: the real ones map this code to main's."""
-    for table in ("REWRITES", "NEW_IMPORTS", "OLD_IMPORTS"):
+    for table in ("REWRITES", "NEW_IMPORTS", "OLD_IMPORTS", "SINCE_LAST_STOP"):
         monkeypatch.setattr(rewrites, table, {})
 
 

@@ -1,9 +1,10 @@
 """Run folders written by earlier code still verify, report and resume.
 
-tests/fixtures/run-on-main was written by the code on main at 55805d0 and interrupted after
-two of its three parts (its README says how). Its code digest is that code's: a resume is
-accepted only while ``sim.kernels.rewrites`` maps every rewrite since to the code then, and
-the games it adds must be those a fresh run plays.
+tests/fixtures/run-on-main was written by the code on main at 55805d0, and
+tests/fixtures/run-on-last-stop by the code on main at the last stop (5a87044), each
+interrupted after two of its three parts (their READMEs say how). Each code digest is that
+code's: a resume is accepted only while ``sim.kernels.rewrites`` maps every rewrite since to
+the code then, and the games it adds must be those a fresh run plays.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ from cli_helpers import ROOT, load_unverified, run_main
 
 import sim
 
-FIXTURE = ROOT / "tests" / "fixtures" / "run-on-main"
+FIXTURES = [ROOT / "tests" / "fixtures" / name for name in ("run-on-main", "run-on-last-stop")]
 PLAN = ["--players", "2", "--strategies", "greedy,random", "--games", "60", "--seed", "7",
         "--chunk-size", "20"]
 
 
-@pytest.fixture
-def earlier(tmp_path) -> Path:
+@pytest.fixture(params=FIXTURES, ids=lambda path: path.name)
+def earlier(request, tmp_path) -> Path:
     folder = tmp_path / "earlier"
-    shutil.copytree(FIXTURE, folder)
+    shutil.copytree(request.param, folder)
     return folder
 
 

@@ -99,7 +99,7 @@ def _game_loop(choose_move, tag, pausing):
     take_turn = _turn(_decision(choose_move, pausing), pausing)
     play_turns, resume_turns, play_round = _rounds(take_turn)
     advance_game, play_game = _games(play_round, resume_turns, pausing)
-    play_block, advance_block = _blocks(play_game, advance_game)
+    play_block, advance_block, advance_games = _blocks(play_game, advance_game)
     # numba names a compiled closure by its qualified name plus a counter that restarts in
     # every process, so kernels compiled in different processes would export the same
     # symbols, and a process loading two of them from the cache would run the first one's
@@ -108,7 +108,7 @@ def _game_loop(choose_move, tag, pausing):
     functions = {
         "play_round": play_round, "play_turns": play_turns, "play_game": play_game,
         "play_block": play_block, "resume_turns": resume_turns, "advance_game": advance_game,
-        "advance_block": advance_block,
+        "advance_block": advance_block, "advance_games": advance_games,
     }
     for function in functions.values():
         function.py_func.__qualname__ += f"[{owner}{':' + tag if tag else ''}]"
@@ -328,7 +328,8 @@ def _games(play_round, resume_turns, pausing):
 
 
 def _blocks(play_game, advance_game):
-    """``play_block`` and ``advance_block``: the games of a block, one set of scratch."""
+    """``play_block``, ``advance_block`` and its loop ``advance_games``: the games of a
+    block, one set of scratch."""
 
     @njit
     def play_block(first, last, games, dispatch, tables, events):
@@ -345,6 +346,22 @@ def _blocks(play_game, advance_game):
             play_game(state, deal, games.game_ids[game], dispatch.players, seats, log, tables,
                       game)
 
+    @njit(_nrt=False)
+    def advance_games(indexes, answers, games, dispatch, states, round_rows, tables, events,
+                      seats, scratch):
+        """``advance_block``'s loop, compiled without reference counting: the view of each
+        game's rows would otherwise add to and take from the count of the batch's arrays,
+        which every thread shares, and bounce that count between the threads' caches at
+        every resume (an atomic on a contended line costs more than the resume's own work)."""
+        deal_rng, held = scratch
+        for index in range(indexes.shape[0]):
+            game = indexes[index]
+            _change_seat_strategies(seats, dispatch, game, held)
+            deal = Deal(games.seed, games.deal_ids[game], games.forced_leads[game],
+                        games.round_cap, deal_rng)
+            advance_game(states[game], answers[index], deal, seats,
+                         Log(round_rows[game], events), tables, game)
+
     @njit
     def advance_block(indexes, answers, games, dispatch, states, round_rows, tables, events):
         """Advance the batch's games ``indexes``, each with its ``answers`` entry.
@@ -354,17 +371,11 @@ def _blocks(play_game, advance_game):
         batch of one game, ``sniff play``) receives the game's trace rows as it goes.
         """
         seats = new_seats(dispatch.params.shape[1])
-        deal_rng = np.zeros(1, dtype=np.uint64)
         held = np.full(MAX_PLAYERS, -1, dtype=np.int64)  # the spec each seat of ``seats`` has
-        for index in range(indexes.shape[0]):
-            game = indexes[index]
-            _change_seat_strategies(seats, dispatch, game, held)
-            deal = Deal(games.seed, games.deal_ids[game], games.forced_leads[game],
-                        games.round_cap, deal_rng)
-            advance_game(states[game], answers[index], deal, seats,
-                         Log(round_rows[game], events), tables, game)
+        advance_games(indexes, answers, games, dispatch, states, round_rows, tables, events,
+                      seats, (np.zeros(1, dtype=np.uint64), held))
 
-    return play_block, advance_block
+    return play_block, advance_block, advance_games
 
 
 @njit(inline="always")

@@ -299,12 +299,13 @@ def code_hashes(modules: Sequence[str]) -> dict[str, str]:
 def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]) -> bool:
     """Whether a run that recorded the digest ``recorded`` ran the code whose digest is
     ``current`` (these strategies' now): the same digest, or the one this code had before
-    rewrites that changed no game (``sim.kernels.rewrites``)."""
+    rewrites that changed no game (``sim.kernels.rewrites``: on main at 55805d0 or at the
+    last stop)."""
     if recorded == current:
         return True
     if recorded is None or current != code_digest(strategies):
         return False
-    return recorded == digest_before_rewrites(strategies)
+    return recorded in (digest_before_rewrites(strategies), digest_at_last_stop(strategies))
 
 
 def digest_before_rewrites(strategies: Sequence[Strategy]) -> str:
@@ -312,8 +313,19 @@ def digest_before_rewrites(strategies: Sequence[Strategy]) -> str:
     the closure without the imports added since, each hash as it was, new modules left out."""
     names = module_closure([s.module for s in strategies], skip=rewrites.NEW_IMPORTS,
                            extra=rewrites.OLD_IMPORTS)
-    then = [rewrites.REWRITES.get(h, h) for h in _hashes_of(names)]
-    template = rewrites.REWRITES.get(template_hash(), template_hash())
+    return _digest_then(names, rewrites.REWRITES)
+
+
+def digest_at_last_stop(strategies: Sequence[Strategy]) -> str:
+    """The digest these strategies' code had on the last stop's main
+    (``rewrites.SINCE_LAST_STOP``; the same imports)."""
+    return _digest_then(code_modules(strategies), rewrites.SINCE_LAST_STOP)
+
+
+def _digest_then(names: Sequence[str], table: Mapping[str, str | None]) -> str:
+    """The digest of these modules with each hash that ``table`` lists as it was then."""
+    then = [table.get(h, h) for h in _hashes_of(names)]
+    template = table.get(template_hash(), template_hash())
     return _combined(template, [h for h in then if h is not None])
 
 

@@ -18,7 +18,12 @@ was on main at commit 55805d0, the oldest code whose run folders must still resu
 - ``OLD_IMPORTS``: a module now -> the modules it imported then and no longer does, so that
   the closure of then is rebuilt with them.
 
-``same_code`` rebuilds a lineup's digest then from these and accepts it. An entry is keyed
+``same_code`` rebuilds a lineup's digest then from these and accepts it.
+
+Runs made by the main of the last stop (commit 5a87044, tests/fixtures/run-on-last-stop) resume
+too: ``SINCE_LAST_STOP`` maps a code hash now to its hash then (no import changed since).
+When the next stop moves on, its entries are what ``scripts/code_hashes.py --old
+tests/fixtures/run-on-last-stop/last_stop_hashes.json`` prints. An entry is keyed
 by the code as it is now: the next edit of that module makes the entry miss, and the run is
 refused, as it must be. ``scripts/code_hashes.py`` prints the entries for the modules whose
 hash changed; a rewrite lists them here only with proof that every game is the same (the
@@ -29,9 +34,9 @@ from __future__ import annotations
 
 # code hash now -> code hash on main at 55805d0 (None: the module did not exist then)
 REWRITES: dict[str, str | None] = {
-    "9fad37279c070b40": "cd99e0d596b31e7f",  # <template>
+    "7e443c4832286887": "cd99e0d596b31e7f",  # <template>
     "a7ae83e0a7074309": None,  # sim.core.buffers
-    "919530b61ba96200": "d7279dc09366f210",  # sim.core.loop
+    "c057f99a081f053b": "d7279dc09366f210",  # sim.core.loop
     "9fd08d7b093c9802": "191df18e64455ab7",  # strategies.heuristics.blocker
     "63431b0e0fc1f70e": "443fc265599ed9ec",  # strategies.heuristics.defensive
     "b8f6abad96147764": "e6a838e50aeaa69b",  # strategies.heuristics.features
@@ -55,4 +60,11 @@ NEW_IMPORTS: dict[str, frozenset[str]] = {
 OLD_IMPORTS: dict[str, frozenset[str]] = {
     # ... in place of reading value's coefficients itself
     "strategies.learned.features": frozenset({"strategies.value.score_table"}),
+}
+
+# code hash now -> code hash on main at 5a87044 (the last stop), for the runs made by it
+SINCE_LAST_STOP: dict[str, str | None] = {
+    "7e443c4832286887": "756714aba75f3df2",  # <template>
+    "a7ae83e0a7074309": "b40181efa67712dc",  # sim.core.buffers
+    "c057f99a081f053b": "7c4f39668b5b398a",  # sim.core.loop
 }

@@ -94,7 +94,7 @@ def _no_events():
     return np.zeros((0, engine.EVENT_WIDTH), dtype=np.int64)
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=False)
 def _fill_rows(states, rotations, numbers, observations, moves, masks, streams, first, last):
     for row in range(first, last):
         game = numbers[buffers.GAME_ROW, row]
