@@ -19,9 +19,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from sim.openings.folder import read_summary, table_files
 from sim.openings.play import SLOTS_PER_DEAL, iter_openings, make_config
+from sim.run.reproduce import first_difference
 
 __all__ = ["replay_problem"]
 
@@ -42,23 +44,6 @@ def _recorded(paths: list[Path], deals: list[int]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _first_difference(expected: pd.DataFrame, found: pd.DataFrame) -> str | None:
-    if list(found.columns) != list(expected.columns):
-        return "the games rows do not have the columns sniff openings writes"
-    expected = expected.sort_values("game_id", kind="stable").reset_index(drop=True)
-    found = found.sort_values("game_id", kind="stable").reset_index(drop=True)
-    if len(found) != len(expected):
-        return (f"the sampled deals have {len(found):,} games rows in the parts, "
-                f"{len(expected):,} played again")
-    for column in expected.columns:
-        want, have = expected[column].tolist(), found[column].tolist()
-        if want != have:
-            row = next(i for i, (a, b) in enumerate(zip(want, have)) if a != b)
-            return (f"game {expected['game_id'][row]}: games.{column} is {have[row]!r} in "
-                    f"the part, {want[row]!r} played again")
-    return None
-
-
 def replay_problem(folder: Path | str, count: int,
                    rng: np.random.Generator | None = None) -> tuple[int, int, str | None]:
     """Play the deals of ``count`` games chosen at random (without repeats; all of them if
@@ -77,5 +62,7 @@ def replay_problem(folder: Path | str, count: int,
     total = study.deals * SLOTS_PER_DEAL
     games = rng.choice(total, size=min(count, total), replace=False)
     deals = sorted({int(game) // SLOTS_PER_DEAL for game in games})
-    difference = _first_difference(_played(study, deals), _recorded(tables["games"], deals))
+    played = pa.Table.from_pandas(_played(study, deals), preserve_index=False)
+    recorded = pa.Table.from_pandas(_recorded(tables["games"], deals), preserve_index=False)
+    difference = first_difference(played, recorded, "games", "sniff openings")
     return len(deals) * SLOTS_PER_DEAL, len(games), difference

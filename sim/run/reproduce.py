@@ -30,7 +30,7 @@ from sim.run.plan import Plan, recorded_kernel_strategies, rotation_for
 from sim.store import io
 from sim.store.scan import read_part
 
-__all__ = ["DEFAULT_REPLAY", "lineup_problem", "replay_problems"]
+__all__ = ["DEFAULT_REPLAY", "first_difference", "lineup_problem", "replay_problems"]
 
 DEFAULT_REPLAY = 100
 MAX_REPLAY = 100_000  # a verify, not a second run
@@ -97,11 +97,13 @@ def _recorded(folder: Path, good: dict[int, dict], ids: np.ndarray, table: str) 
     return pa.concat_tables(pieces) if pieces else None
 
 
-def _first_difference(expected: pa.Table, found: pa.Table, table: str) -> str | None:
-    """The first field that differs (``game 123: winner_side is 1 in the part, 0 played
-    again``), or None."""
+def first_difference(expected: pa.Table, found: pa.Table | None, table: str,
+                     command: str = "sniff simulate") -> str | None:
+    """The first field that differs between the rows played again and those of the parts
+    (``game 123: games.winner_side is 1 in the part, 0 played again``), or None; ``command``
+    names the writer of ``table`` (a run's, or an openings folder's games)."""
     if found is None or set(found.column_names) != set(expected.column_names):
-        return f"the {table} rows do not have the columns sniff simulate writes"
+        return f"the {table} rows do not have the columns {command} writes"
     keys = [("game_id", "ascending")] + ([("round_number", "ascending")]
                                          if table == "rounds" else [])
     expected, found = expected.sort_by(keys), found.sort_by(keys)
@@ -144,6 +146,6 @@ def replay_problems(folder: Path, manifest: dict, good: dict[int, dict], count: 
     played = _played(plan, manifest, ids, kernel_strategies)
     for table, expected in played.items():
         found = _recorded(folder, good, ids, table)
-        if (difference := _first_difference(expected, found, table)) is not None:
+        if (difference := first_difference(expected, found, table)) is not None:
             return ids.size, difference
     return ids.size, None
