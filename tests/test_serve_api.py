@@ -58,8 +58,10 @@ def hidden_tiles(game) -> set[str]:
 
 def check_secret(response, game) -> dict:
     assert response.status_code == 200, response.text
-    # The settlement's rounding rule reads "remainder 1-2 down, 3-4 up": not tiles.
+    # The settlement's rounding rule reads "remainder 1-2 down, 3-4 up": not tiles. The
+    # session id is random URL-safe text, which may hold "6-0" by chance: not a tile either.
     text = response.text.replace("remainder 1-2 down, 3-4 up", "")
+    text = text.replace(response.json().get("session", "") or "", "")
     hidden = hidden_tiles(game)
     settled = game.events[: game.visible()][-1]["event"] == "round_end"
     # Only a game over, or a settlement after the boneyard ran dry, shows every tile.
