@@ -183,8 +183,8 @@ def test_overwrite_removes_the_previous_runs_parts(tmp_path):
     assert load_openings(folder)[1]["deals"] == 4
 
 
-def test_a_stop_between_chunks_leaves_no_result(tmp_path):
-    folder = tmp_path / "run"
+def stopped_study(folder: Path) -> Path:
+    """A 20-deal study stopped (SIGTERM) before its third chunk: one part kept."""
     calls = []
 
     def stop() -> None:
@@ -195,6 +195,11 @@ def test_a_stop_between_chunks_leaves_no_result(tmp_path):
     with pytest.raises(Stopped):
         measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
                          between_chunks=stop)
+    return folder
+
+
+def test_a_stop_between_chunks_leaves_no_result(tmp_path):
+    folder = stopped_study(tmp_path / "run")
     assert sorted(p.name for p in (folder / "games").iterdir()) == ["part-000000.parquet"]
     assert not (folder / "summary.json").exists() and not is_openings_folder(folder)
     with pytest.raises(SniffError, match="no summary.json"):
@@ -241,17 +246,7 @@ def test_a_resume_refuses_a_study_record_that_does_not_match_its_parts(tmp_path,
     would be played with another; a part size: thousands of tiny parts) is one line."""
     from cli_helpers import one_line, run_main
 
-    folder = tmp_path / "run"
-    calls = []
-
-    def stop() -> None:
-        calls.append(1)
-        if len(calls) == 3:
-            raise Stopped(signal.SIGTERM)
-
-    with pytest.raises(Stopped):
-        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
-                         between_chunks=stop)
+    folder = stopped_study(tmp_path / "run")
     study = json.loads((folder / "study.json").read_text())
     edit(study)
     (folder / "study.json").write_text(json.dumps(study))
