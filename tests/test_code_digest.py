@@ -71,21 +71,6 @@ MAIN_DIGESTS = {
 }
 
 
-def test_every_builtin_digest_of_main_is_still_accepted():
-    """A rewrite since 55805d0 that changed no game lists its hashes in sim.kernels.rewrites,
-    so the digest each built-in recorded then is accepted now; another digest is not."""
-    assert set(MAIN_DIGESTS) == set(available())
-    for name, recorded in MAIN_DIGESTS.items():
-        played = [get_strategy(name)]
-        now = generate.code_digest(played)
-        assert generate.same_code(recorded, now, played), name
-        assert not generate.same_code(recorded[::-1], now, played), name
-        assert not generate.same_code(None, now, played), name
-    blocker = get_strategy("blocker")
-    assert not generate.same_code(MAIN_DIGESTS["partner"], generate.code_digest([blocker]),
-                                  [blocker])
-
-
 # The digest each built-in strategy alone recorded with the code on main at the last stop,
 # 5a87044 (tests/fixtures/run-on-last-stop/make_run.py printed them).
 LAST_STOP_DIGESTS = {
@@ -97,18 +82,22 @@ LAST_STOP_DIGESTS = {
 }
 
 
-def test_every_builtin_digest_of_the_last_stop_is_still_accepted():
-    """The rewrites since the last stop (``SINCE_LAST_STOP``) map this code to that stop's, so
-    the digest each built-in recorded then is accepted; another built-in's is not."""
-    assert set(LAST_STOP_DIGESTS) == set(available())
-    for name, recorded in LAST_STOP_DIGESTS.items():
+@pytest.mark.parametrize("digests", [MAIN_DIGESTS, LAST_STOP_DIGESTS],
+                         ids=["main-55805d0", "last-stop-5a87044"])
+def test_every_builtin_digest_of_earlier_code_is_still_accepted(digests):
+    """A rewrite since that code that changed no game lists its hashes in
+    sim.kernels.rewrites, so the digest each built-in recorded then is accepted now; a
+    reversed digest, none, or another built-in's is not."""
+    assert set(digests) == set(available())
+    for name, recorded in digests.items():
         played = [get_strategy(name)]
         now = generate.code_digest(played)
         assert generate.same_code(recorded, now, played), name
         assert not generate.same_code(recorded[::-1], now, played), name
-    greedy = get_strategy("greedy")
-    assert not generate.same_code(LAST_STOP_DIGESTS["random"],
-                                  generate.code_digest([greedy]), [greedy])
+        assert not generate.same_code(None, now, played), name
+    blocker = get_strategy("blocker")
+    assert not generate.same_code(digests["partner"], generate.code_digest([blocker]),
+                                  [blocker])
 
 
 def _hash(name: str) -> str:
