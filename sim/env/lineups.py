@@ -22,7 +22,8 @@ from strategies import StrategySpec, parse_lineup_text
 __all__ = ["ROUND_CAP", "fresh_seed", "learner_lineup", "open_batch"]
 
 # Batches this small start on one thread: waking the pool costs more than it gains (their
-# steps never wake it: GameBatch advances fewer than PARALLEL_FROM games on one thread).
+# steps never wake it: GameBatch advances fewer than sim.kernels.sharing.PARALLEL_FROM
+# games on one thread).
 FEW_GAMES = 64
 
 
