@@ -4,11 +4,12 @@ Rows:
 - ``batch``: a ``GameBatch`` of 4,096 games, 4 players, lineup position 0 played in Python
   by a NumPy random masked policy (a uniform legal move per waiting game, whole batch at
   once), the three others by ``greedy`` in the engine: outside decisions per second and
-  games finished per second.
+  games finished per second, the median of ``4 x repeats`` batches after ``WARMUP``
+  untimed ones; the process's first batch (cold) is reported apart.
 - ``simulate``: ``sniff simulate --no-rounds`` with four ``greedy`` (games/s), in the same
   run, and the batch's games/s as a fraction of it.
 
-Usage: ``python scripts/env_bench.py [--games 4096] [--simulate-games 200000] [--repeats 3]
+Usage: ``python scripts/env_bench.py [--games 4096] [--simulate-games 200000] [--repeats 5]
 [--out results/env_bench.json]``; prints a Markdown table (docs/speed.md, "The batch").
 Further rows (PettingZoo, OpenSpiel) are functions returning a dict, added to ``ROWS``.
 """
@@ -29,6 +30,8 @@ import numpy as np
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import OUTSIDE
 
+WARMUP = 4  # full-size batches before the timed ones, the first one timed apart (cold)
+
 
 def random_masked_policy(rng: np.random.Generator):
     """A uniform legal move for every waiting game at once (no per-game Python loop)."""
@@ -40,26 +43,40 @@ def random_masked_policy(rng: np.random.Generator):
     return policy
 
 
-def batch_row(games: int, repeats: int) -> dict:
+def _play_batch(games: int, seed: int) -> tuple[float, float, int]:
+    """One batch played to the end: wall seconds, CPU seconds, outside decisions."""
+    policy = random_masked_policy(np.random.default_rng(seed))
+    start, cpu_start = time.perf_counter(), time.process_time()
+    batch = GameBatch(4, [OUTSIDE, "greedy", "greedy", "greedy"], games, seed)
+    decisions = 0
+    while not batch.done:
+        pending = batch.pending()
+        decisions += len(pending)
+        batch.advance(policy(pending))
+    return time.perf_counter() - start, time.process_time() - cpu_start, decisions
+
+
+def batch_row(games: int, repeats: int, warmup: int = WARMUP) -> dict:
     """Outside decisions and finished games per second through a ``GameBatch`` (and per
-    second of the process's CPU time, steadier than the wall clock on a shared machine)."""
+    second of the process's CPU time, steadier than the wall clock on a shared machine).
+
+    The first full-size batch of a process is slower (``cold``, reported apart): its
+    buffers are fresh memory (a page fault per 4 KiB touched, until the C allocator keeps
+    freed blocks for reuse after a few batches) and the thread-sharing model
+    (``sim.kernels.sharing``) has no costs yet. ``warmup`` batches are played untimed
+    after it, as ``simulate_row`` plays a warm-up run; the median of ``repeats`` batches
+    after them is the steady rate, what a program that plays batch after batch gets."""
     GameBatch(4, [OUTSIDE, "greedy", "greedy", "greedy"], 64, 0)  # compile or load first
-    times, cpu, decisions = [], [], 0
-    for repeat in range(repeats):
-        policy = random_masked_policy(np.random.default_rng(repeat))
-        start, cpu_start = time.perf_counter(), time.process_time()
-        batch = GameBatch(4, [OUTSIDE, "greedy", "greedy", "greedy"], games, repeat)
-        decisions = 0
-        while not batch.done:
-            pending = batch.pending()
-            decisions += len(pending)
-            batch.advance(policy(pending))
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - cpu_start)
-    seconds = statistics.median(times)
-    return {"row": "batch", "games": games, "seconds": seconds,
-            "decisions": decisions, "decisions_per_s": decisions / seconds,
-            "games_per_s": games / seconds, "cpu_seconds": statistics.median(cpu)}
+    cold, _, _ = _play_batch(games, 0)
+    for seed in range(1, warmup):
+        _play_batch(games, seed)
+    runs = [_play_batch(games, max(1, warmup) + repeat) for repeat in range(repeats)]
+    seconds = statistics.median(run[0] for run in runs)
+    decisions = statistics.median(run[2] for run in runs)
+    return {"row": "batch", "games": games, "seconds": seconds, "repeats": repeats,
+            "warmup": warmup, "decisions": decisions, "decisions_per_s": decisions / seconds,
+            "games_per_s": games / seconds, "cpu_seconds": statistics.median(r[1] for r in runs),
+            "cold_seconds": cold, "cold_games_per_s": games / cold}
 
 
 def simulate_row(games: int, repeats: int) -> dict:
@@ -166,18 +183,21 @@ def table(rows: list[dict]) -> str:
     lines = ["| measure | games | seconds | rate |", "|---|---:|---:|---|"]
     if "batch" in by_name:
         b = by_name["batch"]
-        lines.append(f"| batch: outside decisions | {b['games']:,} | {b['seconds']:.2f} | "
+        lines.append(f"| batch: outside decisions | {b['games']:,} | {b['seconds']:.3f} | "
                      f"{b['decisions_per_s']:,.0f} decisions/s "
                      f"({b['decisions'] / b['cpu_seconds']:,.0f} per CPU second) |")
-        lines.append(f"| batch: games finished | {b['games']:,} | {b['seconds']:.2f} | "
+        lines.append(f"| batch: games finished | {b['games']:,} | {b['seconds']:.3f} | "
                      f"{b['games_per_s']:,.0f} games/s |")
+        lines.append(f"| batch: the process's first batch (cold) | {b['games']:,} | "
+                     f"{b['cold_seconds']:.3f} | {b['cold_games_per_s']:,.0f} games/s |")
     if "simulate" in by_name:
         s = by_name["simulate"]
         lines.append(f"| `simulate --no-rounds`, 4 greedy | {s['games']:,} | "
                      f"{s['seconds']:.2f} | {s['games_per_s']:,.0f} games/s |")
     if "batch" in by_name and "simulate" in by_name:
         ratio = by_name["batch"]["games_per_s"] / by_name["simulate"]["games_per_s"]
-        lines.append(f"| batch games/s over simulate's | | | {ratio:.2f}x |")
+        cold = by_name["batch"]["cold_games_per_s"] / by_name["simulate"]["games_per_s"]
+        lines.append(f"| batch games/s over simulate's | | | {ratio:.2f}x (cold: {cold:.2f}x) |")
     for row in rows:
         if row["row"] not in ("batch", "simulate") and "text" in row:
             lines.append(row["text"])
@@ -188,14 +208,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4096)
     parser.add_argument("--simulate-games", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timed runs of each row (the batch row: 4 times as many)")
     parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows to run")
     parser.add_argument("--out", type=Path, default=Path("results/env_bench.json"))
     args = parser.parse_args(argv)
     rows = []
     for name in args.rows.split(","):
         games = args.simulate_games if name == "simulate" else args.games
-        rows.append(ROWS[name](games, args.repeats))
+        rows.append(ROWS[name](games, 4 * args.repeats if name == "batch" else args.repeats))
     report = {"threads": numba.get_num_threads(), "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))

@@ -43,6 +43,22 @@ def moves_of(plays: list[tuple[str, str | None]], hand: list[str]) -> set[tuple[
     return {(tile_name(int(m) >> 2), ARM_NAMES[int(m) & 3]) for m in moves[:n]}
 
 
+def test_no_decision_has_more_legal_moves_than_a_batch_row_holds():
+    """A batch's rows keep ``ROW_MOVES`` (28) moves: each arm fits only the 7 tiles that
+    carry its open value. Every arm field fits at most 7 tiles, the empty table one move per
+    tile, and four arms open at one value with every tile in hand reach exactly 28."""
+    from sim.core.buffers import ROW_MOVES
+    from sim.core.layout import ARM_FITS, ARM_OPEN
+    from sim.core.tiles import ALL_TILES
+
+    assert max(bin(int(fits)).count("1") for fits in ARM_FITS) == 7
+    moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
+    assert legal_moves(EMPTY_LAYOUT, ALL_TILES, moves) == 28
+    for value in range(7):
+        four_open = sum((value | ARM_OPEN) << (8 * arm) for arm in range(4))
+        assert legal_moves(four_open, ALL_TILES, moves) == ROW_MOVES == 28
+
+
 # --- the layout and the count (worked examples of docs/rules.md)
 
 

@@ -24,7 +24,7 @@ from sim.core.tiles import N_TILES
 
 __all__ = [
     "GAME_ROW", "KIND_ROW", "N_MOVES_ROW", "POSITION_ROW", "SEAT_ROW", "Deal", "Dispatch",
-    "Games", "Log", "Seats", "Tables", "new_rows", "new_seats",
+    "Games", "Log", "ROW_MOVES", "Seats", "Tables", "new_rows", "new_seats",
 ]
 
 
@@ -97,6 +97,13 @@ def new_seats(n_params: int) -> Seats:
 # waiting game's row has, in the order of ``sim.kernels.decisions.Decisions``' fields.
 GAME_ROW, SEAT_ROW, POSITION_ROW, KIND_ROW, N_MOVES_ROW = range(5)
 
+# Legal moves one decision can have, the width of a waiting row's moves: a tile fits an arm
+# only through the arm's open pip value, which 7 tiles carry, so the 4 arms take at most 28
+# moves (the empty table takes one per tile in hand: at most 28 too). ``MAX_MOVES`` (64) is
+# the engine's buffer; a row is filled for every waiting game at every step, and the 36
+# slots that can never hold a move were a third of what a step wrote.
+ROW_MOVES = 28
+
 
 def new_rows(n: int) -> tuple[np.ndarray, ...]:
     """Room for the waiting rows of a batch of ``n`` games, filled by the compiled step from
@@ -107,7 +114,7 @@ def new_rows(n: int) -> tuple[np.ndarray, ...]:
     return (
         np.empty((5, n), dtype=np.int64),
         np.empty((n, OBSERVATION_SIZE), dtype=np.int64),
-        np.empty((n, MAX_MOVES), dtype=np.int64),
+        np.empty((n, ROW_MOVES), dtype=np.int64),
         np.empty((n, N_TILES * 4), dtype=np.bool_),
         np.empty(n, dtype=np.uint64),
     )

@@ -273,7 +273,7 @@ def _games(play_round, resume_turns, pausing):
         forced_lead = deal.forced_lead if state[ROUND] == 1 else -1
         return play_round(state, leader, forced_lead, seats, log)
 
-    @njit(_nrt=False)
+    @njit(_nrt=False, inline="always" if pausing else "never")
     def advance_game(state, answer, deal, seats, log, tables, game):
         """Play a game on until it waits for the caller (``state[WAITING]``) or ends.
 

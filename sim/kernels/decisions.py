@@ -44,7 +44,7 @@ class Decisions:
     positions: np.ndarray  # (k,) lineup position of that seat (after the game's rotation)
     kinds: np.ndarray  # (k,) KIND_MOVE, KIND_FORCED, KIND_DRAW or KIND_DEAL
     observations: np.ndarray  # (k, OBSERVATION_SIZE) int64: what strategies get (0 for chance)
-    moves: np.ndarray  # (k, MAX_MOVES) int64 legal moves in the engine's order, NO_MOVE padded
+    moves: np.ndarray  # (k, ROW_MOVES) int64: legal moves in the engine's order, NO_MOVE padded
     n_moves: np.ndarray  # (k,)
     masks: np.ndarray  # (k, N_ACTIONS) bool over action ids
     streams: np.ndarray  # (k,) uint64: the seat's own strategy random stream

@@ -21,7 +21,7 @@ __all__ = ["BLOCK_SIZE", "PARALLEL_FROM", "note_cost", "shared_step"]
 BLOCK_SIZE = 32  # games a thread takes at a time in a step shared among the threads
 PARALLEL_FROM = 2 * BLOCK_SIZE  # below two blocks one thread does all the work anyway
 TIMED_FROM = 512  # steps this large are timed (smaller ones are mostly fixed costs)
-EXPLORE = 8  # timed steps between tries of the way that looks slower, per times slower
+EXPLORE = 32  # timed steps between tries of the way that looks slower, per times slower
 WEIGHT = 0.5  # of the newest step in the moving average
 
 # seconds per game of a step on all threads (True) and on one (False); steps timed
