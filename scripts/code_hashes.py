@@ -2,6 +2,7 @@
 
 Usage::
 
+    python scripts/code_hashes.py --write
     python scripts/code_hashes.py --all
     python scripts/code_hashes.py [--old tests/fixtures/run-on-b65694f/b65694f_hashes.json]
     python scripts/code_hashes.py --json > hashes.json
@@ -14,16 +15,19 @@ did not have (the second half of a split: map the first half to the old module's
 hand). Modules of the earlier code that are gone are listed as comments. ``--old`` compares
 with one JSON (by default main's at 55805d0: the lines of ``REWRITES``); ``--all`` prints
 every era's lines under the name of its table: ``REWRITES`` (main at 55805d0) and each stop
-of ``SINCE_STOPS``, whose JSON is tests/fixtures/run-on-COMMIT/COMMIT_hashes.json. Paste the
-lines only for a rewrite proven to change no game (the golden tables); an import added since
-that makes an unchanged module part of a lineup's code belongs in ``NEW_IMPORTS``, which
-this script cannot see.
+of ``SINCE_STOPS``, whose JSON is tests/fixtures/run-on-COMMIT/COMMIT_hashes.json; ``--write``
+writes them into the tables of ``sim/kernels/rewrites.py`` (of the checkout imported: run it
+with ``PYTHONPATH`` at the checkout), keeping the value of an entry whose key is still code
+now (it may be written by hand). Write or paste the lines only for a rewrite proven to change
+no game (the golden tables); an import added since that makes an unchanged module part of a
+lineup's code belongs in ``NEW_IMPORTS``, which this script cannot see.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from sim.kernels import rewrites
@@ -47,10 +51,17 @@ def changed(old: dict[str, str], now: dict[str, str]) -> dict[str, tuple[str, st
             if old.get(name) != digest}
 
 
-def rewrite_lines(old: dict[str, str], now: dict[str, str], indent: str = "    ") -> list[str]:
-    """An era's table lines for the modules whose hash is not the one in ``old``."""
-    lines = [f"{indent}{json.dumps(digest)}: {json.dumps(then) if then else 'None'},  # {name}"
-             for name, (digest, then) in changed(old, now).items()]
+def rewrite_lines(old: dict[str, str], now: dict[str, str], indent: str = "    ",
+                  kept: Mapping[str, str | None] | None = None) -> list[str]:
+    """An era's table lines for the modules whose hash is not the one in ``old``; an entry
+    of ``kept`` (the table as it is) keeps its value, since it may be written by hand (the
+    first half of a split)."""
+    kept = kept or {}
+    lines = []
+    for name, (digest, then) in changed(old, now).items():
+        then = kept.get(digest, then)
+        lines.append(f"{indent}{json.dumps(digest)}: {json.dumps(then) if then else 'None'},"
+                     f"  # {name}")
     lines += [f"{indent}# gone since: {name} ({old[name]})" for name in sorted(set(old) - set(now))]
     return lines
 
@@ -79,6 +90,30 @@ def era_lines(now: dict[str, str]) -> list[str]:
     return lines
 
 
+def write_tables(path: Path, now: dict[str, str]) -> str:
+    """The text of ``rewrites.py`` at ``path`` with ``REWRITES`` and ``SINCE_STOPS`` made of
+    every era's entries now (the import tables, which this cannot see, are left alone)."""
+    old = json.loads(DEFAULT_OLD.read_text())
+    text = replace_table(path.read_text(), "REWRITES: dict[str, str | None] = {", [
+        *rewrite_lines(old, now, kept=rewrites.REWRITES), "}"])
+    stops = []
+    for commit, kept in rewrites.SINCE_STOPS.items():
+        then = json.loads(stop_hashes(commit).read_text())
+        lines = rewrite_lines(then, now, " " * 8, kept)
+        stops += [f"    {json.dumps(commit)}: {{", *lines, "    },"] if lines else [
+            f"    {json.dumps(commit)}: {{}},"]
+    return replace_table(text, "SINCE_STOPS: dict[str, dict[str, str | None]] = {",
+                          [*stops, "}"])
+
+
+def replace_table(text: str, opening: str, body: list[str]) -> str:
+    """``text`` with the lines after ``opening`` up to the first ``}`` alone on its line
+    replaced by ``body``."""
+    start = text.index(opening + "\n") + len(opening) + 1
+    end = text.index("\n}\n", start - 1) + 3  # from the opening's own line end: {} empty
+    return text[:start] + "\n".join(body) + "\n" + text[end:]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", type=Path, default=DEFAULT_OLD,
@@ -86,6 +121,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the hashes now as JSON")
     parser.add_argument("--all", action="store_true",
                         help="print the lines of every era: REWRITES and each stop's")
+    parser.add_argument("--write", action="store_true",
+                        help="write every era's lines into sim/kernels/rewrites.py")
     args = parser.parse_args()
     now = current_hashes()
     if args.json:
@@ -93,6 +130,11 @@ def main() -> None:
         return
     if args.all:
         print("\n".join(era_lines(now)))
+        return
+    if args.write:
+        path = Path(rewrites.__file__)
+        path.write_text(write_tables(path, now))
+        print(f"wrote every era's entries into {path}: review them with git diff")
         return
     lines = rewrite_lines(json.loads(args.old.read_text()), now)
     print("\n".join(lines) if lines else "# no module changed since")

@@ -148,6 +148,27 @@ def test_every_hash_changed_since_an_era_has_its_entry(era):
     assert set(table) <= set(NOW.values()), sorted(set(table) - set(NOW.values()))
 
 
+def test_the_tables_are_what_code_hashes_writes(tmp_path):
+    """``scripts/code_hashes.py --write`` (what regenerates every era's entries after a
+    rewrite) gives back rewrites.py as it is, from tables emptied too: none is missing, none
+    stale, each era's lines in their table."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "code_hashes", FIXTURES.parents[1] / "scripts" / "code_hashes.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    path = Path(rewrites.__file__)
+    text = path.read_text()
+    assert script.write_tables(path, NOW) == text
+    emptied = tmp_path / "rewrites.py"
+    emptied.write_text(script.replace_table(script.replace_table(
+        text, "REWRITES: dict[str, str | None] = {", ["}"]),
+        "SINCE_STOPS: dict[str, dict[str, str | None]] = {", ["}"]))
+    assert "sim.core.loop" not in emptied.read_text()
+    assert script.write_tables(emptied, NOW) == text
+
+
 def _hash(name: str) -> str:
     module = get_strategy(name).module
     return generate.code_hashes([module])[module]
