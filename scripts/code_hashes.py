@@ -118,11 +118,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", type=Path, default=DEFAULT_OLD,
                         help="JSON of the earlier code hashes (default: %(default)s)")
-    parser.add_argument("--json", action="store_true", help="print the hashes now as JSON")
-    parser.add_argument("--all", action="store_true",
-                        help="print the lines of every era: REWRITES and each stop's")
-    parser.add_argument("--write", action="store_true",
-                        help="write every era's lines into sim/kernels/rewrites.py")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--json", action="store_true", help="print the hashes now as JSON")
+    what.add_argument("--all", action="store_true",
+                      help="print the lines of every era: REWRITES and each stop's")
+    what.add_argument("--write", action="store_true",
+                      help="write every era's lines into sim/kernels/rewrites.py")
     args = parser.parse_args()
     now = current_hashes()
     if args.json:
