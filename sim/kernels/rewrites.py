@@ -28,13 +28,14 @@ apart: a digest then is rebuilt from one era's table, never from entries of two,
 code ever held the one era's module with the other era's.
 
 Each era's hashes then are in its fixture, next to a run folder its code wrote:
-tests/fixtures/run-on-main/main_hashes.json and, for a stop, tests/fixtures/run-on-COMMIT/
-COMMIT_hashes.json (``scripts/code_hashes.py --json`` run on that commit). A new stop adds
-its commit here with an empty table and its fixture. ``scripts/code_hashes.py --all`` prints
-every era's entries for the modules whose hash changed since (``--old`` with one JSON: that
-era's alone). An entry is keyed by the code as it is now: the next edit of that module makes
-the entry miss, and the run is refused, as it must be, until the entries are printed again.
-A rewrite lists them here only with proof that every game is the same (the golden tables,
+tests/fixtures/run-on-main/main_hashes.json and, for a stop,
+tests/fixtures/run-on-COMMIT/COMMIT_hashes.json (``scripts/code_hashes.py --json`` run on
+that commit). A new stop adds its commit here with an empty table, and its fixture.
+``scripts/code_hashes.py --write`` writes every era's entries for the modules whose hash
+changed since (``--all`` prints them; ``--old`` with one JSON: that era's alone). An entry is
+keyed by the code as it is now: the next edit of that module makes the entry miss, and the
+run is refused, as it must be, until the entries are written again. A rewrite lists them
+here only with proof that every game is the same (the golden tables,
 tests/test_engine_vs_oracle.py).
 """
 
