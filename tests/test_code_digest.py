@@ -8,12 +8,17 @@ the lineup does not play.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from sim.kernels import generate, rewrites
 from sim.kernels.runner import lineup_of, lineup_strategies
 from strategies import available, parse_spec
 from strategies import get as get_strategy
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 SOURCE = '''"""A module."""
 from sim.core import tiles
@@ -71,19 +76,32 @@ MAIN_DIGESTS = {
 }
 
 
-# The digest each built-in strategy alone recorded with the code on main at the last stop,
-# 5a87044 (tests/fixtures/run-on-last-stop/make_run.py printed them).
-LAST_STOP_DIGESTS = {
-    "blocker": "75561ffbaf04f5d8", "defensive": "e7312d9a2d67acdf",
-    "expert": "9246290d7e41bc67", "greedy": "7156eb2603e1227a", "heavy": "1aaef4cfe72f79e6",
-    "learned": "90a723d92fadeeb2", "partner": "a63da60c0a02d37d",
-    "random": "fa65a1a8dc0c10fb", "rollout": "de05bdee606fb470",
-    "weighted": "41da75ee8c8e759d",
+# The code hash now of every compiled module the built-ins play, and of the kernel template.
+NOW = generate.code_hashes(generate.code_modules([get_strategy(n) for n in sorted(available())]))
+
+
+# The digest each built-in strategy alone recorded with the code on main at each earlier stop
+# of the project (tests/fixtures/run-on-COMMIT/make_run.py printed them).
+STOP_DIGESTS = {
+    "5a87044": {
+        "blocker": "75561ffbaf04f5d8", "defensive": "e7312d9a2d67acdf",
+        "expert": "9246290d7e41bc67", "greedy": "7156eb2603e1227a",
+        "heavy": "1aaef4cfe72f79e6", "learned": "90a723d92fadeeb2",
+        "partner": "a63da60c0a02d37d", "random": "fa65a1a8dc0c10fb",
+        "rollout": "de05bdee606fb470", "weighted": "41da75ee8c8e759d",
+    },
+    "b65694f": {
+        "blocker": "28bcb6a67f1fb0b2", "defensive": "1edf63d8bbd95781",
+        "expert": "6ecd3d172d200bea", "greedy": "6cf77cc015ddb529",
+        "heavy": "3763820fd868039e", "learned": "5224964d70e4bb6a",
+        "partner": "eb9b34b4304677b3", "random": "d39aff132c58d427",
+        "rollout": "1994531639808668", "weighted": "2a5da7d38d82dac3",
+    },
 }
 
 
-@pytest.mark.parametrize("digests", [MAIN_DIGESTS, LAST_STOP_DIGESTS],
-                         ids=["main-55805d0", "last-stop-5a87044"])
+@pytest.mark.parametrize("digests", [MAIN_DIGESTS, *STOP_DIGESTS.values()],
+                         ids=["main-55805d0", *(f"stop-{c}" for c in STOP_DIGESTS)])
 def test_every_builtin_digest_of_earlier_code_is_still_accepted(digests):
     """A rewrite since that code that changed no game lists its hashes in
     sim.kernels.rewrites, so the digest each built-in recorded then is accepted now; a
@@ -98,6 +116,57 @@ def test_every_builtin_digest_of_earlier_code_is_still_accepted(digests):
     blocker = get_strategy("blocker")
     assert not generate.same_code(digests["partner"], generate.code_digest([blocker]),
                                   [blocker])
+
+
+def test_every_stop_has_its_digests_and_its_fixture():
+    """A stop listed in sim.kernels.rewrites is checked here and by tests/test_earlier_runs.py
+    (its run folder), and its code hashes then are where scripts/code_hashes.py reads them."""
+    assert set(STOP_DIGESTS) == set(rewrites.SINCE_STOPS)
+    for commit in rewrites.SINCE_STOPS:
+        folder = FIXTURES / f"run-on-{commit}"
+        assert (folder / "manifest.json").is_file() and (folder / "README.md").is_file()
+        assert set(json.loads((folder / f"{commit}_hashes.json").read_text())) == set(NOW)
+
+
+def _era_tables() -> dict[str, tuple[dict, Path]]:
+    """Each era's table and the JSON of the code hashes then."""
+    eras = {"REWRITES": (rewrites.REWRITES, FIXTURES / "run-on-main" / "main_hashes.json")}
+    for commit, table in rewrites.SINCE_STOPS.items():
+        eras[commit] = (table, FIXTURES / f"run-on-{commit}" / f"{commit}_hashes.json")
+    return eras
+
+
+@pytest.mark.parametrize("era", list(_era_tables()))
+def test_every_hash_changed_since_an_era_has_its_entry(era):
+    """Each module whose code changed since an era's commit has an entry keyed by its hash
+    now in that era's table (what ``scripts/code_hashes.py --all`` prints), and no entry is
+    keyed by code that is gone: a module edited without its entries is caught here."""
+    table, path = _era_tables()[era]
+    then = json.loads(path.read_text())
+    changed = {digest for name, digest in NOW.items() if then.get(name) != digest}
+    assert changed <= set(table), sorted(changed - set(table))
+    assert set(table) <= set(NOW.values()), sorted(set(table) - set(NOW.values()))
+
+
+def test_the_tables_are_what_code_hashes_writes(tmp_path):
+    """``scripts/code_hashes.py --write`` (what regenerates every era's entries after a
+    rewrite) gives back rewrites.py as it is, from tables emptied too: none is missing, none
+    stale, each era's lines in their table."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "code_hashes", FIXTURES.parents[1] / "scripts" / "code_hashes.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    path = Path(rewrites.__file__)
+    text = path.read_text()
+    assert script.write_tables(path, NOW) == text
+    emptied = tmp_path / "rewrites.py"
+    emptied.write_text(script.replace_table(script.replace_table(
+        text, "REWRITES: dict[str, str | None] = {", ["}"]),
+        "SINCE_STOPS: dict[str, dict[str, str | None]] = {", ["}"]))
+    assert "sim.core.loop" not in emptied.read_text()
+    assert script.write_tables(emptied, NOW) == text
 
 
 def _hash(name: str) -> str:
@@ -121,7 +190,7 @@ FEATURES = "strategies.heuristics.features"
 @pytest.fixture
 def no_rewrites(monkeypatch):
     """Synthetic tables start from none: the real ones map this code to main's."""
-    for table in ("REWRITES", "NEW_IMPORTS", "OLD_IMPORTS", "SINCE_LAST_STOP"):
+    for table in ("REWRITES", "NEW_IMPORTS", "OLD_IMPORTS", "SINCE_STOPS"):
         monkeypatch.setattr(rewrites, table, {})
 
 
@@ -170,6 +239,28 @@ def test_an_import_dropped_since_is_followed_again(monkeypatch, no_rewrites):
                                                   frozenset({FEATURES})})
     assert _same(_digest("blocker"), "greedy")
     assert not _same(_digest("random"), "greedy")
+
+
+def test_a_rewrite_since_a_stop_is_translated_in_its_era_alone(monkeypatch, no_rewrites):
+    """Pretend greedy's module is random's rewritten since a stop: random's old digest is
+    greedy's at that stop. An entry of another era (another stop's, or main's at 55805d0)
+    never mixes into it: no code held both."""
+    assert not _same(_digest("random"), "greedy")  # a missing entry: refused
+    rewritten = {_hash("greedy"): _hash("random")}
+    monkeypatch.setattr(rewrites, "SINCE_STOPS", {"one": rewritten, "two": {}})
+    assert _same(_digest("random"), "greedy")
+    assert not _same(_digest("heavy"), "greedy")
+    template = generate.code_hashes([])[generate.TEMPLATE]
+    monkeypatch.setattr(rewrites, "SINCE_STOPS",
+                        {"both": {**rewritten, template: "0123456789abcdef"}})
+    mixed = generate.digest_at_stop([get_strategy("greedy")], "both")
+    assert _same(mixed, "greedy")
+    monkeypatch.setattr(rewrites, "SINCE_STOPS",
+                        {"one": rewritten, "two": {template: "0123456789abcdef"}})
+    assert _same(_digest("random"), "greedy") and not _same(mixed, "greedy")
+    monkeypatch.setattr(rewrites, "SINCE_STOPS", {"two": {template: "0123456789abcdef"}})
+    monkeypatch.setattr(rewrites, "REWRITES", rewritten)
+    assert _same(_digest("random"), "greedy") and not _same(mixed, "greedy")
 
 
 def test_a_rewritten_template_is_translated(monkeypatch, no_rewrites):

@@ -1,10 +1,11 @@
 """Run folders written by earlier code still verify, report and resume.
 
 tests/fixtures/run-on-main was written by the code on main at 55805d0, and
-tests/fixtures/run-on-last-stop by the code on main at the last stop (5a87044), each
-interrupted after two of its three parts (their READMEs say how). Each code digest is that
-code's: a resume is accepted only while ``sim.kernels.rewrites`` maps every rewrite since to
-the code then, and the games it adds must be those a fresh run plays.
+tests/fixtures/run-on-COMMIT by the code on main at each earlier stop of the project (each
+commit of ``sim.kernels.rewrites.SINCE_STOPS``: 5a87044, b65694f), each interrupted after
+two of its three parts (their READMEs say how). Each code digest is that code's: a resume is
+accepted only while ``sim.kernels.rewrites`` maps every rewrite since to the code then, and
+the games it adds must be those a fresh run plays.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ import pytest
 from cli_helpers import ROOT, load_unverified, run_main
 
 import sim
+from sim.kernels.rewrites import SINCE_STOPS
 
-FIXTURES = [ROOT / "tests" / "fixtures" / name for name in ("run-on-main", "run-on-last-stop")]
+# main at 55805d0, then every stop: a stop listed in rewrites is covered without another edit
+FIXTURES = [ROOT / "tests" / "fixtures" / name
+            for name in ("run-on-main", *(f"run-on-{commit}" for commit in SINCE_STOPS))]
 PLAN = ["--players", "2", "--strategies", "greedy,random", "--games", "60", "--seed", "7",
         "--chunk-size", "20"]
 

@@ -298,14 +298,15 @@ def code_hashes(modules: Sequence[str]) -> dict[str, str]:
 
 def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]) -> bool:
     """Whether a run that recorded the digest ``recorded`` ran the code whose digest is
-    ``current`` (these strategies' now): the same digest, or the one this code had before
-    rewrites that changed no game (``sim.kernels.rewrites``: on main at 55805d0 or at the
-    last stop)."""
+    ``current`` (these strategies' now): the same digest, or one this code had before
+    rewrites that changed no game (``sim.kernels.rewrites``: on main at 55805d0 or at any
+    earlier stop)."""
     if recorded == current:
         return True
     if recorded is None or current != code_digest(strategies):
         return False
-    return recorded in (digest_before_rewrites(strategies), digest_at_last_stop(strategies))
+    return recorded == digest_before_rewrites(strategies) or any(
+        recorded == digest_at_stop(strategies, commit) for commit in rewrites.SINCE_STOPS)
 
 
 def digest_before_rewrites(strategies: Sequence[Strategy]) -> str:
@@ -316,10 +317,11 @@ def digest_before_rewrites(strategies: Sequence[Strategy]) -> str:
     return _digest_then(names, rewrites.REWRITES)
 
 
-def digest_at_last_stop(strategies: Sequence[Strategy]) -> str:
-    """The digest these strategies' code had on the last stop's main
-    (``rewrites.SINCE_LAST_STOP``; the same imports)."""
-    return _digest_then(code_modules(strategies), rewrites.SINCE_LAST_STOP)
+def digest_at_stop(strategies: Sequence[Strategy], commit: str) -> str:
+    """The digest these strategies' code had on main at the earlier stop ``commit`` (a key of
+    ``rewrites.SINCE_STOPS``; the same imports): that era's table alone, so that a run is
+    matched with code that existed, never with a mix of two eras'."""
+    return _digest_then(code_modules(strategies), rewrites.SINCE_STOPS[commit])
 
 
 def _digest_then(names: Sequence[str], table: Mapping[str, str | None]) -> str:

@@ -20,14 +20,23 @@ was on main at commit 55805d0, the oldest code whose run folders must still resu
 
 ``same_code`` rebuilds a lineup's digest then from these and accepts it.
 
-Runs made by the main of the last stop (commit 5a87044, tests/fixtures/run-on-last-stop) resume
-too: ``SINCE_LAST_STOP`` maps a code hash now to its hash then (no import changed since).
-When the next stop moves on, its entries are what ``scripts/code_hashes.py --old
-tests/fixtures/run-on-last-stop/last_stop_hashes.json`` prints. An entry is keyed
-by the code as it is now: the next edit of that module makes the entry miss, and the run is
-refused, as it must be. ``scripts/code_hashes.py`` prints the entries for the modules whose
-hash changed; a rewrite lists them here only with proof that every game is the same (the
-golden tables, tests/test_engine_vs_oracle.py).
+Runs made by the main of each earlier stop of the project resume too, each stop its own era:
+``SINCE_STOPS`` maps the stop's commit to its table, a code hash now -> its hash on main at
+that commit (``None``: new since). No import changed since any stop; a rewrite that adds or
+drops one gives the stops import tables of their own, as ``REWRITES`` has. The eras are kept
+apart: a digest then is rebuilt from one era's table, never from entries of two, since no
+code ever held the one era's module with the other era's.
+
+Each era's hashes then are in its fixture, next to a run folder its code wrote:
+tests/fixtures/run-on-main/main_hashes.json and, for a stop,
+tests/fixtures/run-on-COMMIT/COMMIT_hashes.json (``scripts/code_hashes.py --json`` run on
+that commit). A new stop adds its commit here with an empty table, and its fixture.
+``scripts/code_hashes.py --write`` writes every era's entries for the modules whose hash
+changed since (``--all`` prints them; ``--old`` with one JSON: that era's alone). An entry is
+keyed by the code as it is now: the next edit of that module makes the entry miss, and the
+run is refused, as it must be, until the entries are written again. A rewrite lists them
+here only with proof that every game is the same (the golden tables,
+tests/test_engine_vs_oracle.py).
 """
 
 from __future__ import annotations
@@ -62,9 +71,13 @@ OLD_IMPORTS: dict[str, frozenset[str]] = {
     "strategies.learned.features": frozenset({"strategies.value.score_table"}),
 }
 
-# code hash now -> code hash on main at 5a87044 (the last stop), for the runs made by it
-SINCE_LAST_STOP: dict[str, str | None] = {
-    "7e443c4832286887": "756714aba75f3df2",  # <template>
-    "a7ae83e0a7074309": "b40181efa67712dc",  # sim.core.buffers
-    "c057f99a081f053b": "7c4f39668b5b398a",  # sim.core.loop
+# stop's commit -> {code hash now -> code hash on main at that commit}, for the runs made by
+# the code of each earlier stop (a stop with no entry: no compiled code changed since)
+SINCE_STOPS: dict[str, dict[str, str | None]] = {
+    "5a87044": {
+        "7e443c4832286887": "756714aba75f3df2",  # <template>
+        "a7ae83e0a7074309": "b40181efa67712dc",  # sim.core.buffers
+        "c057f99a081f053b": "7c4f39668b5b398a",  # sim.core.loop
+    },
+    "b65694f": {},
 }
