@@ -42,78 +42,51 @@ def play_batch(games, dispatch, tables, block_size):
 
 @njit(parallel=True, cache=True, nogil=True)
 def step_batch(indexes, answers, games, dispatch, states, round_rows, tables, rows, block_size):
-    asked = rows[0]
-    size = block_size if block_size > 0 else max(1, asked.shape[0])
-    n_blocks = (asked.shape[0] + size - 1) // size
-    # Per block of the asked games: how many wait (then: the block's first row), how many
-    # wait for room, the first whose strategy chose out of range. Counted by the thread that
-    # advanced the block, while its games' states are in that core's cache; a retry after
-    # growing the round slots advances fewer games than were asked, and counts apart.
-    tally = np.zeros((n_blocks, 3), dtype=np.int64)
-    counted = indexes.shape[0] == asked.shape[0]  # then indexes is asked (see batch._run)
+    n_games = indexes.shape[0]
     if block_size > 0:
-        for block in prange(n_blocks if counted else (indexes.shape[0] + size - 1) // size):
-            first = block * size
-            last = min(indexes.shape[0], first + size)
+        n_blocks = (n_games + block_size - 1) // block_size
+        for block in prange(n_blocks):
+            first = block * block_size
+            last = min(n_games, first + block_size)
             # Each block gets its own (empty) event buffer, as in play_batch.
             advance_block(indexes[first:last], answers[first:last], games, dispatch, states,
                           round_rows, tables, _no_events())
-            if counted:
-                _tally(states, asked, first, last, tally, block)
     else:
         advance_block(indexes, answers, games, dispatch, states, round_rows, tables,
                       _no_events())
-    if not counted or block_size <= 0:
-        for block in range(n_blocks):
-            _tally(states, asked, block * size, min(asked.shape[0], (block + 1) * size),
-                   tally, block)
-    k, room, bad = _first_rows(tally)
-    room_games = np.empty(room, dtype=np.int64)
-    if room:
-        room = 0
-        for game in asked:
-            if states[game, engine.WAITING] == engine.WAIT_ROOM:
-                room_games[room] = game
-                room += 1
-        # While games wait for room, the batch grows and plays them on first: no rows yet.
-        return bad, room_games, 0
-    if block_size > 0 and n_blocks > 1:
-        for block in prange(n_blocks):
-            _fill_rows(states, rows, block * size, min(asked.shape[0], (block + 1) * size),
-                       tally[block, 0])
+    asked, rotations, numbers, observations, moves, masks, streams = rows
+    bad, room, k = _waiting_games(states, asked, numbers[buffers.GAME_ROW])
+    if block_size > 0 and k > block_size:
+        for block in prange((k + block_size - 1) // block_size):
+            _fill_rows(states, rotations, numbers, observations, moves, masks, streams,
+                       block * block_size, min(k, (block + 1) * block_size))
     else:
-        _fill_rows(states, rows, 0, asked.shape[0], 0)
-    return bad, room_games, k
-
-
-@njit(nogil=True, _nrt=False)
-def _tally(states, asked, first, last, tally, block):
-    for index in range(first, last):
-        game = asked[index]
-        waiting = states[game, engine.WAITING]
-        if waiting >= engine.WAIT_MOVE and waiting <= engine.WAIT_DEAL:
-            tally[block, 0] += 1
-        elif waiting == engine.WAIT_ROOM:
-            tally[block, 1] += 1
-        if tally[block, 2] == 0 and states[game, engine.BAD_CHOICE] != 0:
-            tally[block, 2] = game + 1
+        _fill_rows(states, rotations, numbers, observations, moves, masks, streams, 0, k)
+    return bad, room, k
 
 
 @njit(nogil=True)
-def _first_rows(tally):
-    """Turn each block's count of waiting games into its first row; the rows in all, the
-    games waiting for room, and the first game (in asked order) that chose out of range."""
+def _waiting_games(states, asked, waiting_games):
     k = 0
     room = 0
     bad = -1
-    for block in range(tally.shape[0]):
-        waiting = tally[block, 0]
-        tally[block, 0] = k
-        k += waiting
-        room += tally[block, 1]
-        if bad < 0 and tally[block, 2] > 0:
-            bad = tally[block, 2] - 1
-    return k, room, bad
+    for game in asked:
+        waiting = states[game, engine.WAITING]
+        if waiting >= engine.WAIT_MOVE and waiting <= engine.WAIT_DEAL:
+            waiting_games[k] = game
+            k += 1
+        elif waiting == engine.WAIT_ROOM:
+            room += 1
+        if bad < 0 and states[game, engine.BAD_CHOICE] != 0:
+            bad = game
+    room_games = np.empty(room, dtype=np.int64)
+    room = 0
+    for game in asked:
+        if states[game, engine.WAITING] == engine.WAIT_ROOM:
+            room_games[room] = game
+            room += 1
+    # While games wait for room, the batch grows and plays them on first: no rows yet.
+    return bad, room_games, k if room == 0 else 0
 
 
 @njit(nogil=True)
@@ -122,27 +95,20 @@ def _no_events():
 
 
 @njit(nogil=True, _nrt=False)
-def _fill_rows(states, rows, first, last, row):
-    """The rows, from ``row`` on, of the games asked ``first..last-1`` that wait."""
-    asked, rotations, numbers, observations, moves, masks, streams = rows
-    for index in range(first, last):
-        game = asked[index]
+def _fill_rows(states, rotations, numbers, observations, moves, masks, streams, first, last):
+    for row in range(first, last):
+        game = numbers[buffers.GAME_ROW, row]
         state = states[game]
-        waiting = state[engine.WAITING]
-        if waiting < engine.WAIT_MOVE or waiting > engine.WAIT_DEAL:
-            continue
         seat = state[engine.TURN_SEAT]
-        numbers[buffers.GAME_ROW, row] = game
         numbers[buffers.SEAT_ROW, row] = seat
         numbers[buffers.POSITION_ROW, row] = ((seat + rotations[game]) % state[engine.PLAYERS]
                                               if seat >= 0 else -1)
-        numbers[buffers.KIND_ROW, row] = waiting
+        numbers[buffers.KIND_ROW, row] = state[engine.WAITING]
         observation = observations[row]
         observation[:] = 0  # rows are reused: unused slots must read 0
         numbers[buffers.N_MOVES_ROW, row] = engine.fill_decision(state, observation, moves[row],
                                                                  masks[row])
         streams[row] = np.uint64(state[engine.STREAMS + seat]) if seat >= 0 else np.uint64(0)
-        row += 1
 
 
 @njit(cache=True, nogil=True)
