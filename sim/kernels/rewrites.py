@@ -43,7 +43,7 @@ from __future__ import annotations
 
 # code hash now -> code hash on main at 55805d0 (None: the module did not exist then)
 REWRITES: dict[str, str | None] = {
-    "a109a94973c38e7b": "cd99e0d596b31e7f",  # <template>
+    "7e443c4832286887": "cd99e0d596b31e7f",  # <template>
     "897cec61957d6b80": None,  # sim.core.buffers
     "2fcdc381712dcf75": "d7279dc09366f210",  # sim.core.loop
     "9fd08d7b093c9802": "191df18e64455ab7",  # strategies.heuristics.blocker
@@ -75,12 +75,11 @@ OLD_IMPORTS: dict[str, frozenset[str]] = {
 # the code of each earlier stop (a stop with no entry: no compiled code changed since)
 SINCE_STOPS: dict[str, dict[str, str | None]] = {
     "5a87044": {
-        "a109a94973c38e7b": "756714aba75f3df2",  # <template>
+        "7e443c4832286887": "756714aba75f3df2",  # <template>
         "897cec61957d6b80": "b40181efa67712dc",  # sim.core.buffers
         "2fcdc381712dcf75": "7c4f39668b5b398a",  # sim.core.loop
     },
     "b65694f": {
-        "a109a94973c38e7b": "7e443c4832286887",  # <template>
         "897cec61957d6b80": "a7ae83e0a7074309",  # sim.core.buffers
         "2fcdc381712dcf75": "c057f99a081f053b",  # sim.core.loop
     },
