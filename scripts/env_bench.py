@@ -7,7 +7,8 @@ Rows:
   games finished per second, the median of ``4 x repeats`` batches after ``WARMUP``
   untimed ones; the process's first batch (cold) is reported apart.
 - ``simulate``: ``sniff simulate --no-rounds`` with four ``greedy`` (games/s), in the same
-  run, and the batch's games/s as a fraction of it.
+  run, and the batch's games/s as a fraction of it. With both rows, the two are timed in
+  alternating turns (one ``simulate`` run, then four batches).
 
 Usage: ``python scripts/env_bench.py [--games 4096] [--simulate-games 200000] [--repeats 5]
 [--out results/env_bench.json]``; prints a Markdown table (docs/speed.md, "The batch").
@@ -56,42 +57,73 @@ def _play_batch(games: int, seed: int) -> tuple[float, float, int]:
     return time.perf_counter() - start, time.process_time() - cpu_start, decisions
 
 
-def batch_row(games: int, repeats: int, warmup: int = WARMUP) -> dict:
-    """Outside decisions and finished games per second through a ``GameBatch`` (and per
-    second of the process's CPU time, steadier than the wall clock on a shared machine).
+def _warm_batches(games: int, warmup: int) -> float:
+    """Compile or load the kernel, then play ``warmup`` full-size batches untimed; the
+    seconds of the first one (cold).
 
-    The first full-size batch of a process is slower (``cold``, reported apart): its
-    buffers are fresh memory (a page fault per 4 KiB touched, until the C allocator keeps
-    freed blocks for reuse after a few batches) and the thread-sharing model
-    (``sim.kernels.sharing``) has no costs yet. ``warmup`` batches are played untimed
-    after it, as ``simulate_row`` plays a warm-up run; the median of ``repeats`` batches
-    after them is the steady rate, what a program that plays batch after batch gets."""
-    GameBatch(4, [OUTSIDE, "greedy", "greedy", "greedy"], 64, 0)  # compile or load first
-    cold, _, _ = _play_batch(games, 0)
+    The first full-size batch of a process is slower: its buffers are fresh memory (a page
+    fault per 4 KiB touched, until the C allocator keeps freed blocks for reuse after a few
+    batches) and the thread-sharing model (``sim.kernels.sharing``) has no costs yet. The
+    batches after the warm-up are the steady rate, what a program that plays batch after
+    batch gets, as ``simulate``'s row is timed after a warm-up run."""
+    GameBatch(4, [OUTSIDE, "greedy", "greedy", "greedy"], 64, 0)
+    cold = _play_batch(games, 0)[0]
     for seed in range(1, warmup):
         _play_batch(games, seed)
-    runs = [_play_batch(games, max(1, warmup) + repeat) for repeat in range(repeats)]
+    return cold
+
+
+def _batch_result(games: int, runs: list, warmup: int, cold: float) -> dict:
     seconds = statistics.median(run[0] for run in runs)
     decisions = statistics.median(run[2] for run in runs)
-    return {"row": "batch", "games": games, "seconds": seconds, "repeats": repeats,
+    return {"row": "batch", "games": games, "seconds": seconds, "repeats": len(runs),
             "warmup": warmup, "decisions": decisions, "decisions_per_s": decisions / seconds,
             "games_per_s": games / seconds, "cpu_seconds": statistics.median(r[1] for r in runs),
             "cold_seconds": cold, "cold_games_per_s": games / cold}
 
 
-def simulate_row(games: int, repeats: int) -> dict:
-    """``sniff simulate --no-rounds``, four greedy, whole run (Parquet included)."""
+def batch_row(games: int, repeats: int, warmup: int = WARMUP) -> dict:
+    """Outside decisions and finished games per second through a ``GameBatch`` (and per
+    second of the process's CPU time, steadier than the wall clock on a shared machine):
+    the median of ``repeats`` batches after ``warmup`` (the first, cold, reported apart)."""
+    cold = _warm_batches(games, warmup)
+    runs = [_play_batch(games, warmup + repeat) for repeat in range(repeats)]
+    return _batch_result(games, runs, warmup, cold)
+
+
+def _simulate_once(games: int, seed: int, folder: str) -> float:
     from sim.run.simulation import simulate
 
-    times = []
+    start = time.perf_counter()
+    simulate(4, "greedy,greedy", games, seed, rounds=False, out=f"{folder}/r{seed}")
+    return time.perf_counter() - start
+
+
+def simulate_row(games: int, repeats: int) -> dict:
+    """``sniff simulate --no-rounds``, four greedy, whole run (Parquet included)."""
     with tempfile.TemporaryDirectory() as folder:
-        simulate(4, "greedy,greedy", 1000, 0, rounds=False, out=f"{folder}/warm")
-        for repeat in range(repeats):
-            start = time.perf_counter()
-            simulate(4, "greedy,greedy", games, repeat, rounds=False, out=f"{folder}/r{repeat}")
-            times.append(time.perf_counter() - start)
+        _simulate_once(1000, 10**6, folder)  # warm-up
+        times = [_simulate_once(games, repeat, folder) for repeat in range(repeats)]
     seconds = statistics.median(times)
     return {"row": "simulate", "games": games, "seconds": seconds, "games_per_s": games / seconds}
+
+
+def paired_rows(batch_games: int, simulate_games: int, repeats: int,
+                warmup: int = WARMUP) -> list[dict]:
+    """The batch and ``simulate`` rows in alternating turns (one ``simulate`` run, then 4
+    batches, ``repeats`` times), so that a change of the machine's load during the run falls
+    on both: their ratio is the one the target is about."""
+    cold = _warm_batches(batch_games, warmup)
+    runs, times = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        _simulate_once(1000, 10**6, folder)  # warm-up
+        for turn in range(repeats):
+            times.append(_simulate_once(simulate_games, turn, folder))
+            runs += [_play_batch(batch_games, warmup + 4 * turn + i) for i in range(4)]
+    seconds = statistics.median(times)
+    return [_batch_result(batch_games, runs, warmup, cold),
+            {"row": "simulate", "games": simulate_games, "seconds": seconds,
+             "games_per_s": simulate_games / seconds}]
 
 
 def pettingzoo_row(games: int, repeats: int) -> dict:
@@ -213,8 +245,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows to run")
     parser.add_argument("--out", type=Path, default=Path("results/env_bench.json"))
     args = parser.parse_args(argv)
-    rows = []
-    for name in args.rows.split(","):
+    names = args.rows.split(",")
+    unknown = [name for name in names if name not in ROWS]
+    if unknown:
+        parser.error(f"unknown rows {unknown}: choose among {', '.join(ROWS)}")
+    paired = "batch" in names and "simulate" in names
+    rows = paired_rows(args.games, args.simulate_games, args.repeats) if paired else []
+    for name in names:
+        if paired and name in ("batch", "simulate"):
+            continue
         games = args.simulate_games if name == "simulate" else args.games
         rows.append(ROWS[name](games, 4 * args.repeats if name == "batch" else args.repeats))
     report = {"threads": numba.get_num_threads(), "rows": rows}
