@@ -4,8 +4,9 @@ Rows:
 - ``batch``: a ``GameBatch`` of 4,096 games, 4 players, lineup position 0 played in Python
   by a NumPy random masked policy (a uniform legal move per waiting game, whole batch at
   once), the three others by ``greedy`` in the engine: outside decisions per second and
-  games finished per second, the median of ``4 x repeats`` batches after ``WARMUP``
-  untimed ones; the process's first batch (cold) is reported apart.
+  games finished per second, the median of ``4 x repeats`` batches played after the
+  process's first ``FIRST_GAMES`` games, which are timed too (all of them, and the very
+  first batch, cold).
 - ``simulate``: ``sniff simulate --no-rounds`` with four ``greedy`` (games/s), in the same
   run, and the batch's games/s as a fraction of it. With both rows, the two are timed in
   alternating turns (one ``simulate`` run, then four batches).
@@ -31,7 +32,7 @@ import numpy as np
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import OUTSIDE
 
-WARMUP = 4  # full-size batches before the timed ones, the first one timed apart (cold)
+FIRST_GAMES = 200_000  # played in batches from the process's first, before the timed ones
 
 
 def random_masked_policy(rng: np.random.Generator):
@@ -57,38 +58,44 @@ def _play_batch(games: int, seed: int) -> tuple[float, float, int]:
     return time.perf_counter() - start, time.process_time() - cpu_start, decisions
 
 
-def _warm_batches(games: int, warmup: int) -> float:
-    """Compile or load the kernel, then play ``warmup`` full-size batches untimed; the
-    seconds of the first one (cold).
+def _first_batches(games: int, total: int) -> dict:
+    """Compile or load the kernel, then ``total`` games in batches of ``games`` one after
+    another, from the process's first: seconds in all, and of the first batch (cold).
 
-    The first full-size batch of a process is slower: its buffers are fresh memory (a page
-    fault per 4 KiB touched, until the C allocator keeps freed blocks for reuse after a few
-    batches) and the thread-sharing model (``sim.kernels.sharing``) has no costs yet. The
-    batches after the warm-up are the steady rate, what a program that plays batch after
-    batch gets, as ``simulate``'s row is timed after a warm-up run."""
+    A process's first batches are slower than the later ones: their buffers are fresh
+    memory (a page fault per 4 KiB touched, until the C allocator keeps freed blocks for
+    reuse after a few batches) and the thread-sharing model (``sim.kernels.sharing``) has
+    no costs yet. ``simulate``'s row pays such costs once in 200,000 games; these games,
+    as many, pay them the same way. The batches timed after them are the steady rate."""
     GameBatch(4, [OUTSIDE, "greedy", "greedy", "greedy"], 64, 0)
+    batches = max(1, -(-total // games))
+    start = time.perf_counter()
     cold = _play_batch(games, 0)[0]
-    for seed in range(1, warmup):
+    for seed in range(1, batches):
         _play_batch(games, seed)
-    return cold
+    seconds = time.perf_counter() - start
+    return {"cold_seconds": cold, "cold_games_per_s": games / cold,
+            "stream_games": batches * games, "stream_seconds": seconds,
+            "stream_games_per_s": batches * games / seconds}
 
 
-def _batch_result(games: int, runs: list, warmup: int, cold: float) -> dict:
+def _batch_result(games: int, runs: list, first: dict) -> dict:
     seconds = statistics.median(run[0] for run in runs)
     decisions = statistics.median(run[2] for run in runs)
     return {"row": "batch", "games": games, "seconds": seconds, "repeats": len(runs),
-            "warmup": warmup, "decisions": decisions, "decisions_per_s": decisions / seconds,
+            "decisions": decisions, "decisions_per_s": decisions / seconds,
             "games_per_s": games / seconds, "cpu_seconds": statistics.median(r[1] for r in runs),
-            "cold_seconds": cold, "cold_games_per_s": games / cold}
+            **first}
 
 
-def batch_row(games: int, repeats: int, warmup: int = WARMUP) -> dict:
+def batch_row(games: int, repeats: int, first_games: int = FIRST_GAMES) -> dict:
     """Outside decisions and finished games per second through a ``GameBatch`` (and per
     second of the process's CPU time, steadier than the wall clock on a shared machine):
-    the median of ``repeats`` batches after ``warmup`` (the first, cold, reported apart)."""
-    cold = _warm_batches(games, warmup)
-    runs = [_play_batch(games, warmup + repeat) for repeat in range(repeats)]
-    return _batch_result(games, runs, warmup, cold)
+    the median of ``repeats`` batches after the process's first ``first_games`` games
+    (timed too: ``_first_batches``)."""
+    first = _first_batches(games, first_games)
+    runs = [_play_batch(games, 1000 + repeat) for repeat in range(repeats)]
+    return _batch_result(games, runs, first)
 
 
 def _simulate_once(games: int, seed: int, folder: str) -> float:
@@ -109,19 +116,19 @@ def simulate_row(games: int, repeats: int) -> dict:
 
 
 def paired_rows(batch_games: int, simulate_games: int, repeats: int,
-                warmup: int = WARMUP) -> list[dict]:
+                first_games: int = FIRST_GAMES) -> list[dict]:
     """The batch and ``simulate`` rows in alternating turns (one ``simulate`` run, then 4
     batches, ``repeats`` times), so that a change of the machine's load during the run falls
     on both: their ratio is the one the target is about."""
-    cold = _warm_batches(batch_games, warmup)
+    first = _first_batches(batch_games, first_games)
     runs, times = [], []
     with tempfile.TemporaryDirectory() as folder:
         _simulate_once(1000, 10**6, folder)  # warm-up
         for turn in range(repeats):
             times.append(_simulate_once(simulate_games, turn, folder))
-            runs += [_play_batch(batch_games, warmup + 4 * turn + i) for i in range(4)]
+            runs += [_play_batch(batch_games, 1000 + 4 * turn + i) for i in range(4)]
     seconds = statistics.median(times)
-    return [_batch_result(batch_games, runs, warmup, cold),
+    return [_batch_result(batch_games, runs, first),
             {"row": "simulate", "games": simulate_games, "seconds": seconds,
              "games_per_s": simulate_games / seconds}]
 
@@ -220,6 +227,9 @@ def table(rows: list[dict]) -> str:
                      f"({b['decisions'] / b['cpu_seconds']:,.0f} per CPU second) |")
         lines.append(f"| batch: games finished | {b['games']:,} | {b['seconds']:.3f} | "
                      f"{b['games_per_s']:,.0f} games/s |")
+        lines.append(f"| batch: the process's first {b['stream_games']:,} games, in batches "
+                     f"of {b['games']:,} | {b['stream_games']:,} | {b['stream_seconds']:.2f} | "
+                     f"{b['stream_games_per_s']:,.0f} games/s |")
         lines.append(f"| batch: the process's first batch (cold) | {b['games']:,} | "
                      f"{b['cold_seconds']:.3f} | {b['cold_games_per_s']:,.0f} games/s |")
     if "simulate" in by_name:
@@ -228,8 +238,11 @@ def table(rows: list[dict]) -> str:
                      f"{s['seconds']:.2f} | {s['games_per_s']:,.0f} games/s |")
     if "batch" in by_name and "simulate" in by_name:
         ratio = by_name["batch"]["games_per_s"] / by_name["simulate"]["games_per_s"]
-        cold = by_name["batch"]["cold_games_per_s"] / by_name["simulate"]["games_per_s"]
-        lines.append(f"| batch games/s over simulate's | | | {ratio:.2f}x (cold: {cold:.2f}x) |")
+        simulated = by_name["simulate"]["games_per_s"]
+        stream = by_name["batch"]["stream_games_per_s"] / simulated
+        cold = by_name["batch"]["cold_games_per_s"] / simulated
+        lines.append(f"| batch games/s over simulate's | | | {ratio:.2f}x (first games: "
+                     f"{stream:.2f}x, first batch: {cold:.2f}x) |")
     for row in rows:
         if row["row"] not in ("batch", "simulate") and "text" in row:
             lines.append(row["text"])
