@@ -1,23 +1,80 @@
-"""Test-suite settings shared by every test module."""
+"""Test-suite settings shared by every test module.
+
+Most of the suite's time is numba compiling kernels (``sim.kernels.generate``), one core per
+xdist worker. Two things here keep a cold run short (issue #50):
+
+- The shared kernel of every built-in strategy (minutes to compile) is compiled by ONE
+  worker, under a file lock; the other loads it from the cache once it is there, instead of
+  compiling it again at the same time.
+- Files marked ``no_shared_kernel`` (they play only kernels of their own, or none) do not
+  wait for it, and the heaviest files run first (``FIRST``, with ``--no-loadscope-reorder``
+  in ``pyproject.toml``): while one worker compiles the shared kernel, the other compiles
+  the kernels of those files, and no long file is left for the end.
+"""
 
 import os
+from pathlib import Path
 
 import pytest
 
+from sim.kernels import generate as kernels
 from sim.kernels.precompile import compile_shared
 from sim.kernels.shared import builtin_strategies
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: each process compiles for itself, as before
+    fcntl = None
 
 # The background compile of the shared kernel (sim.kernels.shared) would compete with the
 # tests for the cores; tests that exercise it turn it back on for themselves.
 os.environ["SNIFF_PRECOMPILE"] = "0"
 
+# Files in the order workers take them first, the slowest first (a cold run's times, see
+# docs/testing.md); every other file follows in name order. The first needs the shared
+# kernel, so that its compile starts at once; the next ones are marked no_shared_kernel.
+FIRST = (
+    "test_batch.py",
+)
 
-@pytest.fixture(scope="session", autouse=True)
-def shared_kernel_compiled():
-    """Compile (or load) the kernel of every built-in strategy before any test.
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "no_shared_kernel: the file plays no lineup in the shared kernel of every "
+        "built-in strategy, so its tests need not wait for that kernel's compile")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of ``FIRST`` first, in its order; the rest, and each file's tests, as found."""
+    rank = {name: index for index, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(FIRST)))
+
+
+@pytest.fixture(scope="session")
+def shared_kernel_compiled() -> None:
+    """Compile (or load) the kernel of every built-in strategy, once for all workers.
 
     ``test_strategies`` plays in exactly this kernel anyway, and once it is compiled every
     lineup of built-in strategies in every test (and in the CLI processes tests start)
-    loads it instead of compiling a kernel of its own: one compile for the whole suite.
+    loads it instead of compiling a kernel of its own: one compile for the whole suite. The
+    lock makes a second worker wait for the first's compile and load it from the cache.
     """
-    compile_shared(builtin_strategies())
+    builtins = builtin_strategies()
+    folder = kernels.kernel_path(builtins)[0].parent
+    if fcntl is None:
+        compile_shared(builtins)
+        return
+    with open(folder / "tests-shared-kernel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            compile_shared(builtins)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_kernel_first(request: pytest.FixtureRequest) -> None:
+    """The shared kernel before a module's tests, unless the module is ``no_shared_kernel``
+    (module scope: before the module's own fixtures, which may move ``SNIFF_CACHE_DIR``)."""
+    if request.node.get_closest_marker("no_shared_kernel") is None:
+        request.getfixturevalue("shared_kernel_compiled")
