@@ -30,11 +30,17 @@ except ImportError:  # not POSIX: each process compiles for itself, as before
 # tests for the cores; tests that exercise it turn it back on for themselves.
 os.environ["SNIFF_PRECOMPILE"] = "0"
 
-# Files in the order workers take them first, the slowest first (a cold run's times, see
+# Files in the order workers take them first, the slowest first (a cold run's compiles, see
 # docs/testing.md); every other file follows in name order. The first needs the shared
-# kernel, so that its compile starts at once; the next ones are marked no_shared_kernel.
+# kernel, so that its compile starts at once; the next four are no_shared_kernel, for the
+# other worker meanwhile.
 FIRST = (
     "test_batch.py",
+    "test_plugin_safety.py", "test_kernel_cache.py", "test_openspiel.py", "test_env.py",
+    "test_hint.py", "test_serve_api.py", "test_store_foreign_folders.py", "test_strategies.py",
+    "test_shared_kernel.py", "test_cluster.py", "test_simulate.py", "test_engine_vs_oracle.py",
+    "test_dask.py", "test_expert.py", "test_serve_load.py", "test_serve_browser.py",
+    "test_learned.py", "test_report_openings.py", "test_run_integrity.py",
 )
 
 
