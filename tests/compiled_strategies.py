@@ -16,6 +16,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import numpy as np
+from compile_lock import compiling_alone
 
 from sim.kernels import generate as kernels
 
@@ -53,7 +54,11 @@ def _call(*args):
         name = kernels.generated_name("sniff_tests", TEMPLATE, [
             "strategies.search.expert", "strategies.learned.player",
             "strategies.learned.features", "strategies.search.playout"])
-        _module = kernels.import_generated(kernels.write_generated(name, TEMPLATE))
+        path = kernels.write_generated(name, TEMPLATE)
+        # The first call compiles (over a minute): another xdist worker waits, then loads it.
+        with compiling_alone(path.with_suffix(".lock")):
+            _module = kernels.import_generated(path)
+            return _module.call(*args)
     return _module.call(*args)
 
 

@@ -16,15 +16,11 @@ import os
 from pathlib import Path
 
 import pytest
+from compile_lock import compiling_alone
 
 from sim.kernels import generate as kernels
 from sim.kernels.precompile import compile_shared
 from sim.kernels.shared import builtin_strategies
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: each process compiles for itself, as before
-    fcntl = None
 
 # The background compile of the shared kernel (sim.kernels.shared) would compete with the
 # tests for the cores; tests that exercise it turn it back on for themselves.
@@ -67,15 +63,8 @@ def shared_kernel_compiled() -> None:
     """
     builtins = builtin_strategies()
     folder = kernels.kernel_path(builtins)[0].parent
-    if fcntl is None:
+    with compiling_alone(folder / "tests-shared-kernel.lock"):
         compile_shared(builtins)
-        return
-    with open(folder / "tests-shared-kernel.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            compile_shared(builtins)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="module", autouse=True)
