@@ -13,10 +13,12 @@ changes.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 from compile_lock import compiling_alone
+from numba import types
 
 from sim.kernels import generate as kernels
 
@@ -48,13 +50,33 @@ _NO_MOVES = np.zeros(1, dtype=np.int64)
 _NO_RNG = np.zeros(1, dtype=np.uint64)
 
 
+# The types every call passes (``_call``'s callers below): ``compile_now`` compiles these.
+SIGNATURE = (types.int64, types.int64, types.int64[::1], types.int64[::1], types.int64,
+             types.float64[::1], types.uint64[::1], types.float64[::1])
+
+
+def _path() -> Path:
+    name = kernels.generated_name("sniff_tests", TEMPLATE, [
+        "strategies.search.expert", "strategies.learned.player",
+        "strategies.learned.features", "strategies.search.playout"])
+    return kernels.write_generated(name, TEMPLATE)
+
+
+def compile_now() -> None:
+    """Compile (or load) the wrapper without calling it: in a process that has just compiled
+    the shared kernel, which holds these strategies, it takes seconds, not a minute or more
+    (tests/conftest.py)."""
+    global _module
+    path = _path()
+    with compiling_alone(path.with_suffix(".lock")):
+        _module = kernels.import_generated(path)
+        _module.call.compile(SIGNATURE)
+
+
 def _call(*args):
     global _module
     if _module is None:
-        name = kernels.generated_name("sniff_tests", TEMPLATE, [
-            "strategies.search.expert", "strategies.learned.player",
-            "strategies.learned.features", "strategies.search.playout"])
-        path = kernels.write_generated(name, TEMPLATE)
+        path = _path()
         # The first call compiles (over a minute): another xdist worker waits, then loads it.
         with compiling_alone(path.with_suffix(".lock")):
             _module = kernels.import_generated(path)

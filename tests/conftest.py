@@ -1,11 +1,12 @@
 """Test-suite settings shared by every test module.
 
 Most of the suite's time is numba compiling kernels (``sim.kernels.generate``), one core per
-xdist worker. Two things here keep a cold run short (issue #50):
+xdist worker. What keeps a cold run short (issue #50, docs/testing.md):
 
 - The shared kernel of every built-in strategy (minutes to compile) is compiled by ONE
   worker, under a file lock; the other loads it from the cache once it is there, instead of
-  compiling it again at the same time.
+  compiling it again at the same time. The worker that compiles it compiles the hint search
+  and ``compiled_strategies`` right after, in seconds (their callees are compiled by then).
 - Files marked ``no_shared_kernel`` (they play only kernels of their own, or none) do not
   wait for it, and the heaviest files run first (``FIRST``, with ``--no-loadscope-reorder``
   in ``pyproject.toml``): while one worker compiles the shared kernel, the other compiles
@@ -15,12 +16,13 @@ xdist worker. Two things here keep a cold run short (issue #50):
 import os
 from pathlib import Path
 
+import compiled_strategies
 import pytest
 from compile_lock import compiling_alone
 
 from sim.kernels import generate as kernels
 from sim.kernels.precompile import compile_shared
-from sim.kernels.shared import builtin_strategies
+from sim.kernels.shared import builtin_strategies, shared_kernel_ready
 
 # The background compile of the shared kernel (sim.kernels.shared) would compete with the
 # tests for the cores; tests that exercise it turn it back on for themselves.
@@ -64,7 +66,16 @@ def shared_kernel_compiled() -> None:
     builtins = builtin_strategies()
     folder = kernels.kernel_path(builtins)[0].parent
     with compiling_alone(folder / "tests-shared-kernel.lock"):
+        if shared_kernel_ready(builtins):
+            compile_shared(builtins)  # loads it
+            return
         compile_shared(builtins)
+        # This process has just compiled every built-in strategy and the engine around them:
+        # the hint search and the tests' expert/learned wrapper, which call them, compile
+        # here in seconds (a minute or more each in a process that loaded the kernel). Under
+        # the lock, so that the other worker loads them too.
+        _compile_hint_search()
+        compiled_strategies.compile_now()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -73,3 +84,21 @@ def shared_kernel_first(request: pytest.FixtureRequest) -> None:
     (module scope: before the module's own fixtures, which may move ``SNIFF_CACHE_DIR``)."""
     if request.node.get_closest_marker("no_shared_kernel") is None:
         request.getfixturevalue("shared_kernel_compiled")
+
+
+@pytest.fixture(scope="session")
+def hint_search_compiled(shared_kernel_compiled: None) -> None:
+    """``sniff hint``'s search (a minute of compile, ``sim.hint.kernel``) compiled once for
+    both workers: the files that search ask for it (``pytest.mark.usefixtures``); the worker
+    that compiles the shared kernel compiles it with it, the other loads it."""
+    _compile_hint_search()
+
+
+def _compile_hint_search() -> None:
+    from cli_helpers import POSITION_TEXT
+
+    from sim.hint.estimate import analyse
+    from sim.hint.position import parse_position
+
+    with compiling_alone(kernels.cache_dir() / "tests-hint-search.lock"):
+        analyse(parse_position(POSITION_TEXT), 2)
