@@ -71,11 +71,12 @@ def shared_kernel_compiled() -> None:
             return
         compile_shared(builtins)
         # This process has just compiled every built-in strategy and the engine around them:
-        # the hint search and the tests' expert/learned wrapper, which call them, compile
-        # here in seconds (a minute or more each in a process that loaded the kernel). Under
-        # the lock, so that the other worker loads them too.
+        # the hint search, the tests' expert/learned wrapper and ``sniff learn``'s games,
+        # which call them, compile here in seconds (a minute or more each in a process that
+        # loaded the kernel). Under the lock, so that the other worker loads them.
         _compile_hint_search()
         compiled_strategies.compile_now()
+        _compile_learn_games()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -102,3 +103,17 @@ def _compile_hint_search() -> None:
 
     with compiling_alone(kernels.cache_dir() / "tests-hint-search.lock"):
         analyse(parse_position(POSITION_TEXT), 2)
+
+
+def _compile_learn_games() -> None:
+    """Compile ``sim.learn.kernel``'s ``play_games`` for the argument types
+    ``sim.learn.tasks.play_records`` passes (a training then loads it from the cache)."""
+    from numba import types
+
+    from sim.learn import kernel as learn_kernel
+
+    learn_kernel.load().play_games.compile((
+        types.uint64, types.int64[::1], types.int64[::1], types.int64[::1], types.int64,
+        types.float64[:, ::1], types.int64,
+        types.Tuple((types.float32[:, ::1], types.float64[::1], types.float64[::1])),
+        types.int64[::1]))
