@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import compiled_strategies as compiled
 import numpy as np
 import pytest
 from cli_helpers import sniff
@@ -39,7 +40,11 @@ PLUGINS = Path(__file__).parent / "plugins"
 
 
 def choose_function(name: str) -> Callable[..., int]:
-    """The jitted ``choose`` of a registered strategy, callable from Python."""
+    """The jitted ``choose`` of a registered strategy, callable from Python. ``expert``'s
+    through ``compiled_strategies``: the same function, compiled once and cached (called
+    here directly, it compiled its whole search again in this process, a minute)."""
+    if name == "expert":
+        return compiled.choose_expert
     strategy = strategies.get(name)
     return getattr(sys.modules[strategy.module], strategy.attribute)
 
