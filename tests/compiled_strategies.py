@@ -1,5 +1,5 @@
-"""``expert``'s, the play-outs' and ``learned``'s functions called from Python, compiled once
-and cached.
+"""``expert``'s, ``rollout``'s, the play-outs' and ``learned``'s functions called from Python,
+compiled once and cached.
 
 The strategies' functions are plain ``@njit`` (``sim.kernels.generate`` says why), so a test
 that calls ``expert.choose_expert`` from Python compiled the whole search again in every
@@ -27,13 +27,15 @@ from numba import njit
 
 from strategies.learned import features as learned_features
 from strategies.learned import player as learned
-from strategies.search import expert, playout
+from strategies.search import expert, playout, rollout
 
 
 @njit(cache=True)
 def call(function, code, observation, moves, n_moves, params, rng, values):
     if function == 0:
         return expert.choose_expert(observation, moves, n_moves, params, rng)
+    if function == 5:
+        return rollout.choose_rollout(observation, moves, n_moves, params, rng)
     if function == 1:
         expert.search_values(observation, moves, n_moves, params, rng, values)
         return 0
@@ -58,7 +60,8 @@ SIGNATURE = (types.int64, types.int64, types.int64[::1], types.int64[::1], types
 def _path() -> Path:
     name = kernels.generated_name("sniff_tests", TEMPLATE, [
         "strategies.search.expert", "strategies.learned.player",
-        "strategies.learned.features", "strategies.search.playout"])
+        "strategies.learned.features", "strategies.search.playout",
+        "strategies.search.rollout"])
     return kernels.write_generated(name, TEMPLATE)
 
 
@@ -91,6 +94,11 @@ def _float_row(params) -> np.ndarray:
 def choose_expert(observation, moves, n_moves, params, rng) -> int:
     """``strategies.search.expert.choose_expert``."""
     return _call(0, 0, observation, moves, int(n_moves), _float_row(params), rng, _NO_VALUES)
+
+
+def choose_rollout(observation, moves, n_moves, params, rng) -> int:
+    """``strategies.search.rollout.choose_rollout``."""
+    return _call(5, 0, observation, moves, int(n_moves), _float_row(params), rng, _NO_VALUES)
 
 
 def search_values(observation, moves, n_moves, params, rng, values) -> None:

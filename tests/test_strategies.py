@@ -40,11 +40,12 @@ PLUGINS = Path(__file__).parent / "plugins"
 
 
 def choose_function(name: str) -> Callable[..., int]:
-    """The jitted ``choose`` of a registered strategy, callable from Python. ``expert``'s
-    through ``compiled_strategies``: the same function, compiled once and cached (called
-    here directly, it compiled its whole search again in this process, a minute)."""
-    if name == "expert":
-        return compiled.choose_expert
+    """The jitted ``choose`` of a registered strategy, callable from Python. ``expert``'s and
+    ``rollout``'s through ``compiled_strategies``: the same functions, compiled once and
+    cached (called here directly, they compiled their searches again in this process, a
+    minute and a half)."""
+    if name in ("expert", "rollout"):
+        return {"expert": compiled.choose_expert, "rollout": compiled.choose_rollout}[name]
     strategy = strategies.get(name)
     return getattr(sys.modules[strategy.module], strategy.attribute)
 
