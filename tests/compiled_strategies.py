@@ -1,5 +1,5 @@
-"""``expert``'s, the play-outs' and ``learned``'s functions called from Python, compiled once
-and cached.
+"""``expert``'s, ``rollout``'s, the play-outs' and ``learned``'s functions called from Python,
+compiled once and cached.
 
 The strategies' functions are plain ``@njit`` (``sim.kernels.generate`` says why), so a test
 that calls ``expert.choose_expert`` from Python compiled the whole search again in every
@@ -13,9 +13,12 @@ changes.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from compile_lock import compiling_alone
+from numba import types
 
 from sim.kernels import generate as kernels
 
@@ -24,13 +27,15 @@ from numba import njit
 
 from strategies.learned import features as learned_features
 from strategies.learned import player as learned
-from strategies.search import expert, playout
+from strategies.search import expert, playout, rollout
 
 
 @njit(cache=True)
 def call(function, code, observation, moves, n_moves, params, rng, values):
     if function == 0:
         return expert.choose_expert(observation, moves, n_moves, params, rng)
+    if function == 5:
+        return rollout.choose_rollout(observation, moves, n_moves, params, rng)
     if function == 1:
         expert.search_values(observation, moves, n_moves, params, rng, values)
         return 0
@@ -47,13 +52,38 @@ _NO_MOVES = np.zeros(1, dtype=np.int64)
 _NO_RNG = np.zeros(1, dtype=np.uint64)
 
 
+# The types every call passes (``_call``'s callers below): ``compile_now`` compiles these.
+SIGNATURE = (types.int64, types.int64, types.int64[::1], types.int64[::1], types.int64,
+             types.float64[::1], types.uint64[::1], types.float64[::1])
+
+
+def _path() -> Path:
+    name = kernels.generated_name("sniff_tests", TEMPLATE, [
+        "strategies.search.expert", "strategies.learned.player",
+        "strategies.learned.features", "strategies.search.playout",
+        "strategies.search.rollout"])
+    return kernels.write_generated(name, TEMPLATE)
+
+
+def compile_now() -> None:
+    """Compile (or load) the wrapper without calling it: in a process that has just compiled
+    the shared kernel, which holds these strategies, it takes seconds, not a minute or more
+    (tests/conftest.py)."""
+    global _module
+    path = _path()
+    with compiling_alone(path.with_suffix(".lock")):
+        _module = kernels.import_generated(path)
+        _module.call.compile(SIGNATURE)
+
+
 def _call(*args):
     global _module
     if _module is None:
-        name = kernels.generated_name("sniff_tests", TEMPLATE, [
-            "strategies.search.expert", "strategies.learned.player",
-            "strategies.learned.features", "strategies.search.playout"])
-        _module = kernels.import_generated(kernels.write_generated(name, TEMPLATE))
+        path = _path()
+        # The first call compiles (over a minute): another xdist worker waits, then loads it.
+        with compiling_alone(path.with_suffix(".lock")):
+            _module = kernels.import_generated(path)
+            return _module.call(*args)
     return _module.call(*args)
 
 
@@ -64,6 +94,11 @@ def _float_row(params) -> np.ndarray:
 def choose_expert(observation, moves, n_moves, params, rng) -> int:
     """``strategies.search.expert.choose_expert``."""
     return _call(0, 0, observation, moves, int(n_moves), _float_row(params), rng, _NO_VALUES)
+
+
+def choose_rollout(observation, moves, n_moves, params, rng) -> int:
+    """``strategies.search.rollout.choose_rollout``."""
+    return _call(5, 0, observation, moves, int(n_moves), _float_row(params), rng, _NO_VALUES)
 
 
 def search_values(observation, moves, n_moves, params, rng, values) -> None:

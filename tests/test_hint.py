@@ -37,6 +37,9 @@ from sim.kernels.runner import lineup_of, trace_events
 from sim.kernels.trace import EventDecoder, start_event, trace_games
 from strategies import parse_lineup_text
 
+# The hint search compiled once for both workers (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("hint_search_compiled")
+
 PLUGINS = Path(__file__).parent / "plugins"
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 from cli_helpers import POSITION_TEXT, error_lines, run_main
 
+# The hint search compiled once for both workers (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("hint_search_compiled")
+
 
 def one_line(code: int, err: str, text: str) -> None:
     assert code == 2, err

@@ -8,28 +8,39 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from sim.cache import cache_base
+
 PLUGINS = Path(__file__).parent / "plugins"
+# Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
+pytestmark = pytest.mark.no_shared_kernel
 
 PLAY = """
+import os
 import sys
 import numpy as np
 from sim.core import engine
 from sim.kernels.runner import lineup_of, play_batch
+from sim.kernels.shared import own_kernels
 from strategies import load_plugin, parse_spec
 
 def checksum(names):
     lineup = lineup_of(2, [parse_spec(n) for n in names])
-    games = play_batch(lineup, 3, np.arange(300)).games
+    with own_kernels():  # never the shared kernel, even where the suite compiled it
+        games = play_batch(lineup, 3, np.arange(300)).games
     return int(games[:, engine.GAME_WINNER_TEAM].sum()), int(games[:, engine.GAME_SCORES].sum())
 
 load_plugin("my_strategy")
 for step in sys.argv[1:]:
-    print(step, *checksum(step.split("+")))
+    names, cache = step.split("@")
+    os.environ["SNIFF_CACHE_DIR"] = cache  # each kernel from its own cache folder
+    print(step, *checksum(names.split("+")))
 """
 
 
-def start(cache: Path, *steps: str) -> subprocess.Popen:
-    env = dict(os.environ, SNIFF_CACHE_DIR=str(cache),
+def start(*steps: str) -> subprocess.Popen:
+    env = dict(os.environ,
                PYTHONPATH=os.pathsep.join([str(PLUGINS), os.environ.get("PYTHONPATH", "")]))
     return subprocess.Popen([sys.executable, "-c", PLAY, *steps], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -42,13 +53,19 @@ def result(process: subprocess.Popen) -> dict[str, str]:
 
 
 def test_kernels_compiled_apart_still_differ_when_loaded_together(tmp_path: Path):
-    # The two kernels compile at once, in two processes (two kernels of their own, in an
-    # empty cache: nothing else writes there), so the test waits for one compile, not two.
-    base, plugin = start(tmp_path, "greedy+random"), start(tmp_path, "doubles_first+random")
+    # The plugin's kernel is compiled here, in an empty cache (nothing else writes there), by
+    # a process of its own. The kernel of greedy and random comes from the suite's cache:
+    # compiled by the other process started here, or earlier by the process of another test
+    # (test_shared_kernel plays that kernel too), never by the plugin's process; the suite
+    # then compiles it once, not twice.
+    suite_cache = str(cache_base())
+    base = start(f"greedy+random@{suite_cache}")
+    plugin = start(f"doubles_first+random@{tmp_path}")
     base, plugin = result(base), result(plugin)
-    together = result(start(tmp_path, "greedy+random", "doubles_first+random"))
-    assert together["greedy+random"] == base["greedy+random"]
-    assert together["doubles_first+random"] == plugin["doubles_first+random"]
+    together = result(start(f"greedy+random@{suite_cache}", f"doubles_first+random@{tmp_path}"))
+    assert together[f"greedy+random@{suite_cache}"] == base[f"greedy+random@{suite_cache}"]
+    assert together[f"doubles_first+random@{tmp_path}"] == plugin[
+        f"doubles_first+random@{tmp_path}"]
 
 
 def test_each_kernels_game_loop_has_names_of_its_own():

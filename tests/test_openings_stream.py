@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from frames import assert_frame_equal
 
 from sim.errors import SniffError, Stopped
 from sim.openings.folder import (
@@ -308,7 +309,7 @@ def test_a_folder_from_before_the_parts_is_still_read(tmp_path):
     summary["files"]["games.parquet"] = part_record(folder / "games.parquet", len(games))
     (folder / "summary.json").write_text(json.dumps(summary))
     assert table_files(folder)["games"] == [folder / "games.parquet"]
-    pd.testing.assert_frame_equal(read_games(folder), games)
+    assert_frame_equal(read_games(folder), games)
     assert np.isfinite(load_openings(folder)[0]["differential"]).all()
 
 

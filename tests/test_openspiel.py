@@ -13,6 +13,9 @@ from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE
 from sim.env.openspiel import GAME_NAME, LEADER_ACTION
 from sim.kernels.decisions import KIND_DRAW
 
+# Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
+pytestmark = pytest.mark.no_shared_kernel
+
 
 def test_random_sim_test_passes():
     game = pyspiel.load_game(GAME_NAME)

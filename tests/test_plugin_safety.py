@@ -26,6 +26,9 @@ from sim.kernels.runner import ROUND_CAP, lineup_of, play_batch
 from strategies import StrategyError, parse_lineup_text
 
 PLUGINS = Path(__file__).parent / "plugins"
+# Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
+pytestmark = pytest.mark.no_shared_kernel
+
 MASK64 = 2**64 - 1
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_helpers import run_main
+from frames import assert_frame_equal
 
 import sim
 from sim.errors import SniffError
@@ -74,13 +75,13 @@ def test_stops_at_the_first_precise_check(stopped):
 
 def test_the_stop_does_not_depend_on_chunks_and_is_a_prefix(stopped, tmp_path):
     other = sim.simulate(**OPTIONS, chunk_size=5000, out=tmp_path / "one-chunk")
-    pd.testing.assert_frame_equal(other.games, stopped.games)
-    pd.testing.assert_frame_equal(other.rounds, stopped.rounds)
+    assert_frame_equal(other.games, stopped.games)
+    assert_frame_equal(other.rounds, stopped.rounds)
     memory = sim.simulate(**OPTIONS, chunk_size=700)
-    pd.testing.assert_frame_equal(memory.games, stopped.games)
+    assert_frame_equal(memory.games, stopped.games)
     # The same games as a fixed-length run of the same seed: a prefix of one sequence.
     fixed = sim.simulate(players=2, strategies="random,random", seed=9, games=1500)
-    pd.testing.assert_frame_equal(without_run_id(fixed.games[:1200]),
+    assert_frame_equal(without_run_id(fixed.games[:1200]),
                                   without_run_id(stopped.games))
 
 
@@ -104,7 +105,7 @@ def test_a_precise_chunk_stops_playing_at_the_batch_that_holds_the_stop(stopped,
     assert len(run.games) == 1200
     batches = [n for n in played if n > 1]  # the warm-up's one game aside
     assert batches == [PRECISION_STEP, PRECISION_STEP]
-    pd.testing.assert_frame_equal(run.games, stopped.games.assign(run_id=run.games["run_id"]))
+    assert_frame_equal(run.games, stopped.games.assign(run_id=run.games["run_id"]))
 
 
 def test_the_cap_ends_an_imprecise_run():
@@ -131,8 +132,8 @@ def test_interrupted_precision_run_resumes_to_the_same_tables(stopped, tmp_path,
     code, out, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
     assert code == 0, err
     assert "stopped at 1,200 games" in out
-    pd.testing.assert_frame_equal(sim.load(folder).games, stopped.games)
-    pd.testing.assert_frame_equal(sim.load(folder).rounds, stopped.rounds)
+    assert_frame_equal(sim.load(folder).games, stopped.games)
+    assert_frame_equal(sim.load(folder).rounds, stopped.rounds)
     # A finished precision run resumes to itself: its cut last part is kept.
     code, out, err = run_main(["simulate", "--out", str(folder), "--resume", "-q"], capsys)
     assert code == 0, err

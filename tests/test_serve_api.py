@@ -18,6 +18,9 @@ from sim.serve.guard import TOKEN_HEADER, Guard  # noqa: E402
 from sim.serve.sessions import Sessions  # noqa: E402
 from sim.table.render import ReplayState  # noqa: E402
 
+# The hint search compiled once for both workers (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("hint_search_compiled")
+
 
 def client_of(sessions: Sessions) -> TestClient:
     """A TestClient that is the page: TestClient's host, the page's token, no rate limit."""

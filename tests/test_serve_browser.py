@@ -30,6 +30,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 from sim.serve.app import create_app  # noqa: E402
 from sim.serve.guard import Guard, allowed_hosts  # noqa: E402
 
+# The hint search compiled once for both workers (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("hint_search_compiled")
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 # Seconds a step may take: a wait ends as soon as its condition holds, but the first game

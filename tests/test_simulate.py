@@ -23,6 +23,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 from cli_helpers import default_sigint, load_unverified, run_main
+from frames import assert_frame_equal
 
 import sim
 from sim.core import engine
@@ -53,7 +54,7 @@ def frames(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def assert_same_tables(a: Path, b: Path) -> None:
     for left, right in zip(frames(a), frames(b)):
-        pd.testing.assert_frame_equal(left, right)
+        assert_frame_equal(left, right)
 
 
 
@@ -186,8 +187,8 @@ def test_pandas_and_pyarrow_read_the_dataset(base_run):
     for table in run_io.TABLES:
         by_pandas = pd.read_parquet(base_run / table)
         by_arrow = ds.dataset(base_run / table, format="parquet").to_table().to_pandas()
-        pd.testing.assert_frame_equal(by_pandas, by_arrow)
-        pd.testing.assert_frame_equal(by_pandas, run.frame(table))
+        assert_frame_equal(by_pandas, by_arrow)
+        assert_frame_equal(by_pandas, run.frame(table))
     assert isinstance(run.games["seat0_strategy"].dtype, pd.CategoricalDtype)
     manifest = json.loads((base_run / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["run_id"] == run.games["run_id"][0]
@@ -296,7 +297,7 @@ def test_no_rounds_run_keeps_the_games_and_the_summary(tmp_path, base_run, capsy
     games, reference = sim.load(folder).games, sim.load(base_run)
     extra = documented_columns("--no-rounds", 4)
     assert list(games.columns) == list(reference.games.columns) + extra
-    pd.testing.assert_frame_equal(games[reference.games.columns], reference.games)
+    assert_frame_equal(games[reference.games.columns], reference.games)
     rounds = reference.rounds
     for team in range(2):
         points = rounds[f"team{team}_points"].astype(np.int64)
@@ -535,7 +536,7 @@ def test_duplicate_pairs_share_the_deal_with_sides_swapped(tmp_path):
     # greedy is deterministic: with greedy in every seat, both games of a deal are the same
     # game, so the same deal (tiles, boneyard order, leader draws) is the only explanation.
     same = ["first_leader", "winner_team", "team0_score", "team1_score", "rounds", "draws"]
-    pd.testing.assert_frame_equal(even[same], odd[same])
+    assert_frame_equal(even[same], odd[same])
     finished = even["winner_side"] >= 0
     assert (even.loc[finished, "winner_side"] != odd.loc[finished, "winner_side"]).all()
     by_deal = rounds.assign(deal=rounds["game_id"] // 2, pair=rounds["game_id"] % 2)
@@ -543,7 +544,7 @@ def test_duplicate_pairs_share_the_deal_with_sides_swapped(tmp_path):
                "seat0_pips", "seat3_penalty"]
     first = by_deal[by_deal["pair"] == 0][columns].reset_index(drop=True)
     second = by_deal[by_deal["pair"] == 1][columns].reset_index(drop=True)
-    pd.testing.assert_frame_equal(first, second)
+    assert_frame_equal(first, second)
 
 
 def test_duplicate_summary_compares_paired_and_independent_intervals(tmp_path):
@@ -588,8 +589,8 @@ def test_api_in_memory_and_load(tmp_path, base_run):
     run = sim.simulate(games=GAMES, seed=SEED, chunk_size=1000)
     assert run.path is None and len(run.games) == GAMES
     on_disk = sim.load(base_run)
-    pd.testing.assert_frame_equal(run.games, on_disk.games)
-    pd.testing.assert_frame_equal(run.rounds, on_disk.rounds)
+    assert_frame_equal(run.games, on_disk.games)
+    assert_frame_equal(run.rounds, on_disk.rounds)
     assert run.summary.to_dict()["sides"] == on_disk.summary.to_dict()["sides"]
     assert on_disk.dataset("games").count_rows(filter=ds.field("winner_side") == 0) == int(
         (run.games["winner_side"] == 0).sum())

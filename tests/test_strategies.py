@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import compiled_strategies as compiled
 import numpy as np
 import pytest
 from cli_helpers import sniff
@@ -39,7 +40,12 @@ PLUGINS = Path(__file__).parent / "plugins"
 
 
 def choose_function(name: str) -> Callable[..., int]:
-    """The jitted ``choose`` of a registered strategy, callable from Python."""
+    """The jitted ``choose`` of a registered strategy, callable from Python. ``expert``'s and
+    ``rollout``'s through ``compiled_strategies``: the same functions, compiled once and
+    cached (called here directly, they compiled their searches again in this process, a
+    minute and a half)."""
+    if name in ("expert", "rollout"):
+        return {"expert": compiled.choose_expert, "rollout": compiled.choose_rollout}[name]
     strategy = strategies.get(name)
     return getattr(sys.modules[strategy.module], strategy.attribute)
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_helpers import as_stopped_before, load_unverified, run_main
+from frames import assert_frame_equal
 
 import sim
 import strategies
@@ -214,7 +215,7 @@ def test_resume_plays_only_what_is_missing(tournament, tmp_path):
     result = run_tournament(out=folder, control=RunControl(mode="resume", notice=lines.append))
     assert lines[0].endswith("already played") and not lines[1].endswith("already played")
     for path, games in before.items():
-        pd.testing.assert_frame_equal(sim.load(path).games, games)
+        assert_frame_equal(sim.load(path).games, games)
     assert sim.load(second).manifest["sessions"][-1]["games_played"] == GAMES - 300
     assert result.ratings.table.equals(tournament.ratings.table)
     assert json.loads((folder / "tournament.json").read_text())["status"] == "complete"
