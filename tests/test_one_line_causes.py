@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from cli_helpers import ROOT, one_line, run_main
+from openings_helpers import stopped_study
 
 import sim
-from sim.errors import Stopped
-from sim.openings.play import make_config
-from sim.openings.study import measure_openings, run_openings
+from sim.openings.study import run_openings
 
 
 @pytest.fixture(scope="module")
@@ -75,14 +73,7 @@ def test_a_trace_inside_a_table_is_named_by_its_option(folders, tmp_path, capsys
 
 
 def test_verify_of_a_stopped_openings_study_says_so(tmp_path, capsys) -> None:
-    folder = tmp_path / "study"
-
-    def stop() -> None:
-        raise Stopped(signal.SIGTERM)
-
-    with pytest.raises(Stopped):
-        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
-                         between_chunks=stop)
+    folder = stopped_study(tmp_path / "study", stop_at=1)
     code, out, err = run_main(["verify", str(folder)], capsys)
     one_line(code, err, "holds an openings study stopped before its end")
     assert f"sniff openings --out {folder} --resume" in err

@@ -24,8 +24,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from frames import assert_frame_equal
+from openings_helpers import stopped_study
 
-from sim.errors import SniffError, Stopped
+from sim.errors import SniffError
 from sim.openings.folder import (
     folder_problems,
     is_openings_folder,
@@ -184,21 +185,6 @@ def test_overwrite_removes_the_previous_runs_parts(tmp_path):
     assert load_openings(folder)[1]["deals"] == 4
 
 
-def stopped_study(folder: Path) -> Path:
-    """A 20-deal study stopped (SIGTERM) before its third chunk: one part kept."""
-    calls = []
-
-    def stop() -> None:
-        calls.append(1)
-        if len(calls) == 3:
-            raise Stopped(signal.SIGTERM)
-
-    with pytest.raises(Stopped):
-        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
-                         between_chunks=stop)
-    return folder
-
-
 def test_a_stop_between_chunks_leaves_no_result(tmp_path):
     folder = stopped_study(tmp_path / "run")
     assert sorted(p.name for p in (folder / "games").iterdir()) == ["part-000000.parquet"]
@@ -213,14 +199,7 @@ def test_a_study_record_that_is_no_file_is_one_line_at_once(tmp_path, capsys, sp
     "no study.json") or a 5 GB sparse file (read up to its bound, not whole)."""
     from cli_helpers import one_line, run_main
 
-    folder = tmp_path / "run"
-
-    def stop() -> None:
-        raise Stopped(signal.SIGTERM)
-
-    with pytest.raises(Stopped):
-        measure_openings(make_config(2, "random", 20, 1), folder, chunk_deals=2, part_deals=4,
-                         between_chunks=stop)
+    folder = stopped_study(tmp_path / "run", stop_at=1)
     study = folder / "study.json"
     study.unlink()
     if special == "fifo":

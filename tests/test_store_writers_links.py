@@ -14,10 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import invoke, one_line, run_main
-
-import sim
-from sim.openings.study import run_openings
-from sim.tournament import run_tournament
+from link_helpers import linked_out, sound_folders
 
 LEARN = ["learn", "--players", "2", "--games", "40", "--hidden", "8", "--eval-games", "0",
          "--epochs", "1"]
@@ -26,13 +23,10 @@ LEARN = ["learn", "--players", "2", "--games", "40", "--hidden", "8", "--eval-ga
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("writer-links")
-    sim.simulate(2, "greedy,random", 200, 3, chunk_size=100, out=base / "run")
-    run_openings(2, "random", 20, seed=5, out=base / "openings")
-    run_tournament(2, "greedy,random,heavy", 60, seed=3, out=base / "tournament",
-                   chunk_size=60)
+    made = sound_folders(base, openings_deals=20)
     code, out, err = invoke([*LEARN, "--iterations", "1", "-o", str(base / "learn"), "-q"])
     assert code == 0, err
-    return {path.name: path for path in base.iterdir()}
+    return {**made, "learn": base / "learn"}
 
 
 def with_link(folders: dict, tmp_path: Path, kind: str, name: str) -> tuple[Path, Path]:
@@ -40,11 +34,7 @@ def with_link(folders: dict, tmp_path: Path, kind: str, name: str) -> tuple[Path
     copy and the outside folder or file."""
     folder = tmp_path / kind
     shutil.copytree(folders[kind], folder)
-    outside = tmp_path / "outside" / name
-    outside.parent.mkdir(parents=True)
-    shutil.move(folder / name, outside)
-    (folder / name).symlink_to(outside, target_is_directory=outside.is_dir())
-    return folder, outside
+    return folder, linked_out(folder, name, tmp_path / "outside" / name)
 
 
 def snapshot(path: Path) -> dict[str, bytes]:

@@ -14,29 +14,13 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import error_lines, run_main
-
-import sim
-from sim.openings.study import run_openings
-from sim.tournament import run_tournament
+from link_helpers import linked_out, sound_folders
 
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict[str, Path]:
     """A plain run of 2 chunks, an openings folder and a tournament, each sound."""
-    base = tmp_path_factory.mktemp("links")
-    sim.simulate(2, "greedy,random", 200, 3, chunk_size=100, out=base / "run")
-    run_openings(2, "random", 30, seed=5, out=base / "openings")
-    run_tournament(2, "greedy,random,heavy", 60, seed=3, out=base / "tournament",
-                   chunk_size=60)
-    return {path.name: path for path in base.iterdir()}
-
-
-def linked_out(folder: Path, name: str, outside: Path) -> Path:
-    """``folder/name`` moved to ``outside`` (same bytes) and replaced by a link to it."""
-    outside.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(folder / name, outside)
-    (folder / name).symlink_to(outside, target_is_directory=outside.is_dir())
-    return outside
+    return sound_folders(tmp_path_factory.mktemp("links"), openings_deals=30)
 
 
 def verify(folder: Path, capsys) -> tuple[int, str, str]:
