@@ -106,13 +106,17 @@ def _simulate_once(games: int, seed: int, folder: str) -> float:
     return time.perf_counter() - start
 
 
+def _simulate_result(games: int, times: list[float]) -> dict:
+    seconds = statistics.median(times)
+    return {"row": "simulate", "games": games, "seconds": seconds, "games_per_s": games / seconds}
+
+
 def simulate_row(games: int, repeats: int) -> dict:
     """``sniff simulate --no-rounds``, four greedy, whole run (Parquet included)."""
     with tempfile.TemporaryDirectory() as folder:
         _simulate_once(1000, 10**6, folder)  # warm-up
         times = [_simulate_once(games, repeat, folder) for repeat in range(repeats)]
-    seconds = statistics.median(times)
-    return {"row": "simulate", "games": games, "seconds": seconds, "games_per_s": games / seconds}
+    return _simulate_result(games, times)
 
 
 def paired_rows(batch_games: int, simulate_games: int, repeats: int,
@@ -127,10 +131,7 @@ def paired_rows(batch_games: int, simulate_games: int, repeats: int,
         for turn in range(repeats):
             times.append(_simulate_once(simulate_games, turn, folder))
             runs += [_play_batch(batch_games, 1000 + 4 * turn + i) for i in range(4)]
-    seconds = statistics.median(times)
-    return [_batch_result(batch_games, runs, first),
-            {"row": "simulate", "games": simulate_games, "seconds": seconds,
-             "games_per_s": simulate_games / seconds}]
+    return [_batch_result(batch_games, runs, first), _simulate_result(simulate_games, times)]
 
 
 def pettingzoo_row(games: int, repeats: int) -> dict:
