@@ -66,10 +66,10 @@ def shared_kernel_compiled() -> None:
     builtins = builtin_strategies()
     folder = kernels.kernel_path(builtins)[0].parent
     with compiling_alone(folder / "tests-shared-kernel.lock"):
-        if shared_kernel_ready(builtins):
-            compile_shared(builtins)  # loads it
+        compiles_here = not shared_kernel_ready(builtins)
+        compile_shared(builtins)  # else loads what another worker compiled
+        if not compiles_here:
             return
-        compile_shared(builtins)
         # This process has just compiled every built-in strategy and the engine around them:
         # the hint search, the tests' expert/learned wrapper and ``sniff learn``'s games,
         # which call them, compile here in seconds (a minute or more each in a process that
