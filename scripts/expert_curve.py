@@ -51,11 +51,6 @@ OPPONENT = {2: "blocker", 4: "partner"}
 TARGET = {2: 0.80, 4: 0.68}  # issue 15's targets, drawn as dashed lines
 
 
-def kernel() -> list[strategies.Strategy]:
-    """Every registered strategy: one compiled kernel serves all the matchups."""
-    return list(strategies.available().values())
-
-
 def duplicate_wins(players: int, first: str, second: str, games: int, seed: int) -> np.ndarray:
     """1.0 for each game ``first`` won against ``second`` on duplicate deals, seats rotating.
 
@@ -67,7 +62,7 @@ def duplicate_wins(players: int, first: str, second: str, games: int, seed: int)
     lineup = lineup_of(players, strategies.parse_lineup_text(f"{first},{second}"))
     game_ids = np.arange(games, dtype=np.int64)
     result = play_batch(lineup, seed, game_ids, deal_ids=game_ids // 2,
-                        rotations=game_ids % players, kernel_strategies=kernel())
+                        rotations=game_ids % players)
     return (winning_side(result, players) == 0).astype(float)
 
 
@@ -106,7 +101,7 @@ def positions(
     lineup = lineup_of(players, strategies.parse_lineup_text(text))
     observations, move_rows, counts = [], [], []
     for game_id in range(games):
-        rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=kernel())
+        rows, _ = trace_events(lineup, seed, game_id)
         for state, seat, forced, move in placements_from_events(rows, players):
             if seats is not None and seat not in seats:
                 continue

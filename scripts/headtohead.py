@@ -47,7 +47,6 @@ def head_to_head(
     game_ids = np.arange(games, dtype=np.int64)
     result = play_batch(
         lineup, seed, game_ids, rotations=rotation_for(game_ids, players),
-        kernel_strategies=list(strategies.available().values()),
     )
     wins = int((winning_side(result, players) == 0).sum())
     low, high = wilson_interval(wins, games, Z99)

@@ -33,8 +33,6 @@ import strategies
 from sim.kernels.runner import lineup_of, play_batch, winning_side
 from sim.stats.intervals import mean_interval
 
-KERNEL = ("blocker", "expert", "learned", "partner")
-
 
 def strongest(players: int) -> str:
     return "partner" if players == 4 else "blocker"
@@ -46,16 +44,11 @@ def match(players: int, first: str, second: str, games: int, seed: int) -> dict:
     games -= games % copies
     names = [first, second, second] if players == 3 else [first, second]
     lineup = lineup_of(players, [strategies.parse_spec(name) for name in names])
-    kernel = [strategies.get(name) for name in KERNEL]
-    for spec in lineup.seats:  # a learned:model=PATH spec plays in the kernel too
-        if spec.strategy not in kernel:
-            kernel.append(spec.strategy)
     ids = np.arange(games, dtype=np.int64)
     play_batch(lineup, seed, ids[:copies], deal_ids=ids[:copies] // copies,
-               rotations=ids[:copies] % players, kernel_strategies=kernel)  # compile first
+               rotations=ids[:copies] % players)  # compile first
     started = time.perf_counter()
-    result = play_batch(lineup, seed, ids, deal_ids=ids // copies, rotations=ids % players,
-                        kernel_strategies=kernel)
+    result = play_batch(lineup, seed, ids, deal_ids=ids // copies, rotations=ids % players)
     seconds = time.perf_counter() - started
     won = (winning_side(result, players) == 0).astype(float)
     rate, low, high = mean_interval(won.reshape(-1, copies).mean(axis=1))  # over deals

@@ -18,7 +18,7 @@ __all__ = [
     # the sub-packages and modules, bottom first (docs/design.md)
     "errors", "version", "files", "cache", "reference", "core", "stats", "display", "kernels",
     "env", "store", "run", "hint", "table", "openings", "report", "compare", "tune", "learn",
-    "tournament", "serve", "cli",
+    "tournament", "precompile", "serve", "cli",
 ]
 
 

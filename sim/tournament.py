@@ -7,9 +7,8 @@ Why this shape:
   holds for a run holds for a pairing (seat rotation, ``--duplicate``, ``--precision``,
   Ctrl-C and resume, ``sim.load``), and ``sniff report`` reads a pairing, or the whole
   tournament folder, like any run.
-- **One kernel.** Every pairing runs in the one compiled kernel that holds all the
-  tournament's strategies (``kernel_strategies``), so compiling happens once, not once per
-  pairing.
+- **No compile per pairing.** Every pairing plays in the game loop compiled once, each
+  strategy compiled on its own (``sim.kernels.shared``).
 - **Pairings.** With 2 players, A against B; with 4, partnership A (seats 0+2) against
   partnership B (seats 1+3); every unordered pair of different strategies once. With 3
   players every seat plays alone, so a pairing is a *triple* of different strategies, every
@@ -229,11 +228,6 @@ class TournamentPlan:
 
         return parse_lineup_text(",".join(self.labels))
 
-    @property
-    def kernel_strategies(self) -> tuple:
-        """Every strategy of the tournament once: the one kernel all pairings play in."""
-        return tuple({spec.strategy.name: spec.strategy for spec in self.specs}.values())
-
     def pairings(self) -> list[tuple[str, tuple[str, ...], object]]:
         """(folder name, lineup, ``sim.run.plan.Plan``) of each pairing, in order."""
         from sim.run.plan import Plan
@@ -299,7 +293,6 @@ def run_tournament(
         from sim.store.rundata import check_run_ids
 
         check_run_ids(folder, manifest, [run.run_id for _, _, run in pairs])
-    control = control.but(kernel_strategies=plan.kernel_strategies)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -350,7 +343,6 @@ def _new_manifest(folder: Path, plan: TournamentPlan, pairs: list, control: RunC
     return {
         "format": TOURNAMENT_FORMAT, "version": __version__, "command": control.command,
         "config": plan.config(),
-        "kernel_strategies": [s.name for s in control.kernel_strategies],
         "pairings": [{"name": name, "folder": f"{PAIRS_DIR}/{name}",
                       "lineup": list(lineup), "seed": run.seed, "run_id": run.run_id}
                      for name, lineup, run in pairs],

@@ -1,97 +1,91 @@
 """Test-suite settings shared by every test module.
 
-Most of the suite's time is numba compiling kernels (``sim.kernels.generate``), one core per
-xdist worker. What keeps a cold run short (issue #50, docs/testing.md):
-
-- The shared kernel of every built-in strategy (minutes to compile) is compiled by ONE
-  worker, under a file lock; the other loads it from the cache once it is there, instead of
-  compiling it again at the same time. The worker that compiles it compiles the hint search
-  and ``compiled_strategies`` right after, in seconds (their callees are compiled by then).
-- Files marked ``no_shared_kernel`` (they play only kernels of their own, or none) do not
-  wait for it, and the heaviest files run first (``FIRST``, with ``--no-loadscope-reorder``
-  in ``pyproject.toml``): while one worker compiles the shared kernel, the other compiles
-  the kernels of those files, and no long file is left for the end.
+Most of a cold suite's time is numba compiling (docs/testing.md). The game loop is compiled
+once (``sim.kernels.generate.engine_kernel``) and each strategy on its own, all cached under
+``SNIFF_CACHE_DIR``; what keeps a cold run short is that each is compiled by ONE of the two
+xdist workers, under a file lock, while the other waits and then loads it from the cache
+(``engine_compiled``, ``hint_search_compiled``, ``tests/compiled_strategies.py``).
 """
 
 import os
 from pathlib import Path
 
-import compiled_strategies
 import pytest
 from compile_lock import compiling_alone
 
 from sim.kernels import generate as kernels
-from sim.kernels.precompile import compile_shared
-from sim.kernels.shared import builtin_strategies, shared_kernel_ready
 
-# The background compile of the shared kernel (sim.kernels.shared) would compete with the
-# tests for the cores; tests that exercise it turn it back on for themselves.
+# The background compile (sim.kernels.shared) would compete with the tests for the cores;
+# tests that exercise it turn it back on for themselves.
 os.environ["SNIFF_PRECOMPILE"] = "0"
 
-# Files in the order workers take them first, the slowest first (a cold run's compiles, see
-# docs/testing.md); every other file follows in name order. The first needs the shared
-# kernel, so that its compile starts at once; the next four are no_shared_kernel, for the
-# other worker meanwhile.
-FIRST = (
-    "test_batch.py",
-    "test_plugin_safety.py", "test_kernel_cache.py", "test_openspiel.py", "test_env.py",
-    "test_hint.py", "test_serve_api.py", "test_store_foreign_folders.py", "test_strategies.py",
-    "test_shared_kernel.py", "test_cluster.py", "test_simulate.py", "test_engine_vs_oracle.py",
-    "test_dask.py", "test_expert.py", "test_serve_load.py", "test_serve_browser.py",
-    "test_learned.py", "test_report_openings.py", "test_run_integrity.py",
-)
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--record-durations", action="store_true",
+                     help="write each test file's total duration to tests/durations.txt, "
+                          "slowest first (the order later runs take the files in)")
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "no_shared_kernel: the file plays no lineup in the shared kernel of every "
-        "built-in strategy, so its tests need not wait for that kernel's compile")
+_durations: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add up each file's time (setup, call and teardown; reports reach the xdist
+    controller too)."""
+    name = Path(report.fspath).name
+    _durations[name] = _durations.get(name, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not session.config.getoption("--record-durations") or hasattr(session.config,
+                                                                      "workerinput"):
+        return
+    lines = ["# seconds  file   (pytest --record-durations; tests/conftest.py reads it)"]
+    lines += [f"{seconds:8.1f}  {name}" for name, seconds in
+              sorted(_durations.items(), key=lambda item: -item[1])]
+    Path(__file__).with_name("durations.txt").write_text("\n".join(lines) + "\n")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files of ``FIRST`` first, in its order; the rest, and each file's tests, as found."""
-    rank = {name: index for index, name in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(FIRST)))
+    """The slowest files first (``SLOWEST``: ``durations.txt`` beside this file, as the last
+    ``pytest --record-durations`` measured them), so that no long file is left for the end;
+    the rest, and each file's tests, as found."""
+    rank = {name: index for index, name in enumerate(SLOWEST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(SLOWEST)))
+
+
+def _slowest() -> tuple[str, ...]:
+    path = Path(__file__).with_name("durations.txt")
+    try:
+        return tuple(line.split()[1] for line in path.read_text().splitlines()
+                     if line.strip() and not line.startswith("#"))
+    except (OSError, IndexError):
+        return ()
+
+
+SLOWEST = _slowest()
 
 
 @pytest.fixture(scope="session")
-def shared_kernel_compiled() -> None:
-    """Compile (or load) the kernel of every built-in strategy, once for all workers.
-
-    ``test_strategies`` plays in exactly this kernel anyway, and once it is compiled every
-    lineup of built-in strategies in every test (and in the CLI processes tests start)
-    loads it instead of compiling a kernel of its own: one compile for the whole suite. The
-    lock makes a second worker wait for the first's compile and load it from the cache.
-    """
-    builtins = builtin_strategies()
-    folder = kernels.kernel_path(builtins)[0].parent
-    with compiling_alone(folder / "tests-shared-kernel.lock"):
-        compiles_here = not shared_kernel_ready(builtins)
-        compile_shared(builtins)  # else loads what another worker compiled
-        if not compiles_here:
-            return
-        # This process has just compiled every built-in strategy and the engine around them:
-        # the hint search, the tests' expert/learned wrapper and ``sniff learn``'s games,
-        # which call them, compile here in seconds (a minute or more each in a process that
-        # loaded the kernel). Under the lock, so that the other worker loads them.
-        _compile_hint_search()
-        compiled_strategies.compile_now()
-        _compile_learn_games()
+def engine_compiled() -> None:
+    """The game loop's entry points and the default strategies compiled once for both
+    workers: the first worker to need them compiles under the lock, the other waits and
+    loads them from the cache."""
+    with compiling_alone(kernels.cache_dir() / "tests-engine.lock"):
+        compile_engine()
 
 
 @pytest.fixture(scope="module", autouse=True)
-def shared_kernel_first(request: pytest.FixtureRequest) -> None:
-    """The shared kernel before a module's tests, unless the module is ``no_shared_kernel``
-    (module scope: before the module's own fixtures, which may move ``SNIFF_CACHE_DIR``)."""
-    if request.node.get_closest_marker("no_shared_kernel") is None:
-        request.getfixturevalue("shared_kernel_compiled")
+def engine_first(request: pytest.FixtureRequest) -> None:
+    """The engine before a module's tests (module scope: before the module's own fixtures,
+    which may move ``SNIFF_CACHE_DIR``)."""
+    request.getfixturevalue("engine_compiled")
 
 
 @pytest.fixture(scope="session")
-def hint_search_compiled(shared_kernel_compiled: None) -> None:
+def hint_search_compiled(engine_compiled: None) -> None:
     """``sniff hint``'s search (a minute of compile, ``sim.hint.kernel``) compiled once for
-    both workers: the files that search ask for it (``pytest.mark.usefixtures``); the worker
-    that compiles the shared kernel compiles it with it, the other loads it."""
+    both workers: the files that search ask for it (``pytest.mark.usefixtures``)."""
     _compile_hint_search()
 
 
@@ -103,6 +97,31 @@ def _compile_hint_search() -> None:
 
     with compiling_alone(kernels.cache_dir() / "tests-hint-search.lock"):
         analyse(parse_position(POSITION_TEXT), 2)
+
+
+def compile_engine() -> None:
+    """Play a game of each kind the suite plays (whole games, a trace, a batch's step and a
+    one-game batch) with greedy and random: every entry point of the loop compiles here."""
+    import numpy as np
+
+    from sim.kernels.batch import GameBatch
+    from sim.kernels.runner import lineup_of, play_batch, trace_events
+    from strategies import parse_spec
+
+    lineup = lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
+    play_batch(lineup, 1, np.arange(4, dtype=np.int64))
+    trace_events(lineup, 1, 0)
+    for n_games in (1, 2):
+        batch = GameBatch(2, [lineup.seats[0], None], n_games, 1)
+        while not batch.done:
+            batch.advance(batch.pending().moves[:, 0].copy())
+
+
+@pytest.fixture(scope="session")
+def learn_games_compiled(engine_compiled: None) -> None:
+    """``sniff learn``'s games compiled once for both workers."""
+    with compiling_alone(kernels.cache_dir() / "tests-learn.lock"):
+        _compile_learn_games()
 
 
 def _compile_learn_games() -> None:

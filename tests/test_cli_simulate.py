@@ -146,22 +146,28 @@ def test_resume_replays_a_chunk_with_one_part_and_keeps_the_rest(small_run, tmp_
 # --- the compile notice
 
 
-def test_first_use_of_a_kernel_says_it_compiles(tmp_path, monkeypatch) -> None:
-    """Said once per new kernel, before its compile; not for a kernel already compiled."""
+def test_first_use_of_the_engine_and_of_a_strategy_says_what_it_compiles(
+        tmp_path, monkeypatch) -> None:
+    """Said once, before the compile; not for what is compiled already."""
     monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(kernels, "_loaded", {})
+    monkeypatch.setattr(kernels, "_engine", None)
+    monkeypatch.setattr(kernels, "_announced", set())
+    monkeypatch.setattr(kernels, "_choosers", {})
     said: list[str] = []
     monkeypatch.setattr(kernels, "notice", said.append)
-    lineup = [strategies.get("greedy"), strategies.get("heavy")]
-    module = kernels.load_kernel(lineup)
-    assert said == ["compiling the engine for greedy, heavy (first use of this set of "
-                    "strategies, about 20 s; later runs load it from the cache)"]
-    # As numba leaves it once compiled: an index file beside the module.
-    cache = Path(module.__file__).parent / "__pycache__"
+    kernels.engine_kernel(("trace_game",))
+    kernels.engine_kernel(("trace_game",))
+    assert said == ["compiling the game engine (trace_game; first use on this machine or "
+                    "after an update, about 20 s; every lineup then starts at once)"]
+    # As numba leaves a compiled function: an index file beside the module.
+    path = kernels.chooser_path(strategies.get("heavy"))
+    cache = path.parent / "__pycache__"
     cache.mkdir(exist_ok=True)
-    (cache / f"{Path(module.__file__).stem}.play_batch-40.py311.nbi").write_bytes(b"")
-    monkeypatch.setattr(kernels, "_loaded", {})
-    kernels.load_kernel(lineup)
+    (cache / f"{path.stem}.chooser-40.py311.nbi").write_bytes(b"")
+    assert kernels.is_compiled(path, ("chooser",))
+    monkeypatch.setattr(kernels, "_announced", set())
+    (cache / f"{kernels.engine_path().stem}.trace_game-40.py311.nbi").write_bytes(b"")
+    kernels.engine_kernel(("trace_game",))
     assert len(said) == 1
 
 

@@ -358,7 +358,7 @@ def test_a_worker_that_cannot_see_the_run_folder_says_so(tmp_path, cluster):
     local, client = cluster
     plan = plan_of(games=100)
     job = cluster_chunks.ChunkJob(
-        config=plan.config(), kernel_strategies=(), kernel="any", run_id=plan.run_id,
+        config=plan.config(), kernel="any", run_id=plan.run_id,
         folder=str(tmp_path / "not-on-this-machine"), metadata={}, write=True,
         threads_by_host={}, threads=None)
     future = client.submit(cluster_chunks.play_chunk_task, job, 0, 0, 100, pure=False)

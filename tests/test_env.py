@@ -20,7 +20,6 @@ from sim.errors import SniffError
 from sim.kernels.decisions import IllegalMove
 
 # Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
-pytestmark = pytest.mark.no_shared_kernel
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -18,7 +18,7 @@ import compiled_strategies as compiled
 import numpy as np
 import pytest
 from cli_helpers import run_main
-from test_strategies import KERNEL, decisions, redealt_views, view_of, win_rate
+from test_strategies import decisions, redealt_views, view_of, win_rate
 
 import strategies
 from sim.core import engine
@@ -222,8 +222,7 @@ def test_same_seed_same_games_other_seed_other_games() -> None:
     game_ids = np.arange(8, dtype=np.int64)
 
     def play(seed: int) -> np.ndarray:
-        result = play_batch(lineup, seed, game_ids, rotations=game_ids % 2,
-                            kernel_strategies=KERNEL)
+        result = play_batch(lineup, seed, game_ids, rotations=game_ids % 2)
         return np.column_stack([result.games, result.round_rows[:8]])
 
     first = play(4)
@@ -246,8 +245,7 @@ def test_auto_play_outs_are_the_setting_chosen_for_each_player_count(
     def play(settings: str) -> np.ndarray:
         lineup = lineup_of(players, strategies.parse_lineup_text(
             f"expert:budget=12,{settings}{others}"))
-        result = play_batch(lineup, 6, game_ids, rotations=game_ids % players,
-                            kernel_strategies=KERNEL)
+        result = play_batch(lineup, 6, game_ids, rotations=game_ids % players)
         return np.concatenate([result.games.ravel(), result.round_rows.ravel()])
 
     auto = play("policy=auto")

@@ -170,7 +170,7 @@ LAYERS = [
     *STRATEGY_ROOMS, ("sim.kernels",), ("sim.env",), ("sim.store",), ("sim.run",), ("sim.hint",),
     ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.compare",),
     ("sim.tune", "sim.learn"),
-    ("sim.tournament",), ("sim.serve",), ("sim.cli",), ("sim",),
+    ("sim.tournament",), ("sim.precompile",), ("sim.serve",), ("sim.cli",), ("sim",),
 ]
 
 

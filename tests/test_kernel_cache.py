@@ -1,20 +1,25 @@
-"""Two kernels compiled in different processes, loaded from the cache into one process,
-must each run their own strategies (numba names closures per process; see sim/core/engine.py)."""
+"""Compile once (sim.kernels.generate): the game loop is compiled once and plays any lineup;
+each strategy is compiled alone, cached by its own code, and called through its address."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sim.cache import cache_base
+from sim.core import engine
+from sim.errors import SniffError
+from sim.kernels import generate as kernels
+from sim.kernels.runner import lineup_of, play_batch
+from strategies import StrategyError, kept_registry, load_plugin, parse_spec
 
 PLUGINS = Path(__file__).parent / "plugins"
-# Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
-pytestmark = pytest.mark.no_shared_kernel
 
 PLAY = """
 import os
@@ -22,70 +27,101 @@ import sys
 import numpy as np
 from sim.core import engine
 from sim.kernels.runner import lineup_of, play_batch
-from sim.kernels.shared import own_kernels
 from strategies import load_plugin, parse_spec
 
 def checksum(names):
     lineup = lineup_of(2, [parse_spec(n) for n in names])
-    with own_kernels():  # never the shared kernel, even where the suite compiled it
-        games = play_batch(lineup, 3, np.arange(300)).games
+    games = play_batch(lineup, 3, np.arange(300)).games
     return int(games[:, engine.GAME_WINNER_TEAM].sum()), int(games[:, engine.GAME_SCORES].sum())
 
-load_plugin("my_strategy")
-for step in sys.argv[1:]:
-    names, cache = step.split("@")
-    os.environ["SNIFF_CACHE_DIR"] = cache  # each kernel from its own cache folder
-    print(step, *checksum(names.split("+")))
+load_plugin(sys.argv[1])
+for names in sys.argv[2:]:
+    print(names, *checksum(names.split("+")))
 """
 
 
-def start(*steps: str) -> subprocess.Popen:
-    env = dict(os.environ,
-               PYTHONPATH=os.pathsep.join([str(PLUGINS), os.environ.get("PYTHONPATH", "")]))
-    return subprocess.Popen([sys.executable, "-c", PLAY, *steps], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def play(cache: Path | str, plugin_folder: Path, plugin: str, *lineups: str
+         ) -> tuple[dict[str, str], str]:
+    """Each lineup's checksum, played in a process of its own with ``cache``; and what it
+    said on stderr."""
+    env = dict(os.environ, SNIFF_CACHE_DIR=str(cache),
+               PYTHONPATH=os.pathsep.join([str(plugin_folder), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", PLAY, plugin, *lineups], env=env,
+                          capture_output=True, text=True, timeout=600, cwd=plugin_folder)
+    assert done.returncode == 0, done.stderr
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines()), done.stderr
 
 
-def result(process: subprocess.Popen) -> dict[str, str]:
-    out, err = process.communicate(timeout=600)
-    assert process.returncode == 0, err
-    return dict(line.split(" ", 1) for line in out.splitlines())
+def compiled_files(cache: Path) -> set[str]:
+    return {p.name for p in (cache / "kernels" / "__pycache__").glob("*.nbi")}
 
 
-def test_kernels_compiled_apart_still_differ_when_loaded_together(tmp_path: Path):
-    # The plugin's kernel is compiled here, in an empty cache (nothing else writes there), by
-    # a process of its own. The kernel of greedy and random comes from the suite's cache:
-    # compiled by the other process started here, or earlier by the process of another test
-    # (test_shared_kernel plays that kernel too), never by the plugin's process; the suite
-    # then compiles it once, not twice.
-    suite_cache = str(cache_base())
-    base = start(f"greedy+random@{suite_cache}")
-    plugin = start(f"doubles_first+random@{tmp_path}")
-    base, plugin = result(base), result(plugin)
-    together = result(start(f"greedy+random@{suite_cache}", f"doubles_first+random@{tmp_path}"))
-    assert together[f"greedy+random@{suite_cache}"] == base[f"greedy+random@{suite_cache}"]
-    assert together[f"doubles_first+random@{tmp_path}"] == plugin[
-        f"doubles_first+random@{tmp_path}"]
+def test_a_new_strategy_compiles_only_itself_and_an_edit_only_itself_again(tmp_path: Path):
+    # The suite's cache holds the engine and greedy/random (tests/conftest.py): a copy of it
+    # is "a machine whose engine is cached".
+    cache = tmp_path / "cache"
+    shutil.copytree(cache_base(), cache, ignore=shutil.ignore_patterns("*.lock"))
+    folder = tmp_path / "plugin"
+    folder.mkdir()
+    # a plugin no cache has seen: its bytes name its compiled wrapper
+    source = (PLUGINS / "my_strategy.py").read_text() + f"# {tmp_path.name}\n"
+    (folder / "my_strategy.py").write_text(source)
+    before = compiled_files(cache)
+    first, said = play(cache, folder, "my_strategy", "doubles_first+random", "greedy+random")
+    new = compiled_files(cache) - before
+    assert len(new) == 1 and next(iter(new)).startswith("sniff_choose_doubles_first"), new
+    assert "compiling strategy doubles_first" in said and "game engine" not in said
+    # An edit of one constant: a new wrapper module for that strategy alone, and other games.
+    (folder / "my_strategy.py").write_text(source.replace("100.0 *", "1.0 *"))
+    before = compiled_files(cache)
+    edited, said = play(cache, folder, "my_strategy", "doubles_first+random", "greedy+random")
+    new = compiled_files(cache) - before
+    assert len(new) == 1 and next(iter(new)).startswith("sniff_choose_doubles_first")
+    assert edited["doubles_first+random"] != first["doubles_first+random"]
+    assert edited["greedy+random"] == first["greedy+random"]
+    # Unchanged again: nothing compiled, the first games back.
+    (folder / "my_strategy.py").write_text(source)
+    before = compiled_files(cache)
+    again, said = play(cache, folder, "my_strategy", "doubles_first+random")
+    assert compiled_files(cache) == before and "compiling" not in said
+    assert again["doubles_first+random"] == first["doubles_first+random"]
 
 
-def test_each_kernels_game_loop_has_names_of_its_own():
-    """The guard itself, checked without compiling: the loop's functions carry the module
-    of their dispatcher in their qualified names, which numba's cache symbols are made
-    from. (The test above, with this numba, passes even without the guard: it shows the
-    kernels load together correctly, not that two compiles could not collide.)"""
-    import types
+def test_strategies_loaded_together_each_play_their_own_games():
+    with kept_registry():
+        names = ["greedy+random", "random+greedy", "greedy+greedy"]
+        alone = {}
+        for pair in names:
+            lineup = lineup_of(2, [parse_spec(n) for n in pair.split("+")])
+            alone[pair] = play_batch(lineup, 3, np.arange(200)).games
+        mixed = lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
+        again = play_batch(mixed, 3, np.arange(200)).games
+    assert np.array_equal(again, alone["greedy+random"])
+    assert not np.array_equal(alone["greedy+random"], alone["random+greedy"])
+    assert alone["greedy+greedy"][:, engine.GAME_WINNER_TEAM].min() >= 0
 
-    from numba import njit
 
-    from sim.core import loop as game_loop
+def test_a_strategy_that_raises_stops_the_run_in_one_line_naming_it(monkeypatch):
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    monkeypatch.delitem(sys.modules, "raiser", raising=False)  # registers again on import
+    with kept_registry():
+        load_plugin("raiser")
+        lineup = lineup_of(2, [parse_spec("raiser"), parse_spec("random")])
+        with pytest.raises(SniffError, match=r"^strategy 'raiser' \(module raiser\) raised "
+                                             r"ValueError: no idea what to play inside the "
+                                             r"compiled engine \(game \d+, seat \d\)"):
+            play_batch(lineup, 3, np.arange(50))
 
-    names = []
-    for module in ("sniff_kernel_a", "sniff_kernel_b"):
-        space = types.ModuleType(module)
-        exec("def choose_move(function, observation, moves, n_moves, params, rng):\n"
-             "    return 0\n", space.__dict__)
-        loop = game_loop.make_game_player(njit(space.choose_move))
-        names.append([function.py_func.__qualname__ for function in loop])
-    assert all(module in name for module, row in zip(("sniff_kernel_a", "sniff_kernel_b"),
-                                                      names) for name in row)
-    assert not set(names[0]) & set(names[1])
+
+def test_a_plugin_that_does_not_compile_is_one_line(tmp_path, monkeypatch):
+    (tmp_path / "broken_plugin.py").write_text(
+        "from numba import njit\nfrom strategies import register\n\n"
+        "@register('broken', 'returns text')\n@njit\n"
+        "def choose(observation, moves, n_moves, params, rng):\n    return 'no'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(kernels, "notice", None)
+    with kept_registry():
+        load_plugin("broken_plugin")
+        lineup = lineup_of(2, [parse_spec("broken"), parse_spec("random")])
+        with pytest.raises(StrategyError, match="strategy 'broken' .*must return an integer"):
+            play_batch(lineup, 3, np.arange(5))

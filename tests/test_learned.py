@@ -14,7 +14,6 @@ import pytest
 from cli_helpers import sniff
 from test_strategies import redealt_views, view_of
 
-import strategies
 from sim.errors import SniffError
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
@@ -33,10 +32,6 @@ from strategies.learned.player import learned_choice, shipped_path
 from strategies.learned.record_inputs import inputs_for
 
 sklearn = pytest.importorskip("sklearn.neural_network")
-
-
-def kernel() -> list[strategies.Strategy]:
-    return [strategies.get(name) for name in ("blocker", "learned", "partner")]
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -70,7 +65,7 @@ def test_shipped_models_load_for_their_player_counts() -> None:
 
 def decisions(players: int, text: str, game_id: int):
     lineup = lineup_of(players, parse_lineup_text(text))
-    rows, _ = trace_events(lineup, 5, game_id, kernel_strategies=kernel())
+    rows, _ = trace_events(lineup, 5, game_id)
     yield from placements_from_events(rows, players)
 
 
@@ -111,7 +106,7 @@ def test_learned_plays_in_the_engine_and_beats_random() -> None:
         lineup = lineup_of(players, parse_lineup_text(
             "learned,random,random" if players == 3 else "learned,random"))
         ids = np.arange(60)
-        result = play_batch(lineup, 3, ids, rotations=ids % players, kernel_strategies=kernel())
+        result = play_batch(lineup, 3, ids, rotations=ids % players)
         assert (winning_side(result, players) == 0).mean() > 0.8
 
 

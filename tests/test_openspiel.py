@@ -14,7 +14,6 @@ from sim.env.openspiel import GAME_NAME, LEADER_ACTION
 from sim.kernels.decisions import KIND_DRAW
 
 # Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
-pytestmark = pytest.mark.no_shared_kernel
 
 
 def test_random_sim_test_passes():

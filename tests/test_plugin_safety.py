@@ -26,8 +26,6 @@ from sim.kernels.runner import ROUND_CAP, lineup_of, play_batch
 from strategies import StrategyError, parse_lineup_text
 
 PLUGINS = Path(__file__).parent / "plugins"
-# Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
-pytestmark = pytest.mark.no_shared_kernel
 
 MASK64 = 2**64 - 1
 
@@ -53,11 +51,6 @@ def probe() -> Iterator:
         yield module
 
 
-def kernel_extra() -> list[strategies.Strategy]:
-    """Both test plugins in one kernel, so the tests here compile it once."""
-    return [strategies.get("probe"), strategies.get("out_of_range")]
-
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_probe_sees_no_tile_outside_its_hand_and_the_table(probe, players: int) -> None:
     lineup = lineup_of(players, parse_lineup_text(",".join(["probe"] * players)))
@@ -65,8 +58,7 @@ def test_probe_sees_no_tile_outside_its_hand_and_the_table(probe, players: int) 
     for game in range(6):
         probe.SEEN.clear()
         # Room for every round: no pilot batch, so the game is played exactly once.
-        play_batch(lineup, seed, np.array([game]), round_slots=ROUND_CAP,
-                   kernel_strategies=kernel_extra())
+        play_batch(lineup, seed, np.array([game]), round_slots=ROUND_CAP)
         assert len(probe.SEEN) > 5
         calls = [0] * players
         for seat, hand, played, named, legal, stream, width, marker in probe.SEEN:
@@ -87,7 +79,7 @@ def test_probe_sees_no_tile_outside_its_hand_and_the_table(probe, players: int) 
 def test_a_choice_out_of_range_stops_the_run_naming_the_strategy(probe) -> None:
     lineup = lineup_of(2, parse_lineup_text("random,out_of_range"))
     with pytest.raises(SniffError) as error:
-        play_batch(lineup, 3, np.arange(8), kernel_strategies=kernel_extra())
+        play_batch(lineup, 3, np.arange(8))
     message = str(error.value)
     assert "strategy 'out_of_range' (module probe) returned a move index out of range" in message
     assert "seat 1" in message and "\n" not in message

@@ -22,7 +22,7 @@ HELP = ["--help"]
 # script -> the argument lists it is run with
 CASES: dict[str, list[list[str]]] = {
     "bench.py": [HELP], "ceiling.py": [HELP], "cluster_bench.py": [HELP],
-    "code_hashes.py": [HELP], "compare_check.py": [HELP],
+    "compare_check.py": [HELP],
     "env_bench.py": [HELP], "expert_curve.py": [HELP], "gap_probes.py": [HELP],
     "headtohead.py": [HELP], "hint_agreement.py": [HELP], "learned_ablation.py": [HELP],
     "learned_bench.py": [HELP], "learned_curves.py": [HELP], "learned_fit_probe.py": [HELP],
@@ -66,13 +66,3 @@ def test_the_script_starts(name: str, args: list[str], results) -> None:
         assert "usage:" in result.stdout.lower(), result.stdout
 
 
-def test_code_hashes_prints_table_entries_or_says_none_changed() -> None:
-    """The script's lines paste into ``REWRITES`` as they are (or it says nothing changed),
-    and ``--json`` is the form of the fixture's ``main_hashes.json``."""
-    import json
-
-    lines = run_script("code_hashes.py", []).stdout.splitlines()
-    assert lines and all(line.startswith(("    \"", "    # gone", "# no module")) for line in lines)
-    hashes = json.loads(run_script("code_hashes.py", ["--json"]).stdout)
-    assert "<template>" in hashes and "sim.core.engine" in hashes
-    assert all(len(value) == 16 for value in hashes.values())

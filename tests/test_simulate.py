@@ -413,7 +413,7 @@ def test_code_edited_during_a_run_stops_it(tmp_path, monkeypatch):
     # Chunk 1 started (one chunk ahead) before the edit after chunk 0: it is kept; chunk 2
     # starts with the edited code and stops the run before anything of it is written.
     assert len(load_unverified(folder).games) == 2 * CHUNK
-    with pytest.raises(SniffError, match="code changed since the run started"):
+    with pytest.raises(SniffError, match="it was written by other code"):
         execute(plan_of(games=4 * CHUNK), folder, RunControl(mode="resume"))
 
 

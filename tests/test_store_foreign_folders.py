@@ -240,7 +240,6 @@ def test_no_tournament_or_training_inside_another_runs_table(played, capsys,
     (lambda m: m["config"].update(labels=["a"]), "config.labels names 1 seats, but config.p"),
     (lambda m: m["config"].update(labels=[1, 2, 3, 4]), "config.labels is [1, 2, 3, 4]"),
     (lambda m: m.update(stopped={"games": "x"}), "stopped is {'games': 'x'}"),
-    (lambda m: m.update(kernel_strategies=5), "kernel_strategies is 5"),
     (lambda m: m.update(sessions=[5]), "sessions is [5]"),
 ])
 def test_a_manifest_of_no_runs_shape_is_one_line(played, tmp_path, capsys, edit, said) -> None:
@@ -379,12 +378,12 @@ def test_a_model_path_cannot_become_code(tmp_path, monkeypatch) -> None:
     first = generated.read_text(encoding="ascii").split("\n", 1)[0]
     assert first.startswith("# Generated") and "\\n" in first and "\\xe9" in first
     assert not (tmp_path / "ran").exists()
-    # The kernel of a lineup that plays it names the strategy in its docstring too.
+    # Its compiled wrapper names the strategy in its docstring too.
     import ast
 
-    from sim.kernels.generate import kernel_source
+    from sim.kernels.generate import chooser_source
 
-    tree = ast.parse(kernel_source([get("greedy"), strategy]))
+    tree = ast.parse(chooser_source(strategy))
     calls = {node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Attribute)}
     assert "system" not in calls and "x???; import os" in ast.get_docstring(tree)

@@ -1,7 +1,7 @@
 """Strategies: the registry and its errors, plugins, the public view, and playing strength.
 
-Every batch here runs in one compiled kernel that holds all built-in strategies
-(``KERNEL``), so the suite pays for one compile. The plugin tests add one small kernel.
+Every batch here plays in the game loop compiled once; each strategy is compiled on its own,
+once for the suite.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ BUILTINS = (
     "blocker", "defensive", "expert", "greedy", "heavy", "partner", "random", "rollout", "weighted",
 )
 HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "rollout")
-KERNEL = [strategies.get(name) for name in BUILTINS]
 PLUGINS = Path(__file__).parent / "plugins"
 
 
@@ -56,7 +55,6 @@ def win_rate(players: int, text: str, games: int, seed: int) -> tuple[float, flo
     game_ids = np.arange(games, dtype=np.int64)
     result = play_batch(
         lineup, seed, game_ids, rotations=rotation_for(game_ids, players),
-        kernel_strategies=KERNEL,
     )
     wins = int((winning_side(result, players) == 0).sum())
     low, high = wilson_interval(wins, games, Z99)
@@ -256,7 +254,7 @@ def decisions(
     """Every placement of a traced game as ``(state before it, seat, forced, move)``,
     the state rebuilt from the trace alone (``sim.kernels.trace.placements_from_events``)."""
     lineup = lineup_of(players, parse_lineup_text(text))
-    rows, _ = trace_events(lineup, seed, game_id, kernel_strategies=KERNEL)
+    rows, _ = trace_events(lineup, seed, game_id)
     yield from placements_from_events(rows, players)
 
 

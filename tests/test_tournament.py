@@ -53,8 +53,6 @@ def test_every_pairing_is_a_run_played_in_one_kernel(tournament):
         assert run.config["seed"] == pairing["seed"]
         played = [strategies.get(name) for name in sorted(set(pairing["lineup"]))]
         assert run.manifest["kernel"] == code_digest(played)  # the code its lineup plays
-        assert [s["name"] for s in run.manifest["kernel_strategies"]] == ["greedy", "random",
-                                                                         "heavy"]
     assert len({p["seed"] for p in manifest["pairings"]}) == 3  # independent deals
     for name in ("matrix.png", "ratings.png"):
         data = (folder / name).read_bytes()

@@ -134,9 +134,7 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
     test (``sim.stats.sprt.Sprt``: its hypotheses and error rates; default
     ``DEFAULT_TEST``). ``control`` (``sim.run.settings.RunControl``) says how to play: with
     mode ``"resume"`` it completes an interrupted comparison in ``out`` (its own settings; a
-    decided one plays nothing); its ``kernel_strategies`` go into the kernel too, so a caller
-    with a kernel of its own (``sniff tune``) shares it instead of compiling another (the
-    games are the same either way); its ``scheduler`` plays the chunks on Dask: the workers
+    decided one plays nothing); its ``scheduler`` plays the chunks on Dask: the workers
     hand each chunk back and the test takes them in chunk order, so the decision, the games
     and the folder are the same as locally, whatever order the chunks finish in.
     ``on_line`` gets the line of each chunk.

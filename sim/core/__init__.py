@@ -7,5 +7,6 @@ plugin strategy reads its view through this package (``sim.core.observation``,
 """
 
 __all__ = [
-    "buffers", "engine", "layout", "loop", "observation", "record", "rng", "seating", "tiles",
+    "buffers", "calls", "engine", "layout", "loop", "observation", "record", "rng", "seating",
+    "tiles",
 ]

@@ -19,7 +19,8 @@ Full game state (``STATE_SIZE`` int64, private to the engine)::
     EVENT_COUNT      rows written to the trace event buffer
     WINNER_TEAM      team that reached the target (-1 while none has)
     STREAMS + s      seat s's strategy random stream (uint64 bits; keyed by game and seat)
-    BAD_CHOICE       1 + the first seat whose strategy returned an index out of range, else 0
+    BAD_CHOICE       1 + the first seat whose strategy returned an index out of range (its
+                     negative: the strategy raised, sim.core.calls.RAISED), else 0
     DECK + i         the round's shuffled tiles: hands dealt from the front, then boneyard
     RECORD ...       the round's public record (sim.core.record), copied into every view
     WAITING          what a paused game waits for (WAIT_*; sim.kernels.batch), TURN_SEAT
@@ -125,7 +126,7 @@ GAME_DRAWS = 4
 GAME_CAP_HIT = 5  # 1 when the game was still undecided after round_cap rounds
 GAME_SCORES = 6  # + team
 GAME_DECISIONS = 10  # times a strategy was asked, all rounds
-GAME_BAD_CHOICE = 11  # 1 + the first seat whose strategy chose out of range, else 0
+GAME_BAD_CHOICE = 11  # 1 + the first seat whose strategy chose out of range (< 0: raised), else 0
 GAME_FIELDS = 12
 
 # --- trace events: one row per event (only when an event buffer is given)

@@ -21,6 +21,7 @@ from numba import njit
 
 from sim.core import record
 from sim.core.buffers import Deal, Log, new_seats
+from sim.core.calls import RAISED
 from sim.core.engine import (
     BAD_CHOICE,
     BONEYARD_POS,
@@ -130,7 +131,8 @@ def _decision(choose_move, pausing):
         buffer holds ``NO_MOVE``: the buffer is shared by all seats, so it is cleared after
         each use) and its own seat's random stream, swapped in and out of ``seats.rng`` so
         that no seat's draws show or shift another's. An index out of range is recorded in
-        ``BAD_CHOICE`` (the runner stops the run naming the strategy) and the first move
+        ``BAD_CHOICE`` (the runner stops the run naming the strategy; a strategy that
+        raised, ``RAISED``, is recorded as the seat's negative) and the first move
         is played so that the game can finish. An ``OUTSIDE`` seat is not asked: the game
         records what it waits for and the turn returns ``PAUSE``.
         """
@@ -154,7 +156,7 @@ def _decision(choose_move, pausing):
         state[STREAMS + seat] = np.int64(rng[0])
         if index < 0 or index >= n_moves:
             if state[BAD_CHOICE] == 0:
-                state[BAD_CHOICE] = seat + 1
+                state[BAD_CHOICE] = -(seat + 1) if index == RAISED else seat + 1
             index = 0
         move = moves[index]
         for slot in range(n_moves):

@@ -5,6 +5,6 @@ May import: ``sim.errors``, ``sim.core``, ``sim.stats``, ``sim.display``, ``stra
 """
 
 __all__ = [
-    "batch", "chance", "decisions", "gather", "generate", "precompile", "python_seats",
-    "result", "rewrites", "runner", "shared", "sharing", "template", "trace",
+    "batch", "chance", "decisions", "gather", "generate", "python_seats",
+    "result", "runner", "shared", "sharing", "template", "trace",
 ]

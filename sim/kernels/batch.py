@@ -29,6 +29,7 @@ those two accessors see hidden tiles and are meant for a chance player only.
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -63,12 +64,13 @@ from sim.kernels.decisions import (
     BatchSettings,
     Decisions,
     IllegalMove,
+    lineup_positions,
 )
 from sim.kernels.gather import gather_rounds
-from sim.kernels.result import BatchResult, strategy_errors
+from sim.kernels.result import BatchResult, bad_choice_error, strategy_errors
 from sim.kernels.shared import kernel_for
 from sim.kernels.sharing import BLOCK_SIZE, note_cost, shared_step
-from strategies import MAX_PARAMS, StrategySpec, parse_spec
+from strategies import MAX_PARAMS, StrategySpec
 
 __all__ = ["GameBatch"]
 
@@ -104,25 +106,6 @@ def _most_references(rows: tuple[np.ndarray, ...]) -> int:
 _UNUSED = _most_references(new_rows(1))
 
 
-def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
-    """One spec (or OUTSIDE) per lineup position; names are parsed; 2 given for 4 players
-    are the two partnerships."""
-    check_players(players)
-    seats = [parse_spec(s) if isinstance(s, str) else s for s in getattr(lineup, "seats", lineup)]
-    if players == 4 and len(seats) == 2:
-        seats = seats * 2
-    if len(seats) != players:
-        raise SniffError(f"{players} players need {players} lineup positions, got {len(seats)}")
-    for spec in seats:
-        if spec is not None and not isinstance(spec, StrategySpec):
-            raise SniffError(
-                f"a lineup position is a strategy spec or OUTSIDE (None), not {spec!r}")
-        if spec is not None and spec.strategy.python:
-            raise SniffError(f"{spec.label} is a Python player: make its position OUTSIDE "
-                             "and call it on the Decisions (sim.kernels.python_seats does)")
-    return seats
-
-
 class GameBatch(ExternalChance):
     """``n_games`` games of one lineup, played on by the engine until an outside seat decides.
 
@@ -140,11 +123,10 @@ class GameBatch(ExternalChance):
     ) -> None:
         settings = settings if settings is not None else BatchSettings()
         self.players = check_players(players)
-        self.seats = _specs(players, lineup)
+        self.seats = lineup_positions(players, lineup)
         self.seed = int(seed)
         self.round_cap = int(settings.round_cap)
         self.external_chance = bool(settings.external_chance)
-        self._kernel_strategies = tuple(settings.kernel_strategies)
         first = settings.first_game
         self.game_ids = (np.arange(first, first + int(n_games), dtype=np.int64)
                          if settings.game_ids is None
@@ -192,14 +174,13 @@ class GameBatch(ExternalChance):
         # notice (a small batch, ``sniff play``'s one game, never shares a step's games).
         one = self.game_ids.shape[0] == 1
         uses = ("advance_serial", "gather_decisions") if one else ("step_batch", "first_illegal")
-        self._kernel, names = kernel_for(
-            [s.strategy for s in compiled], self._kernel_strategies, uses=uses, shared=False)
+        self._kernel, addresses = kernel_for([s.strategy for s in compiled], uses)
         self.specs: list[StrategySpec | None] = []
         for spec in self.seats:
             if spec not in self.specs:
                 self.specs.append(spec)
         self._spec_functions = np.array(
-            [engine.OUTSIDE if s is None else names.index(s.strategy.name) for s in self.specs],
+            [engine.OUTSIDE if s is None else addresses[s.strategy.name] for s in self.specs],
             dtype=np.int64)
         self._spec_params = np.zeros((len(self.specs), MAX_PARAMS), dtype=np.float64)
         for index, spec in enumerate(self.specs):
@@ -348,13 +329,16 @@ class GameBatch(ExternalChance):
         return games, seats, positions, waiting[games]
 
     def _refuse_bad_choice(self, game: int) -> None:
-        """Stop naming the strategy that chose a move index out of range in ``game``."""
-        seat = int(self._state[game, engine.BAD_CHOICE]) - 1
-        spec = self.specs[int(self._seat_specs[game, seat])]
-        raise SniffError(
-            f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a "
-            f"move index out of range in game {int(self.game_ids[game])}, seat {seat}: "
-            "choose must return an index in 0..n_moves-1")
+        """Stop naming the strategy that chose a move index out of range in ``game``, or
+        raised (and what it raised)."""
+        settings = BatchSettings(
+            round_cap=self.round_cap, game_ids=self.game_ids[game:game + 1],
+            deal_ids=self.deal_ids[game:game + 1], rotations=self.rotations[game:game + 1],
+            forced_leads=self._forced[game:game + 1])
+        raise bad_choice_error(
+            int(self._state[game, engine.BAD_CHOICE]), int(self.game_ids[game]),
+            lambda seat: self.specs[int(self._seat_specs[game, seat])],
+            lambda spec: raised_message(self.seats, self.players, spec, self.seed, settings))
 
     def pending(self) -> Decisions:
         """The games waiting now (empty when every game is over)."""
@@ -500,3 +484,36 @@ class GameBatch(ExternalChance):
         twin._decisions = self._decisions.copy()
         twin._pool = []
         return twin
+
+
+def raised_message(seats: list[StrategySpec | None], players: int, culprit: StrategySpec,
+                   seed: int, settings: BatchSettings) -> str | None:
+    """What ``culprit`` raised: its one game (``settings`` names it) played again with every
+    lineup position of ``culprit`` outside, answered by its ``choose`` run as Python
+    (``py_func``) on the very views, moves and streams the compiled one was given. A
+    compiled strategy's exception cannot cross the call into it (``sim.core.calls``), so
+    this is how its message reaches the user; None when it does not raise again."""
+    function = getattr(importlib.import_module(culprit.strategy.module),
+                       culprit.strategy.attribute)
+    choose = getattr(function, "py_func", function)
+    params = np.zeros(MAX_PARAMS, dtype=np.float64)
+    params[: len(culprit.values)] = culprit.values
+    lineup = [None if spec == culprit else spec for spec in seats]
+    batch = GameBatch(players, lineup, 1, seed, settings)
+    while not batch.done:
+        decisions = batch.pending()
+        answers, streams = np.zeros(len(decisions), dtype=np.int64), decisions.streams.copy()
+        for row in range(len(decisions)):
+            n_moves = int(decisions.n_moves[row])
+            moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
+            moves[:n_moves] = decisions.moves[row, :n_moves]
+            rng = np.array([decisions.streams[row]], dtype=np.uint64)
+            try:
+                index = int(choose(decisions.observations[row].copy(), moves, n_moves,
+                                   params, rng))
+            except Exception as error:  # what the compiled strategy raised
+                return f"{type(error).__name__}: {' '.join(str(error).split())}".rstrip(": ")
+            answers[row] = moves[index if 0 <= index < n_moves else 0]
+            streams[row] = rng[0]
+        batch.advance(answers, streams)
+    return None

@@ -1,16 +1,19 @@
-"""Compiled batch kernels, one per set of strategies, generated as small cached modules.
+"""The compiled code of the game, generated as small cached modules: the game loop once, and
+each strategy on its own.
 
-Why generate source: numba caches a function by its own bytecode and file, and does not
-cache closures, while first-class function arguments are experimental and cache
-unreliably (numba issues #2956, #6972, #7923). A generated module whose dispatcher calls
-the strategies' ``choose`` functions as plain globals compiles with ``cache=True`` and
-inlines them. Its file name
-carries a hash of the engine's and the strategies' source files, so editing either gives a
-new module (and a fresh compile) instead of a stale cache.
+Why two kinds: the game loop (``sim.core.loop``) is what takes numba a minute to compile; a
+strategy's ``choose`` takes a second. So the loop is compiled once per machine
+(``engine_kernel``, from ``sim.kernels.template.ENGINE_TEMPLATE``) around a dispatcher that
+calls each seat's strategy through its address (``sim.core.calls``), and each strategy is
+compiled alone into a C-callable wrapper (``chooser``, ``CHOOSER_TEMPLATE``) whose address a
+run hands the loop. A new lineup compiles nothing; a new or edited strategy compiles itself.
 
-Only these generated kernels are cached. The engine's and the strategies' own functions are
-plain ``@njit``: numba's cache of a function does not notice edits to the functions it
-calls in other files, so a cached callee could link stale rules into a fresh kernel.
+Why generated source: numba caches a function by its own bytecode and file, and does not
+notice edits to the functions it calls in other files. A generated module's name carries a
+hash of every file whose compiled code it may hold (``generated_name``), so editing the
+engine or a strategy gives a new module (and a fresh compile) instead of a stale cache. Only
+these generated modules are cached; the engine's and the strategies' own functions are plain
+``@njit``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import hashlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -30,18 +33,19 @@ from numba import types
 
 from sim.cache import cache_base
 from sim.files import write_once
-from sim.kernels import rewrites
-from sim.kernels.template import KERNEL_TEMPLATE
+from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE
 from strategies import Strategy, StrategyError
 
 _loaded: dict[str, ModuleType] = {}
 
 # Argument types the engine passes to every ``choose``: observation, moves, n_moves, params
 # (one row of the seats' parameter matrix), rng.
-CHOOSE_SIGNATURE = (
+ARRAY_SIGNATURE = (
     types.int64[::1], types.int64[::1], types.int64, types.float64[::1], types.uint64[::1]
 )
-COMPILE_SECONDS = 20
+# About how long the first compile of the game loop takes on a quiet 2-core machine
+# (docs/speed.md), and of one strategy.
+ENGINE_SECONDS = 20
 
 
 def _stderr_notice(text: str) -> None:
@@ -69,21 +73,6 @@ def cache_dir() -> Path:
     return cache_base() / "kernels"
 
 
-def kernel_source(strategies: list[Strategy]) -> str:
-    imports = "\n".join(
-        f"from {s.module} import {s.attribute} as strategy_{i}" for i, s in enumerate(strategies)
-    )
-    branches = "\n".join(
-        f"    {'if' if i == 0 else 'elif'} function == {i}:\n"
-        f"        return strategy_{i}(observation, moves, n_moves, params, rng)"
-        for i in range(len(strategies))
-    )
-    return KERNEL_TEMPLATE.format(
-        names=docstring_text(", ".join(s.name for s in strategies)), imports=imports,
-        branches=branches,
-    )
-
-
 def docstring_text(text: str) -> str:
     """``text`` safe inside a generated module's docstring: printable ASCII but quotes and
     backslashes (a model path such as ``x\"\"\"; import os ...`` would otherwise end the
@@ -96,6 +85,7 @@ def docstring_text(text: str) -> str:
 CORE_MODULES = (
     "sim.core.tiles", "sim.core.layout", "sim.core.rng", "sim.core.seating", "sim.core.record",
     "sim.core.observation", "sim.core.engine", "sim.core.buffers", "sim.core.loop",
+    "sim.core.calls",
 )
 # Modules that hold no compiled code: the strategies' registry (names, parameters and parsing;
 # a run records its parameters itself, so adding a strategy leaves the code of every other
@@ -105,8 +95,6 @@ NOT_COMPILED = ("strategies", "sim.errors", "sim.files", "sim.cache")
 # A module whose compiled code bakes in the contents of files (a learned strategy's shipped
 # networks) lists their paths in this attribute; their bytes are part of the code digest.
 DATA_FILES = "COMPILED_DATA_FILES"
-# The kernel template's name among module names (code_hashes, sim.kernels.rewrites).
-TEMPLATE = "<template>"
 
 
 def _module(name: str) -> ModuleType:
@@ -166,16 +154,11 @@ def code_modules(strategies: Sequence[Strategy]) -> list[str]:
     return module_closure([s.module for s in strategies])
 
 
-def module_closure(modules: Sequence[str],
-                   skip: Mapping[str, Collection[str]] | None = None,
-                   extra: Mapping[str, Collection[str]] | None = None) -> list[str]:
-    """The engine's modules, these modules and every module they import, directly or not,
-    from ``sim``, ``strategies`` or their own packages (``NOT_COMPILED`` left out). ``skip``
-    leaves out import edges (module -> the imports not followed; ``"<template>"``: core
-    modules left out) and ``extra`` adds edges (module -> imports it no longer has), to
-    rebuild a closure as it was before imports were changed."""
-    skip, extra = skip or {}, extra or {}
-    found = set(CORE_MODULES) - set(skip.get(TEMPLATE, ()))
+def module_closure(modules: Sequence[str], engine: bool = True) -> list[str]:
+    """These modules and every module they import, directly or not, from ``sim``,
+    ``strategies`` or their own packages (``NOT_COMPILED`` left out); with ``engine``, the
+    engine's modules (``CORE_MODULES``) too."""
+    found: set[str] = set(CORE_MODULES) if engine else set()
     pending = list(modules)
     roots = {"sim", "strategies"} | {name.split(".")[0] for name in modules}
     while pending:
@@ -183,15 +166,8 @@ def module_closure(modules: Sequence[str],
         if name in found or name in NOT_COMPILED:
             continue
         found.add(name)
-        pending.extend(n for n in _imported_modules(_module(name))
-                       if n.split(".")[0] in roots and n not in skip.get(name, ()))
-        pending.extend(extra.get(name, ()))
+        pending.extend(n for n in _imported_modules(_module(name)) if n.split(".")[0] in roots)
     return sorted(found)
-
-
-def source_files(strategies: Sequence[Strategy]) -> list[Path]:
-    """The files of :func:`code_modules`."""
-    return module_files(code_modules(strategies))
 
 
 def module_files(modules: Sequence[str]) -> list[Path]:
@@ -226,18 +202,20 @@ def code_hash(source: str) -> str:
 
 @functools.cache
 def template_hash() -> str:
-    """:func:`code_hash` of the generated kernel's own code (the template, filled neutrally)."""
-    return code_hash(KERNEL_TEMPLATE.format(names="", imports="", branches="    pass"))
+    """:func:`code_hash` of the generated modules' own code (the engine's and a strategy
+    wrapper's templates, filled neutrally)."""
+    return code_hash(ENGINE_TEMPLATE + CHOOSER_TEMPLATE.format(name="", module="m",
+                                                               attribute="choose"))
 
 
-def generated_name(prefix: str, template: str, roots: Sequence[str]) -> str:
+def generated_name(prefix: str, template: str, roots: Sequence[str], engine: bool = True) -> str:
     """The name of a generated one-file module of ``cache=True`` wrappers (``sniff hint``'s
     search, ``sniff learn``'s games): ``prefix`` and a hash of its template and of every file
     whose compiled code it may hold (``roots`` and what they import, their data files).
     numba keys a function's cache by its own file only, so an edit of any callee gives the
     module a new name, and a fresh compile, instead of a stale cache."""
     digest = hashlib.sha256(template.encode())
-    modules = module_closure(roots)
+    modules = module_closure(roots, engine)
     for path in [*module_files(modules), *data_files(modules)]:
         digest.update(path.read_bytes())
     return f"{prefix}_{digest.hexdigest()[:16]}"
@@ -266,118 +244,95 @@ def _combined(template: str, hashes: list[str]) -> str:
 
 def code_digest(strategies: Sequence[Strategy]) -> str:
     """A hash of the code that the games of these strategies run (:func:`code_modules`, the
-    kernel template, the data files their code bakes in), blind to where each module lives
-    and how it is documented.
+    generated modules' templates, the data files their code bakes in), blind to where each
+    module lives and how it is documented.
 
-    Pass the strategies that play (a run's lineup), not the kernel's whole set: two kernels
-    that hold the lineup play the same games whatever else they hold (the dispatch id of a
-    strategy never reaches a result), so a run compares this to know whether the code
-    changed under it, and adding or editing a strategy it does not play changes nothing.
+    Pass the strategies that play (a run's lineup): adding or editing a strategy a run does
+    not play changes nothing for it. A run records this to know, at ``--resume``, whether the
+    code changed under it.
     """
-    return _digest_of(code_modules(strategies))
-
-
-def _digest_of(names: Sequence[str]) -> str:
-    """The digest of these modules' code and the data files it bakes in."""
-    return _combined(template_hash(), _hashes_of(names))
-
-
-def _hashes_of(names: Sequence[str]) -> list[str]:
-    """The code hash of each module and the hash of each data file its code bakes in."""
+    names = code_modules(strategies)
     hashes = [_file_code_hash(path) for path in module_files(names)]
-    return hashes + [hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in data_files(names)]
+    hashes += [hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in data_files(names)]
+    return _combined(template_hash(), hashes)
 
 
-def code_hashes(modules: Sequence[str]) -> dict[str, str]:
-    """The code hash of each of these modules and of the kernel template (``"<template>"``):
-    what ``sim.kernels.rewrites`` compares with the code of an earlier commit."""
-    hashes = {TEMPLATE: template_hash()}
-    hashes.update(zip(modules, (_file_code_hash(p) for p in module_files(modules)), strict=True))
-    return hashes
+# --- the generated modules
+
+_engine: ModuleType | None = None
+_announced: set[str] = set()  # entry points whose compile this process announced
+_choosers: dict[tuple[str, str, str], tuple[ModuleType, int]] = {}
 
 
-def same_code(recorded: str | None, current: str, strategies: Sequence[Strategy]) -> bool:
-    """Whether a run that recorded the digest ``recorded`` ran the code whose digest is
-    ``current`` (these strategies' now): the same digest, or one this code had before
-    rewrites that changed no game (``sim.kernels.rewrites``: on main at 55805d0 or at any
-    earlier stop)."""
-    if recorded == current:
-        return True
-    if recorded is None or current != code_digest(strategies):
-        return False
-    return recorded == digest_before_rewrites(strategies) or any(
-        recorded == digest_at_stop(strategies, commit) for commit in rewrites.SINCE_STOPS)
+def engine_path() -> Path:
+    """The generated module of the game loop (written if absent): its name hashes the
+    template and every engine module."""
+    return write_generated(generated_name("sniff_engine", ENGINE_TEMPLATE, ["sim.core.calls"]),
+                           ENGINE_TEMPLATE)
 
 
-def digest_before_rewrites(strategies: Sequence[Strategy]) -> str:
-    """The digest these strategies' code had before the rewrites of ``sim.kernels.rewrites``:
-    the closure without the imports added since, each hash as it was, new modules left out."""
-    names = module_closure([s.module for s in strategies], skip=rewrites.NEW_IMPORTS,
-                           extra=rewrites.OLD_IMPORTS)
-    return _digest_then(names, rewrites.REWRITES)
+def engine_kernel(uses: tuple[str, ...] = ("play_batch",)) -> ModuleType:
+    """The game loop compiled once: the module whose entry points play any lineup (loaded once
+    per process, so that a run finishes with the code it started with). ``uses``: the entry
+    points the caller is about to call, whose first compile (numba compiles each at its first
+    call, then loads it from the cache) is announced through :data:`notice`."""
+    global _engine
+    path = engine_path() if _engine is None else Path(_engine.__file__)
+    if not set(uses) <= _announced and not is_compiled(path, uses) and notice is not None:
+        _announced.update(uses)
+        notice(f"compiling the game engine ({', '.join(uses)}; first use on this machine or "
+               f"after an update, about {ENGINE_SECONDS} s; every lineup then starts at once)")
+    if _engine is None:
+        _engine = import_generated(path)
+    return _engine
 
 
-def digest_at_stop(strategies: Sequence[Strategy], commit: str) -> str:
-    """The digest these strategies' code had on main at the earlier stop ``commit`` (a key of
-    ``rewrites.SINCE_STOPS``; the same imports): that era's table alone, so that a run is
-    matched with code that existed, never with a mix of two eras'."""
-    return _digest_then(code_modules(strategies), rewrites.SINCE_STOPS[commit])
+def chooser_source(strategy: Strategy) -> str:
+    return CHOOSER_TEMPLATE.format(name=docstring_text(strategy.name), module=strategy.module,
+                                   attribute=strategy.attribute)
 
 
-def _digest_then(names: Sequence[str], table: Mapping[str, str | None]) -> str:
-    """The digest of these modules with each hash that ``table`` lists as it was then."""
-    then = [table.get(h, h) for h in _hashes_of(names)]
-    template = table.get(template_hash(), template_hash())
-    return _combined(template, [h for h in then if h is not None])
+def chooser_path(strategy: Strategy) -> Path:
+    """The generated wrapper module of one strategy (written if absent): its name hashes the
+    wrapper and every file the strategy's compiled code may hold (its module, what it
+    imports, the data files it bakes in), so an edit compiles that strategy alone again."""
+    source = chooser_source(strategy)
+    safe = "".join(c if c.isalnum() else "_" for c in strategy.name)[:24]
+    return write_generated(generated_name(f"sniff_choose_{safe}", source, [strategy.module],
+                                          engine=False), source)
 
 
-def kernel_path(strategies: list[Strategy]) -> tuple[Path, str, str]:
-    """The generated module's file for these strategies (written if absent), its source and
-    the code digest."""
-    source = kernel_source(strategies)
-    code = code_digest(strategies)
-    name = f"sniff_kernel_{hashlib.sha256((source + code).encode()).hexdigest()[:16]}"
-    path = write_generated(name, source)
-    return path, source, code
+def chooser(strategy: Strategy) -> int:
+    """The address of ``strategy``'s compiled ``choose`` (compiled alone the first time, then
+    loaded from the cache), which the game loop calls (``sim.core.calls.call_choose``).
+    Loaded once per process and kept alive, so that the address stays valid."""
+    key = (strategy.module, strategy.attribute, strategy.name)
+    if key not in _choosers:
+        path = chooser_path(strategy)
+        if not is_compiled(path, ("chooser",)):
+            if notice is not None:
+                notice(f"compiling strategy {strategy.name} (first use, or its code changed; "
+                       "a few seconds)")
+            check_signature(strategy)
+        try:
+            module = import_generated(path)
+        except Exception as error:  # a plugin numba cannot compile in the wrapper
+            raise StrategyError(f"strategy {strategy.name!r} (module {strategy.module}) does "
+                                f"not compile: {_first_line(error)}") from None
+        _choosers[key] = (module, int(module.chooser.address))
+    return _choosers[key][1]
 
 
-def load_kernel(strategies: list[Strategy]) -> ModuleType:
-    """The kernel module for these strategies, in this order (dispatch id = position).
-
-    The module's ``code`` attribute is its :func:`code_digest`.
-    """
-    source = kernel_source(strategies)
-    if source in _loaded:
-        # One kernel per strategy set and process: the code a run started with is the code
-        # it finishes with, even if the source files are edited meanwhile.
-        return _loaded[source]
-    path, source, code = kernel_path(strategies)
-    if not is_compiled(path):
-        for strategy in strategies:
-            if not strategy.module.startswith("strategies."):
-                check_signature(strategy)
-        if notice is not None:
-            notice(
-                f"compiling the engine for {', '.join(s.name for s in strategies)} (first use "
-                f"of this set of strategies, about {COMPILE_SECONDS} s; later runs load it "
-                "from the cache)"
-            )
-    module = import_generated(path)
-    module.code = code
-    _loaded[source] = module
-    return module
-
-
-def is_loaded(strategies: list[Strategy]) -> bool:
-    """Whether this process has loaded the kernel for these strategies already."""
-    return kernel_source(strategies) in _loaded
-
-
-def is_compiled(path: Path, functions: tuple[str, ...] = ("play_batch",)) -> bool:
-    """Whether numba's cache beside the kernel module holds these compiled functions (numba
+def is_compiled(path: Path, functions: tuple[str, ...]) -> bool:
+    """Whether numba's cache beside a generated module holds these compiled functions (numba
     writes a function's index file last, so its presence means the entry is complete)."""
     cache = path.parent / "__pycache__"
     return all(any(cache.glob(f"{path.stem}.{name}-*.nbi")) for name in functions)
+
+
+def _first_line(error: BaseException) -> str:
+    first = next((line for line in str(error).splitlines() if line.strip()), "")
+    return f"{type(error).__name__}: {first.strip()}"
 
 
 def check_signature(strategy: Strategy) -> None:
@@ -390,13 +345,12 @@ def check_signature(strategy: Strategy) -> None:
     function = getattr(module, strategy.attribute)
     where = f"strategy {strategy.name!r} (module {strategy.module})"
     try:
-        function.compile(CHOOSE_SIGNATURE)
+        function.compile(ARRAY_SIGNATURE)
     except Exception as error:
-        first = next((line for line in str(error).splitlines() if line.strip()), "")
         raise StrategyError(
             f"{where}: choose(observation, moves, n_moves, params, rng) does not compile "
-            f"with the engine's argument types: {type(error).__name__}: {first.strip()}"
+            f"with the engine's argument types: {_first_line(error)}"
         ) from None
-    returned = function.overloads[CHOOSE_SIGNATURE].signature.return_type
+    returned = function.overloads[ARRAY_SIGNATURE].signature.return_type
     if not isinstance(returned, types.Integer):
         raise StrategyError(f"{where}: choose must return an integer index, it returns {returned}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
@@ -70,7 +70,7 @@ def _ask(spec: StrategySpec, policy: Callable, wants_seeds: bool, observations, 
 
 def play_python_batch(
     lineup, seed: int, game_ids: np.ndarray, deal_ids: np.ndarray, rotations: np.ndarray,
-    forced_leads: np.ndarray, round_cap: int, kernel_strategies: Sequence[Strategy] = (),
+    forced_leads: np.ndarray, round_cap: int,
 ) -> BatchResult:
     """``runner.play_batch`` for a lineup with Python players (same games, same result)."""
     python = [(spec, *policy_of(spec.strategy)) for spec in lineup.specs
@@ -78,7 +78,7 @@ def play_python_batch(
     seats = [None if spec.strategy.python else spec for spec in lineup.seats]
     batch = GameBatch(lineup.players, seats, game_ids.shape[0], seed, BatchSettings(
         round_cap=round_cap, game_ids=game_ids, deal_ids=deal_ids, rotations=rotations,
-        forced_leads=forced_leads, kernel_strategies=tuple(kernel_strategies),
+        forced_leads=forced_leads,
     ))
     while not batch.done:
         decisions = batch.pending()
@@ -109,3 +109,4 @@ def play_python_batch(
     for seat in range(lineup.players):
         result.seat_specs[:, seat] = seat_index[(seat + result.rotations) % lineup.players]
     return result
+

@@ -37,6 +37,27 @@ class BatchResult:
         return self.round_rows[self.round_number == 1]
 
 
+def bad_choice_error(code: int, game_id: int, spec_of_seat, explain=None) -> SniffError:
+    """The one line that stops a run whose game ``game_id`` recorded ``code`` in
+    ``GAME_BAD_CHOICE`` (``engine.BAD_CHOICE``): 1 + the seat whose strategy returned an index
+    out of range, or its negative when that strategy raised (``sim.core.calls.RAISED``).
+    ``spec_of_seat(seat)``: the spec that played the seat; ``explain(spec)``: what it raised
+    (``sim.kernels.python_seats.raised_message``), or None."""
+    seat = abs(int(code)) - 1
+    spec = spec_of_seat(seat)
+    strategy = spec.strategy
+    who = f"strategy {strategy.name!r} (module {strategy.module})"
+    if code < 0:
+        what = explain(spec) if explain is not None else None
+        return SniffError(
+            f"{who} raised {what or 'an exception'} inside the compiled engine (game "
+            f"{int(game_id)}, seat {seat}); its choose() must return a legal move's index, "
+            "never raise")
+    return SniffError(
+        f"{who} returned a move index out of range in game {int(game_id)}, seat {seat}: "
+        "choose must return an index in 0..n_moves-1")
+
+
 @contextmanager
 def strategy_errors(lineup):
     """An exception raised inside the compiled engine (a plugin's ``choose`` that raises)

@@ -8,7 +8,6 @@ into chunks anywhere, played on any number of threads, and give the same rows.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numba
@@ -19,10 +18,12 @@ from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, side_of_team
 from sim.errors import SniffError
+from sim.kernels.batch import raised_message
+from sim.kernels.decisions import BatchSettings
 from sim.kernels.gather import gather_rounds
 from sim.kernels.generate import code_digest
 from sim.kernels.python_seats import play_python_batch
-from sim.kernels.result import ROUND_CAP, BatchResult, strategy_errors
+from sim.kernels.result import ROUND_CAP, BatchResult, bad_choice_error, strategy_errors
 from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 
@@ -89,22 +90,19 @@ def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
     return Lineup(players, tuple(specs))
 
 
-def compile_lineup(lineup: Lineup, kernel_strategies: Sequence[Strategy] = (),
-                   uses: tuple[str, ...] = ("play_batch",)):
-    """The kernel for a lineup's strategies and the arrays that tell it who plays what.
+def compile_lineup(lineup: Lineup, uses: tuple[str, ...] = ("play_batch",)):
+    """The game loop and the arrays that tell it who plays what.
 
-    ``greedy`` and ``random`` are always in the kernel, so every lineup of the two (the
-    default run, traces, most tests) shares one compiled kernel; ``kernel_strategies`` adds
-    more, so that many lineups (a tournament, a test suite) share one kernel; lineups of
-    built-in strategies move to the kernel of every built-in once it is compiled
-    (``sim.kernels.shared``). Returns
-    ``(kernel, spec_functions, spec_params, seat_index)``: the dispatch id and parameter row
-    of each distinct spec, and each seat's spec before rotation.
+    Every lineup plays in the one game loop, compiled once (``sim.kernels.shared``); each
+    strategy is compiled on its own and called through its address. Returns
+    ``(kernel, spec_functions, spec_params, seat_index)``: the address (``OUTSIDE`` for a
+    Python player) and parameter row of each distinct spec, and each seat's spec before
+    rotation.
     """
-    kernel, names = kernel_for([spec.strategy for spec in lineup.seats], kernel_strategies, uses)
+    kernel, addresses = kernel_for([spec.strategy for spec in lineup.seats], uses)
     specs = lineup.specs
     spec_functions = np.array(
-        [engine.OUTSIDE if s.strategy.python else names.index(s.strategy.name) for s in specs],
+        [engine.OUTSIDE if s.strategy.python else addresses[s.strategy.name] for s in specs],
         dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
     for index, spec in enumerate(specs):
@@ -119,10 +117,10 @@ def lineup_strategies(lineup: Lineup) -> list[Strategy]:
     return [by_name[name] for name in sorted(by_name)]
 
 
-def lineup_code(lineup: Lineup, kernel_strategies: Sequence[Strategy] = ()) -> str:
-    """Load (the first time: compile) the lineup's kernel; the digest of the code its games
+def lineup_code(lineup: Lineup) -> str:
+    """Load (the first time: compile) the lineup's code; the digest of the code its games
     run (:func:`sim.kernels.generate.code_digest`), which a run records to resume safely."""
-    compile_lineup(lineup, kernel_strategies)
+    compile_lineup(lineup)
     return code_digest(lineup_strategies(lineup))
 
 
@@ -135,7 +133,6 @@ def play_batch(
     forced_leads: np.ndarray | None = None,
     round_cap: int = ROUND_CAP,
     round_slots: int | None = None,
-    kernel_strategies: Sequence[Strategy] = (),
 ) -> BatchResult:
     """Play the given games; ``rotations[i]`` shifts the lineup round the table for game i.
 
@@ -159,8 +156,8 @@ def play_batch(
     forced_leads = np.ascontiguousarray(forced_leads, dtype=np.int64)
     if any(spec.strategy.python for spec in lineup.seats):
         return play_python_batch(lineup, seed, game_ids, deal_ids, rotations, forced_leads,
-                                 round_cap, kernel_strategies)
-    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, kernel_strategies)
+                                 round_cap)
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup)
     seat_specs = seat_specs_of(seat_index, rotations, lineup.players)
     games = Games(seed_word(seed), deal_ids, game_ids, forced_leads, int(round_cap))
     dispatch = Dispatch(lineup.players, seat_specs, spec_functions, spec_params)
@@ -176,7 +173,9 @@ def play_batch(
         pilot_games, _ = batch.play(slice(0, min(n_games, PILOT_GAMES)), 0)
         round_slots = _slots_for(pilot_games[:, engine.GAME_ROUNDS], round_cap)
     game_rows, rounds = batch.play(slice(None), round_slots)
-    refuse_bad_choices(game_rows, game_ids, seat_specs, lineup.specs)
+    refuse_bad_choices(game_rows, seat_specs, lineup, seed, BatchSettings(
+        round_cap=round_cap, game_ids=game_ids, deal_ids=deal_ids, rotations=rotations,
+        forced_leads=forced_leads))
     counts = game_rows[:, engine.GAME_ROUNDS]
     # Later batches of the same lineup size their slots from this one (no pilot). Slots
     # only decide buffering, never results.
@@ -246,7 +245,7 @@ class _Batch:
 
 def trace_events(
     lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP,
-    forced_lead: int = -1, kernel_strategies: Sequence[Strategy] = (), *,
+    forced_lead: int = -1, *,
     deal_id: int | None = None, rotation: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Event rows and game row of one game, played by the same compiled engine as a batch.
@@ -259,8 +258,7 @@ def trace_events(
         raise SniffError(f"{python[0]} is a Python strategy: traces and sniff play take "
                          "compiled strategies only (simulate, compare, tournament and "
                          "openings take it)")
-    kernel, spec_functions, spec_params, seat_index = compile_lineup(
-        lineup, kernel_strategies, uses=("trace_game",))
+    kernel, spec_functions, spec_params, seat_index = compile_lineup(lineup, ("trace_game",))
     seat_specs = seat_specs_of(seat_index, np.array([rotation], dtype=np.int64),
                                lineup.players)
     ids = np.array([game_id], dtype=np.int64)
@@ -275,31 +273,38 @@ def trace_events(
                         np.zeros((1, 0, engine.ROUND_FIELDS), dtype=np.int32))
         with strategy_errors(lineup):
             kernel.trace_game(games, dispatch, tables, events)
-        refuse_bad_choices(tables.games, ids, seat_specs, lineup.specs)
+        refuse_bad_choices(tables.games, seat_specs, lineup, seed, BatchSettings(
+            round_cap=round_cap, game_ids=ids, deal_ids=deals,
+            rotations=np.array([rotation], dtype=np.int64),
+            forced_leads=np.array([forced_lead], dtype=np.int64)))
         written = _events_written(events)
         if written < capacity:
             return events[:written], tables.games[0]
         capacity *= 4
 
 
-def refuse_bad_choices(
-    games: np.ndarray, game_ids: np.ndarray, seat_specs: np.ndarray, specs: list[StrategySpec]
-) -> None:
-    """Stop the run when a strategy chose a move index out of range (``GAME_BAD_CHOICE``).
+def refuse_bad_choices(games: np.ndarray, seat_specs: np.ndarray, lineup: Lineup, seed: int,
+                       settings: BatchSettings) -> None:
+    """Stop the run when a strategy chose a move index out of range or raised
+    (``GAME_BAD_CHOICE``), naming it (and what it raised).
 
     The engine plays the first move instead so the game ends normally, but such a game is
     not the strategy's play: silently replacing the choice would hide the bug in every table.
+    ``settings``: the games' ids, deals, rotations, forced leads and round cap.
     """
     bad = np.flatnonzero(games[:, engine.GAME_BAD_CHOICE])
     if bad.size:
         game = int(bad[0])
-        seat = int(games[game, engine.GAME_BAD_CHOICE]) - 1
-        spec = specs[int(seat_specs[game, seat])]
-        raise SniffError(
-            f"strategy {spec.strategy.name!r} (module {spec.strategy.module}) returned a move "
-            f"index out of range in game {int(game_ids[game])}, seat {seat}: choose must "
-            "return an index in 0..n_moves-1"
-        )
+        one = slice(game, game + 1)
+        that_game = BatchSettings(
+            round_cap=settings.round_cap, game_ids=settings.game_ids[one],
+            deal_ids=settings.deal_ids[one], rotations=settings.rotations[one],
+            forced_leads=settings.forced_leads[one])
+        raise bad_choice_error(
+            int(games[game, engine.GAME_BAD_CHOICE]), int(settings.game_ids[game]),
+            lambda seat: lineup.specs[int(seat_specs[game, seat])],
+            lambda spec: raised_message(list(lineup.seats), lineup.players, spec, seed,
+                                        that_game))
 
 
 def _events_written(events: np.ndarray) -> int:

@@ -40,7 +40,7 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
     "placements", "note"}``.
     """
     from sim.kernels.runner import compile_lineup, trace_events
-    from sim.run.plan import Plan, recorded_kernel_strategies
+    from sim.run.plan import Plan
 
     empty = {"table": pd.DataFrame(columns=["side", "points", "placements", "share"]),
              "games": 0, "placements": 0, "note": None}
@@ -49,8 +49,7 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
         return {**empty, "note": "placement scores not sampled (--placement-sample 0)"}
     try:
         plan = Plan.from_config(run.config)
-        kernel_strategies = recorded_kernel_strategies(run.manifest)
-        compile_lineup(plan.lineup, kernel_strategies)
+        compile_lineup(plan.lineup, ("trace_game",))
     except SniffError as error:
         return {**empty, "note": f"placement scores not sampled: {error}"}
     players = run.players
@@ -62,7 +61,7 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
         rotation = int(by_id.at[game_id, "rotation"])
         events, game_row = trace_events(
             plan.lineup, seed, int(game_id), int(run.config["round_cap"]),
-            kernel_strategies=kernel_strategies, deal_id=int(by_id.at[game_id, "deal_id"]),
+            deal_id=int(by_id.at[game_id, "deal_id"]),
             rotation=rotation)
         # The final scores and the winner: a table whose winners were rewritten (with the
         # ledger recomputed to match) is caught here too.

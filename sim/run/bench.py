@@ -59,23 +59,21 @@ def machine() -> dict:
     }
 
 
-def engine_rate(
-    players: int, strategy: str, threads: int, games: int, repeats: int, kernel=()
-) -> dict:
+def engine_rate(players: int, strategy: str, threads: int, games: int, repeats: int) -> dict:
     """Rounds, games and placements per second of the engine alone (``play_batch``, in the
     batches ``simulate`` uses, every game and round row returned)."""
     from sim.run.chunks import batch_games
 
     lineup = lineup_of(players, [parse_spec(strategy)] * players)
     ids = np.arange(games, dtype=np.int64)
-    play_batch(lineup, 0, ids[:256], kernel_strategies=kernel)
+    play_batch(lineup, 0, ids[:256])
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     batch = batch_games(threads)  # the kernel calls that simulate makes
 
     def play() -> np.ndarray:
         return np.concatenate([
-            play_batch(lineup, 1, ids[first:first + batch], kernel_strategies=kernel).games
+            play_batch(lineup, 1, ids[first:first + batch]).games
             for first in range(0, games, batch)
         ])
 
@@ -108,19 +106,19 @@ def python_model_rate(players: int, strategy: str, games: int) -> dict:
 
 
 def compile_times(wait_s: float = 1800) -> dict:
-    """Start-up of ``sniff simulate`` on a machine with an empty kernel cache, as a user meets it.
+    """Start-up of ``sniff simulate`` on a machine with an empty cache, as a user meets it.
 
-    The first run (the default lineup) compiles its kernel and starts the background compile
-    of the shared kernel; then the same run again (warm); then, once the background compile
-    is done, a lineup never run before (``blocker,partner``: it starts from the shared
-    kernel). ``background_s`` is from the first run's start until the shared kernel is ready.
+    The first run (the default lineup) compiles the game loop's ``play_batch`` and its two
+    strategies and starts the background compile of the rest; then the same run again
+    (warm); then, once the background compile is done, a lineup never run before
+    (``blocker,partner``). ``background_s`` is from the first run's start until the
+    background compile is done.
     """
-    from sim.kernels import generate as kernels
-    from sim.kernels import shared as shared_kernel
+    from sim.kernels import shared
 
     def simulate(out: str, *options: str) -> float:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "sim.cli", "simulate", "--games", "2000",
+        subprocess.run([sys.executable, "-P", "-m", "sim.cli", "simulate", "--games", "2000",
                         "--quiet", "--out", out, *options], env=env, check=True,
                        capture_output=True)
         return time.perf_counter() - start
@@ -133,11 +131,8 @@ def compile_times(wait_s: float = 1800) -> dict:
         previous = os.environ.get("SNIFF_CACHE_DIR")
         os.environ["SNIFF_CACHE_DIR"] = cache
         try:
-            path = kernels.kernel_path(shared_kernel.builtin_strategies())[0]
-            while not (kernels.is_compiled(path, shared_kernel.FUNCTIONS)
-                       and not shared_kernel.lock_held(path.parent)):
-                if time.perf_counter() - started > wait_s or shared_kernel.failed_marker(
-                        path).exists():
+            while not shared.done_marker().exists():
+                if time.perf_counter() - started > wait_s or shared.failed_marker().exists():
                     return {"cold_s": cold, "warm_s": warm}
                 time.sleep(1)
         finally:
@@ -149,36 +144,6 @@ def compile_times(wait_s: float = 1800) -> dict:
         new_lineup = simulate(f"{out}/new", "--strategies", "blocker,partner")
     return {"cold_s": cold, "warm_s": warm, "background_s": background,
             "new_lineup_s": new_lineup}
-
-
-def dispatch_cost(games: int, repeats: int) -> dict:
-    """4-player greedy in its own kernel and in the shared kernel of every built-in strategy
-    (same games, 1 thread, interleaved): what the wider dispatch costs, as the median of the
-    per-pair rate ratios."""
-    from sim.kernels import shared as shared_kernel
-
-    builtins = shared_kernel.builtin_strategies()
-
-    def own_rate() -> float:
-        with shared_kernel.own_kernels():
-            return engine_rate(4, "greedy", 1, games, 1)["rounds_per_s"]
-
-    def shared_rate() -> float:
-        return engine_rate(4, "greedy", 1, games, 1, builtins)["rounds_per_s"]
-
-    own, shared = [], []
-    for repeat in range(repeats):
-        # Alternating which goes first, and comparing within each pair: a slowdown of the
-        # machine that lasts a few seconds then hits both kernels alike.
-        if repeat % 2:
-            shared.append(shared_rate())
-            own.append(own_rate())
-        else:
-            own.append(own_rate())
-            shared.append(shared_rate())
-    ratio = statistics.median(s / o for s, o in zip(shared, own))
-    return {"games": games, "own_rounds_per_s": statistics.median(own),
-            "shared_rounds_per_s": statistics.median(shared), "cost": 1 - ratio}
 
 
 # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the forking parent
@@ -293,8 +258,7 @@ QUICK_SCALE = 0.05  # --quick: the sizes of every measurement, scaled
 def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = None) -> dict:
     """Every measurement; ``quick`` shrinks the sizes (a smoke run, not figures to publish)."""
     from sim.files import write_atomic
-    from sim.kernels.precompile import compile_shared
-    from sim.kernels.shared import builtin_strategies
+    from sim.kernels.shared import PRECOMPILE_ENV
     from sim.store.folders import check_output_file
 
     if isinstance(memory_games, bool) or not isinstance(memory_games, int) or not (
@@ -310,10 +274,9 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
         check_output_file(out, "{out}", "json")
     scale = QUICK_SCALE if quick else 1.0
     repeats = 3 if quick else 5
-    # Every figure in the kernel users play in once the first run is behind them: the
-    # shared kernel of every built-in strategy (compiled here if the cache lacks it, so
-    # that no background compile runs during the measurements).
-    compile_shared(builtin_strategies())
+    # No background compile during the measurements: each strategy measured is compiled
+    # (or loaded) by its warm-up, before its timing.
+    os.environ[PRECOMPILE_ENV] = "0"
     threads_all = numba.get_num_threads()
     report: dict = {"machine": machine(), "quick": quick, "engine": [], "python_model": []}
     for players in PLAYER_COUNTS:
@@ -328,7 +291,6 @@ def run(quick: bool = False, memory_games: int = 10_000_000, out: Path | None = 
             report["python_model"].append(model)
     report["simulate"] = simulate_ratio(int(400_000 * scale) or 1000, repeats)
     report["strategies"] = strategy_costs(int(40_000 * scale) or 1000, repeats)
-    report["dispatch"] = dispatch_cost(int(100_000 * scale) or 1000, repeats)
     report["compile"] = compile_times()
     report["memory"] = peak_memory(int(memory_games * scale) if quick else memory_games)
     if out is not None:
@@ -368,18 +330,12 @@ def table(report: dict) -> str:
         "",
         f"`sniff simulate` start-up: cold (empty cache) {compile_['cold_s']:.1f} s, "
         f"warm {compile_['warm_s']:.1f} s"
-        + (f"; shared kernel ready {compile_['background_s']:.0f} s after the first run "
+        + (f"; background compile done {compile_['background_s']:.0f} s after the first run "
            f"started; then a new lineup (blocker,partner) {compile_['new_lineup_s']:.1f} s."
-           if "background_s" in compile_ else "; the shared kernel was not ready in time."),
+           if "background_s" in compile_ else "; the background compile was not done in time."),
         f"Peak memory of `sniff simulate --games {memory['games']:,}`: "
         f"{memory['peak_rss_mib']:,.0f} MiB ({memory['seconds']:.0f} s).",
     ]
-    if "dispatch" in report:
-        d = report["dispatch"]
-        lines.append(
-            f"Shared kernel's dispatch: 4-player greedy {d['own_rounds_per_s']:,.0f} rounds/s "
-            f"in its own kernel, {d['shared_rounds_per_s']:,.0f} in the shared one "
-            f"({d['cost']:+.1%} cost, 1 thread, medians).")
     if "simulate" in report:
         s = report["simulate"]
         lines.append(

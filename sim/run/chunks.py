@@ -98,7 +98,7 @@ class StopOnInterrupt:
 
 
 def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
-               kernel_strategies=(), enough=None) -> dict:
+               enough=None) -> dict:
     """The games ``lo..hi-1`` as pyarrow tables, played ``batch`` games per kernel call.
 
     Each batch becomes table rows at once, so a chunk's raw engine output is never held
@@ -124,7 +124,6 @@ def play_chunk(plan: Plan, run_id: str, lo: int, hi: int, batch: int, on_batch,
         result = play_batch(
             plan.lineup, plan.seed, ids, deal_ids=ids // plan.group,
             rotations=rotation_for(ids, plan.players), round_cap=plan.round_cap,
-            kernel_strategies=kernel_strategies,
         )
         seconds = time.perf_counter() - started
         side = winning_side(result, plan.players)
@@ -191,10 +190,9 @@ class LocalChunks:
     written, so playing ahead never changes what an interrupted run keeps.
     """
 
-    def __init__(self, plan: Plan, kernel: str, kernel_strategies=()) -> None:
+    def __init__(self, plan: Plan, kernel: str) -> None:
         self.plan = plan
         self.kernel = kernel
-        self.kernel_strategies = kernel_strategies
         self._cancel = threading.Event()
         self._pool = None
 
@@ -212,8 +210,7 @@ class LocalChunks:
         from sim.kernels.runner import play_batch
 
         plan = self.plan
-        play_batch(plan.lineup, plan.seed, np.zeros(1, dtype=np.int64), round_cap=plan.round_cap,
-                   kernel_strategies=self.kernel_strategies)
+        play_batch(plan.lineup, plan.seed, np.zeros(1, dtype=np.int64), round_cap=plan.round_cap)
 
     def play(self, todo: list[int], bounds, run_id: str, folder: Path | None, metadata: dict,
              on_games, check, enough=None):
@@ -242,15 +239,14 @@ class LocalChunks:
         def play_one(chunk: int, kernel: str) -> PlayedChunk:
             numba.set_num_threads(threads)
             lo, hi = bounds(chunk)
-            tables = play_chunk(self.plan, run_id, lo, hi, batch, on_batch,
-                                self.kernel_strategies, enough)
+            tables = play_chunk(self.plan, run_id, lo, hi, batch, on_batch, enough)
             return PlayedChunk(chunk, tables, kernel)
 
         def start(chunk: int):
             # play_batch picks its kernel by hashing the source files on every call: an edit
             # to sim/ or strategies/ during the run would switch code mid-run. The kernel a
             # chunk starts with goes with it, for execute to compare with the run's.
-            kernel = lineup_code(self.plan.lineup, self.kernel_strategies)
+            kernel = lineup_code(self.plan.lineup)
             return self._pool.submit(play_one, chunk, kernel)
 
         self._cancel.clear()

@@ -35,7 +35,6 @@ class ChunkJob:
     """What a task needs besides its chunk: small, pickled with every task."""
 
     config: dict  # Plan.config(): the plan is rebuilt from it on the worker
-    kernel_strategies: tuple[tuple[str, str], ...]  # (name, module) of extra kernel strategies
     kernel: str  # the kernel name the run was started with (same code everywhere)
     run_id: str
     folder: str | None  # absolute run folder; None: hand the tables back (in-memory run)
@@ -45,20 +44,16 @@ class ChunkJob:
     threads: int | None  # --threads: numba threads per task, instead of the above
 
 
-_plans: dict = {}  # per worker process: (plan, kernel strategies) of a job, built once
+_plans: dict = {}  # per worker process: the plan of a job, built once
 
 
 def _job_plan(job: ChunkJob):
-    key = (job.run_id, job.kernel, job.kernel_strategies)
+    key = (job.run_id, job.kernel)
     if key not in _plans:
-        from sim.run.plan import Plan, recorded_kernel_strategies
+        from sim.run.plan import Plan
 
         # the job comes from the user's own client (not a folder): import its plugins
-        plan = Plan.from_config(job.config, import_plugins=True)
-        strategies = recorded_kernel_strategies({"kernel_strategies": [
-            {"name": name, "module": module} for name, module in job.kernel_strategies]},
-            import_plugins=True)
-        _plans[key] = plan, strategies
+        _plans[key] = Plan.from_config(job.config, import_plugins=True)
     return _plans[key]
 
 
@@ -66,13 +61,13 @@ def warm_up_task(job: ChunkJob) -> dict:
     """Load (or compile) the kernel on this worker; report what it runs with."""
     from sim.kernels.runner import lineup_code, play_batch
 
-    plan, strategies = _job_plan(job)
+    plan = _job_plan(job)
 
     def load() -> None:
         play_batch(plan.lineup, plan.seed, np.zeros(1, dtype=np.int64),
-                   round_cap=plan.round_cap, kernel_strategies=strategies)
+                   round_cap=plan.round_cap)
 
-    return worker_report(lineup_code(plan.lineup, strategies), job.threads_by_host,
+    return worker_report(lineup_code(plan.lineup), job.threads_by_host,
                          job.threads, load)
 
 
@@ -84,15 +79,14 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
 
     started = time.perf_counter()
     threads, address, _ = worker_threads(job.threads_by_host, job.threads)
-    plan, strategies = _job_plan(job)
+    plan = _job_plan(job)
     if job.write and not Path(job.folder, "games").is_dir():
         raise SettingError(
             f"the Dask worker {address} cannot see the run folder {job.folder}: on a cluster "
             "of several machines, {out} must be on storage that every machine mounts at the "
             "same path")
-    tables = play_chunk(plan, job.run_id, lo, hi, batch_games(threads), lambda games: None,
-                         strategies)
-    kernel = lineup_code(plan.lineup, strategies)
+    tables = play_chunk(plan, job.run_id, lo, hi, batch_games(threads), lambda games: None)
+    kernel = lineup_code(plan.lineup)
     if kernel != job.kernel:  # edited while playing: write nothing, execute says so
         return PlayedChunk(chunk, {}, kernel)
     if not job.write:
@@ -111,13 +105,12 @@ class DaskChunks:
     open :class:`DaskCluster` that a command shares between its runs (left open).
     """
 
-    def __init__(self, scheduler: str | DaskCluster, plan, kernel: str, kernel_strategies=(),
+    def __init__(self, scheduler: str | DaskCluster, plan, kernel: str,
                  threads: int | None = None) -> None:
         self.owned = not isinstance(scheduler, DaskCluster)
         self.cluster = DaskCluster(scheduler, threads) if self.owned else scheduler
         self.plan = plan
         self.kernel = kernel
-        self.kernel_strategies = tuple((s.name, s.module) for s in kernel_strategies)
         self.threads_option = threads if self.owned else self.cluster.threads_option
 
     @property
@@ -134,8 +127,7 @@ class DaskChunks:
     def _job(self, run_id: str, folder: Path | None, metadata: dict | None) -> ChunkJob:
         plan = self.plan
         return ChunkJob(
-            config=plan.config(), kernel_strategies=self.kernel_strategies,
-            kernel=self.kernel, run_id=run_id,
+            config=plan.config(), kernel=self.kernel, run_id=run_id,
             folder=None if folder is None else str(Path(folder).resolve()), metadata=metadata,
             write=folder is not None and plan.precision is None and plan.sequential is None,
             threads_by_host=dict(self.cluster.threads_by_host), threads=self.threads_option,

@@ -337,13 +337,3 @@ def require_plugins(named, import_plugins: bool = False) -> None:
             "sniff never imports what a folder names: if you trust that module, pass "
             f"--plugin {module} (or set SNIFF_PLUGINS={module})"
         )
-
-
-def recorded_kernel_strategies(manifest: dict, *, import_plugins: bool = False) -> list:
-    """The extra kernel strategies a run was played with (a tournament's shared kernel)."""
-    from strategies import available
-
-    named = manifest.get("kernel_strategies") or []
-    require_plugins(((item["name"], item["module"]) for item in named), import_plugins)
-    known = available()
-    return [known[item["name"]] for item in named]

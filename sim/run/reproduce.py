@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sim.errors import SettingError, SniffError
-from sim.run.plan import Plan, recorded_kernel_strategies, rotation_for
+from sim.run.plan import Plan, rotation_for
 from sim.store import io
 from sim.store.scan import read_part
 
@@ -70,14 +70,13 @@ def sample_ids(good: dict[int, dict], count: int, rng: np.random.Generator) -> n
     return firsts[where] + picks - starts[where]
 
 
-def _played(plan: Plan, manifest: dict, ids: np.ndarray, kernel_strategies) -> dict:
+def _played(plan: Plan, manifest: dict, ids: np.ndarray) -> dict:
     """The rows ``sniff simulate`` writes for these games, played again here."""
     from sim.kernels.runner import play_batch, winning_side
 
     labels = [spec.label for spec in plan.lineup.specs]
     result = play_batch(plan.lineup, plan.seed, ids, deal_ids=ids // plan.group,
-                        rotations=rotation_for(ids, plan.players), round_cap=plan.round_cap,
-                        kernel_strategies=kernel_strategies)
+                        rotations=rotation_for(ids, plan.players), round_cap=plan.round_cap)
     side = winning_side(result, plan.players)
     tables = {"games": io.games_table(result, plan.players, labels, manifest["run_id"],
                                       plan.seed, side, round_points=not plan.rounds)}
@@ -126,24 +125,22 @@ def replay_problems(folder: Path, manifest: dict, good: dict[int, dict], count: 
                     rng: np.random.Generator | None = None) -> tuple[int, str | None]:
     """Play ``count`` random games of the run's sound chunks ``good`` again and compare
     their rows with the parts: ``(games replayed, the first difference or None)``."""
-    from sim.kernels.generate import same_code
-    from sim.kernels.runner import lineup_code, lineup_strategies
+    from sim.kernels.runner import lineup_code
 
     if not 0 <= count <= MAX_REPLAY:
         raise SettingError(f"{{replay}} must be from 0 to {MAX_REPLAY:,} games, got {count}")
     if count == 0 or not good:
         return 0, None
     plan = Plan.from_config(manifest["config"])  # an unloaded plugin is one line
-    kernel_strategies = recorded_kernel_strategies(manifest)
-    kernel = lineup_code(plan.lineup, kernel_strategies)
-    if not same_code(manifest.get("kernel"), kernel, lineup_strategies(plan.lineup)):
+    kernel = lineup_code(plan.lineup)
+    if manifest.get("kernel") != kernel:
         raise SniffError(f"cannot replay {folder}: it was played by other code (kernel "
                          f"{manifest.get('kernel')}, this install's {kernel}), so its games "
                          "would differ whatever the folder holds; verify it with the release "
                          "that played it")
     rng = rng or np.random.default_rng(secrets.randbits(64))  # a forger cannot know which
     ids = sample_ids(good, count, rng)
-    played = _played(plan, manifest, ids, kernel_strategies)
+    played = _played(plan, manifest, ids)
     for table, expected in played.items():
         found = _recorded(folder, good, ids, table)
         if (difference := first_difference(expected, found, table)) is not None:

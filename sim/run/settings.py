@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from sim.errors import SettingError
 
@@ -55,9 +55,7 @@ class RunControl:
     compile too) and ``alert(line)`` (default ``notice``) what a resume must say even when
     notices are off: a bad part it set aside, and where. ``announce()`` is called once the
     folder is ready, ``on_chunk(chunk)`` after each chunk is written (tests use it to
-    interrupt). ``kernel_strategies`` (``strategies.Strategy`` objects) are compiled into the
-    kernel too, so many runs (a tournament's pairings) share one kernel; the manifest names
-    them, so a resume loads the same kernel. ``scheduler`` (``tcp://HOST:PORT``, ``local:N``
+    interrupt). ``scheduler`` (``tcp://HOST:PORT``, ``local:N``
     or an open ``sim.run.cluster.DaskCluster`` several runs share) plays the chunks on Dask,
     with the same tables. ``check_space`` refuses a run whose estimated size exceeds the free
     disk space.
@@ -71,14 +69,12 @@ class RunControl:
     alert: Callable[[str], None] | None = None
     announce: Callable[[], None] | None = None
     on_chunk: Callable[[int], None] | None = None
-    kernel_strategies: tuple = field(default=())
     scheduler: object = None
     check_space: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise SettingError(f"{{mode}} must be one of {', '.join(MODES)}, got {self.mode!r}")
-        object.__setattr__(self, "kernel_strategies", tuple(self.kernel_strategies))
 
     def but(self, **changes) -> RunControl:
         """A copy with ``changes`` (a pairing's folder mode, a caller's ``on_chunk``)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sim.errors import SettingError, SniffError
 from sim.run.chunks import LocalChunks
-from sim.run.plan import Plan, recorded_kernel_strategies, resolve_plan
+from sim.run.plan import Plan, resolve_plan
 from sim.run.precision import cap_options
 from sim.run.sequential import SequentialStop
 from sim.run.settings import RunControl, mode_of, numba_threads
@@ -128,13 +128,11 @@ def _execute(plan: Plan, folder: Path | None, control: RunControl,
     from sim.kernels.generate import compile_notice
 
     recorded = check_target(plan, folder, control.mode)  # again, under the lock
-    if recorded is not None and not control.kernel_strategies:
-        control = control.but(kernel_strategies=recorded_kernel_strategies(recorded))
     with numba_threads(control.threads if control.scheduler is None else None), \
             compile_notice(control.notice):
         executor = None
         try:
-            kernel = _checked_kernel(plan, folder, recorded, control.kernel_strategies)
+            kernel = _checked_kernel(plan, folder, recorded)
             executor = _open_executor(plan, kernel, control)
             executor.warm_up()  # load (or compile) the kernel now: games/s measures play only
             _check_space(plan, folder, control)
@@ -154,35 +152,31 @@ def _check_space(plan: Plan, folder: Path | None, control: RunControl) -> None:
     from sim.store.io import part_files
 
     written = len(part_files(folder, "games")) * plan.chunk_size
-    run_space.check_space(plan, folder, written, control.kernel_strategies)
+    run_space.check_space(plan, folder, written)
 
 
-def _checked_kernel(plan: Plan, folder: Path | None, recorded: dict | None,
-                    kernel_strategies) -> str:
+def _checked_kernel(plan: Plan, folder: Path | None, recorded: dict | None) -> str:
     """The digest of the code the lineup plays; a resume is refused if it changed."""
-    from sim.kernels.generate import same_code
-    from sim.kernels.runner import lineup_code, lineup_strategies
+    from sim.kernels.runner import lineup_code
 
-    kernel = lineup_code(plan.lineup, kernel_strategies)
+    kernel = lineup_code(plan.lineup)
     if recorded is None:
         return kernel
-    if not same_code(recorded.get("kernel"), kernel, lineup_strategies(plan.lineup)):
+    if recorded.get("kernel") != kernel:
         raise SettingError(
-            f"cannot resume {folder}: the simulator's code changed since the run started "
-            f"(kernel {recorded.get('kernel')}, now {kernel}), so the remaining games would "
-            "not match; start again with {overwrite}")
-    recorded["kernel"] = kernel  # a digest from before a rewrite (sim.kernels.rewrites)
+            f"cannot resume {folder}: it was written by other code (sniff "
+            f"{recorded.get('version')}, code {recorded.get('kernel')}; this is {kernel}), so "
+            "the remaining games would not match; start again with {overwrite}")
     return kernel
 
 
 def _open_executor(plan: Plan, kernel: str, control: RunControl):
     """What plays the chunks: this machine (``LocalChunks``) or a Dask cluster."""
     if control.scheduler is None:
-        return LocalChunks(plan, kernel, control.kernel_strategies)
+        return LocalChunks(plan, kernel)
     from sim.run.cluster_chunks import DaskChunks
 
-    return DaskChunks(control.scheduler, plan, kernel, control.kernel_strategies,
-                      control.threads)
+    return DaskChunks(control.scheduler, plan, kernel, control.threads)
 
 
 PLAN_OPTIONS = ("duplicate", "chunk_size", "precision", "max_games", "rounds")

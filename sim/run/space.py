@@ -21,7 +21,7 @@ BOUND_BYTES_PER_GAME = 2_000
 SPACE_PILOT_GAMES = 512
 
 
-def pilot_bytes(plan: Plan, kernel_strategies=()) -> tuple[float, float]:
+def pilot_bytes(plan: Plan) -> tuple[float, float]:
     """``(bytes a game, bytes a part)`` of this run's Parquet, measured: its first games
     encoded as the run encodes them, half of them and all, so that the difference is the
     cost of a game and the rest is what a part costs whatever its games (footer, metadata).
@@ -36,8 +36,7 @@ def pilot_bytes(plan: Plan, kernel_strategies=()) -> tuple[float, float]:
     n = min(plan.games, SPACE_PILOT_GAMES)
     ids = np.arange(n, dtype=np.int64)
     result = play_batch(plan.lineup, plan.seed, ids, deal_ids=ids // plan.group,
-                        rotations=rotation_for(ids, plan.players), round_cap=plan.round_cap,
-                        kernel_strategies=kernel_strategies)
+                        rotations=rotation_for(ids, plan.players), round_cap=plan.round_cap)
     labels = [spec.label for spec in plan.lineup.specs]
     tables = [io.games_table(result, plan.players, labels, plan.run_id, plan.seed,
                              winning_side(result, plan.players), round_points=not plan.rounds)]
@@ -60,7 +59,7 @@ def pilot_bytes(plan: Plan, kernel_strategies=()) -> tuple[float, float]:
     return per_game, max(0.0, whole - per_game * n)
 
 
-def check_space(plan: Plan, folder: Path, done_games: int, kernel_strategies=()) -> None:
+def check_space(plan: Plan, folder: Path, done_games: int) -> None:
     """Refuse a run that would not fit on the disk, its bytes a game measured on a pilot of
     its first games encoded as the run writes them (only when the run is big enough to
     matter); ``check_measured_space`` checks again on the first chunk written."""
@@ -69,7 +68,7 @@ def check_space(plan: Plan, folder: Path, done_games: int, kernel_strategies=())
     games = max(0, plan.games - done_games)
     if games * BOUND_BYTES_PER_GAME <= folders.free_bytes(folder):
         return
-    per_game, per_part = pilot_bytes(plan, kernel_strategies)
+    per_game, per_part = pilot_bytes(plan)
     parts = -(-games // plan.chunk_size)
     folders.check_disk_space(folder, games * per_game + parts * per_part, games, per_game)
 

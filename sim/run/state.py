@@ -70,9 +70,6 @@ class RunState:
         session = Session(control.command, threads=executor.threads,
                           cluster=executor.describe())
         manifest = recorded or new_manifest(plan, plan.run_id, kernel, session)
-        if control.kernel_strategies:
-            manifest["kernel_strategies"] = [
-                {"name": s.name, "module": s.module} for s in control.kernel_strategies]
         # A run that stopped for a precision ends inside its last chunk: its games are the
         # prefix 0..stopped-1 (a resume of it plays nothing).
         total = stopped_games(recorded) or plan.games

@@ -110,11 +110,6 @@ def run_manifest_problem(manifest: dict) -> str | None:
             return f"{name} is {_shown(value)}, not a text"
     if manifest.get("ledger") not in (None, "parts.jsonl"):  # sim.store.integrity.LEDGER
         return f"ledger is {_shown(manifest['ledger'])}, not the run's parts.jsonl"
-    named = manifest.get("kernel_strategies")
-    if named is not None and not (isinstance(named, list) and all(
-            isinstance(item, dict) and isinstance(item.get("name"), str)
-            and isinstance(item.get("module"), str) for item in named)):
-        return f"kernel_strategies is {_shown(named)}, not a list of names and modules"
     sessions = manifest.get("sessions")
     if sessions is not None and not (isinstance(sessions, list) and all(
             isinstance(item, dict) and _integer(item.get("games_played"), 0, MAX_GAMES)

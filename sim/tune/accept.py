@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from sim.compare import CHUNK_DEALS
 from sim.compare.play import Comparison, compare
@@ -31,7 +31,6 @@ VERDICT = {"H1": "accepted", "H0": "rejected", "undecided": "undecided"}
 
 
 def accept(config: TuneConfig, tuned: str, defaults: str, label: str,
-           kernel_strategies: Sequence = (),
            notice: Callable[[str], None] | None = None, cluster=None) -> dict:
     """Test ``tuned`` (a spec text) against ``defaults``; the record ``best.json`` keeps as
     ``acceptance``: compare's record (decision, games, llr, bounds, hypotheses, the estimate
@@ -41,7 +40,7 @@ def accept(config: TuneConfig, tuned: str, defaults: str, label: str,
     result = compare(tuned, defaults, players=config.players, seed=seed, out=None,
                      test=Sprt(config.h0, config.h1, config.alpha, config.beta),
                      max_games=config.validate_games, control=RunControl(
-                         kernel_strategies=kernel_strategies, notice=notice or quiet_notice,
+                         notice=notice or quiet_notice,
                          command="sim.tune.accept.accept(...)", scheduler=cluster))
     record = result.to_dict()
     del record["chunks"]

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from sim.errors import SniffError
-from sim.kernels.generate import same_code
 from sim.run.progress import ProgressBar
 from sim.run.settings import RunControl
 from sim.stats.intervals import mean_interval, paired_difference, wilson_interval
@@ -89,8 +88,7 @@ def run(folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
     space = Space.of(config)
     player = Player(config, space, cluster)
     kernel = player.kernel(space.spec)
-    if manifest.get("kernel") is not None and not same_code(manifest["kernel"], kernel,
-                                                            player.kernel_strategies):
+    if manifest.get("kernel") is not None and manifest["kernel"] != kernel:
         raise SniffError(f"the simulator's code changed since {folder} was tuned (kernel "
                          f"{manifest['kernel']}, now {kernel}); a resume would not repeat it")
     if manifest["status"] == "complete" and (folder / BEST).exists():
@@ -251,7 +249,7 @@ def validate(player: Player, space: Space, values: dict, config: TuneConfig,
         from sim.tune.accept import accept
 
         acceptance = accept(config, spec_text(tuned), spec_text(defaults), defaults.label,
-                            player.kernel_strategies, notice, player.cluster)
+                            notice, player.cluster)
         opponents.remove(defaults)
     for opponent, side in zip(opponents, player.play_many(
             [(tuned, opponent, seed, 0, n) for opponent in opponents])):

@@ -28,13 +28,13 @@ class MatchJob:
     """What a match task needs besides its match: small, pickled with every task."""
 
     config: dict  # TuneConfig.to_dict()
-    modules: tuple[tuple[str, str], ...]  # (name, module) of every strategy in the kernel
+    modules: tuple[tuple[str, str], ...]  # (name, module) of every strategy the tuning plays
     threads_by_host: dict
     threads: int | None
 
 
 class Player:
-    """Plays a lineup of the tuned strategy against one opponent, always in one kernel."""
+    """Plays a lineup of the tuned strategy against one opponent."""
 
     def __init__(self, config: TuneConfig, space: Space, cluster=None) -> None:
         from strategies import parse_spec
@@ -43,15 +43,15 @@ class Player:
         self.field = [parse_spec(text) for text in config.against]
         strategies = {space.spec.strategy.name: space.spec.strategy}
         strategies.update({spec.strategy.name: spec.strategy for spec in self.field})
-        self.kernel_strategies = list(strategies.values())
+        self.strategies = list(strategies.values())  # the tuned one and its field
         self.slots: int | None = None  # round buffer per game, sized by the first batch
         self.cluster = cluster  # a sim.run.cluster.DaskCluster: the matches are its tasks
         self.job: MatchJob | None = None  # once its workers are warmed up
 
     def kernel(self, spec) -> str:
         """Load (the first time: compile) the kernel; the digest of the code in it."""
-        compile_lineup(self.lineup(spec, self.field[0]), self.kernel_strategies)
-        return code_digest(self.kernel_strategies)
+        compile_lineup(self.lineup(spec, self.field[0]))
+        return code_digest(self.strategies)
 
     def lineup(self, spec, opponent):
         players = self.config.players
@@ -63,8 +63,7 @@ class Player:
         simulate --duplicate``."""
         ids = np.arange(first_game, first_game + games, dtype=np.int64)
         result = play_batch(self.lineup(spec, opponent), seed, ids, ids // self.config.group,
-                            ids % self.config.players, round_slots=self.slots,
-                            kernel_strategies=self.kernel_strategies)
+                            ids % self.config.players, round_slots=self.slots)
         if self.slots is None:  # buffering only: longer games are replayed, same result
             lengths = result.games[:, engine.GAME_ROUNDS]
             self.slots = int(min(ROUND_CAP, max(8, np.quantile(lengths, 0.99) * 1.25 + 1)))
@@ -85,10 +84,10 @@ class Player:
     def _warm_up(self) -> MatchJob:
         def job() -> MatchJob:
             return MatchJob(self.config.to_dict(),
-                            tuple((s.name, s.module) for s in self.kernel_strategies),
+                            tuple((s.name, s.module) for s in self.strategies),
                             dict(self.cluster.threads_by_host), self.cluster.threads_option)
 
-        self.cluster.warm_up(warm_up_task, job, code_digest(self.kernel_strategies))
+        self.cluster.warm_up(warm_up_task, job, code_digest(self.strategies))
         return job()
 
 
@@ -118,7 +117,7 @@ def warm_up_task(job: MatchJob) -> dict:
     from sim.run.cluster import worker_report
 
     player = _job_player(job)
-    report = worker_report(code_digest(player.kernel_strategies), job.threads_by_host,
+    report = worker_report(code_digest(player.strategies), job.threads_by_host,
                            job.threads, lambda: player.kernel(player.field[0]))
     return report
 
@@ -131,6 +130,6 @@ def play_task(job: MatchJob, spec: tuple, opponent: tuple, seed: int, first: int
 
     worker_threads(job.threads_by_host, job.threads)
     player = _job_player(job)
-    strategies = {s.name: s for s in player.kernel_strategies}
+    strategies = {s.name: s for s in player.strategies}
     return player.play(StrategySpec(strategies[spec[0]], spec[1]),
                        StrategySpec(strategies[opponent[0]], opponent[1]), seed, first, games)

@@ -1,0 +1,66 @@
+"""A strategy called through its address: how the game loop, compiled once, reaches any
+strategy compiled on its own.
+
+Each strategy's ``choose(observation, moves, n_moves, params, rng)`` is compiled alone into a
+C-callable function of the fixed signature :data:`CHOOSE_SIGNATURE` (``sim.kernels.generate``
+writes that small wrapper per strategy and numba caches it). The game loop holds each seat's
+function as an address (an int64, ``Seats.functions``) and calls it with :func:`call_choose`.
+So the loop's compiled code names no strategy: it is compiled once per machine and plays
+any lineup, and a new or edited strategy compiles only itself.
+
+Why an address and not numba's first-class function types: those are marked experimental
+and cache unreliably when passed into a ``cache=True`` function; an address is a plain
+integer argument, and the call it compiles to is the same indirect call.
+
+The wrapper's arrays travel as (data pointer, length) pairs, and the wrapper rebuilds them
+with ``numba.carray`` (no copy). An exception inside a strategy cannot cross a C call, so the
+wrapper returns :data:`RAISED` instead and the loop records it (``engine.BAD_CHOICE``).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+__all__ = ["CHOOSE_SIGNATURE", "RAISED", "call_choose"]
+
+# The wrapper's C signature: observation (pointer, length), moves (pointer, length), n_moves,
+# params (pointer, length), rng (pointer, length) -> the chosen index.
+CHOOSE_SIGNATURE = types.int64(
+    types.CPointer(types.int64), types.int64, types.CPointer(types.int64), types.int64,
+    types.int64, types.CPointer(types.float64), types.int64, types.CPointer(types.uint64),
+    types.int64,
+)
+# What a wrapper returns when its strategy raised: never a move index.
+RAISED = -(1 << 62)
+
+
+def _contiguous_vector(value: types.Type) -> bool:
+    return isinstance(value, types.Array) and value.ndim == 1 and value.layout == "C"
+
+
+@intrinsic
+def call_choose(typingctx, address, observation, moves, n_moves, params, rng):
+    """``choose(observation, moves, n_moves, params, rng)`` of the strategy whose wrapper
+    lives at ``address`` (its index, or :data:`RAISED`). Every array must be contiguous."""
+    if not all(_contiguous_vector(a) for a in (observation, moves, params, rng)):
+        return None
+    if not isinstance(address, types.Integer) or not isinstance(n_moves, types.Integer):
+        return None
+    signature = types.int64(types.int64, observation, moves, types.int64, params, rng)
+
+    def codegen(context, builder, signature, args):
+        arguments = []
+        for kind, value in zip(signature.args[1:], args[1:], strict=True):
+            if isinstance(kind, types.Array):
+                array = context.make_array(kind)(context, builder, value)
+                arguments += [array.data, builder.extract_value(array.shape, 0)]
+            else:
+                arguments.append(value)
+        word = ir.IntType(64)
+        function = builder.inttoptr(
+            args[0], ir.FunctionType(word, [a.type for a in arguments]).as_pointer())
+        return builder.call(function, arguments)
+
+    return signature, codegen

@@ -1,0 +1,98 @@
+"""``python -m sim.precompile``: the background process that compiles what a machine
+lacks, so that no later command waits for a compile.
+
+Started by ``sim.kernels.shared.start_background`` (see there for why); it takes the lock,
+compiles every entry point of the game loop, every built-in strategy and ``sniff hint``'s
+search, leaves a marker that it is done, and releases the lock. A failure is kept in a marker
+beside it, so that it is not retried on every run, and in the log.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import numpy as np
+
+from sim.kernels import generate as kernels
+from sim.kernels.shared import (
+    LOCK_NAME,
+    PRECOMPILE_ENV,
+    builtin_strategies,
+    done_marker,
+    failed_marker,
+    lock_held,
+)
+
+
+def compile_everything() -> None:
+    """Compile (or load) every built-in strategy, every entry point of the game loop and the
+    hint search, by playing a game of each kind."""
+    from sim.hint.estimate import analyse
+    from sim.hint.position import decisions
+    from sim.kernels.batch import GameBatch
+    from sim.kernels.decisions import OUTSIDE
+    from sim.kernels.runner import lineup_of, play_batch
+    from sim.kernels.trace import trace_games
+    from strategies import StrategySpec
+
+    builtins = builtin_strategies()
+    for strategy in builtins:
+        kernels.chooser(strategy)
+    specs = [StrategySpec(s, tuple(s.params.values())) for s in builtins[:2]]
+    lineup = lineup_of(2, specs)
+    play_batch(lineup, 1, np.arange(4, dtype=np.int64))
+    for n_games in (1, 2):  # one game (an environment's, sniff play) and a batch's step
+        batch = GameBatch(2, [specs[0], OUTSIDE], n_games, 1)
+        while not batch.done:
+            pending = batch.pending()
+            batch.advance(pending.moves[:, 0].copy())
+    events = trace_games(2, 1, ["greedy", "greedy"], 1)
+    choice = next(d for d in decisions(events) if len(d.position.legal_moves()) > 1)
+    analyse(choice.position, budget=2)
+
+
+def main() -> int:
+    """At the lowest priority, take the lock, compile, release; 0 also when another process
+    holds the lock."""
+    os.environ[PRECOMPILE_ENV] = "0"  # never start another from here
+    try:
+        os.nice(19)
+    except (AttributeError, OSError):
+        pass
+    with kernels.compile_notice(None):  # a background process: nothing to say
+        return compile_once()
+
+
+def compile_once() -> int:
+    """Under the lock, :func:`compile_everything` and leave the done marker (or the failed
+    one, with the traceback); 0 also when another process holds the lock."""
+    directory = kernels.cache_dir()
+    lock = directory / LOCK_NAME
+    if lock_held(directory):
+        return 0
+    # The lock appears with its owner's pid already in it (a link of a written file), so
+    # no reader ever sees it empty and takes it for stale.
+    claim = lock.with_name(f"{LOCK_NAME}.{os.getpid()}")
+    claim.write_text(str(os.getpid()))
+    try:
+        os.link(claim, lock)
+    except FileExistsError:
+        return 0  # another process took it first
+    finally:
+        claim.unlink()
+    try:
+        compile_everything()
+        done_marker().write_text("done\n")
+    except Exception:
+        failed_marker().write_text(traceback.format_exc())
+        traceback.print_exc()
+        return 1
+    finally:
+        lock.unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The background compile (sim.kernels.shared, sim.precompile): what a machine lacks
+is compiled once, in one process at a time, and then no lineup of built-in strategies waits
+for a compile."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sim.kernels import generate as kernels
+from sim import precompile
+from sim.kernels import shared
+from strategies import get
+
+REAL_POPEN = subprocess.Popen  # the fixture replaces it
+
+@pytest.fixture
+def spawned(monkeypatch, tmp_path):
+    """Background compiles turned on, in an empty cache, with ``Popen`` recorded instead."""
+    monkeypatch.setenv(shared.PRECOMPILE_ENV, "1")
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(kernels, "notice", None)
+    monkeypatch.setattr(shared, "_started", set())
+    calls: list[tuple[list[str], dict]] = []
+    monkeypatch.setattr(shared.subprocess, "Popen",
+                        lambda command, **options: calls.append((command, options)))
+    return calls
+
+
+def test_one_compile_starts_once_per_process_and_never_from_the_working_folder(spawned):
+    assert shared.start_background()
+    assert not shared.start_background()  # the child may not hold its lock yet
+    assert len(spawned) == 1
+    command, options = spawned[0]
+    assert command[1:] == ["-P", "-m", "sim.precompile"]
+    assert options["env"]["PYTHONSAFEPATH"] == "1"
+
+
+def test_a_live_lock_holds_it_back_and_a_dead_holder_s_lock_is_cleared(spawned, tmp_path):
+    lock = kernels.cache_dir() / shared.LOCK_NAME
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(str(os.getpid()))
+    assert not shared.start_background()
+    child = REAL_POPEN([sys.executable, "-c", "pass"])
+    child.wait()
+    lock.write_text(str(child.pid))
+    assert shared.start_background()
+    assert not lock.exists()
+
+
+def test_a_failed_or_finished_compile_is_not_retried_and_the_switch_turns_it_off(
+        spawned, monkeypatch):
+    kernels.cache_dir().mkdir(parents=True, exist_ok=True)
+    shared.failed_marker().write_text("Traceback ...")
+    assert not shared.start_background()
+    shared.failed_marker().unlink()
+    shared.done_marker().write_text("done\n")
+    assert not shared.start_background()
+    shared.done_marker().unlink()
+    monkeypatch.setenv(shared.PRECOMPILE_ENV, "0")
+    assert not shared.start_background()
+    assert spawned == []
+
+
+def test_it_compiles_every_builtin_and_every_entry_point_then_leaves_its_marker(monkeypatch):
+    # In the suite's own cache: what it compiles here, the other tests load.
+    monkeypatch.setattr(kernels, "notice", None)
+    shared.done_marker().unlink(missing_ok=True)
+    assert precompile.compile_once() == 0
+    assert shared.done_marker().exists()
+    for strategy in shared.builtin_strategies():
+        assert kernels.is_compiled(kernels.chooser_path(strategy), ("chooser",)), strategy.name
+    assert kernels.is_compiled(kernels.engine_path(), (
+        "play_batch", "trace_game", "step_batch", "advance_serial", "gather_decisions",
+        "start_batch", "first_illegal"))
+
+
+def test_after_it_a_lineup_never_played_before_compiles_nothing(tmp_path):
+    # After the test above (same file, same worker): a new pairing of built-ins starts at
+    # once, saying nothing of a compile.
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "sim.cli", "simulate", "--players", "3", "--strategies",
+         "heavy,defensive,weighted", "--games", "300", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, env={**os.environ, shared.PRECOMPILE_ENV: "1"})
+    assert done.returncode == 0, done.stderr
+    assert "compiling" not in done.stderr
+    assert get("heavy").name in done.stdout
