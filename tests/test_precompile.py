@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from sim.kernels import generate as kernels
 from sim import precompile
+from sim.kernels import generate as kernels
 from sim.kernels import shared
 from strategies import get
 
