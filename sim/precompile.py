@@ -25,47 +25,61 @@ from sim.kernels.shared import (
     lock_held,
 )
 
+PARTS = ("engine", "hint", "strategies")
 
-def compile_everything() -> None:
-    """Compile (or load) every built-in strategy, every entry point of the game loop and the
-    hint search, by playing a game of each kind."""
-    from sim.hint.estimate import analyse
-    from sim.hint.position import decisions
+
+def compile_everything(order: tuple[str, ...] = PARTS) -> None:
+    """Compile (or load) every entry point of the game loop, the hint search and every
+    built-in strategy, by playing a game of each kind, in ``order`` (``sniff serve`` wants
+    the hint search first: it compiles the game's own path itself meanwhile)."""
+    for part in order:
+        {"engine": _engine, "hint": _hint, "strategies": _strategies}[part]()
+
+
+def _strategies() -> None:
+    for strategy in builtin_strategies():
+        kernels.chooser(strategy)
+
+
+def _engine() -> None:
     from sim.kernels.batch import GameBatch
     from sim.kernels.decisions import OUTSIDE
-    from sim.kernels.runner import lineup_of, play_batch
-    from sim.kernels.trace import trace_games
-    from strategies import StrategySpec
+    from sim.kernels.runner import lineup_of, play_batch, trace_events
+    from strategies import parse_spec
 
-    builtins = builtin_strategies()
-    for strategy in builtins:
-        kernels.chooser(strategy)
-    specs = [StrategySpec(s, tuple(s.params.values())) for s in builtins[:2]]
-    lineup = lineup_of(2, specs)
+    lineup = lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
     play_batch(lineup, 1, np.arange(4, dtype=np.int64))
+    trace_events(lineup, 1, 0)
     for n_games in (1, 2):  # one game (an environment's, sniff play) and a batch's step
-        batch = GameBatch(2, [specs[0], OUTSIDE], n_games, 1)
+        batch = GameBatch(2, [lineup.seats[0], OUTSIDE], n_games, 1)
         while not batch.done:
-            pending = batch.pending()
-            batch.advance(pending.moves[:, 0].copy())
+            batch.advance(batch.pending().moves[:, 0].copy())
+
+
+def _hint() -> None:
+    from sim.hint.estimate import analyse
+    from sim.hint.position import decisions
+    from sim.kernels.trace import trace_games
+
     events = trace_games(2, 1, ["greedy", "greedy"], 1)
     choice = next(d for d in decisions(events) if len(d.position.legal_moves()) > 1)
     analyse(choice.position, budget=2)
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
     """At the lowest priority, take the lock, compile, release; 0 also when another process
-    holds the lock."""
+    holds the lock. ``argv``: the parts to compile first (of ``PARTS``), the rest after."""
     os.environ[PRECOMPILE_ENV] = "0"  # never start another from here
     try:
         os.nice(19)
     except (AttributeError, OSError):
         pass
+    first = tuple(part for part in argv if part in PARTS)
     with kernels.compile_notice(None):  # a background process: nothing to say
-        return compile_once()
+        return compile_once(first + tuple(part for part in PARTS if part not in first))
 
 
-def compile_once() -> int:
+def compile_once(order: tuple[str, ...] = PARTS) -> int:
     """Under the lock, :func:`compile_everything` and leave the done marker (or the failed
     one, with the traceback); 0 also when another process holds the lock."""
     directory = kernels.cache_dir()
@@ -83,7 +97,7 @@ def compile_once() -> int:
     finally:
         claim.unlink()
     try:
-        compile_everything()
+        compile_everything(order)
         done_marker().write_text("done\n")
     except Exception:
         failed_marker().write_text(traceback.format_exc())
@@ -95,4 +109,4 @@ def compile_once() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

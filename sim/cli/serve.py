@@ -56,6 +56,10 @@ def serve(host: str, port: int) -> None:
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"sniff serve: open http://{shown}:{port}/ (Ctrl-C stops)")
+    from sim.serve.app import DEFAULT_OPPONENT
+    from sim.serve.game import warm_up
+
+    warm_up(DEFAULT_OPPONENT)  # the first game's compile starts now, not at its request
     # No lifespan: the app has no start-up or shut-down work, and Starlette's lifespan task,
     # cancelled by Ctrl-C, logged a traceback on the way out.
     # The app answers only this host and port (a DNS-rebinding page names another host).

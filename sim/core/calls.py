@@ -15,15 +15,23 @@ integer argument, and the call it compiles to is the same indirect call.
 The wrapper's arrays travel as (data pointer, length) pairs, and the wrapper rebuilds them
 with ``numba.carray`` (no copy). An exception inside a strategy cannot cross a C call, so the
 wrapper returns :data:`RAISED` instead and the loop records it (``engine.BAD_CHOICE``).
+
+Compiled code that is not handed an address (the search players' play-outs call their
+heuristic policies this way) reads it from :data:`SLOTS`, a process-wide table that
+compiled code finds by its symbol name (:func:`slot`), so the address is read when the code
+runs, never frozen into it (a cached function keeps working in the next process, whose
+addresses differ). ``sim.kernels.generate`` fills the table before such code runs.
 """
 
 from __future__ import annotations
 
-from llvmlite import ir
+import ctypes
+
+from llvmlite import binding, ir
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["CHOOSE_SIGNATURE", "RAISED", "call_choose"]
+__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "RAISED", "SLOTS", "call_choose", "slot"]
 
 # The wrapper's C signature: observation (pointer, length), moves (pointer, length), n_moves,
 # params (pointer, length), rng (pointer, length) -> the chosen index.
@@ -34,6 +42,30 @@ CHOOSE_SIGNATURE = types.int64(
 )
 # What a wrapper returns when its strategy raised: never a move index.
 RAISED = -(1 << 62)
+
+# The table of addresses compiled code reads at run time (0: not filled), by index.
+N_SLOTS = 16
+SLOTS = (ctypes.c_int64 * N_SLOTS)()
+_SYMBOL = "sniff_calls_slots"
+binding.add_symbol(_SYMBOL, ctypes.addressof(SLOTS))
+
+
+@intrinsic
+def slot(typingctx, index):
+    """The address in ``SLOTS[index]`` as the code runs (``index`` below ``N_SLOTS``)."""
+    if not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        word = ir.IntType(64)
+        table = builder.module.globals.get(_SYMBOL)
+        if table is None:
+            table = ir.GlobalVariable(builder.module, ir.ArrayType(word, N_SLOTS), _SYMBOL)
+            table.linkage = "external"
+        at = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.load(builder.gep(table, [ir.Constant(ir.IntType(32), 0), at]))
+
+    return types.int64(index), codegen
 
 
 def _contiguous_vector(value: types.Type) -> bool:

@@ -14,6 +14,7 @@ nothing once the module is cached.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -69,10 +70,13 @@ def load(search: bool = False) -> ModuleType:
     compile in a moment, unsaid."""
     global _module, _path, _announced
     if _module is None:
+        kernels.load_policies()  # the search's play-outs call them
         _path = kernels.write_generated(module_name(), TEMPLATE)
         _module = kernels.import_generated(_path)
     if search and not _announced:
         _announced = True
+        if not kernels.is_compiled(_path, ("search",)):
+            _wait_for_background(_path)
         if not kernels.is_compiled(_path, ("search",)) and kernels.notice is not None:
             kernels.notice(
                 f"compiling the engine's hint search (first use after an install or an edit "
@@ -80,6 +84,21 @@ def load(search: bool = False) -> ModuleType:
                 "from the cache)"
             )
     return _module
+
+
+def _wait_for_background(path: Path, limit_s: float = 300.0) -> None:
+    """While the background compile (``sim.kernels.shared``) runs, wait for it to write the
+    search to the cache rather than compile it a second time at once on the other core."""
+    from sim.kernels.shared import lock_held
+
+    said = False
+    deadline = time.monotonic() + limit_s
+    while (lock_held(path.parent) and not kernels.is_compiled(path, ("search",))
+           and time.monotonic() < deadline):
+        if not said and kernels.notice is not None:
+            kernels.notice("waiting for the background compile of the hint search")
+            said = True
+        time.sleep(0.25)
 
 
 _path: Path | None = None

@@ -32,9 +32,10 @@ from types import ModuleType
 from numba import types
 
 from sim.cache import cache_base
+from sim.core.calls import SLOTS
 from sim.files import write_once
 from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE
-from strategies import Strategy, StrategyError
+from strategies import Strategy, StrategyError, get
 
 _loaded: dict[str, ModuleType] = {}
 
@@ -302,12 +303,30 @@ def chooser_path(strategy: Strategy) -> Path:
                                           engine=False), source)
 
 
+def load_policies() -> None:
+    """Put the address of every play-out policy (``strategies.search.playout.POLICIES`` but
+    greedy, which is compiled in) in its slot of ``sim.core.calls.SLOTS``, compiling each the
+    first time: the play-outs of ``expert``, ``rollout`` and ``sniff hint`` call them there."""
+    from strategies.search.playout import POLICIES
+
+    for index, name in enumerate(POLICIES):
+        if index and not SLOTS[index]:
+            SLOTS[index] = chooser(get(name))
+
+
+def _plays_out(strategy: Strategy) -> bool:
+    """Whether the strategy's compiled code may call the play-out policies' slots."""
+    return "strategies.search.playout" in module_closure([strategy.module], engine=False)
+
+
 def chooser(strategy: Strategy) -> int:
     """The address of ``strategy``'s compiled ``choose`` (compiled alone the first time, then
     loaded from the cache), which the game loop calls (``sim.core.calls.call_choose``).
     Loaded once per process and kept alive, so that the address stays valid."""
     key = (strategy.module, strategy.attribute, strategy.name)
     if key not in _choosers:
+        if _plays_out(strategy):
+            load_policies()
         path = chooser_path(strategy)
         if not is_compiled(path, ("chooser",)):
             if notice is not None:
@@ -321,6 +340,37 @@ def chooser(strategy: Strategy) -> int:
                                 f"not compile: {_first_line(error)}") from None
         _choosers[key] = (module, int(module.chooser.address))
     return _choosers[key][1]
+
+
+def python_choose(strategy: Strategy) -> Callable[..., int]:
+    """``strategy``'s compiled ``choose(observation, moves, n_moves, params, rng)`` callable
+    from Python, through the same cached wrapper the game loop calls (no compile of its own):
+    ``observation`` and ``moves`` int64 arrays, ``params`` float64, ``rng`` a one-element
+    uint64 array whose word it advances, as in the engine. Returns the chosen index (an
+    exception inside the strategy is ``RAISED``)."""
+    import ctypes
+
+    import numpy as np
+
+    chooser(strategy)
+    function = _choosers[(strategy.module, strategy.attribute, strategy.name)][0].chooser.ctypes
+    kinds = (np.int64, np.int64, np.float64, np.uint64)
+
+    def choose(observation, moves, n_moves, params, rng) -> int:
+        arrays = [np.ascontiguousarray(a, dtype=kind)
+                  for a, kind in zip((observation, moves, params, rng), kinds, strict=True)]
+        if not (isinstance(rng, np.ndarray) and rng.dtype == np.uint64
+                and rng.flags.c_contiguous):
+            raise TypeError("rng must be a contiguous uint64 array (its word is advanced)")
+        arrays[3] = rng
+        pointers = [a.ctypes.data_as(kind) for a, kind in zip(arrays, (
+            ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
+            ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_uint64)), strict=True)]
+        return int(function(pointers[0], arrays[0].size, pointers[1], arrays[1].size,
+                            int(n_moves), pointers[2], arrays[2].size, pointers[3],
+                            arrays[3].size))
+
+    return choose
 
 
 def is_compiled(path: Path, functions: tuple[str, ...]) -> bool:

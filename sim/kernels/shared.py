@@ -83,8 +83,9 @@ def failed_marker() -> Path:
     return done_marker().with_suffix(".failed")
 
 
-def start_background() -> bool:
-    """Start ``python -m sim.precompile`` unless it runs, ran, failed or is turned off.
+def start_background(first: tuple[str, ...] = ()) -> bool:
+    """Start ``python -m sim.precompile`` unless it runs, ran, failed or is turned off;
+    ``first``: the parts it compiles first (``sim.precompile.PARTS``).
 
     Returns whether a process was started (and says so through ``kernels.notice``).
     """
@@ -101,7 +102,7 @@ def start_background() -> bool:
         p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
     with open(directory / LOG_NAME, "ab") as log:
         subprocess.Popen(
-            [sys.executable, "-P", "-m", "sim.precompile"], stdin=subprocess.DEVNULL,
+            [sys.executable, "-P", "-m", "sim.precompile", *first], stdin=subprocess.DEVNULL,
             stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root, start_new_session=True,
         )
     if kernels.notice is not None:

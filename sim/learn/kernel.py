@@ -44,5 +44,6 @@ def load() -> ModuleType:
     global _module
     with _lock:
         if _module is None:
+            kernels.load_policies()  # a teacher's labels play out (expert's search)
             _module = kernels.import_generated(kernels.write_generated(module_name(), TEMPLATE))
     return _module

@@ -189,3 +189,22 @@ class WebGame:
         """How many events the page may show now (the rest is the future or hidden)."""
         stop = self.settling()
         return len(self.events) if stop is None else stop + 1
+
+
+def warm_up(opponent: str) -> threading.Thread:
+    """Compile (or load) what a first game needs, in a thread of its own, while the person
+    opens the page (the game's request then waits only for what is left), and start the
+    background compile of the rest with the hint search first (``sim.kernels.shared``).
+    Nothing is said: the page shows its own progress."""
+    from sim.kernels import generate as kernels
+    from sim.kernels.shared import start_background
+    from strategies import parse_spec
+
+    def play() -> None:
+        with kernels.compile_notice(None):
+            start_background(first=("hint",))
+            WebGame(2, 0, [parse_spec(opponent)], 0, int(engine.TARGET_FOR_PLAYERS[2]))
+
+    thread = threading.Thread(target=play, name="sniff-warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -14,6 +14,7 @@ from numba import njit
 from sim.core import engine, loop, record
 from sim.core import observation as view
 from sim.core.buffers import Log, new_seats
+from sim.core.calls import call_choose, slot
 from sim.core.layout import can_play, legal_moves, open_values_mask, popcount, tile_moves
 from sim.core.rng import next_random
 from sim.core.tiles import N_TILES
@@ -28,6 +29,12 @@ from strategies.heuristics.weighted import choose_weighted
 from strategies.learned.player import choose_learned
 
 POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy", "learned")
+# Their functions, in that order. Every one but greedy runs through its address
+# (``choose_policy``); they are named here so that a search player's code digest and its
+# compiled wrapper's name follow their modules (``sim.kernels.generate``): their code decides
+# the play-outs.
+POLICY_FUNCTIONS = (choose_greedy, choose_blocker, choose_partner, choose_weighted,
+                    choose_random, choose_heavy, choose_learned)
 # A seat's play-out function code: the policy's index in POLICIES, plus, when the policy
 # should play only the first placements after the candidate, LIMIT_UNIT times the number
 # of tiles on the table up to which it plays (greedy plays the rest).
@@ -43,24 +50,23 @@ POLICY_PARAMS[3, :8] = tuple(WEIGHTED_DEFAULTS.values())
 @njit(inline="always")
 def choose_policy(code, observation, moves, n_moves, params, rng):
     """Dispatcher of the play-out policies, in ``POLICIES`` order (``code``: see
-    ``LIMIT_UNIT``; past its limit of tiles on the table a seat plays ``greedy``)."""
+    ``LIMIT_UNIT``; past its limit of tiles on the table a seat plays ``greedy``).
+
+    ``greedy`` is compiled in; every other policy is called through its compiled wrapper's
+    address, ``sim.core.calls.SLOTS[index]`` (``sim.kernels.generate.load_policies`` fills
+    it): the search players, the hint search and their tests then compile the play-out
+    loop without six heuristics and a network inside it (the same games)."""
     function = code % LIMIT_UNIT
     limit = code // LIMIT_UNIT
     if limit > 0 and popcount(observation[view.PLAYED]) > limit:
         function = 0
-    if function == 1:
-        return choose_blocker(observation, moves, n_moves, params, rng)
-    if function == 2:
-        return choose_partner(observation, moves, n_moves, params, rng)
-    if function == 3:
-        return choose_weighted(observation, moves, n_moves, params, rng)
-    if function == 4:
-        return choose_random(observation, moves, n_moves, params, rng)
-    if function == 5:
-        return choose_heavy(observation, moves, n_moves, params, rng)
-    if function == 6:
-        return choose_learned(observation, moves, n_moves, params, rng)
-    return choose_greedy(observation, moves, n_moves, params, rng)
+    if function == 0:
+        return choose_greedy(observation, moves, n_moves, params, rng)
+    address = slot(function)
+    if address == 0:
+        raise RuntimeError("the play-out policies are not loaded "
+                           "(sim.kernels.generate.load_policies)")
+    return call_choose(address, observation, moves, n_moves, params, rng)
 
 
 # The engine's turn loop around the play-out policies: play-outs follow the real rules.
