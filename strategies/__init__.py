@@ -12,12 +12,9 @@ numba ``@njit`` function and registers it with :func:`register`:
 - returns the index in ``moves`` of the chosen move; an index out of range stops the run
   with an error naming the strategy (``sim.kernels.runner.refuse_bad_choices``).
 
-It must be a plain ``@njit`` function (not ``cache=True``: only the generated kernels are
-cached, see ``sim.kernels.generate``) and must not keep state between calls: the kernel runs games
-on several threads at once. The engine's turn loop is compiled without reference counting
-(``_nrt=False``) and callees inherit that unless they say otherwise, so a strategy that
-allocates arrays must be ``@njit(_nrt=True)`` (as ``strategies.search.rollout``); the others
-allocate nothing. ``strategies.heuristics.features`` holds the public inferences (unseen
+It must be a plain ``@njit`` function (not ``cache=True``: ``sim.kernels.generate`` compiles
+it alone into a cached wrapper named by a hash of its files) and must not keep state between
+calls: the engine runs games on several threads at once. ``strategies.heuristics.features`` holds the public inferences (unseen
 tiles, what each opponent is known to lack, reply risk) that the built-in heuristics use.
 
 Strategies outside this package are loaded with :func:`load_plugin` (the CLI's
@@ -32,9 +29,10 @@ strategies and the public features they weigh), ``value`` (what a round's end is
 (``rollout``, ``expert``: sampled deals, reading the opponents, play-outs). ``__all__`` lists
 the registry's names and the five rooms.
 
-The engine never imports this package: ``sim.kernels.generate`` generates, per set of strategies,
-a small module whose dispatcher calls these functions, so a strategy defined anywhere
-importable runs inside the compiled loop without an edit to ``sim/``.
+The engine never imports this package: ``sim.kernels.generate`` compiles each strategy alone
+into a wrapper whose address the game loop calls, so a strategy defined anywhere importable
+runs inside the compiled loop without an edit to ``sim/``, and without compiling the loop
+again.
 """
 
 from __future__ import annotations

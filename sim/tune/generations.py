@@ -1,8 +1,8 @@
 """The tuning loop of ``sniff tune``: play each generation's candidates, tell CMA-ES, validate.
 
 Games are played by ``sim.tune.player.Player`` (in this process on all cores, or as Dask
-tasks with ``--scheduler``), every match in one kernel that holds the tuned strategy and the
-whole field, so the whole run compiles (or loads) one kernel once.
+tasks with ``--scheduler``), every match in the game loop compiled once, so a run compiles
+at most the tuned strategy and its field, once each.
 """
 
 from __future__ import annotations

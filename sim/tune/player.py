@@ -1,8 +1,8 @@
 """The games of ``sniff tune``: a candidate's match against one opponent, here or on Dask.
 
-Every match is played in one kernel that holds the tuned strategy and the whole field
-(the candidates differ only in their parameter rows, which the kernel takes as data), so a
-tuning compiles (or loads) one kernel once. With ``--scheduler`` (``sim.run.cluster``) a
+Every match is played in the game loop compiled once (the candidates differ only in their
+parameter rows, which the loop takes as data), so a tuning compiles (or loads) each of its
+strategies once. With ``--scheduler`` (``sim.run.cluster``) a
 generation's matches, and the validation's, are Dask tasks: each worker rebuilds the
 player from the tuning's config and plays the match it is given (the specs travel as a
 strategy name and its parameter values, exact), and the results are taken in the order
