@@ -275,6 +275,25 @@ def _games(play_round, resume_turns, pausing):
         forced_lead = deal.forced_lead if state[ROUND] == 1 else -1
         return play_round(state, leader, forced_lead, seats, log)
 
+    @njit(inline="always", _nrt=False)
+    def resume_game(state, answer, deal, seats, log, tables, game):
+        """Where a paused game goes on: a fresh or room-waiting game deals its next round, a
+        game waiting for a deal plays the round dealt, one waiting for a seat's move resumes
+        its round (``answer``). Only the batch's build calls it (``pausing``), so the build
+        of whole games compiles none of it."""
+        waiting = state[WAITING]
+        if waiting == WAIT_NONE or waiting == WAIT_ROOM:
+            state[WAITING] = WAIT_NONE
+            return NEXT_ROUND
+        if waiting == WAIT_DEAL:
+            # The caller wrote the deck into DECK and the leader into NEXT_LEADER.
+            state[WAITING] = WAIT_NONE
+            leader = state[NEXT_LEADER]
+            deal_hands(state, state[ROUND] + 1, leader)
+            return first_turns(state, leader, deal, seats, log, tables, game)
+        round_lead = deal.forced_lead if state[ROUND] == 1 else -1
+        return resume_turns(state, answer, round_lead, seats, log)
+
     # The batch resumes a game at every outside decision: inlined into its loop
     # (``advance_games``), a resume saves a call that passes every array of the game's
     # records (about 20 ns of 150). ``resume_turns`` and ``play_turns`` stay calls: each
@@ -289,19 +308,11 @@ def _games(play_round, resume_turns, pausing):
         resumes its paused games with it (``answer``: the waiting seat's move). Its results
         go to row ``game`` of ``tables``.
         """
-        waiting = state[WAITING]
-        if waiting == WAIT_NONE or waiting == WAIT_ROOM:
+        if pausing:
+            reason = resume_game(state, answer, deal, seats, log, tables, game)
+        else:  # a game that never pauses starts here, and only here
             state[WAITING] = WAIT_NONE
             reason = NEXT_ROUND
-        elif waiting == WAIT_DEAL:
-            # The caller wrote the deck into DECK and the leader into NEXT_LEADER.
-            state[WAITING] = WAIT_NONE
-            leader = state[NEXT_LEADER]
-            deal_hands(state, state[ROUND] + 1, leader)
-            reason = first_turns(state, leader, deal, seats, log, tables, game)
-        else:
-            round_lead = deal.forced_lead if state[ROUND] == 1 else -1
-            reason = resume_turns(state, answer, round_lead, seats, log)
         while reason != PAUSED:
             if reason != NEXT_ROUND and end_round(state, reason, log.round_row, tables.games,
                                                   tables.rounds, game):
@@ -392,7 +403,10 @@ def _seat_strategies(seats, dispatch, game):
     for seat in range(dispatch.players):
         spec = dispatch.seat_specs[game, seat]
         seats.functions[seat] = dispatch.functions[spec]
-        seats.params[seat, :] = dispatch.params[spec]
+        # one number at a time: a slice assignment compiles numba's shape-mismatch error
+        # (its message formatting), seconds of every cold compile for a check never failed
+        for slot in range(seats.params.shape[1]):
+            seats.params[seat, slot] = dispatch.params[spec, slot]
 
 
 @njit(inline="always")

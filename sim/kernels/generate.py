@@ -24,6 +24,7 @@ import hashlib
 import importlib.util
 import inspect
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -263,6 +264,9 @@ def code_digest(strategies: Sequence[Strategy]) -> str:
 _engine: ModuleType | None = None
 _announced: set[str] = set()  # entry points whose compile this process announced
 _choosers: dict[tuple[str, str, str], tuple[ModuleType, int]] = {}
+# One thread at a time loads or compiles (sniff serve's warm-up thread and a request may ask
+# at once); reentrant, since a search player's wrapper loads the play-out policies first.
+_loading = threading.RLock()
 
 
 def engine_path() -> Path:
@@ -278,14 +282,16 @@ def engine_kernel(uses: tuple[str, ...] = ("play_batch",)) -> ModuleType:
     points the caller is about to call, whose first compile (numba compiles each at its first
     call, then loads it from the cache) is announced through :data:`notice`."""
     global _engine
-    path = engine_path() if _engine is None else Path(_engine.__file__)
-    if not set(uses) <= _announced and not is_compiled(path, uses) and notice is not None:
-        _announced.update(uses)
-        notice(f"compiling the game engine ({', '.join(uses)}; first use on this machine or "
-               f"after an update, about {ENGINE_SECONDS} s; every lineup then starts at once)")
-    if _engine is None:
-        _engine = import_generated(path)
-    return _engine
+    with _loading:
+        path = engine_path() if _engine is None else Path(_engine.__file__)
+        if not set(uses) <= _announced and not is_compiled(path, uses) and notice is not None:
+            _announced.update(uses)
+            notice(f"compiling the game engine ({', '.join(uses)}; first use on this machine "
+                   f"or after an update, about {ENGINE_SECONDS} s; every lineup then starts "
+                   "at once)")
+        if _engine is None:
+            _engine = import_generated(path)
+        return _engine
 
 
 def chooser_source(strategy: Strategy) -> str:
@@ -324,22 +330,28 @@ def chooser(strategy: Strategy) -> int:
     loaded from the cache), which the game loop calls (``sim.core.calls.call_choose``).
     Loaded once per process and kept alive, so that the address stays valid."""
     key = (strategy.module, strategy.attribute, strategy.name)
-    if key not in _choosers:
-        if _plays_out(strategy):
-            load_policies()
-        path = chooser_path(strategy)
-        if not is_compiled(path, ("chooser",)):
-            if notice is not None:
-                notice(f"compiling strategy {strategy.name} (first use, or its code changed; "
-                       "a few seconds)")
-            check_signature(strategy)
-        try:
-            module = import_generated(path)
-        except Exception as error:  # a plugin numba cannot compile in the wrapper
-            raise StrategyError(f"strategy {strategy.name!r} (module {strategy.module}) does "
-                                f"not compile: {_first_line(error)}") from None
-        _choosers[key] = (module, int(module.chooser.address))
-    return _choosers[key][1]
+    with _loading:
+        if key not in _choosers:
+            _choosers[key] = _load_chooser(strategy)
+        return _choosers[key][1]
+
+
+def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
+    if _plays_out(strategy):
+        load_policies()
+    path = chooser_path(strategy)
+    if not is_compiled(path, ("chooser",)):
+        if notice is not None:
+            notice(f"compiling strategy {strategy.name} (first use, or its code changed; a "
+                   "few seconds)")
+        if not strategy.module.startswith("strategies."):
+            check_signature(strategy)  # a plugin's mistake in one line naming it
+    try:
+        module = import_generated(path)
+    except Exception as error:  # a plugin numba cannot compile in the wrapper
+        raise StrategyError(f"strategy {strategy.name!r} (module {strategy.module}) does not "
+                            f"compile: {_first_line(error)}") from None
+    return module, int(module.chooser.address)
 
 
 def python_choose(strategy: Strategy) -> Callable[..., int]:
@@ -357,12 +369,11 @@ def python_choose(strategy: Strategy) -> Callable[..., int]:
     kinds = (np.int64, np.int64, np.float64, np.uint64)
 
     def choose(observation, moves, n_moves, params, rng) -> int:
-        arrays = [np.ascontiguousarray(a, dtype=kind)
-                  for a, kind in zip((observation, moves, params, rng), kinds, strict=True)]
         if not (isinstance(rng, np.ndarray) and rng.dtype == np.uint64
                 and rng.flags.c_contiguous):
             raise TypeError("rng must be a contiguous uint64 array (its word is advanced)")
-        arrays[3] = rng
+        arrays = [np.ascontiguousarray(a, dtype=kind) for a, kind in
+                  zip((observation, moves, params), kinds[:3], strict=True)] + [rng]
         pointers = [a.ctypes.data_as(kind) for a, kind in zip(arrays, (
             ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
             ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_uint64)), strict=True)]
