@@ -71,6 +71,11 @@ def test_listed_and_recorded_like_a_plugin(plugins, capsys, tmp_path):
     ("py_raiser", "raised RuntimeError: the model file is missing"),
     ("py_illegal", "returned the illegal move 112 in game"),
     ("py_short", "must return"),
+    # #63: these ended in a traceback (MemoryError, GeneratorExit), or in exit 0 with
+    # nothing written (sys.exit)
+    ("py_memory", "raised MemoryError"),
+    ("py_generator_exit", "raised GeneratorExit: closed"),
+    ("py_exit", "called sys.exit(0)"),
 ])
 @pytest.mark.parametrize("command", ["simulate", "tournament"])
 def test_a_misbehaving_python_player_is_one_line_and_no_run(plugins, capsys, tmp_path,

@@ -5,8 +5,9 @@
 each Python policy is called once per batch step with every game that waits for it. The
 games are the ones ``play_batch`` would play (same ids, deals, rotations, streams), and the
 result is the same ``BatchResult``, so ``simulate``, ``compare``, ``tournament`` and
-``openings`` take Python players with no change. A policy that raises, or returns the
-wrong shape or an illegal move, ends the batch with one ``SniffError`` naming it.
+``openings`` take Python players with no change. A policy that raises (anything but
+Ctrl-C: ``MemoryError``, ``GeneratorExit``, ``sys.exit`` too), or returns the wrong shape or
+an illegal move, ends the batch with one ``SniffError`` naming it.
 """
 
 from __future__ import annotations
@@ -55,9 +56,12 @@ def _ask(spec: StrategySpec, policy: Callable, wants_seeds: bool, observations, 
     try:
         actions = policy(observations, masks, seeds) if wants_seeds else policy(
             observations, masks)
-    except (KeyboardInterrupt, MemoryError):
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the command stops as always
         raise
-    except Exception as error:
+    except SystemExit as error:  # not the command's exit: the player's failure
+        raise SniffError(f"{_who(spec.strategy)} called sys.exit({error.code!r}) instead "
+                         "of returning its moves") from None
+    except BaseException as error:  # MemoryError, GeneratorExit too: one line, no traceback
         what = f"{type(error).__name__}: {' '.join(str(error).split())}".rstrip(": ")
         raise SniffError(f"{_who(spec.strategy)} raised {what}") from None
     actions = np.asarray(actions)
