@@ -363,6 +363,24 @@ def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit
     assert code == 2 and text in out, (out, err)
 
 
+@pytest.mark.parametrize("edit, text", [
+    (_rewrite_pairs, "tile-pairs.csv: does not match"),  # #63: the forged pairs were shown
+    (lambda f: _rewrite_recorded(f, "openings.parquet", _add("p_win_vs_avg", 0.25)),
+     "openings.parquet: does not match the games table"),
+    (lambda f: _rewrite_recorded(f, "games/part-000000.parquet", _add("differential", 1)),
+     "openings.parquet: does not match the games table"),
+])
+def test_report_refuses_an_openings_folder_that_verify_refuses(openings, tmp_path, capsys,
+                                                               edit, text) -> None:
+    """#63: ``sniff report --openings`` of a folder whose tile-pairs.csv was edited (its
+    sha256 updated in summary.json) printed the forged figures with exit 0."""
+    folder = copy_of(openings, tmp_path)
+    edit(folder)
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "rep")], capsys)
+    assert code == 2 and text in err and len(err.strip().splitlines()) == 1, (out, err)
+    assert not (tmp_path / "rep").exists()
+
+
 def test_replay_proves_an_openings_folder(openings, tmp_path, capsys) -> None:
     """K214: a games part's column that no figure reads, forged with its hash updated in
     summary.json, passes the recomputations and fails when the deals are played again."""

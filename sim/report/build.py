@@ -199,6 +199,7 @@ def _check_sample(placement_sample: int | None) -> None:
 def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:
     """The openings folders (those given and those among ``paths``) and the run folders;
     each openings folder read now, so a bad one is refused before anything is written."""
+    from sim.openings.bound import derived_problems
     from sim.openings.output import is_openings_folder, load_openings
 
     openings = list(openings) + [p for p in paths if is_openings_folder(p)]
@@ -207,6 +208,12 @@ def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:
         if not is_openings_folder(folder):
             raise SniffError(f"not a sniff openings folder (no openings.parquet): {folder}")
         load_openings(folder)  # readable: refused now, before anything is written
+        # what verify recomputes from the games parts (the table, the summary's figures,
+        # tile-pairs.csv, ranking.md): a file edited with its sha256 updated is refused
+        # as verify refuses it, not shown
+        problems = derived_problems(folder)
+        if problems:
+            raise SniffError(problems[0])
     return openings, paths
 
 
