@@ -73,6 +73,21 @@ def test_an_edited_stop_is_found(runs, tmp_path, capsys, run, field, value, text
     assert code == 2 and "bad:" in out and text in out, (out, err)
 
 
+@pytest.mark.parametrize("field, value", [("decision", "H0"), ("llr", -3.5)])
+def test_readers_refuse_an_edited_decision(runs, tmp_path, capsys, field, value) -> None:
+    """#63: ``report`` and ``query`` showed an edited ``stopped.decision`` with only the
+    note that the folder was not verified; they replay the test over the parts as verify
+    does (a compare run's games: two columns) and refuse it in verify's words."""
+    folder = copy_of(runs["compare"], tmp_path)
+    edit_json(folder / "manifest.json", lambda m: m["stopped"].update({field: value}))
+    for command in (["query", str(folder), "select count(*) from games"],
+                    ["report", str(folder), "-o", str(tmp_path / "r"),
+                     "--placement-sample", "0"]):
+        code, out, err = run_main(command, capsys)
+        one_line(code, err, "manifest.json: stopped does not match the parts: they stop at")
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_precision_stop_moved_to_fewer_games_is_found(runs, tmp_path, capsys) -> None:
     """The parts and ledger lines past the new stop deleted, the manifest edited to match."""
     folder = copy_of(runs["precision"], tmp_path)

@@ -45,6 +45,12 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
     if is_openings_folder(folder):  # its tables, checked against its summary.json
         sources = {name: files for name, files in table_files(folder).items()
                    if files and files[0].suffix == ".parquet"}
+    elif (folder / "manifest.json").is_file():  # a compare run's decision, as verify checks it
+        from sim.run.stops import require_recorded_stop
+        from sim.store.io import open_run, read_manifest
+
+        if read_manifest(folder)["config"].get("sequential") is not None:
+            require_recorded_stop(open_run(folder))
     answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows,
            sources=sources, limits=QueryLimits(timeout=timeout, hard_memory=True),
            notice=lambda line: click.echo(printable(f"sniff: note: {line}"), err=True))

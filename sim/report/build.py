@@ -161,7 +161,11 @@ def build(paths: Sequence, placement_sample: int | None = None,
         if not openings:
             raise SniffError("give at least one run folder")
         return _openings_only(openings, title)
+    from sim.run.stops import require_recorded_stop
+
     runs = open_runs(paths)
+    for run in runs:  # a compare run's decision, replayed over its parts (as verify does)
+        require_recorded_stop(run.run)
     compact = [run.name for run in runs if run.tournament is not None and not pairings]
     if compact and placement_sample:
         raise SettingError("placement samples are shown in each pairing's section: add "
