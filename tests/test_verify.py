@@ -168,6 +168,31 @@ def test_ledger_fields_of_the_wrong_type_are_one_line(runs, tmp_path, capsys, fi
         one_line(code, err, "is not one sniff writes")
 
 
+@pytest.mark.parametrize("table, column", [("games", "winner_side"),
+                                           ("rounds", "end_reason")])
+def test_a_part_rewritten_without_a_column_fails_verify(runs, tmp_path, capsys, table,
+                                                        column) -> None:
+    """#63: a games part rewritten without its winner_side column (its footer kept, its
+    ledger line recomputed) passed verify ("2 of 2 chunks sound") while report refused it:
+    the parts' schema was not verified."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    folder = copy_of(runs["plain"], tmp_path)
+    part = folder / table / "part-000001.parquet"
+    data = pq.read_table(part)
+    pq.write_table(data.drop_columns([column]).replace_schema_metadata(data.schema.metadata),
+                   part)
+    raw = part.read_bytes()
+    lines = [json.loads(line) for line in (folder / "parts.jsonl").read_text().splitlines()]
+    lines[1]["parts"][table].update(bytes=len(raw), sha256=hashlib.sha256(raw).hexdigest())
+    (folder / "parts.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: {part}: lacks column(s) {column}" in out, (out, err)
+    assert "1 of 2 chunks sound" in out, out
+
+
 @pytest.mark.parametrize("damage, text", [
     ("line", "is not recorded as written by this run"),  # C13: its ledger line deleted
     ("parts", "missing: the run is complete but chunk 1"),  # C16: its line and parts

@@ -14,12 +14,11 @@ Three depths of check, each used where its cost fits:
   each recorded part exists with its recorded size, its Parquet footer has the recorded
   rows and names this run, this table, this chunk and these games; no other part is in
   the tables' folders. The bytes a reader then decodes are checked by the Parquet page
-  checksums (CRC-32, written with every page, verified on every read). A run whose
-  recorded parts add up to at most ``SMALL_RUN`` bytes has each part's sha256 checked
-  too (milliseconds): a part forged to the same size is refused by every reader.
+  checksums (CRC-32, verified on every read). A run of at most ``SMALL_RUN`` bytes of
+  parts has their sha256 checked too: a part forged to the same size is refused.
 * ``hash`` (``--resume``): the above and the sha256 of every part's bytes.
-* ``full`` (``sniff verify``): the above and every page decoded, with its checksum, and
-  the game ids of every row against the chunk's range.
+* ``full`` (``sniff verify``): the above and every page decoded, with its checksum, the
+  columns readers need, and the game ids of every row against the chunk's range.
 
 A run written before the ledger existed (no ``ledger`` in its manifest) is checked by its
 parts' footers alone (``sim.store.footers``, which every depth checks too).
@@ -349,7 +348,7 @@ def _part_problem(plan: _Plan, chunk: int, table: str, part: dict, path: Path) -
     if plan.hashed and file_digest(path) != part.get(HASH):
         return f"its bytes changed since it was written ({HASH} differs from the recorded one)"
     if plan.depth == "full":
-        return decode_problem(path, table, lo, hi)
+        return decode_problem(path, table, lo, hi, plan.config)
     return None
 
 
@@ -364,7 +363,7 @@ def _check_unrecorded(plan: _Plan, out: Checked) -> None:
         reasons = [(t, identity_problem(paths[t], t, chunk, lo, hi, plan.run_id, None,
                                         plan.config)) for t in plan.tables]
         if plan.depth == "full":
-            reasons += [(t, decode_problem(paths[t], t, lo, hi)) for t in plan.tables]
+            reasons += [(t, decode_problem(paths[t], t, lo, hi, plan.config)) for t in plan.tables]
         bad = next(((t, r) for t, r in reasons if r), None)
         del out.unrecorded[chunk]
         if bad:
@@ -478,7 +477,8 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
         reason = next((r for t in tables for r in (
             identity_problem(folder / t / part_name(chunk), t, chunk, lo, hi,
                               manifest["run_id"], None, manifest["config"]),
-            decode_problem(folder / t / part_name(chunk), t, lo, hi)) if r), None)
+            decode_problem(folder / t / part_name(chunk), t, lo, hi, manifest["config"]))
+            if r), None)
         if reason is None:
             append_record(folder, _record_of(folder, tables, chunk, lo, hi, manifest["run_id"]))
             notice(f"chunk {chunk}: written but not recorded (the run stopped between the "
