@@ -30,7 +30,7 @@ from itertools import combinations
 from pathlib import Path
 
 from sim.core.seating import check_players
-from sim.display.formatting import slug
+from sim.display.formatting import shown_name, slug
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import own_folder, refuse_links, write_atomic
 from sim.run.settings import RunControl
@@ -154,7 +154,7 @@ class Tournament:
             values = "".join(f"  {'-':>{column}}" if a == b else
                              f"  {100 * cell[(a, b)]:{column - 1}.1f}%" for b in names)
             out.append(f"  {a:<{width}}{values}")
-        out.append(f"  data: {self.folder}/ (pairs/, {', '.join(OUTPUT_FILES)}, "
+        out.append(f"  data: {shown_name(self.folder)}/ (pairs/, {', '.join(OUTPUT_FILES)}, "
                    f"{TOURNAMENT_MANIFEST}); full report: sniff report "
                    f"{shlex.quote(str(self.folder))}")
         return out

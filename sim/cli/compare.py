@@ -9,7 +9,7 @@ import click
 
 from sim.cli.options import scheduler_option, seed_value, sprt_options
 from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
-from sim.display.formatting import printable
+from sim.display.formatting import printable, shown_name
 
 
 @click.command()
@@ -67,7 +67,7 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
                 h0, h1, alpha, beta)
             click.echo(printable(f"sniff: comparing in {folder}: H0 difference <= "
                                  f"{test[0]:+.1%} against H1 >= {test[1]:+.1%}, alpha "
-                                 f"{test[2]:g}, beta {test[3]:g}"), err=True)
+                                 f"{test[2]:g}, beta {test[3]:g}", one_line=True), err=True)
 
     control = run_control(resume, overwrite, threads=threads, announce=announce,
                           scheduler=scheduler, notice=quiet_notice if quiet else stderr_notice)
@@ -77,10 +77,11 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
                              chunk_size=chunk_size, control=control,
                              on_line=None if quiet else shown)
     except RunInterrupted as stopped:
-        click.echo(printable(f"sniff: {stopped.hint('sniff compare')}"), err=True)
+        click.echo(printable(f"sniff: {stopped.hint('sniff compare')}", one_line=True),
+                   err=True)
         raise
     shown(result.decision_text())
-    shown(f"  data: {folder}/ ({RESULT}, games/, rounds/, manifest.json)")
+    shown(f"  data: {shown_name(folder)}/ ({RESULT}, games/, rounds/, manifest.json)")
 
 
 def shown(text: str) -> None:

@@ -465,12 +465,12 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
         click.echo(error.ctx.get_help() if error.ctx else str(error))
         sys.exit(EXIT_ERROR)
     except click.ClickException as error:
-        click.echo(f"sniff: error: {printable(error.format_message())}", err=True)
+        click.echo(f"sniff: error: {printable(error.format_message(), one_line=True)}", err=True)
         sys.exit(EXIT_ERROR)
     except SniffError as error:  # may quote a name from a folder or trace: escaped
         from sim.cli.options import error_text
 
-        click.echo(f"sniff: error: {printable(error_text(error))}", err=True)
+        click.echo(f"sniff: error: {printable(error_text(error), one_line=True)}", err=True)
         sys.exit(EXIT_ERROR)
     except BrokenPipeError:  # the reader of our output went away (| head): end quietly,
         # with Python's own status for it, and nothing more written to the closed pipe
@@ -484,7 +484,7 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
 
         line = str(error) if isinstance(error, UnsafeFile) else \
             f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
-        click.echo(f"sniff: error: {printable(line)}", err=True)
+        click.echo(f"sniff: error: {printable(line, one_line=True)}", err=True)
         sys.exit(EXIT_ERROR)
 
 

@@ -53,4 +53,5 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
             require_recorded_stop(open_run(folder))
     answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows,
            sources=sources, limits=QueryLimits(timeout=timeout, hard_memory=True),
-           notice=lambda line: click.echo(printable(f"sniff: note: {line}"), err=True))
+           notice=lambda line: click.echo(printable(f"sniff: note: {line}", one_line=True),
+                                             err=True))
