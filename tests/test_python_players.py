@@ -97,3 +97,17 @@ def test_a_misbehaving_python_player_is_one_line_and_no_run(plugins, capsys, tmp
         assert not out.exists()
     else:
         assert not any((out / "pairs").iterdir())
+
+
+def test_play_against_a_python_player_is_one_line_in_user_terms(plugins, capsys, tmp_path):
+    """#63: ``sniff play --opponents <Python player>`` answered in internal terms ("make its
+    position OUTSIDE and call it on the Decisions")."""
+    code, out, err = run_main(["--plugin", "python_player", "play", "--players", "2",
+                               "--opponents", "heavy_numpy", "--seed", "1", "--trace",
+                               str(tmp_path / "t.jsonl")], capsys, stdin="1\n" * 40)
+    assert code == 2, err
+    lines = error_lines(err)
+    assert len(lines) == 1 and "heavy_numpy is a Python player" in lines[0], err
+    assert "sniff play takes compiled strategies only" in lines[0]
+    assert "OUTSIDE" not in err and "Decisions" not in err
+    assert not (tmp_path / "t.jsonl").exists()
