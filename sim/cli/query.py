@@ -10,12 +10,15 @@ from pathlib import Path
 
 import click
 
+from sim.cli.options import TextPath
+
 
 @click.command()
 @click.argument("folder", metavar="FOLDER", type=click.Path(path_type=Path))
 @click.argument("sql", metavar="SQL")
 @click.option("--csv", "as_csv", is_flag=True, help="Print every row as CSV (streamed).")
-@click.option("--parquet", "parquet", type=click.Path(path_type=Path), metavar="OUT",
+@click.option("--parquet", "parquet", type=TextPath(dir_okay=False, path_type=Path),
+              metavar="OUT",
               help="Write every row to the Parquet file OUT (a new file) instead.")
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=1000, show_default=True,
