@@ -63,12 +63,13 @@ from sim.kernels.decisions import (
     BatchSettings,
     Decisions,
     IllegalMove,
+    lineup_positions,
 )
 from sim.kernels.gather import gather_rounds
 from sim.kernels.result import BatchResult, strategy_errors
 from sim.kernels.shared import kernel_for
 from sim.kernels.sharing import BLOCK_SIZE, note_cost, shared_step
-from strategies import MAX_PARAMS, StrategySpec, parse_spec
+from strategies import MAX_PARAMS, StrategySpec
 
 __all__ = ["GameBatch"]
 
@@ -104,23 +105,9 @@ def _most_references(rows: tuple[np.ndarray, ...]) -> int:
 _UNUSED = _most_references(new_rows(1))
 
 
-def _specs(players: int, lineup: Sequence) -> list[StrategySpec | None]:
-    """One spec (or OUTSIDE) per lineup position; names are parsed; 2 given for 4 players
-    are the two partnerships."""
-    check_players(players)
-    seats = [parse_spec(s) if isinstance(s, str) else s for s in getattr(lineup, "seats", lineup)]
-    if players == 4 and len(seats) == 2:
-        seats = seats * 2
-    if len(seats) != players:
-        raise SniffError(f"{players} players need {players} lineup positions, got {len(seats)}")
-    for spec in seats:
-        if spec is not None and not isinstance(spec, StrategySpec):
-            raise SniffError(
-                f"a lineup position is a strategy spec or OUTSIDE (None), not {spec!r}")
-        if spec is not None and spec.strategy.python:
-            raise SniffError(f"{spec.label} is a Python player: make its position OUTSIDE "
-                             "and call it on the Decisions (sim.kernels.python_seats does)")
-    return seats
+# what a batch holds of this process (compiled code, buffers), left out when it is pickled
+_COMPILED = frozenset(("_kernel", "_serial", "_gather_rows", "_stepper", "_errors_of", "_pool",
+                       "_dispatch", "_inputs"))
 
 
 class GameBatch(ExternalChance):
@@ -140,7 +127,7 @@ class GameBatch(ExternalChance):
     ) -> None:
         settings = settings if settings is not None else BatchSettings()
         self.players = check_players(players)
-        self.seats = _specs(players, lineup)
+        self.seats = lineup_positions(players, lineup)
         self.seed = int(seed)
         self.round_cap = int(settings.round_cap)
         self.external_chance = bool(settings.external_chance)
@@ -490,6 +477,17 @@ class GameBatch(ExternalChance):
         return BatchResult(self.game_ids.copy(), self.deal_ids.copy(), self.rotations.copy(),
                            self._seat_specs.copy(), self._games.copy(), round_game,
                            round_number, columns.T)
+
+    def __getstate__(self) -> dict:
+        """Pickled as its games (arrays, seats, settings), never its compiled kernel (a module
+        of this process: ``pickle`` cannot take it); unpickling finds the kernel again."""
+        return {name: value for name, value in self.__dict__.items() if name not in _COMPILED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._serial = self._gather_rows = self._stepper = None
+        self._pool = []
+        self._compile()  # the kernel (from the cache) and what is derived from the seats
 
     def copy(self) -> GameBatch:
         """An independent copy (same kernel), e.g. for a search that tries moves."""

@@ -9,18 +9,21 @@ the environments (``sim.env``), serve and the Python players share.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
 
 from sim.core import engine
+from sim.core.seating import check_players
 from sim.core.tiles import N_TILES
+from sim.errors import SniffError
 from sim.kernels.result import ROUND_CAP
-from strategies import Strategy
+from strategies import Strategy, StrategySpec, parse_spec
 
 __all__ = [
     "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE",
-    "BatchSettings", "Decisions", "IllegalMove",
+    "BatchSettings", "Decisions", "IllegalMove", "lineup_positions",
 ]
 
 N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
@@ -77,3 +80,22 @@ class BatchSettings:
     rotations: np.ndarray | None = None
     forced_leads: np.ndarray | None = None
     kernel_strategies: tuple[Strategy, ...] = ()
+
+
+def lineup_positions(players: int, lineup: Sequence) -> list[StrategySpec | None]:
+    """A ``GameBatch``'s lineup: one spec (or OUTSIDE) per lineup position; names are
+    parsed; 2 given for 4 players are the two partnerships."""
+    check_players(players)
+    seats = [parse_spec(s) if isinstance(s, str) else s for s in getattr(lineup, "seats", lineup)]
+    if players == 4 and len(seats) == 2:
+        seats = seats * 2
+    if len(seats) != players:
+        raise SniffError(f"{players} players need {players} lineup positions, got {len(seats)}")
+    for spec in seats:
+        if spec is not None and not isinstance(spec, StrategySpec):
+            raise SniffError(
+                f"a lineup position is a strategy spec or OUTSIDE (None), not {spec!r}")
+        if spec is not None and spec.strategy.python:
+            raise SniffError(f"{spec.label} is a Python player: make its position OUTSIDE "
+                             "and call it on the Decisions (sim.kernels.python_seats does)")
+    return seats
