@@ -77,26 +77,29 @@ def test_listed_and_recorded_like_a_plugin(plugins, capsys, tmp_path):
     ("py_generator_exit", "raised GeneratorExit: closed"),
     ("py_exit", "called sys.exit(0)"),
 ])
-@pytest.mark.parametrize("command", ["simulate", "tournament"])
+@pytest.mark.parametrize("command", ["simulate", "tournament", "openings"])
 def test_a_misbehaving_python_player_is_one_line_and_no_run(plugins, capsys, tmp_path,
                                                             player, says, command):
     out = tmp_path / "out"
-    size = ["--games", "50"] if command == "simulate" else ["--games-per-pair", "50"]
-    code, _, err = run_main(["--plugin", "python_bad", command, "--players", "2",
-                             "--strategies", f"{player},greedy", *size, "-q", "-o", str(out)],
-                            capsys)
+    size = {"simulate": ["--games", "50", "--strategies", f"{player},greedy"],
+            "tournament": ["--games-per-pair", "50", "--strategies", f"{player},greedy"],
+            "openings": ["--deals", "4", "--strategies", player]}[command]
+    code, _, err = run_main(["--plugin", "python_bad", command, "--players", "2", *size,
+                             "-q", "-o", str(out)], capsys)
     assert code == 2, err
     lines = error_lines(err)
     assert len(lines) == 1, err
     assert f"strategy '{player}' (module python_bad, Python)" in lines[0]
     assert says in lines[0]
     assert "Traceback" not in err
-    # refused at the first game, before a run folder was written (a tournament keeps its
-    # plan, tournament.json, so that it resumes, and no pairing)
-    if command == "simulate":
-        assert not out.exists()
-    else:
-        assert not any((out / "pairs").iterdir())
+    # refused at the first game: nothing written (#63: a tournament left pairs/,
+    # tournament.json and .lock, an openings study its study.json and .lock)
+    assert not out.exists(), sorted(p.name for p in out.iterdir())
+    out.mkdir()  # a folder of the user's own is left as it was: empty
+    code, _, err = run_main(["--plugin", "python_bad", command, "--players", "2", *size,
+                             "-q", "-o", str(out)], capsys)
+    assert code == 2 and says in err, err
+    assert out.is_dir() and not list(out.iterdir())
 
 
 def test_play_against_a_python_player_is_one_line_in_user_terms(plugins, capsys, tmp_path):
