@@ -252,12 +252,17 @@ def table(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=4096)
-    parser.add_argument("--simulate-games", type=int, default=200_000)
+    parser.add_argument("--games", type=int, default=4096,
+                        help="games of each batch and of the other rows (default %(default)s)")
+    parser.add_argument("--simulate-games", type=int, default=200_000,
+                        help="games of each timed sniff simulate (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=5,
-                        help="timed runs of each row (the batch row: 4 times as many)")
-    parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows to run")
-    parser.add_argument("--out", type=Path, default=Path("results/env_bench.json"))
+                        help="timed runs of each row (the batch row: 4 times as many; "
+                             "default %(default)s)")
+    parser.add_argument("--rows", default=",".join(ROWS),
+                        help="comma-separated rows to run (default %(default)s)")
+    parser.add_argument("--out", type=Path, default=Path("results/env_bench.json"),
+                        help="the JSON report (default %(default)s)")
     args = parser.parse_args(argv)
     names = args.rows.split(",")
     unknown = [name for name in names if name not in ROWS]

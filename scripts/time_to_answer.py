@@ -41,7 +41,8 @@ EVERY_BUILTIN = "random,greedy,heavy,defensive,blocker,partner,weighted,rollout,
 
 
 def run(command: list[str], cache: str) -> float:
-    env = dict(os.environ, SNIFF_CACHE_DIR=cache, SNIFF_PRECOMPILE="0")
+    # PYTHONSAFEPATH: not the working folder's modules (sim.children says why)
+    env = dict(os.environ, SNIFF_CACHE_DIR=cache, SNIFF_PRECOMPILE="0", PYTHONSAFEPATH="1")
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "sim.cli", *command], env=env, check=True,
                    stdout=subprocess.DEVNULL)

@@ -13,8 +13,10 @@ starting point.
 Needs the ``rl`` and ``env`` extras (``pip install -e '.[env,rl]'``); torch runs on the
 CPU with one thread. Usage::
 
-    python scripts/train_maskable_ppo.py --timesteps 1000000 --out results/ppo \\
-        --png docs/img/maskable-ppo-curve.png
+    python scripts/train_maskable_ppo.py --timesteps 1000000 --out results/ppo
+
+(the curve goes to ``results/ppo/curve.png``; ``--png docs/img/maskable-ppo-curve.png``
+replaces the documentation's picture).
 """
 
 from __future__ import annotations
@@ -32,23 +34,48 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timesteps", type=int, default=1_000_000)
+    parser.add_argument("--timesteps", type=int, default=1_000_000,
+                        help="environment steps to learn for (default %(default)s)")
     parser.add_argument("--minutes", type=float, default=float("inf"),
                         help="stop learning after this long (the final evaluation follows)")
-    parser.add_argument("--n-envs", type=int, default=8)
-    parser.add_argument("--opponent", default="greedy")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--eval-every", type=int, default=50_000)
-    parser.add_argument("--eval-games", type=int, default=500)
-    parser.add_argument("--eval-seed", type=int, default=1_000_003)
-    parser.add_argument("--final-games", type=int, default=4000)
-    parser.add_argument("--out", type=Path, default=Path("results/maskable-ppo"))
-    parser.add_argument("--png", type=Path, default=Path("docs/img/maskable-ppo-curve.png"))
-    return parser.parse_args()
+    parser.add_argument("--n-envs", type=int, default=8,
+                        help="environments stepped side by side (default %(default)s)")
+    parser.add_argument("--opponent", default="greedy",
+                        help="the built-in strategy learned against (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="training seed (default 1)")
+    parser.add_argument("--eval-every", type=int, default=50_000,
+                        help="steps between evaluations (default %(default)s)")
+    parser.add_argument("--eval-games", type=int, default=500,
+                        help="held-out games of each evaluation (default %(default)s)")
+    parser.add_argument("--eval-seed", type=int, default=1_000_003,
+                        help="seed of the held-out games (default %(default)s)")
+    parser.add_argument("--final-games", type=int, default=4000,
+                        help="games of the final evaluation (default %(default)s)")
+    parser.add_argument("--out", type=Path, default=Path("results/maskable-ppo"),
+                        help="folder for curve.csv, the model and the result "
+                             "(default %(default)s)")
+    parser.add_argument("--png", type=Path,
+                        help="the learning curve's picture (default OUT/curve.png; the "
+                             "documentation's is docs/img/maskable-ppo-curve.png)")
+    args = parser.parse_args()
+    args.png = args.png or args.out / "curve.png"
+    return args
+
+
+def require_rl_extra() -> None:
+    """torch and sb3-contrib, or one line saying how to get them (never a traceback)."""
+    import importlib.util
+
+    missing = [name for module, name in (("torch", "torch"), ("sb3_contrib", "sb3-contrib"))
+               if importlib.util.find_spec(module) is None]
+    if missing:
+        sys.exit(f"train_maskable_ppo: error: {' and '.join(missing)} not installed; "
+                 "pip install -e '.[env,rl]' adds them")
 
 
 if __name__ == "__main__":
     arguments()  # --help and bad flags answer before torch loads (the rl extra: not in test)
+    require_rl_extra()
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

@@ -16,9 +16,9 @@ from sim.version import __version__ as __version__
 __all__ = [
     "SniffError", "load", "simulate",
     # the sub-packages and modules, bottom first (docs/design.md)
-    "errors", "version", "files", "cache", "reference", "core", "stats", "display", "kernels",
-    "env", "store", "run", "hint", "table", "openings", "report", "compare", "tune", "learn",
-    "tournament", "precompile", "serve", "cli",
+    "errors", "version", "files", "cache", "children", "reference", "core", "stats", "display",
+    "kernels", "env", "store", "run", "hint", "table", "openings", "report", "compare", "tune",
+    "learn", "tournament", "precompile", "serve", "cli",
 ]
 
 

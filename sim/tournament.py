@@ -29,11 +29,11 @@ from itertools import combinations
 from pathlib import Path
 
 from sim.core.seating import check_players
-from sim.display.formatting import slug
+from sim.display.formatting import shown_name, slug
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import own_folder, refuse_links, write_atomic
 from sim.run.settings import RunControl
-from sim.store.folders import check_writable_folder
+from sim.store.folders import check_writable_folder, remove_unstarted
 from sim.store.integrity import part_record
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.rundata import (
@@ -153,7 +153,7 @@ class Tournament:
             values = "".join(f"  {'-':>{column}}" if a == b else
                              f"  {100 * cell[(a, b)]:{column - 1}.1f}%" for b in names)
             out.append(f"  {a:<{width}}{values}")
-        out.append(f"  data: {self.folder}/ (pairs/, {', '.join(OUTPUT_FILES)}, "
+        out.append(f"  data: {shown_name(self.folder)}/ (pairs/, {', '.join(OUTPUT_FILES)}, "
                    f"{TOURNAMENT_MANIFEST}); full report: sniff report "
                    f"{shlex.quote(str(self.folder))}")
         return out
@@ -293,6 +293,7 @@ def run_tournament(
         from sim.store.rundata import check_run_ids
 
         check_run_ids(folder, manifest, [run.run_id for _, _, run in pairs])
+    new, existed = manifest is None, folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -300,14 +301,20 @@ def run_tournament(
                          f"{error.strerror or error}") from None
     held = RunLock(folder)  # one writer: a second tournament into the folder is one line
     held.acquire(control.command or "sniff tournament")
+    unplayed = False
     try:
         if manifest is None:
             manifest = _new_manifest(folder, plan, pairs, control)
         _mark_running(folder, manifest)
         runs = _play_pairings(folder, manifest, pairs, control)
         return _complete(folder, manifest, runs)
+    except SniffError:  # a new tournament refused before any pairing wrote: nothing is left
+        unplayed = new and not any((folder / PAIRS_DIR).glob("*"))
+        raise
     finally:
         held.release()
+        if unplayed:
+            remove_unstarted(folder, (TOURNAMENT_MANIFEST, PAIRS_DIR), created=not existed)
 
 
 def _check_new_folder(folder: Path, overwrite: bool) -> None:

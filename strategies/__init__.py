@@ -14,8 +14,9 @@ numba ``@njit`` function and registers it with :func:`register`:
 
 It must be a plain ``@njit`` function (not ``cache=True``: ``sim.kernels.generate`` compiles
 it alone into a cached wrapper named by a hash of its files) and must not keep state between
-calls: the engine runs games on several threads at once. ``strategies.heuristics.features`` holds the public inferences (unseen
-tiles, what each opponent is known to lack, reply risk) that the built-in heuristics use.
+calls: the engine runs games on several threads at once. ``strategies.heuristics.features``
+holds the public inferences (unseen tiles, what each opponent is known to lack, reply risk)
+that the built-in heuristics use.
 
 Strategies outside this package are loaded with :func:`load_plugin` (the CLI's
 ``--plugin MODULE`` or the ``SNIFF_PLUGINS`` environment variable, comma-separated). The

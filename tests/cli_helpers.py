@@ -121,3 +121,26 @@ sizes: 5 6
 boneyard: 14
 lacks: 1=3,4
 """
+
+
+# A module of the working folder that leaves a marker when some process imports it, then
+# hands the importer the real module (so that the run goes on as it would).
+SHADOW = """
+import importlib, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+open(os.path.join(here, "imported-" + __name__ + "-" + str(os.getpid())), "w").close()
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+del sys.modules[__name__]
+sys.modules[__name__] = importlib.import_module(__name__)
+"""
+
+
+def shadow_modules(folder: Path, *names: str) -> None:
+    """Put modules named ``names`` in ``folder`` that leave a marker when imported."""
+    for name in names:
+        (folder / f"{name}.py").write_text(SHADOW)
+
+
+def imported_from(folder: Path) -> list[str]:
+    """The markers of :func:`shadow_modules`' modules that some process imported."""
+    return sorted(path.name for path in folder.glob("imported-*"))

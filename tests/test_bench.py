@@ -65,3 +65,17 @@ def test_a_failed_memory_run_is_one_line(monkeypatch):
     with pytest.raises(SniffError, match=r"peak-memory run of 1,000 games failed \(exit 2\): "
                                          "sniff: error: not enough disk space"):
         bench.peak_memory(1000)
+
+
+def test_the_measured_runs_import_no_code_from_the_working_folder(tmp_path, monkeypatch):
+    """#63: ``sniff bench`` runs ``python -m sim.cli`` (and ``python -c``) in the folder it
+    was started from, which puts that folder first on the child's ``sys.path``."""
+    from cli_helpers import imported_from, shadow_modules
+
+    from sim.run import bench
+
+    shadow_modules(tmp_path, "numpy", "click")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYTHONSAFEPATH", raising=False)
+    assert bench.peak_memory(1000)["peak_rss_mib"] > 0
+    assert imported_from(tmp_path) == []

@@ -126,3 +126,26 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys, tmp_path):
                               if "--resume" not in args else ["compare", *args], capsys)
     assert code == 2 and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_resumed_comparison_announces_its_own_test_and_keeps_its_cap(tmp_path, capsys):
+    """#63: ``compare --out X --resume --max-games 100`` of a run started with ``--h1
+    0.005`` announced the default ``H1 >= +5.0%`` and played on to the run's own cap."""
+    folder = tmp_path / "cut"
+
+    def stop(line: str) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(RunInterrupted):
+        compare("random", "random", players=2, seed=8, out=folder, max_games=4000,
+                test=Sprt(0.0, 0.005, 0.05, 0.05), on_line=stop)
+    parts = sorted((folder / "games").iterdir())
+    code, out, err = run_main(["compare", "--out", str(folder), "--resume", "--max-games",
+                               "100"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--max-games 100 differs from the run's own 4,000" in err
+    assert sorted((folder / "games").iterdir()) == parts  # nothing played
+    code, out, err = run_main(["compare", "--out", str(folder), "--resume"], capsys)
+    assert code == 0, err
+    assert "against H1 >= +0.5%, alpha 0.05, beta 0.05" in err and "+5.0%" not in err
+    assert json.loads((folder / "compare.json").read_text())["games"] <= 4000

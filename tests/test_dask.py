@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import default_sigint, run_main
+from cli_helpers import default_sigint, imported_from, run_main, shadow_modules
 from distributed import Client, LocalCluster
 from frames import assert_frame_equal
 
@@ -364,3 +364,27 @@ def test_a_worker_that_cannot_see_the_run_folder_says_so(tmp_path, cluster):
     future = client.submit(cluster_chunks.play_chunk_task, job, 0, 0, 100, pure=False)
     with pytest.raises(SniffError, match="cannot see the run folder .* same path"):
         future.result()
+
+
+def test_no_worker_imports_code_from_the_working_folder(tmp_path, reference):
+    """#63: ``sniff simulate --scheduler local:2`` from a folder holding a
+    ``multiprocessing.py`` ran it three times (the resource tracker and each worker start
+    with ``python -c``, which puts the current folder first on ``sys.path``)."""
+    folder, launcher = tmp_path / "hostile", tmp_path / "bin"
+    folder.mkdir()
+    launcher.mkdir()
+    shadow_modules(folder, "multiprocessing", "dask", "distributed", "numba")
+    # as the installed ``sniff`` script starts: its own folder, not the working one, on
+    # sys.path
+    (launcher / "sniff.py").write_text(
+        "from sim.cli.main import main\nif __name__ == '__main__':\n    main()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(sim.__file__).parents[1]),
+                                                      env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, str(launcher / "sniff.py"), "simulate", "--players", "2", "--games",
+         "400", "--scheduler", "local:2", "-o", "run", "-q"],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    assert imported_from(folder) == []
+    assert done.returncode == 0, done.stderr
+    assert len(sim.load(folder / "run").games) == 400

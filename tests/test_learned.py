@@ -374,3 +374,22 @@ def test_the_training_state_is_plain_arrays_and_a_pickle_is_never_read(tmp_path:
     with pytest.raises(SniffError, match="does not read"):
         load_state(planted, new())
     assert not Path("ran").exists()
+
+
+def test_a_run_of_a_model_file_is_rebuilt_from_its_manifest(tmp_path: Path) -> None:
+    """#63: a run played with ``learned:model=m.npz`` could not be replayed (``verify
+    --replay``) nor resumed: its manifest names the generated module
+    ``sniff_learned_<digest>``, taken for a plugin to import (and ``--plugin`` with it gave
+    the same error). The spec is built again from the recorded text, to the same code."""
+    from sim.kernels.runner import lineup_code
+    from sim.run.plan import Plan, resolve_plan
+
+    own = tmp_path / "mine.npz"
+    shutil.copy(shipped_path(2), own)
+    plan = resolve_plan({"players": 2, "strategies": f"learned:model={own},random",
+                         "games": 100})
+    config = json.loads(json.dumps(plan.config()))  # as a manifest holds it
+    assert config["modules"][0].startswith("sniff_learned_")
+    rebuilt = Plan.from_config(config)
+    assert rebuilt.config() == plan.config()
+    assert lineup_code(rebuilt.lineup) == lineup_code(plan.lineup)  # what --replay checks

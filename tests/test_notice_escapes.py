@@ -63,3 +63,48 @@ def test_trace_and_learn_escape_what_they_wrote(runs, capsys) -> None:
                               capsys)
     clean(code, out, err)
     assert f"model: {runs}/l{ESCAPED}/model.npz" in out
+
+
+FORGED = "n\nsniff: error: forged\x1b[2J"  # a name whose newline would forge a line of its own
+
+
+def no_forged_line(out: str, err: str) -> None:
+    lines = (out + err).splitlines()
+    assert not any(line.startswith("sniff: error: forged") for line in lines), (out, err)
+    assert "\x1b" not in out + err and "\\nsniff: error: forged\\x1b[2J" in out + err
+
+
+def test_a_newline_in_a_name_is_escaped_on_every_line(runs, capsys) -> None:
+    """#63: ESC was escaped but a newline was printed raw, so a folder's name could forge
+    a ``sniff: error:`` line (in a notice, a summary's ``data:`` line, an error)."""
+    folder = runs / FORGED
+    code, out, err = run_main(["simulate", "--players", "2", "--strategies", "greedy,random",
+                               "--games", "40", "-o", str(folder)], capsys)
+    assert code == 0, err
+    no_forged_line(out, err)
+    code, out, err = run_main(["compare", "greedy", "random", "--players", "2", "--out",
+                               str(runs / f"c{FORGED}")], capsys)
+    assert code == 0, err
+    no_forged_line(out, err)
+    code, out, err = run_main(["verify", str(folder)], capsys)
+    assert code == 0, err
+    no_forged_line(out, err)
+    code, out, err = run_main(["report", str(runs / f"none{FORGED}")], capsys)  # an error
+    assert code == 2 and len(err.splitlines()) == 1, err
+    no_forged_line(out, err)
+
+
+def test_report_md_carries_no_raw_control_characters(runs, capsys) -> None:
+    """#63: report.md kept raw escape sequences from folder names and ``--title``."""
+    folder = runs / f"md{NAME}"
+    code, out, err = run_main(["simulate", "--players", "2", "--strategies", "greedy,random",
+                               "--games", "40", "-o", str(folder)], capsys)
+    assert code == 0, err
+    report = runs / "md-report"
+    code, out, err = run_main(["report", str(folder), "-o", str(report), "--placement-sample",
+                               "0", "--title", f"T{NAME}\n# forged heading"], capsys)
+    assert code == 0, err
+    markdown = (report / "report.md").read_text()
+    assert not any(c in markdown for c in "\x1b\x07"), markdown[:400]
+    assert "\n# forged heading" not in markdown and f"T{ESCAPED}\\n# forged heading" in markdown
+    assert f"md{ESCAPED}" in markdown

@@ -149,8 +149,12 @@ def test_precision_option_errors(capsys, tmp_path):
     cases = [
         (["--precision", "0.01", "--games", "100"], "--games and --precision exclude"),
         (["--max-games", "100"], "--max-games is the cap of a --precision run"),
-        (["--precision", "0.7"], "--precision must be a half-width between 0 and 0.5"),
-        (["--precision", "0"], "--precision must be a half-width between 0 and 0.5"),
+        (["--precision", "0.7"], "--precision must be a half-width from 0.0001"),
+        (["--precision", "0"], "--precision must be a half-width from 0.0001"),
+        # #63: accepted, and played on to the cap, which no run can make that precise
+        (["--precision", "1e-320"], "--precision must be a half-width from 0.0001 (about 100 "
+                                    "million games) to below 0.5"),
+        (["--precision", "0.00009"], "--precision must be a half-width from 0.0001"),
     ]
     for args, message in cases:
         code, _, err = run_main(["simulate", *args, "-q", "--out", str(tmp_path / "x")], capsys)

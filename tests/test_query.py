@@ -132,12 +132,16 @@ def test_bad_queries_are_one_line_and_change_nothing(run, tmp_path, capsys):
         (["SELECT 1", "--parquet", str(target)], "exists"),
         (["SELECT 1", "--parquet", str(run / "answer.parquet")], "never writes into"),
         (["SELECT 1", "--csv", "--parquet", str(tmp_path / "new.parquet")], "exclude"),
+        # #63: "new/" wrote a file named new (the slash, which says a folder, dropped)
+        (["SELECT 1", "--parquet", f"{tmp_path / 'new'}/"], "names a folder (it ends with"),
+        (["SELECT 1", "--parquet", str(tmp_path)], "is a directory"),
     ]
     for args, message in cases:
         code, out, err = run_main(["query", str(run), *args], capsys)
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1 and message in lines[0], (args, err)
         assert "Traceback" not in err
+    assert not (tmp_path / "new").exists()
     overwrite = ["query", str(run), "SELECT 1 AS a", "--parquet", str(target), "--overwrite"]
     code, _, err = run_main(overwrite, capsys)  # only over a Parquet file (#51)
     assert code == 2 and "not a parquet file" in err

@@ -1,6 +1,6 @@
 """``sniff serve`` is safe by default on localhost: only its own Host, no state changed from
 another origin or without the page's token, security headers on every answer, a rate limit
-per session, a hint's budget capped, and a client that disconnects one quiet log line."""
+per client, a hint's budget capped, and a client that disconnects one quiet log line."""
 
 from __future__ import annotations
 
@@ -75,6 +75,16 @@ def test_no_state_changes_from_another_origin_or_without_the_token():
         assert response.status_code == 403
 
 
+def test_a_token_of_other_bytes_than_ascii_is_a_403():
+    """#63: a token header holding bytes past ASCII (latin-1 text) made
+    ``secrets.compare_digest`` raise TypeError: a 500 and a traceback in the log."""
+    client, sessions, guard = served()
+    for token in ("caf\u00e9".encode("latin-1"), b"\xff" * 32, guard.token.encode() + b"\xe9"):
+        response = client.post("/api/games", json=FAST, headers=[(TOKEN_HEADER.encode(), token)])
+        assert response.status_code == 403 and "token" in one_line(response)
+    assert len(sessions) == 0
+
+
 def test_security_headers_on_every_answer():
     client, _, _ = served()
     for response in (client.get("/"), client.get("/static/app.js"),
@@ -87,16 +97,19 @@ def test_security_headers_on_every_answer():
         assert response.headers["x-content-type-options"] == "nosniff"
 
 
-def test_requests_are_limited_per_session():
+def test_requests_are_limited_per_client_whatever_session_they_name():
+    """#63: the limit was keyed by the session id in the path, so a client naming a new
+    random id in each request was never limited."""
     client, _, guard = served(Guard(("testserver",), rate=0.001, burst=4))
     headers = {TOKEN_HEADER: guard.token}
     one = client.post("/api/games", json=FAST, headers=headers).json()["session"]
-    two = client.post("/api/games", json={**FAST, "seed": 4}, headers=headers).json()["session"]
-    answers = [client.get(f"/api/games/{one}").status_code for _ in range(6)]
-    assert answers[:4] == [200] * 4 and answers[4:] == [429, 429]
-    response = client.get(f"/api/games/{one}")
-    assert "too many requests" in one_line(response)
-    assert client.get(f"/api/games/{two}").status_code == 200  # another tab is not starved
+    answers = [client.get(f"/api/games/{one}").status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]  # with the POST, a burst of 4
+    for made_up in ("a1", "b2", "c3"):  # another id each time: the same client's bucket
+        response = client.get(f"/api/games/{made_up}")
+        assert response.status_code == 429 and "too many requests" in one_line(response)
+    other = TestClient(client.app, raise_server_exceptions=False, client=("10.0.0.2", 5000))
+    assert other.get(f"/api/games/{one}").status_code == 200  # another client is not starved
 
 
 def test_a_hints_budget_is_capped_by_the_server():

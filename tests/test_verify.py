@@ -73,6 +73,21 @@ def test_an_edited_stop_is_found(runs, tmp_path, capsys, run, field, value, text
     assert code == 2 and "bad:" in out and text in out, (out, err)
 
 
+@pytest.mark.parametrize("field, value", [("decision", "H0"), ("llr", -3.5)])
+def test_readers_refuse_an_edited_decision(runs, tmp_path, capsys, field, value) -> None:
+    """#63: ``report`` and ``query`` showed an edited ``stopped.decision`` with only the
+    note that the folder was not verified; they replay the test over the parts as verify
+    does (a compare run's games: two columns) and refuse it in verify's words."""
+    folder = copy_of(runs["compare"], tmp_path)
+    edit_json(folder / "manifest.json", lambda m: m["stopped"].update({field: value}))
+    for command in (["query", str(folder), "select count(*) from games"],
+                    ["report", str(folder), "-o", str(tmp_path / "r"),
+                     "--placement-sample", "0"]):
+        code, out, err = run_main(command, capsys)
+        one_line(code, err, "manifest.json: stopped does not match the parts: they stop at")
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_precision_stop_moved_to_fewer_games_is_found(runs, tmp_path, capsys) -> None:
     """The parts and ledger lines past the new stop deleted, the manifest edited to match."""
     folder = copy_of(runs["precision"], tmp_path)
@@ -151,6 +166,31 @@ def test_ledger_fields_of_the_wrong_type_are_one_line(runs, tmp_path, capsys, fi
                  ["report", str(folder), "-o", str(tmp_path / "r")]):
         code, out, err = run_main(args, capsys)
         one_line(code, err, "is not one sniff writes")
+
+
+@pytest.mark.parametrize("table, column", [("games", "winner_side"),
+                                           ("rounds", "end_reason")])
+def test_a_part_rewritten_without_a_column_fails_verify(runs, tmp_path, capsys, table,
+                                                        column) -> None:
+    """#63: a games part rewritten without its winner_side column (its footer kept, its
+    ledger line recomputed) passed verify ("2 of 2 chunks sound") while report refused it:
+    the parts' schema was not verified."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    folder = copy_of(runs["plain"], tmp_path)
+    part = folder / table / "part-000001.parquet"
+    data = pq.read_table(part)
+    pq.write_table(data.drop_columns([column]).replace_schema_metadata(data.schema.metadata),
+                   part)
+    raw = part.read_bytes()
+    lines = [json.loads(line) for line in (folder / "parts.jsonl").read_text().splitlines()]
+    lines[1]["parts"][table].update(bytes=len(raw), sha256=hashlib.sha256(raw).hexdigest())
+    (folder / "parts.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, out, err = verify(folder, capsys)
+    assert code == 2 and f"bad: {part}: lacks column(s) {column}" in out, (out, err)
+    assert "1 of 2 chunks sound" in out, out
 
 
 @pytest.mark.parametrize("damage, text", [
@@ -361,6 +401,24 @@ def test_an_openings_folder_binds_what_it_shows(openings, tmp_path, capsys, edit
     edit(folder)
     code, out, err = verify(folder, capsys)
     assert code == 2 and text in out, (out, err)
+
+
+@pytest.mark.parametrize("edit, text", [
+    (_rewrite_pairs, "tile-pairs.csv: does not match"),  # #63: the forged pairs were shown
+    (lambda f: _rewrite_recorded(f, "openings.parquet", _add("p_win_vs_avg", 0.25)),
+     "openings.parquet: does not match the games table"),
+    (lambda f: _rewrite_recorded(f, "games/part-000000.parquet", _add("differential", 1)),
+     "openings.parquet: does not match the games table"),
+])
+def test_report_refuses_an_openings_folder_that_verify_refuses(openings, tmp_path, capsys,
+                                                               edit, text) -> None:
+    """#63: ``sniff report --openings`` of a folder whose tile-pairs.csv was edited (its
+    sha256 updated in summary.json) printed the forged figures with exit 0."""
+    folder = copy_of(openings, tmp_path)
+    edit(folder)
+    code, out, err = run_main(["report", str(folder), "-o", str(tmp_path / "rep")], capsys)
+    assert code == 2 and text in err and len(err.strip().splitlines()) == 1, (out, err)
+    assert not (tmp_path / "rep").exists()
 
 
 def test_replay_proves_an_openings_folder(openings, tmp_path, capsys) -> None:

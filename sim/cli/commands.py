@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from sim.display.formatting import printable
+from sim.display.formatting import printable, shown_name
 from sim.run.progress import ProgressBar
 from sim.run.settings import RunControl
 
@@ -57,7 +57,8 @@ def reading_bar(desc: str, unit: str) -> ProgressBar:
     """The progress bar of a read (``report``, ``verify``): shown only on a terminal, and
     only once the work has taken more than two seconds (quick reads stay silent); its
     callback ``(done, total)`` is ``bar.callback``."""
-    return ProgressBar(printable(desc), unit, shown=sys.stderr.isatty(), delay=2, leave=False)
+    return ProgressBar(printable(desc, one_line=True), unit, shown=sys.stderr.isatty(), delay=2,
+                       leave=False)
 
 
 def simulate_command(options: dict, out: Path | None, *, control: RunControl,
@@ -82,7 +83,7 @@ def simulate_command(options: dict, out: Path | None, *, control: RunControl,
             if plan.precision is not None:  # --precision
                 what = (f"until every win rate is within +-{plan.precision:.2%} (at most "
                         f"{plan.games:,} games), in chunks of {plan.chunk_size:,}")
-            click.echo(printable(f"sniff: {action} {folder}: {what}"), err=True)
+            click.echo(printable(f"sniff: {action} {folder}: {what}", one_line=True), err=True)
 
     try:
         run = execute(plan, folder, control.but(
@@ -90,7 +91,7 @@ def simulate_command(options: dict, out: Path | None, *, control: RunControl,
             notice=quiet_notice if quiet else stderr_notice,
             alert=stderr_notice))  # a bad part set aside is said even with -q
     except RunInterrupted as stopped:
-        click.echo(printable(f"sniff: {stopped.hint()}"), err=True)
+        click.echo(printable(f"sniff: {stopped.hint()}", one_line=True), err=True)
         raise
     click.echo(printable(str(run.summary)))  # labels may come from a resumed folder
 
@@ -128,7 +129,7 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
         check_folder(folder, control.mode == "overwrite")
 
     def say(text: str) -> None:
-        click.echo(printable(f"sniff: {text}"), err=True)
+        click.echo(printable(f"sniff: {text}", one_line=True), err=True)
 
     bar = ProgressBar("sniff openings", "deal", shown=not quiet and sys.stderr.isatty(),
                       total=config.deals, leave=False)
@@ -155,7 +156,7 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
     sys.stdout.write(printable(
         f"\n{summary['games']:,} games; wrote openings.parquet, games/ ({parts} part"
         f"{'s' if parts > 1 else ''}), heatmap.png, tile-pairs.csv, ranking.md and "
-        f"summary.json to {folder}\n"
+        f"summary.json to {shown_name(folder)}\n"
     ))
 
 
@@ -171,17 +172,19 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
     check_writable_folder(folder)  # before the minutes of tracing that build may take
     with ctrl_c_stops(), reading_bar("sniff report: reading", "chunk") as bar:
         report = build(paths, placement_sample=placement_sample, title=title,
-                       notice=lambda text: click.echo(printable(f"sniff: {text}"), err=True),
+                       notice=lambda text: click.echo(printable(f"sniff: {text}", one_line=True),
+                                                      err=True),
                        openings=openings, pairings=pairings, progress=bar.callback)
     with ctrl_c_stops():  # charts drawn while it writes
         files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
     what = f"{len(report.runs)} run(s)" if report.runs else "openings"
     click.echo(printable(f"report of {what}: {folder / 'report.html'} (self-contained), "
-                         f"report.md, report.json and {len(charts)} charts in {folder}/"))
+                         f"report.md, report.json and {len(charts)} charts in {folder}/",
+                         one_line=True))
     for run in report.runs:
         for note in run.notes:
-            click.echo(printable(f"sniff: note: {run.name}: {note}"), err=True)
+            click.echo(printable(f"sniff: note: {run.name}: {note}", one_line=True), err=True)
     return files
 
 
@@ -210,7 +213,7 @@ def tournament_command(options: dict, *, control: RunControl, quiet: bool,
             progress=not quiet and sys.stderr.isatty(),
             notice=quiet_notice if quiet else stderr_notice))
     except TournamentInterrupted as stopped:
-        click.echo(printable(f"sniff: {stopped.hint()}"), err=True)
+        click.echo(printable(f"sniff: {stopped.hint()}", one_line=True), err=True)
         raise
     click.echo(printable(str(result)))
 
@@ -227,7 +230,7 @@ def tune_command(options: dict, *, out: Path | None, control: RunControl,
             progress=not quiet and sys.stderr.isatty(),
             notice=quiet_notice if quiet else stderr_notice), **given)
     except TuneInterrupted as stopped:
-        click.echo(printable(f"sniff: {stopped.hint()}"), err=True)
+        click.echo(printable(f"sniff: {stopped.hint()}", one_line=True), err=True)
         raise
     click.echo(printable(str(result)))
 
@@ -323,7 +326,8 @@ def trace_command(players: int, seed: int, strategies: str, games: int,
         lines = write_trace(events, temporary)
 
     write_atomic(output, write)
-    click.echo(printable(f"wrote {lines} events of {games} game(s) to {output}"), err=True)
+    click.echo(printable(f"wrote {lines} events of {games} game(s) to {output}", one_line=True),
+               err=True)
 
 
 MAX_NUMBA_THREADS = 4096  # numba's pool of 100,000 threads ends in a segmentation fault

@@ -9,7 +9,7 @@ import click
 
 from sim.cli.options import scheduler_option, seed_value, sprt_options
 from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
-from sim.display.formatting import printable
+from sim.display.formatting import printable, shown_name
 
 
 @click.command()
@@ -22,8 +22,9 @@ from sim.display.formatting import printable
 @click.option("-o", "--out", type=click.Path(path_type=Path),
               help="Run folder to write [default: results/compare-DATE-TIME].")
 @sprt_options()
-@click.option("--max-games", type=int, default=DEFAULT_MAX_GAMES, show_default=True,
-              help="Stop undecided after this many games.")
+@click.option("--max-games", type=int,
+              help=f"Stop undecided after this many games [default: {DEFAULT_MAX_GAMES:,}; "
+                   "with --resume, the run's own].")
 @click.option("--chunk-size", type=int,
               help=f"Games between checks, whole deals [default: {CHUNK_DEALS} deals: "
                    f"{2 * CHUNK_DEALS} games, {3 * CHUNK_DEALS} with 3 players].")
@@ -58,11 +59,15 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
         raise SniffError("give two strategies, A and B (e.g. sniff compare partner greedy)")
     folder = out if out is not None else new_folder("compare", Path("results"))
 
-    def announce() -> None:
+    def announce() -> None:  # once the run is ready: a resumed one's own test, recorded
         if not quiet:
-            click.echo(printable(f"sniff: comparing in {folder}: H0 difference <= {h0:+.1%} "
-                                 f"against H1 >= {h1:+.1%}, alpha {alpha:g}, beta {beta:g}"),
-                       err=True)
+            from sim.store.io import read_manifest
+
+            test = read_manifest(folder)["config"]["sequential"] if resume else (
+                h0, h1, alpha, beta)
+            click.echo(printable(f"sniff: comparing in {folder}: H0 difference <= "
+                                 f"{test[0]:+.1%} against H1 >= {test[1]:+.1%}, alpha "
+                                 f"{test[2]:g}, beta {test[3]:g}", one_line=True), err=True)
 
     control = run_control(resume, overwrite, threads=threads, announce=announce,
                           scheduler=scheduler, notice=quiet_notice if quiet else stderr_notice)
@@ -72,10 +77,11 @@ def compare(a, b, players, seed, out, h0, h1, alpha, beta, max_games, chunk_size
                              chunk_size=chunk_size, control=control,
                              on_line=None if quiet else shown)
     except RunInterrupted as stopped:
-        click.echo(printable(f"sniff: {stopped.hint('sniff compare')}"), err=True)
+        click.echo(printable(f"sniff: {stopped.hint('sniff compare')}", one_line=True),
+                   err=True)
         raise
     shown(result.decision_text())
-    shown(f"  data: {folder}/ ({RESULT}, games/, rounds/, manifest.json)")
+    shown(f"  data: {shown_name(folder)}/ ({RESULT}, games/, rounds/, manifest.json)")
 
 
 def shown(text: str) -> None:

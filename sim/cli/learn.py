@@ -71,4 +71,4 @@ def learn(out, resume, quiet, threads, scheduler, **given) -> None:
                 scheduler=scheduler)
     if row and not quiet:
         model = Path(out) / "model.npz"  # a folder's name is data: escaped on the terminal
-        click.echo(printable(f"model: {model}  (learned:model={model})"))
+        click.echo(printable(f"model: {model}  (learned:model={model})", one_line=True))

@@ -12,6 +12,8 @@ from sim.cli.compare import compare as compare_command
 from sim.cli.hint import hint as hint_command
 from sim.cli.learn import learn as learn_command
 from sim.cli.options import (
+    ReaderGone,
+    SniffGroup,
     TextPath,
     WholeRange,
     at_most,
@@ -27,7 +29,7 @@ from sim.cli.tune import tune as tune_command
 from sim.errors import SniffError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SniffGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sniff")
 @click.option("--plugin", "plugins", multiple=True, metavar="MODULE",
               help="Import MODULE to register its strategies (repeatable). It must be "
@@ -465,26 +467,26 @@ def main(args: list[str] | None = None, prog_name: str | None = None) -> None:
         click.echo(error.ctx.get_help() if error.ctx else str(error))
         sys.exit(EXIT_ERROR)
     except click.ClickException as error:
-        click.echo(f"sniff: error: {printable(error.format_message())}", err=True)
+        click.echo(f"sniff: error: {printable(error.format_message(), one_line=True)}", err=True)
         sys.exit(EXIT_ERROR)
     except SniffError as error:  # may quote a name from a folder or trace: escaped
         from sim.cli.options import error_text
 
-        click.echo(f"sniff: error: {printable(error_text(error))}", err=True)
+        click.echo(f"sniff: error: {printable(error_text(error), one_line=True)}", err=True)
         sys.exit(EXIT_ERROR)
-    except BrokenPipeError:  # the reader of our output went away (| head): end quietly,
-        # with Python's own status for it, and nothing more written to the closed pipe
+    except (BrokenPipeError, ReaderGone):  # our output's reader went away (| head): normal, so
+        # end quietly with exit 0, as head expects, and write nothing more to the closed pipe
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError):  # no file descriptor (a test's captured output)
             pass
-        sys.exit(1)
+        sys.exit(0)
     except OSError as error:
         from sim.files import UnsafeFile
 
         line = str(error) if isinstance(error, UnsafeFile) else \
             f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
-        click.echo(f"sniff: error: {printable(line)}", err=True)
+        click.echo(f"sniff: error: {printable(line, one_line=True)}", err=True)
         sys.exit(EXIT_ERROR)
 
 

@@ -175,3 +175,18 @@ def invoked_args() -> list[str]:
     if isinstance(root, dict) and "argv" in root:
         return list(root["argv"])
     return sys.argv[1:]
+
+
+class ReaderGone(Exception):
+    """Standard output's reader went away (``| head``); click would make it exit 1."""
+
+
+class SniffGroup(click.Group):
+    """``sniff``'s command group: a closed pipe reaches ``main`` (which ends with exit 0,
+    quietly) before click's own handler of it (exit 1) sees it."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as error:
+            raise ReaderGone() from error

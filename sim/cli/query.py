@@ -10,12 +10,15 @@ from pathlib import Path
 
 import click
 
+from sim.cli.options import TextPath
+
 
 @click.command()
 @click.argument("folder", metavar="FOLDER", type=click.Path(path_type=Path))
 @click.argument("sql", metavar="SQL")
 @click.option("--csv", "as_csv", is_flag=True, help="Print every row as CSV (streamed).")
-@click.option("--parquet", "parquet", type=click.Path(path_type=Path), metavar="OUT",
+@click.option("--parquet", "parquet", type=TextPath(dir_okay=False, path_type=Path),
+              metavar="OUT",
               help="Write every row to the Parquet file OUT (a new file) instead.")
 @click.option("--overwrite", is_flag=True, help="Replace OUT if it exists.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=1000, show_default=True,
@@ -45,6 +48,13 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
     if is_openings_folder(folder):  # its tables, checked against its summary.json
         sources = {name: files for name, files in table_files(folder).items()
                    if files and files[0].suffix == ".parquet"}
+    elif (folder / "manifest.json").is_file():  # a compare run's decision, as verify checks it
+        from sim.run.stops import require_recorded_stop
+        from sim.store.io import open_run, read_manifest
+
+        if read_manifest(folder)["config"].get("sequential") is not None:
+            require_recorded_stop(open_run(folder))
     answer(folder, sql, csv=as_csv, parquet=parquet, overwrite=overwrite, max_rows=max_rows,
            sources=sources, limits=QueryLimits(timeout=timeout, hard_memory=True),
-           notice=lambda line: click.echo(printable(f"sniff: note: {line}"), err=True))
+           notice=lambda line: click.echo(printable(f"sniff: note: {line}", one_line=True),
+                                             err=True))

@@ -22,7 +22,7 @@ from sim.display.formatting import printable
 def say(text: str) -> None:
     """A line of ``sniff verify`` on standard output, escaped for the terminal: folder and
     file names are data (an escape sequence in a folder's name must not reach it)."""
-    click.echo(printable(text))
+    click.echo(printable(text, one_line=True))
 
 
 def verify_command(folders: Sequence[Path], replay: int = 0) -> None:

@@ -125,18 +125,20 @@ DEFAULT_TEST = Sprt(H0, H1, ALPHA, BETA)
 
 def compare(a: str | None = None, b: str | None = None, *, players: int = 4, seed: int = 0,
             out: str | Path | None = None, test: Sprt | None = None,
-            max_games: int = DEFAULT_MAX_GAMES, chunk_size: int | None = None,
+            max_games: int | None = None, chunk_size: int | None = None,
             control: RunControl | None = None,
             on_line: Callable[[str], None] | None = None) -> Comparison:
     """Play A against B until the test decides; a :class:`Comparison`.
 
     ``out``: the run folder (None: in memory, no ``compare.json``). ``test``: the sequential
     test (``sim.stats.sprt.Sprt``: its hypotheses and error rates; default
-    ``DEFAULT_TEST``). ``control`` (``sim.run.settings.RunControl``) says how to play: with
-    mode ``"resume"`` it completes an interrupted comparison in ``out`` (its own settings; a
-    decided one plays nothing); its ``scheduler`` plays the chunks on Dask: the workers
-    hand each chunk back and the test takes them in chunk order, so the decision, the games
-    and the folder are the same as locally, whatever order the chunks finish in.
+    ``DEFAULT_TEST``). ``max_games``: the cap (default ``DEFAULT_MAX_GAMES``; on a resume
+    the run's own, and another is refused). ``control`` (``sim.run.settings.RunControl``)
+    says how to play: with mode ``"resume"`` it completes an interrupted comparison in
+    ``out`` (its own settings; a decided one plays nothing); its ``scheduler`` plays the
+    chunks on Dask: the workers hand each chunk back and the test takes them in
+    chunk order, so the decision, the games and the folder are the same as locally,
+    whatever order the chunks finish in.
     ``on_line`` gets the line of each chunk.
     """
     from sim.run.simulation import execute
@@ -146,10 +148,10 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
     control.check()
     folder = Path(out) if out is not None else None
     if control.mode == "resume":
-        plan = _resumed_plan(folder, test)
+        plan = _resumed_plan(folder, test, max_games)
     else:
-        plan = compare_plan(a, b, players=players, seed=seed, test=test, max_games=max_games,
-                            chunk_size=chunk_size)
+        plan = compare_plan(a, b, players=players, seed=seed, test=test, chunk_size=chunk_size,
+                            max_games=DEFAULT_MAX_GAMES if max_games is None else max_games)
     state = SequentialStop(plan)
     shown = 0
 
@@ -174,8 +176,9 @@ def compare(a: str | None = None, b: str | None = None, *, players: int = 4, see
     return comparison
 
 
-def _resumed_plan(folder: Path | None, test: Sprt | None) -> Plan:
-    """The plan of the comparison in ``folder``, whose test goes on as it started."""
+def _resumed_plan(folder: Path | None, test: Sprt | None, max_games: int | None) -> Plan:
+    """The plan of the comparison in ``folder``, whose test goes on as it started, to the
+    cap it started with."""
     from sim.store import io
 
     if folder is None or not (folder / io.MANIFEST).is_file():
@@ -190,6 +193,11 @@ def _resumed_plan(folder: Path | None, test: Sprt | None) -> Plan:
             f"{{h0}}/{{h1}}/{{alpha}}/{{beta}} {', '.join(f'{x:g}' for x in asked)} differ "
             f"from the run's own {', '.join(f'{x:g}' for x in plan.sequential)}; a resumed "
             "comparison keeps its test: leave them out, or start a new run")
+    if max_games is not None and (isinstance(max_games, bool) or not isinstance(
+            max_games, int) or max_games - max_games % plan.chunk_size != plan.games):
+        raise SettingError(  # every part's footer records the plan: its cap cannot move
+            f"{{max_games={max_games}}} differs from the run's own {plan.games:,}; a resumed "
+            "comparison keeps its cap: leave it out, or start a new run")
     return plan
 
 

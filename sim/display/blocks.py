@@ -14,6 +14,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from sim.display.formatting import printable
+
 STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
        max-width: 1100px; padding: 0 1em; color: #222; line-height: 1.45; }
@@ -102,21 +104,23 @@ def to_html(items: list) -> str:
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
-def _md_text(text: str) -> str:
+def _md_text(text: str, one_line: bool = False) -> str:
     """Text for Markdown, where raw HTML is live: ``<`` that could open a tag is written
-    ``&lt;`` (a label ``<script>`` from a folder is shown, never run); ``p < 0.05`` stays."""
-    return _TAG_START.sub("&lt;", str(text))
+    ``&lt;`` (a label ``<script>`` from a folder is shown, never run); ``p < 0.05`` stays.
+    Control characters are escaped (``\\x1b``: ``cat report.md`` must not recolour the
+    terminal), newlines too in a heading or a cell (``one_line``)."""
+    return _TAG_START.sub("&lt;", printable(str(text), one_line))
 
 
 def _md_cell(text: str) -> str:
-    return _md_text(text).replace("|", "\\|")
+    return _md_text(text, one_line=True).replace("|", "\\|")
 
 
 def to_markdown(items: list) -> str:
     lines: list[str] = []
     for block in items:
         if isinstance(block, Heading):
-            lines += ["#" * block.level + " " + _md_text(block.text), ""]
+            lines += ["#" * block.level + " " + _md_text(block.text, one_line=True), ""]
         elif isinstance(block, Paragraph):
             lines += [("> " if block.note else "") + _md_text(block.text), ""]
         elif isinstance(block, Table):
@@ -126,5 +130,5 @@ def to_markdown(items: list) -> str:
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
             lines.append("")
         elif isinstance(block, Chart):
-            lines += [f"![{_md_text(block.caption)}]({block.file})", ""]
+            lines += [f"![{_md_text(block.caption, one_line=True)}]({block.file})", ""]
     return "\n".join(lines)

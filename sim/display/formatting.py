@@ -48,12 +48,23 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# every escaping of data for a terminal or a text file is here (printable, shown_name)
+_SPECIAL = r"\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f" + _SPECIAL + "]")
+_ANY_CONTROL = re.compile(r"[\x00-\x1f" + _SPECIAL + "]")  # newlines and tabs too
 
 
-def printable(text: str) -> str:
+def printable(text: str, one_line: bool = False) -> str:
     """``text`` safe for a terminal: control characters (an escape sequence that would move
     the cursor, recolour or retitle the terminal, a bidirectional override) written as
-    ``\\x1b``-style escapes; newlines and tabs kept. Names from a trace or a folder are
-    data, never commands to the terminal."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    ``\\x1b``-style escapes; newlines and tabs kept, unless ``one_line`` (an error, a
+    notice, a name: a newline there could forge a line of its own, ``sniff: error: ...``).
+    Names from a trace or a folder are data, never commands to the terminal."""
+    pattern = _ANY_CONTROL if one_line else _CONTROL
+    return pattern.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def shown_name(name: object) -> str:
+    """A name (a folder, a file, a title, a label) inside a longer text: on one line, every
+    control character escaped (``\\n``, ``\\x1b``)."""
+    return printable(str(name), one_line=True)

@@ -202,6 +202,30 @@ class StateTable:
         self.built = (self.log, strings, seen)
         return strings
 
+    def __getstate__(self) -> dict:
+        """Pickled (``pickle.dumps(state)``, OpenSpiel's ``serialize_game_and_state``) with
+        its log as a list, oldest first: the chain of a long game is deeper than pickle's
+        recursion (the batch pickles its games, not its kernel: ``GameBatch``)."""
+        entries, node, built = [], self.log, None
+        while node is not None:
+            if node is self.built[0]:
+                built = len(entries)
+            entries.append(node[1:])
+            node = node[0]
+        entries.reverse()
+        built = None if built is None else len(entries) - 1 - built
+        return {**self.__dict__, "log": entries, "built": (built, *self.built[1:])}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        node, nodes = None, []
+        for entry in state["log"]:
+            node = (node, *entry)
+            nodes.append(node)
+        self.log = node
+        built = state["built"]
+        self.built = (None if built[0] is None else nodes[built[0]], *built[1:])
+
     def __deepcopy__(self, memo: dict) -> StateTable:
         twin = object.__new__(StateTable)
         twin.__dict__.update(self.__dict__)

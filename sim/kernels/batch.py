@@ -106,6 +106,11 @@ def _most_references(rows: tuple[np.ndarray, ...]) -> int:
 _UNUSED = _most_references(new_rows(1))
 
 
+# what a batch holds of this process (compiled code, buffers), left out when it is pickled
+_COMPILED = frozenset(("_kernel", "_serial", "_gather_rows", "_stepper", "_errors_of", "_pool",
+                       "_dispatch", "_inputs"))
+
+
 class GameBatch(ExternalChance):
     """``n_games`` games of one lineup, played on by the engine until an outside seat decides.
 
@@ -474,6 +479,17 @@ class GameBatch(ExternalChance):
         return BatchResult(self.game_ids.copy(), self.deal_ids.copy(), self.rotations.copy(),
                            self._seat_specs.copy(), self._games.copy(), round_game,
                            round_number, columns.T)
+
+    def __getstate__(self) -> dict:
+        """Pickled as its games (arrays, seats, settings), never its compiled kernel (a module
+        of this process: ``pickle`` cannot take it); unpickling finds the kernel again."""
+        return {name: value for name, value in self.__dict__.items() if name not in _COMPILED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._serial = self._gather_rows = self._stepper = None
+        self._pool = []
+        self._compile()  # the kernel (from the cache) and what is derived from the seats
 
     def copy(self) -> GameBatch:
         """An independent copy (same kernel), e.g. for a search that tries moves."""

@@ -80,8 +80,8 @@ class BatchSettings:
 
 
 def lineup_positions(players: int, lineup: Sequence) -> list[StrategySpec | None]:
-    """One spec (or OUTSIDE) per lineup position; names are parsed; 2 given for 4 players
-    are the two partnerships."""
+    """A ``GameBatch``'s lineup: one spec (or OUTSIDE) per lineup position; names are
+    parsed; 2 given for 4 players are the two partnerships."""
     check_players(players)
     seats = [parse_spec(s) if isinstance(s, str) else s for s in getattr(lineup, "seats", lineup)]
     if players == 4 and len(seats) == 2:

@@ -5,8 +5,9 @@
 each Python policy is called once per batch step with every game that waits for it. The
 games are the ones ``play_batch`` would play (same ids, deals, rotations, streams), and the
 result is the same ``BatchResult``, so ``simulate``, ``compare``, ``tournament`` and
-``openings`` take Python players with no change. A policy that raises, or returns the
-wrong shape or an illegal move, ends the batch with one ``SniffError`` naming it.
+``openings`` take Python players with no change. A policy that raises (anything but
+Ctrl-C: ``MemoryError``, ``GeneratorExit``, ``sys.exit`` too), or returns the wrong shape or
+an illegal move, ends the batch with one ``SniffError`` naming it.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from strategies import Strategy, StrategySpec
 __all__ = ["play_python_batch", "policy_of"]
 
 
-def policy_of(strategy: Strategy) -> tuple[Callable, bool]:
-    """The Python policy of a strategy, and whether it takes ``seeds``."""
+def policy_of(strategy: Strategy) -> tuple[Callable, int]:
+    """The Python policy of a strategy, and how many of ``(observations, masks, seeds,
+    moves)`` it takes (2 to 4)."""
     function = getattr(importlib.import_module(strategy.module), strategy.attribute)
     try:
         takes = len(inspect.signature(function).parameters)
     except (TypeError, ValueError):
         takes = 2
-    return function, takes >= 3
+    return function, min(max(takes, 2), 4)
 
 
 def _mix(words: np.ndarray) -> np.ndarray:
@@ -49,15 +51,17 @@ def _who(strategy: Strategy) -> str:
     return f"strategy {strategy.name!r} (module {strategy.module}, Python)"
 
 
-def _ask(spec: StrategySpec, policy: Callable, wants_seeds: bool, observations, masks,
-         seeds) -> np.ndarray:
+def _ask(spec: StrategySpec, policy: Callable, takes: int, observations, masks, seeds,
+         moves) -> np.ndarray:
     """The policy's actions for these rows, or one SniffError line naming it."""
     try:
-        actions = policy(observations, masks, seeds) if wants_seeds else policy(
-            observations, masks)
-    except (KeyboardInterrupt, MemoryError):
+        actions = policy(*(observations, masks, seeds, moves)[:takes])
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the command stops as always
         raise
-    except Exception as error:
+    except SystemExit as error:  # not the command's exit: the player's failure
+        raise SniffError(f"{_who(spec.strategy)} called sys.exit({error.code!r}) instead "
+                         "of returning its moves") from None
+    except BaseException as error:  # MemoryError, GeneratorExit too: one line, no traceback
         what = f"{type(error).__name__}: {' '.join(str(error).split())}".rstrip(": ")
         raise SniffError(f"{_who(spec.strategy)} raised {what}") from None
     actions = np.asarray(actions)
@@ -85,13 +89,13 @@ def play_python_batch(
         counters = decisions.streams + GOLDEN  # each decision's fresh word of the stream
         seeds = _mix(counters)
         moves = np.zeros(len(decisions), dtype=np.int64)
-        for spec, policy, wants_seeds in python:
+        for spec, policy, takes in python:
             positions = [p for p, s in enumerate(lineup.seats) if s == spec]
             rows = np.flatnonzero(np.isin(decisions.positions, positions))
             if not rows.size:
                 continue
-            actions = _ask(spec, policy, wants_seeds, decisions.observations[rows],
-                           decisions.masks[rows], seeds[rows])
+            actions = _ask(spec, policy, takes, decisions.observations[rows],
+                           decisions.masks[rows], seeds[rows], decisions.moves[rows])
             in_range = (actions >= 0) & (actions < N_ACTIONS)
             legal = in_range & decisions.masks[rows, np.where(in_range, actions, 0)]
             if not legal.all():

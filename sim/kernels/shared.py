@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
+from sim.children import ROOT, child_env
 from sim.kernels import generate as kernels
 from strategies import BUILTIN_MODULES, Strategy, available
 
@@ -97,13 +98,11 @@ def start_background(first: tuple[str, ...] = ()) -> bool:
             or failed_marker().exists()):
         return False
     _started.add(str(directory))
-    root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONSAFEPATH="1", PYTHONPATH=os.pathsep.join(
-        p for p in (root, os.environ.get("PYTHONPATH", "")) if p))
+    env = child_env(dict(os.environ, NUMBA_NUM_THREADS="1"))
     with open(directory / LOG_NAME, "ab") as log:
         subprocess.Popen(
             [sys.executable, "-P", "-m", "sim.precompile", *first], stdin=subprocess.DEVNULL,
-            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root, start_new_session=True,
+            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True,
         )
     if kernels.notice is not None:
         kernels.notice(

@@ -75,6 +75,8 @@ def derived_problems(folder: Path | str) -> list[str]:
     folder = Path(folder)
     tables = table_files(folder)  # every file checked against summary.json first
     summary = read_summary(folder)
+    if not tables.get("games"):  # a folder from before the games table: nothing to tally
+        return []
     problems = [line for line in (_table_problem(folder, tables, summary),) if line]
     ranking = folder / RANKING
     if os.path.lexists(ranking):

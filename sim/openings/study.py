@@ -20,7 +20,7 @@ import pandas as pd
 from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.errors import SettingError, SniffError
 from sim.kernels.runner import ROUND_CAP, trace_events
-from sim.openings.folder import clear_outputs, table_files
+from sim.openings.folder import GAMES_DIR, LEDGER, STUDY, clear_outputs, table_files
 from sim.openings.output import (
     OUTPUT_FILES,
     ReportSection,
@@ -49,6 +49,7 @@ from sim.openings.play import (
 )
 from sim.openings.tally import OpeningsTally, summarise_openings
 from sim.run.settings import RunControl, numba_threads
+from sim.store.folders import remove_unstarted
 from sim.store.lock import RunLock
 
 RESULTS_DIR = Path("results")
@@ -163,6 +164,8 @@ def _measure(config: OpeningsConfig, folder: Path | None, progress, control: Run
                 between_chunks()
         return tally.table(config)
     lock = cluster = None
+    existed = folder.exists()
+    started = unplayed = False  # started: this call wrote a new study.json
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock = RunLock(folder)  # one writer: a second run into the folder is one line
@@ -174,6 +177,7 @@ def _measure(config: OpeningsConfig, folder: Path | None, progress, control: Run
         else:
             clear_outputs(folder)
             start_study(folder, config, part_deals, kernel, command)
+            started = True
         if isinstance(scheduler, str):
             from sim.run.cluster import DaskCluster
 
@@ -184,11 +188,16 @@ def _measure(config: OpeningsConfig, folder: Path | None, progress, control: Run
         table, summary = tally.table(config)
         write_results(folder, config, table, summary, tally.pairs(), records, command)
         finish_study(folder)
+    except SniffError:  # a new study refused before its first part: nothing is left
+        unplayed = started and not any((folder / GAMES_DIR).glob("*.parquet"))
+        raise
     finally:
         if cluster is not None:
             cluster.close()
         if lock is not None:
             lock.release()
+        if unplayed:
+            remove_unstarted(folder, (STUDY, LEDGER, GAMES_DIR), created=not existed)
     return table, summary
 
 

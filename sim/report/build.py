@@ -161,7 +161,11 @@ def build(paths: Sequence, placement_sample: int | None = None,
         if not openings:
             raise SniffError("give at least one run folder")
         return _openings_only(openings, title)
+    from sim.run.stops import require_recorded_stop
+
     runs = open_runs(paths)
+    for run in runs:  # a compare run's decision, replayed over its parts (as verify does)
+        require_recorded_stop(run.run)
     compact = [run.name for run in runs if run.tournament is not None and not pairings]
     if compact and placement_sample:
         raise SettingError("placement samples are shown in each pairing's section: add "
@@ -199,6 +203,7 @@ def _check_sample(placement_sample: int | None) -> None:
 def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:
     """The openings folders (those given and those among ``paths``) and the run folders;
     each openings folder read now, so a bad one is refused before anything is written."""
+    from sim.openings.bound import derived_problems
     from sim.openings.output import is_openings_folder, load_openings
 
     openings = list(openings) + [p for p in paths if is_openings_folder(p)]
@@ -207,6 +212,12 @@ def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:
         if not is_openings_folder(folder):
             raise SniffError(f"not a sniff openings folder (no openings.parquet): {folder}")
         load_openings(folder)  # readable: refused now, before anything is written
+        # what verify recomputes from the games parts (the table, the summary's figures,
+        # tile-pairs.csv, ranking.md): a file edited with its sha256 updated is refused
+        # as verify refuses it, not shown
+        problems = derived_problems(folder)
+        if problems:
+            raise SniffError(problems[0])
     return openings, paths
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from sim.children import child_env
 from sim.core import engine
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SettingError, SniffError
@@ -124,7 +125,7 @@ def compile_times(wait_s: float = 1800) -> dict:
         return time.perf_counter() - start
 
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out:
-        env = dict(os.environ, SNIFF_CACHE_DIR=cache, SNIFF_PRECOMPILE="1")
+        env = child_env(dict(os.environ, SNIFF_CACHE_DIR=cache, SNIFF_PRECOMPILE="1"))
         started = time.perf_counter()
         cold = simulate(f"{out}/cold")
         warm = simulate(f"{out}/warm")
@@ -175,13 +176,13 @@ def peak_memory(games: int) -> dict:
             subprocess.run(
                 [sys.executable, "-m", "sim.cli", "simulate", "--games", "1000", "--quiet",
                  "--out", f"{out}/warm"],
-                check=True, capture_output=True,
+                check=True, capture_output=True, env=child_env(),
             )
             start = time.perf_counter()
             done = subprocess.run(
                 [sys.executable, "-c", PEAK_RSS, "simulate", "--games", str(games),
                  "--quiet", "--out", f"{out}/run"],
-                check=True, capture_output=True, text=True,
+                check=True, capture_output=True, text=True, env=child_env(),
             )
         except subprocess.CalledProcessError as error:  # its own line, not a traceback
             said = (error.stderr.decode(errors="replace") if isinstance(error.stderr, bytes)

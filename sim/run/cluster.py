@@ -237,6 +237,11 @@ class DaskCluster:
         import signal
         import threading
 
+        from sim.children import protect_children
+
+        # the workers and the resource tracker start with ``python -c``: not from the
+        # working folder's modules (a multiprocessing.py there), then or at a restart
+        protect_children()
         hold = threading.current_thread() is threading.main_thread() and hasattr(
             signal, "pthread_sigmask")
         if hold:

@@ -23,13 +23,19 @@ PRECISION_STEP = 600  # games between stop checks; a multiple of 2, 3 and 4 (see
 DEFAULT_MAX_GAMES = 1_000_000  # the cap of a --precision run without --max-games
 
 
+# The narrowest half-width asked for: +-0.01 percentage points takes some 100 million games
+# (0.98 / sqrt(n) at a 50% win rate); 1e-320 (accepted before #63) could only play to the cap.
+MIN_PRECISION = 1e-4
+
+
 def check_precision(precision: float | None) -> float | None:
     if precision is None:
         return None
     if isinstance(precision, bool) or not isinstance(precision, int | float) or not (
-            0 < precision < 0.5):
-        raise SettingError(f"{{precision}} must be a half-width between 0 and 0.5 (e.g. "
-                           f"0.005 for +-0.5 percentage points), got {precision}")
+            MIN_PRECISION <= precision < 0.5):
+        raise SettingError(f"{{precision}} must be a half-width from {MIN_PRECISION:g} (about "
+                           f"100 million games) to below 0.5, e.g. 0.005 for +-0.5 "
+                           f"percentage points; got {precision}")
     return float(precision)
 
 

@@ -30,7 +30,8 @@ def stderr_notice(message: str) -> None:
 
     from sim.display.formatting import printable
 
-    tqdm.write(printable(f"sniff: {message}"), file=sys.stderr)  # a folder's name is data
+    # a folder's name is data: escaped, on one line
+    tqdm.write(printable(f"sniff: {message}", one_line=True), file=sys.stderr)
 
 
 def quiet_notice(message: str) -> None:

@@ -22,7 +22,7 @@ from sim.stats.sprt import DealOutcomes, Sprt
 from sim.store.arrow import to_numpy
 from sim.store.scan import read_part
 
-__all__ = ["stop_problem"]
+__all__ = ["require_recorded_stop", "stop_problem"]
 
 
 def _replayed(folder: Path, config: dict, chunks: list[dict]) -> tuple[dict | None, int]:
@@ -97,3 +97,17 @@ def stop_problem(folder: Path, manifest: dict, good: dict[int, dict]) -> str | N
                 f"parts hold {games:,} of the {config['games']:,} planned; the manifest was "
                 "edited")
     return None
+
+
+def require_recorded_stop(run) -> None:
+    """For readers (``sniff report``, ``sniff query``): a run stopped by a sequential test
+    (``sniff compare``) has the test replayed over its parts before its decision is shown,
+    and a stop that does not match them is refused in verify's line. It reads two columns
+    of the games, and a compare run is short; a ``--precision`` stop, which may end a run
+    of millions of games, is left to ``sniff verify``. ``run``: a ``sim.store.io.Run``."""
+    from sim.errors import SniffError
+
+    if run.path is None or run.config.get("sequential") is None:
+        return
+    if (problem := stop_problem(run.path, run.manifest, run.checked.good)) is not None:
+        raise SniffError(problem)

@@ -128,6 +128,9 @@ def _opponents(value: Any, players: int) -> list:
     for name in names:
         if name not in known or name == "human":
             raise BadRequest(f"unknown strategy {name!r}; available: {', '.join(known)}")
+        if known[name].python:
+            raise BadRequest(f"{name} is a Python player: the table plays compiled "
+                             "strategies only")
     return [parse_spec(name) for name in names]
 
 

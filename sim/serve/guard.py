@@ -12,8 +12,9 @@ Why each:
   written into ``index.html``, which another origin cannot read), and an ``Origin``, when
   the browser sends one, must be this server's. A custom header also forces the browser's
   CORS preflight, which this server never answers. Otherwise 403.
-- **Rate**: a token bucket per game session (per client address for requests that name no
-  session): a runaway page or script cannot starve the other tabs. Over it: 429.
+- **Rate**: a token bucket per client address (not per session id, which a client could
+  make up for each request): a runaway page or script on another machine cannot starve
+  this one's. Over it: 429.
 - **Headers**: CSP (scripts, styles, connections only from this server; no framing),
   ``X-Frame-Options: DENY``, ``nosniff``, no referrer.
 Each refusal is one JSON line ``{"error": ...}``, as every other error of the API.
@@ -83,7 +84,7 @@ def host_allowed(header: str, hosts: tuple[str, ...]) -> bool:
 @dataclass(frozen=True)
 class Guard:
     """The checks' settings: the Host headers served, the page's token, the rate limit
-    (``rate`` requests a second with bursts of ``burst``, per session or client)."""
+    (``rate`` requests a second with bursts of ``burst``, per client)."""
 
     hosts: tuple[str, ...]
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
@@ -121,10 +122,8 @@ def _header(scope: dict, name: bytes) -> str | None:
 
 
 def _rate_key(scope: dict) -> str:
-    """The session of ``/api/games/{session}/...``, else the client's address."""
-    parts = scope.get("path", "").split("/")
-    if len(parts) >= 4 and parts[1:3] == ["api", "games"] and parts[3]:
-        return "session:" + parts[3]
+    """The client's address: not a session id from the path, which a client can make up
+    anew for each request (a limit it would never meet)."""
     client = scope.get("client") or ("?", 0)
     return f"client:{client[0]}"
 
@@ -146,8 +145,9 @@ class GuardMiddleware:
             if origin is not None and not (origin.lower().startswith("http://") and
                                            host_allowed(origin[7:], self.guard.hosts)):
                 return 403, "a request from another site cannot change anything here"
-            if not secrets.compare_digest(_header(scope, TOKEN_HEADER.encode()) or "",
-                                          self.guard.token):
+            # as bytes: compare_digest refuses a str past ASCII (a TypeError, a 500)
+            given = (_header(scope, TOKEN_HEADER.encode()) or "").encode("latin-1")
+            if not secrets.compare_digest(given, self.guard.token.encode()):
                 return 403, "this request lacks the page's token: reload the page"
         if scope["path"].startswith("/api/") and not self.buckets.take(_rate_key(scope)):
             return 429, "too many requests: wait a moment"

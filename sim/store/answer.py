@@ -82,6 +82,8 @@ def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
     folder queried, in a folder that exists."""
     from sim.store.folders import check_output_file
 
+    if isinstance(out, str) and out.endswith(("/", os.sep)):  # Path() would drop the slash
+        raise SniffError(f"{out} names a folder (it ends with a slash): give a file name")
     out = Path(out)
     if out.is_dir() and not out.is_symlink():
         raise SniffError(f"{out} exists (a folder); give a new file name")

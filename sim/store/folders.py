@@ -237,3 +237,27 @@ def read_user_text(path: Path, kind: str, described: str, limit: int | None = No
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise SniffError(f"{path} is not a {described} (not UTF-8 text)") from None
+
+
+def remove_unstarted(folder: Path, names: tuple[str, ...], created: bool) -> None:
+    """Undo a new study or tournament that failed before it played anything (a Python
+    player that raises at its first game): its files ``names`` (a folder among them only
+    when empty) and its ``.lock`` go, and ``folder`` too when this command created it and it
+    is empty now. Nothing else is touched; what cannot be removed stays, silently (the
+    failure's own line is what the user reads)."""
+    from sim.store.lock import LOCK_NAME
+
+    for name in (*names, LOCK_NAME):
+        path = Path(folder) / name
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()  # only an empty one
+            elif os.path.lexists(path):
+                path.unlink()
+        except OSError:
+            pass
+    if created:
+        try:
+            Path(folder).rmdir()
+        except OSError:
+            pass

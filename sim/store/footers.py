@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sim.core.seating import team_count
+
 
 def error_text(error: BaseException) -> str:
     """A library's error message on one line (Arrow's span several)."""
@@ -44,6 +46,22 @@ def config_field(recorded: dict, stated: dict) -> str | None:
 
 
 CONFIG_MISMATCH = "records another configuration"  # the start of that problem's reason
+
+GAME_COLUMNS = ["game_id", "deal_id", "rotation", "players", "first_leader", "winner_team",
+                "winner_side", "rounds", "cap_hit"]
+ROUND_COLUMNS = ["game_id", "round_number", "end_reason", "domino_seat"]
+
+
+def required_columns(players: int) -> dict[str, list[str]]:
+    """The columns of each table that a report reads (for the run's player count)."""
+    teams = team_count(players)
+    return {
+        "games": GAME_COLUMNS + [f"team{t}_score" for t in range(teams)]
+        + [f"seat{s}_strategy" for s in range(players)],
+        "rounds": ROUND_COLUMNS + [f"team{t}_points" for t in range(teams)]
+        + [f"team{t}_score" for t in range(teams)]
+        + [f"seat{s}_penalty" for s in range(players)],
+    }
 
 
 def identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int, run_id: str,
@@ -84,8 +102,10 @@ def _last(end) -> str:
     return str(end - 1) if isinstance(end, int) else "?"
 
 
-def decode_problem(path: Path, table: str, lo: int, hi: int) -> str | None:
-    """Decode every page (checking its checksum) and the game ids against the chunk."""
+def decode_problem(path: Path, table: str, lo: int, hi: int,
+                   config: dict | None = None) -> str | None:
+    """Decode every page (checking its checksum), the columns readers need (of a run of
+    ``config``'s players) and the game ids against the chunk."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -94,6 +114,11 @@ def decode_problem(path: Path, table: str, lo: int, hi: int) -> str | None:
         data = pq.read_table(path, page_checksum_verification=True)
     except (OSError, ValueError, pa.ArrowException) as error:
         return f"its content cannot be decoded ({error_text(error)})"
+    players = (config or {}).get("players")
+    if isinstance(players, int) and (missing := [
+            c for c in required_columns(players)[table] if c not in data.column_names]):
+        return (f"lacks column(s) {', '.join(missing)} (not the {table} table sniff writes: "
+                "rewritten)")
     ids = np.asarray(data.column("game_id").to_numpy()) if "game_id" in data.column_names \
         else None
     if ids is None:

@@ -14,10 +14,11 @@ Three depths of check, each used where its cost fits:
   each recorded part exists with its recorded size, its Parquet footer has the recorded
   rows and names this run, this table, this chunk and these games; no other part is in
   the tables' folders. The bytes a reader then decodes are checked by the Parquet page
-  checksums (CRC-32, written with every page, verified on every read).
+  checksums (CRC-32, verified on every read). A run of at most ``SMALL_RUN`` bytes of
+  parts has their sha256 checked too: a part forged to the same size is refused.
 * ``hash`` (``--resume``): the above and the sha256 of every part's bytes.
-* ``full`` (``sniff verify``): the above and every page decoded, with its checksum, and
-  the game ids of every row against the chunk's range.
+* ``full`` (``sniff verify``): the above and every page decoded, with its checksum, the
+  columns readers need, and the game ids of every row against the chunk's range.
 
 A run written before the ledger existed (no ``ledger`` in its manifest) is checked by its
 parts' footers alone (``sim.store.footers``, which every depth checks too).
@@ -45,7 +46,7 @@ from sim.files import (
     own_inode,
 )
 from sim.store.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
-from sim.store.shape import record_shape_problem
+from sim.store.shape import record_shape_problem, recorded_bytes
 
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 LEDGER = "parts.jsonl"
@@ -53,6 +54,7 @@ SET_ASIDE = "set-aside"  # where --resume moves a bad part (kept, never deleted)
 MAX_LEDGER_LINE = 64 * 2**10  # a ledger line is some 400 bytes
 LEDGER_REPLAYS = 16  # ledger lines a chunk of the plan may have (each replay adds one)
 HASH = "sha256"  # 1.6 GB/s with the CPU's SHA instructions (blake2b: 0.8 GB/s here)
+SMALL_RUN = 32 * 2**20  # bytes of parts that even the cheap check hashes (some 200k games)
 
 
 def part_name(chunk: int) -> str:
@@ -227,6 +229,7 @@ class Checked:
     problems: list[Problem] = field(default_factory=list)
     unrecorded: dict[int, list[str]] = field(default_factory=dict)  # chunk -> its tables
     checked_bytes: int = 0
+    hashed: bool = False  # each good part's sha256 was checked (a small run, or deeper)
     manifest_problem: str | None = None  # the manifest disagrees with every part's footer
 
     def parts(self, table: str) -> list[Path]:
@@ -254,6 +257,7 @@ class _Plan:
     run_id: str | None
     config: dict
     depth: str
+    hashed: bool  # each part's sha256 checked: any depth but cheap, or a small run
 
     def games(self, chunk: int) -> tuple[int, int]:
         """The game ids ``lo..hi-1`` of ``chunk``."""
@@ -266,11 +270,12 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
     total)`` hears each chunk checked (a full check of a big run takes a while)."""
     folder = Path(folder)
     n_chunks, size, total = expected_chunks(manifest)
-    plan = _Plan(folder, tables_of(manifest["config"]), n_chunks, size, total,
-                 manifest.get("run_id"), manifest["config"], depth)
     ledger = manifest.get("ledger") == LEDGER
     records = read_ledger(folder, n_chunks) if ledger else {}
-    out = Checked(folder)
+    plan = _Plan(folder, tables_of(manifest["config"]), n_chunks, size, total,
+                 manifest.get("run_id"), manifest["config"], depth,
+                 depth != "cheap" or recorded_bytes(records) <= SMALL_RUN)
+    out = Checked(folder, hashed=plan.hashed)
     present = {table: {p.name for p in (folder / table).glob("*.parquet")}
                if (folder / table).is_dir() else set() for table in plan.tables}
     # Only the chunks the folder holds (recorded or on disk): a manifest's plan of 10^12
@@ -340,10 +345,10 @@ def _part_problem(plan: _Plan, chunk: int, table: str, part: dict, path: Path) -
     if (reason := identity_problem(path, table, chunk, lo, hi, plan.run_id,
                                    part.get("rows"), plan.config)) is not None:
         return reason
-    if plan.depth != "cheap" and file_digest(path) != part.get(HASH):
+    if plan.hashed and file_digest(path) != part.get(HASH):
         return f"its bytes changed since it was written ({HASH} differs from the recorded one)"
     if plan.depth == "full":
-        return decode_problem(path, table, lo, hi)
+        return decode_problem(path, table, lo, hi, plan.config)
     return None
 
 
@@ -358,7 +363,7 @@ def _check_unrecorded(plan: _Plan, out: Checked) -> None:
         reasons = [(t, identity_problem(paths[t], t, chunk, lo, hi, plan.run_id, None,
                                         plan.config)) for t in plan.tables]
         if plan.depth == "full":
-            reasons += [(t, decode_problem(paths[t], t, lo, hi)) for t in plan.tables]
+            reasons += [(t, decode_problem(paths[t], t, lo, hi, plan.config)) for t in plan.tables]
         bad = next(((t, r) for t, r in reasons if r), None)
         del out.unrecorded[chunk]
         if bad:
@@ -472,7 +477,8 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
         reason = next((r for t in tables for r in (
             identity_problem(folder / t / part_name(chunk), t, chunk, lo, hi,
                               manifest["run_id"], None, manifest["config"]),
-            decode_problem(folder / t / part_name(chunk), t, lo, hi)) if r), None)
+            decode_problem(folder / t / part_name(chunk), t, lo, hi, manifest["config"]))
+            if r), None)
         if reason is None:
             append_record(folder, _record_of(folder, tables, chunk, lo, hi, manifest["run_id"]))
             notice(f"chunk {chunk}: written but not recorded (the run stopped between the "

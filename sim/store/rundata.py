@@ -23,27 +23,11 @@ from pathlib import Path
 
 from sim.core.seating import team_count
 from sim.errors import SettingError, SniffError
+from sim.store.footers import required_columns  # noqa: F401  (readers import it here)
 
 TOURNAMENT_FORMAT = "sniff-tournament/1"
 TOURNAMENT_MANIFEST = "tournament.json"
 PAIRS_DIR = "pairs"  # a tournament's pairing runs: pairs/NAME
-GAME_COLUMNS = ["game_id", "deal_id", "rotation", "players", "first_leader", "winner_team",
-                "winner_side", "rounds", "cap_hit"]
-ROUND_COLUMNS = ["game_id", "round_number", "end_reason", "domino_seat"]
-
-
-def required_columns(players: int) -> dict[str, list[str]]:
-    """The columns of each table that a report reads (for the run's player count)."""
-    teams = team_count(players)
-    return {
-        "games": GAME_COLUMNS + [f"team{t}_score" for t in range(teams)]
-        + [f"seat{s}_strategy" for s in range(players)],
-        "rounds": ROUND_COLUMNS + [f"team{t}_points" for t in range(teams)]
-        + [f"team{t}_score" for t in range(teams)]
-        + [f"seat{s}_penalty" for s in range(players)],
-    }
-
-
 # --- tournament folders
 
 

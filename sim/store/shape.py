@@ -188,3 +188,10 @@ def record_shape_problem(record: dict, tables) -> str | None:
                 and isinstance(part.get("sha256"), str)):
             return f"parts.{table} needs file, rows, bytes and sha256 of their types"
     return None
+
+
+def recorded_bytes(records: dict[int, dict]) -> int:
+    """The bytes of every part the ledger's records name (those of a sound shape)."""
+    parts = [part for record in records.values() if isinstance(record.get("parts"), dict)
+             for part in record["parts"].values() if isinstance(part, dict)]
+    return sum(part["bytes"] for part in parts if _count(part.get("bytes")))

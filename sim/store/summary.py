@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from sim.core.seating import side_of_team, team_count
+from sim.display.formatting import shown_name
 from sim.stats.intervals import Z95, Moments, wilson_interval
 from sim.store.arrow import to_numpy
 
@@ -215,7 +216,7 @@ class Summary:
                            + (f" of {workers} Dask worker(s)" if workers else ""))
         if self.folder is not None:
             tables = "".join(f"{name}/, " for name in self.tables)
-            out.append(f"  data: {self.folder}/ ({tables}manifest.json)")
+            out.append(f"  data: {shown_name(self.folder)}/ ({tables}manifest.json)")
         return out
 
     def __str__(self) -> str:

@@ -1,9 +1,10 @@
 """Whether a run folder was verified since it last changed: readers say so when not (#51).
 
 Readers (``sniff query``, ``sniff report``, ``sim.load``) check a run cheaply: every part
-present with its recorded size and a footer naming its chunk, every page's CRC. They do not
-hash the parts (at 10 M games that is 1.4 GB to read whatever the question), so a part
-replaced by another of the same size and a consistent footer would be read. Rather than
+present with its recorded size and a footer naming its chunk, every page's CRC. They hash
+the parts of a small run only (``sim.store.integrity.SMALL_RUN``; at 10 M games that is 1.4
+GB to read whatever the question), so in a big run a part replaced by another of the same
+size and a consistent footer would be read. Rather than
 take the ledger's word silently, a reader says in one line when the folder was not verified
 since it last changed, and names the command that does it.
 
@@ -70,5 +71,8 @@ def unverified_note(folder: Path, checked) -> str | None:
     """The one line a reader adds for a folder not verified since it changed, or None."""
     if is_verified(folder, checked):
         return None
+    if getattr(checked, "hashed", False):  # a small run: hashed, not decoded in full
+        return (f"{folder} was not verified since it last changed: its parts were hashed, "
+                f"not decoded in full; `sniff verify {folder}` checks every page")
     return (f"{folder} was not verified since it last changed: its parts are checked by size "
             f"and footer, not hashed; `sniff verify {folder}` hashes them")

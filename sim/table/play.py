@@ -82,6 +82,11 @@ def person_lineup(players: int, seat: int, opponents: list[StrategySpec]) -> Lin
             f"{{opponents}} needs 1 strategy name or {len(others)} (one per other seat, in the "
             f"order of seats {', '.join(map(str, others))}), got {len(opponents)}"
         )
+    python = [spec.label for spec in opponents if spec.strategy.python]
+    if python:
+        raise SettingError(f"{{opponents}} {python[0]} is a Python player: sniff play takes "
+                           "compiled strategies only (simulate, compare, tournament and "
+                           "openings take Python players)")
     seats = list(opponents)
     seats.insert(seat, HUMAN_SPEC)
     return Lineup(players, tuple(seats))

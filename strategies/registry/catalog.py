@@ -165,8 +165,11 @@ def register_python(
     OBSERVATION_SIZE)`` int64 public views (``sim.core.observation``), ``masks`` the ``(k,
     112)`` bool legal actions, and the result ``k`` action ids (``tile * 4 + arm``). A policy
     that takes a third argument gets ``seeds``, ``(k,)`` uint64 words from each deciding
-    seat's own random stream (fresh at every decision), for reproducible randomness. It
-    takes no parameters; it is asked only when a seat has two or more legal moves.
+    seat's own random stream (fresh at every decision), for reproducible randomness; one
+    that takes a fourth gets ``moves``, ``(k, 28)`` int64: the legal moves in the engine's
+    order, ``-1`` padded, the order in which a compiled strategy sees them (its ties go to
+    the first). It takes no parameters; it is asked only when a seat has two or more legal
+    moves.
     """
     if not name or any(c in name for c in ":,= "):
         raise StrategyError(f"bad strategy name {name!r}: no ':', ',', '=' or spaces")

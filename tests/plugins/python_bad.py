@@ -18,3 +18,20 @@ def illegal(observations, masks):
 @register_python("py_short", "returns one action too few")
 def short(observations, masks):
     return masks.argmax(axis=1)[1:]
+
+
+@register_python("py_memory", "runs out of memory")
+def out_of_memory(observations, masks):
+    raise MemoryError
+
+
+@register_python("py_generator_exit", "raises a BaseException that is not an Exception")
+def generator_exit(observations, masks):
+    raise GeneratorExit("closed")
+
+
+@register_python("py_exit", "calls sys.exit(0)")
+def exits(observations, masks):
+    import sys
+
+    sys.exit(0)
