@@ -136,7 +136,11 @@ async function newGame(body) {
   if (game.view) $("new-game").open = false;
 }
 
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+// A pause of the moves on show; ticking "show bots' moves at once" ends it (and the rest).
+const sleep = (ms) => new Promise((done) => {
+  const timer = setTimeout(done, ms);
+  game.wake = () => { clearTimeout(timer); done(); };
+});
 
 // What a frame shows, whole: the page draws nothing from another moment beside it.
 function frameState(frame, before) {
@@ -246,5 +250,6 @@ $("quick").addEventListener("click", () => newGame(settingsBody()).catch(fail));
 $("again").addEventListener("click", () => newGame({ ...(game.settings || settingsBody()) }).catch(fail));
 $("next").addEventListener("click", () => send(`/api/games/${game.view.session}/next`, { version: game.view.version }, "dealing the next round"));
 $("hint").addEventListener("click", hint);
+$("instant").addEventListener("change", () => { if ($("instant").checked && game.wake) game.wake(); });
 $("takeback").addEventListener("click", () => takeBack().catch(fail));
 loadSetup().then(resume).catch(fail);  // route() runs once every script is loaded (setup.js)
