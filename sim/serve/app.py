@@ -3,11 +3,14 @@
 Why Starlette: a few routes and static files need no more, and its TestClient lets the
 tests play whole games through HTTP. Every failure is a 4xx (or, for a bug, a 500) with a
 one-line JSON ``{"error": ...}``, never a traceback: a ``SniffError`` is the user's input
-(400), an unknown session 404, a body over ``MAX_BODY`` 413.
+(400), an unknown session 404, a stale click 409, a body over ``MAX_BODY`` 413, a server
+that keeps all the games it may 503.
 
-API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game;
-``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move, version}; ``POST
-/api/games/{id}/next`` {version} after a settlement; ``POST /api/games/{id}/hint`` {budget?};
+API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game
+(charged to the client, ``client_of``); ``GET /api/games/{id}?since=N`` its view, with a
+frame per event from N on; ``POST /api/games/{id}/move`` {move, version} (a frame per event
+from the move on); ``POST /api/games/{id}/next`` {version} after a settlement; ``POST
+/api/games/{id}/hint`` {budget?};
 ``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over; ``POST
 /api/games/{id}/takeback`` {version}; ``GET /api/games/{id}/history`` the move list's
 frames; ``POST /api/games/{id}/position`` {event} the person's position there as text;

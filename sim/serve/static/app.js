@@ -86,6 +86,7 @@ function lock(on) {
   $("hand").classList.toggle("locked", on);
   for (const b of $("hand").querySelectorAll("button")) b.disabled = on || !b.classList.contains("legal");
   $("hint").disabled = on || !game.view || game.view.phase !== "move" || game.review !== null;
+  $("takeback").disabled = on || !game.view || !game.view.can_take_back;
 }
 
 // A change of the game: the answer is drawn moment by moment. A 409 (the game moved on in
@@ -199,7 +200,6 @@ function drawGame() {
   game.review = null;
   game.shown = liveState(view);
   drawState(view, game.shown, true);
-  $("takeback").disabled = !view.can_take_back;
   $("next").hidden = view.phase !== "settled";
   $("result").hidden = view.phase !== "over";
   $("hand").hidden = $("actions").hidden = view.phase === "over";
@@ -238,7 +238,7 @@ async function resume() {
 
 // A move made in another tab: looked for when this tab comes back, and every few seconds.
 function watch() {
-  if (!game.view || game.busy || document.visibilityState !== "visible" || $("mode-game").hidden) return;
+  if (!game.view || game.busy || game.review !== null || document.visibilityState !== "visible" || $("mode-game").hidden) return;
   refresh().catch(() => {});
 }
 document.addEventListener("visibilitychange", watch);

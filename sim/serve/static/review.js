@@ -41,14 +41,14 @@ async function reviewAt(index, note) {
   game.token++;  // a review stops any answer still being shown
   drawState(game.view, reviewState(frames, game.review, note));
   for (const b of $("hand").querySelectorAll("button")) b.disabled = true;
-  $("reviewing").hidden = false;
+  $("reviewing").hidden = $("hand").hidden = false;
   $("actions").hidden = $("result").hidden = true;
   $("hint").disabled = true;
   for (const li of $("moves").children) li.classList.toggle("current", Number(li.dataset.index) === game.review);
   const list = $("moves"), current = list.querySelector(".current");
   if (current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight / 2;
   const board = $("board").getBoundingClientRect();
-  if (board.top < 0 || board.top > innerHeight / 2) $("board").scrollIntoView({ block: "start" });
+  if (board.top < 0 || board.top > innerHeight / 2) $("seats").scrollIntoView({ block: "start" });
 }
 
 function live() {
@@ -74,12 +74,14 @@ async function toSetup() {
 }
 
 // ---------------------------------------------------------------- the analysis
-const CHART = { w: 640, h: 230, left: 44, right: 16, top: 14, bottom: 40 };
+const CHART = { h: 240, left: 44, right: 16, top: 14, bottom: 52 };
 
 // The win chance over the game: the move you played and the search's best, per decision,
 // the costly ones marked (a click on a mark shows the table there).
 function winChart(decisions) {
-  const n = decisions.length, c = CHART, plotW = c.w - c.left - c.right, plotH = c.h - c.top - c.bottom;
+  // As wide as its box, one unit a pixel, so that its words stay readable on a phone.
+  const c = { ...CHART, w: Math.max(340, Math.min(720, $("analysis").clientWidth || 640)) };
+  const n = decisions.length, plotW = c.w - c.left - c.right, plotH = c.h - c.top - c.bottom;
   const x = (i) => c.left + (n === 1 ? plotW / 2 : (i * plotW) / (n - 1)), y = (p) => c.top + (1 - p) * plotH;
   const svg = el("svg", { viewBox: `0 0 ${c.w} ${c.h}`, id: "win-chart", role: "img" });
   const costly = decisions.filter((d) => d.mark).length;
@@ -88,14 +90,19 @@ function winChart(decisions) {
     el("line", { x1: c.left, x2: c.w - c.right, y1: y(p), y2: y(p), class: "grid" }, svg);
     el("text", { x: c.left - 6, y: y(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = `${100 * p}%`;
   }
-  el("text", { x: c.left + plotW / 2, y: c.h - 8, "text-anchor": "middle", class: "axis" }, svg).textContent = "your decisions, in order";
+  el("text", { x: c.left, y: c.h - 30, class: "axis" }, svg).textContent = "your decisions, in order →";
   const line = (key, cls) => el("polyline", { points: decisions.map((d, i) => `${x(i)},${y(d[key])}`).join(" "), class: cls }, svg);
   line("best_win", "best"); line("win", "played");
+  [["played", "the moves you played"], ["best", "the search's best"]].forEach(([cls, text], k) => {
+    const x0 = c.left + 150 * k;
+    el("line", { x1: x0, x2: x0 + 24, y1: c.h - 12, y2: c.h - 12, class: "key-line " + cls }, svg);
+    el("text", { x: x0 + 30, y: c.h - 8, class: "key-text" }, svg).textContent = text;
+  });
   decisions.forEach((d, i) => {
     if (!d.mark) return;
     const g = el("g", { class: "mark", "data-event": d.event }, svg);
-    el("circle", { cx: x(i), cy: y(d.win), r: 7 }, g);
-    el("text", { x: x(i), y: y(d.win) - 11, "text-anchor": "middle" }, g).textContent = d.mark;
+    el("circle", { cx: x(i), cy: y(d.win), r: 6 }, g);
+    el("text", { x: x(i), y: y(d.win) + (i % 2 ? 20 : -10), "text-anchor": "middle" }, g).textContent = d.mark;
     g.addEventListener("click", () => jumpTo(d).catch(fail));
   });
   return svg;

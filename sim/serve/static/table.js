@@ -5,9 +5,9 @@
 "use strict";
 
 function liveStatus(view) {
-  const status = { move: view.forced ? "you drew a tile that fits: choose its end" : "your move: choose a highlighted tile",
+  const status = { move: view.forced ? "you drew a tile that fits: choose its end" : "your move: choose a lit tile",
     settled: `round ${view.round} settled: see the hands below, then Next round`, over: view.banner };
-  return `round ${view.round} · target ${view.target} · ` + status[view.phase];
+  return status[view.phase];
 }
 
 function liveState(view) {
@@ -28,10 +28,10 @@ function drawSeats(view, state) {
     const turn = state.turn === seat.seat, moved = state.mover === seat.seat && DID[state.kind];
     div.className = `seat at-${view.players}-${where}` + (turn ? " turn" : "") + (moved ? " moved" : "") + (seat.you ? " you" : "");
     const n = state.sizes[seat.seat];
-    const team = view.players === 4 ? ` · ${view.teams[seat.team]}` : "";
-    div.innerHTML = `<b></b> <span class="who"></span><span class="backs" aria-hidden="true"></span> <span class="count"></span>`;
+    div.innerHTML = `<b></b><span class="strategy"></span><span class="team"></span><span class="backs" aria-hidden="true"></span> <span class="count"></span>`;
     div.querySelector("b").textContent = seat.you ? "You" : `Seat ${seat.seat}`;
-    div.querySelector(".who").textContent = seat.you ? team : ` (${seat.strategy})${team}`;
+    if (!seat.you) div.querySelector(".strategy").textContent = ` (${seat.strategy})`;
+    if (view.players === 4) div.querySelector(".team").textContent = ` · ${view.teams[seat.team]}`;
     if (!seat.you) div.querySelector(".backs").textContent = "▮".repeat(Math.min(n, 12));
     const doing = turn ? (seat.you ? " · your move" : state.thinking ? " · thinking…" : " · to play") : moved ? ` · ${moved}` : "";
     div.querySelector(".count").textContent = `${n} tile${n === 1 ? "" : "s"}${doing}`;
@@ -45,7 +45,8 @@ function drawSeats(view, state) {
 function drawEnds(view, state) {
   const ends = Object.entries(state.board.ends || {}).filter(([, v]) => v !== null && v !== undefined);
   const scores = state.scores.map((v, t) => `${view.teams[t]}${t === view.my_team ? " (you)" : ""} ${v}`).join(", ");
-  $("ends").textContent = (ends.length ? `open ends ${ends.map(([a, v]) => `${a}=${v}`).join(" ")} · count ${state.count} · ` : "") + `scores ${scores}`;
+  const where = `round ${state.round} · target ${view.target} · `;
+  $("ends").textContent = where + (ends.length ? `open ends ${ends.map(([a, v]) => `${a}=${v}`).join(" ")} · count ${state.count} · ` : "") + `scores ${scores}`;
 }
 
 // The state drawn whole; ``live``: the game as it stands, your legal tiles lit.
