@@ -29,6 +29,7 @@ function reviewState(frames, index, note) {
   state.log = frames.slice(start, index + 1).map((f) => f.line);
   state.sheet = frames.slice(0, index + 1).filter((f) => f.sheet_row).map((f) => f.sheet_row);
   state.turn = frame.turn;
+  state.review = true;
   state.status = `reviewing event ${index + 1} of ${frames.length}: ${frame.line.text}${note ? " · " + note : ""}`;
   return state;
 }
@@ -74,7 +75,7 @@ async function toSetup() {
 }
 
 // ---------------------------------------------------------------- the analysis
-const CHART = { h: 240, left: 44, right: 16, top: 14, bottom: 52 };
+const CHART = { h: 262, left: 44, right: 16, top: 14, bottom: 74 };
 
 // The win chance over the game: the move you played and the search's best, per decision,
 // the costly ones marked (a click on a mark shows the table there).
@@ -90,13 +91,13 @@ function winChart(decisions) {
     el("line", { x1: c.left, x2: c.w - c.right, y1: y(p), y2: y(p), class: "grid" }, svg);
     el("text", { x: c.left - 6, y: y(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = `${100 * p}%`;
   }
-  el("text", { x: c.left, y: c.h - 30, class: "axis" }, svg).textContent = "your decisions, in order →";
+  el("text", { x: c.left, y: c.h - 48, class: "axis" }, svg).textContent = "your decisions, in order →";
   const line = (key, cls) => el("polyline", { points: decisions.map((d, i) => `${x(i)},${y(d[key])}`).join(" "), class: cls }, svg);
   line("best_win", "best"); line("win", "played");
   [["played", "the moves you played"], ["best", "the search's best"]].forEach(([cls, text], k) => {
-    const x0 = c.left + 150 * k;
-    el("line", { x1: x0, x2: x0 + 24, y1: c.h - 12, y2: c.h - 12, class: "key-line " + cls }, svg);
-    el("text", { x: x0 + 30, y: c.h - 8, class: "key-text" }, svg).textContent = text;
+    const y0 = c.h - 30 + 18 * k;
+    el("line", { x1: c.left, x2: c.left + 24, y1: y0 - 4, y2: y0 - 4, class: "key-line " + cls }, svg);
+    el("text", { x: c.left + 30, y: y0, class: "key-text" }, svg).textContent = text;
   });
   decisions.forEach((d, i) => {
     if (!d.mark) return;

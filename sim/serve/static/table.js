@@ -33,7 +33,7 @@ function drawSeats(view, state) {
     if (!seat.you) div.querySelector(".strategy").textContent = ` (${seat.strategy})`;
     if (view.players === 4) div.querySelector(".team").textContent = ` · ${view.teams[seat.team]}`;
     if (!seat.you) div.querySelector(".backs").textContent = "▮".repeat(Math.min(n, 12));
-    const doing = turn ? (seat.you ? " · your move" : state.thinking ? " · thinking…" : " · to play") : moved ? ` · ${moved}` : "";
+    const doing = turn ? (seat.you && !state.review ? " · your move" : state.thinking ? " · thinking…" : " · to play") : moved ? ` · ${moved}` : "";
     div.querySelector(".count").textContent = `${n} tile${n === 1 ? "" : "s"}${doing}`;
     (seat.you ? $("me") : box).appendChild(div);
   }
