@@ -83,7 +83,7 @@ async def many_at_once(app) -> list[float]:
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    app = create_app(Sessions(), GUARD)
+    app = create_app(Sessions(per_client=2 * AT_ONCE), GUARD)  # one client, many games
     client = TestClient(app, headers={TOKEN_HEADER: GUARD.token})
     client.post("/api/games", json={"seed": 0})  # warm the compiled kernels
     rows = one_at_a_time(client)

@@ -42,7 +42,7 @@ def finish(client, view: dict) -> dict:
 
 def test_memory_is_bounded_by_the_store_over_1000_games():
     guard = Guard(("testserver",), rate=1e9, burst=10**9)
-    sessions = Sessions(limit=50)
+    sessions = Sessions(limit=50, per_client=50)  # one client (the test's address)
     client = TestClient(create_app(sessions, guard), headers={TOKEN_HEADER: guard.token})
     marks = {}
     for number in range(1000):
@@ -58,7 +58,7 @@ def test_memory_is_bounded_by_the_store_over_1000_games():
 
 def test_50_games_at_once_each_to_its_end():
     guard = Guard(("testserver",), rate=1e9, burst=10**9)
-    app = create_app(Sessions(), guard)
+    app = create_app(Sessions(per_client=50), guard)  # 50 games of one client at once
 
     async def one(client, seed: int) -> tuple[int, list]:
         view = (await client.post("/api/games", json={**FAST, "target": 40, "seed": seed})).json()

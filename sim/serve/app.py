@@ -3,11 +3,14 @@
 Why Starlette: a few routes and static files need no more, and its TestClient lets the
 tests play whole games through HTTP. Every failure is a 4xx (or, for a bug, a 500) with a
 one-line JSON ``{"error": ...}``, never a traceback: a ``SniffError`` is the user's input
-(400), an unknown session 404, a body over ``MAX_BODY`` 413.
+(400), an unknown session 404, a stale click 409, a body over ``MAX_BODY`` 413, a server
+that keeps all the games it may 503.
 
-API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game;
-``GET /api/games/{id}`` its view; ``POST /api/games/{id}/move`` {move, version}; ``POST
-/api/games/{id}/next`` {version} after a settlement; ``POST /api/games/{id}/hint`` {budget?};
+API (all JSON): ``POST /api/games`` {players, seat, opponents, target, seed?} starts a game
+(charged to the client, ``client_of``); ``GET /api/games/{id}?since=N`` its view, with a
+frame per event from N on; ``POST /api/games/{id}/move`` {move, version} (a frame per event
+from the move on); ``POST /api/games/{id}/next`` {version} after a settlement; ``POST
+/api/games/{id}/hint`` {budget?};
 ``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over; ``POST
 /api/games/{id}/takeback`` {version}; ``GET /api/games/{id}/history`` the move list's
 frames; ``POST /api/games/{id}/position`` {event} the person's position there as text;
@@ -25,6 +28,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +44,14 @@ from starlette.staticfiles import StaticFiles
 from sim.core import engine
 from sim.core.seating import PLAYER_COUNTS, check_players
 from sim.errors import SniffError
+from sim.hint.estimate import MIN_BUDGET
 from sim.run.plan import check_seed
 from sim.serve.game import StaleMove, WebGame
 from sim.serve.guard import Guard, GuardMiddleware, allowed_hosts
 from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
 from sim.serve.replay import MAX_TRACE, trace_frames, trace_position
 from sim.serve.review import game_analysis, game_history, game_position
-from sim.serve.sessions import DEFAULT_TTL, Sessions, UnknownSession
+from sim.serve.sessions import DEFAULT_TTL, ServerFull, Sessions, UnknownSession
 from sim.serve.setup import draft_position, position_view, read_text
 from sim.serve.views import game_view
 from sim.table.play import new_seed
@@ -58,6 +64,8 @@ DEFAULT_PORT = 8737
 MAX_HINT_BUDGET = 5_000  # play-outs per move a hint may ask: a few seconds of the server
 DEFAULT_ANALYSIS_BUDGET = 100  # play-outs per move of a finished game's analysis
 LOG = logging.getLogger("sniff.serve")
+CLIENT_COOKIE = "sniff-client"  # the browser session a game is charged to
+CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
 class BadRequest(SniffError):
@@ -111,11 +119,11 @@ def _query_int(request: Request, key: str) -> int:
 
 
 def _budget(body: dict, default: int = DEFAULT_BUDGET) -> int:
-    """A hint's play-outs per move, capped by the server (``MAX_HINT_BUDGET``)."""
+    """A hint's play-outs per move, from ``MIN_BUDGET`` to the server's cap."""
     budget = _int(body, "budget", default)
-    if budget > MAX_HINT_BUDGET:
-        raise BadRequest(f"budget must be at most {MAX_HINT_BUDGET:,} play-outs per move "
-                         f"on this server, got {budget:,}")
+    if not MIN_BUDGET <= budget <= MAX_HINT_BUDGET:
+        raise BadRequest(f"play-outs must be {MIN_BUDGET}..{MAX_HINT_BUDGET:,} per move on "
+                         f"this server, got {budget:,}")
     return budget
 
 
@@ -139,6 +147,22 @@ def _store(request: Request) -> Sessions:
     return request.app.state.sessions
 
 
+def client_of(request: Request) -> str:
+    """Who a game is charged to: the page's browser session (its ``sniff-client`` cookie),
+    else the client's address (a script)."""
+    cookie = request.cookies.get(CLIENT_COOKIE, "")
+    if CLIENT_ID.fullmatch(cookie):
+        return "browser:" + cookie
+    return "address:" + (request.client.host if request.client else "?")
+
+
+def _since(request: Request) -> int | None:
+    """``?since=N``: the events the page has drawn (frames follow for the rest)."""
+    if "since" not in request.query_params:
+        return None
+    return _query_int(request, "since")
+
+
 def _session(request: Request) -> tuple[str, WebGame]:
     """The ``{session}`` of the path and its game (404 for an unknown or expired one)."""
     session = request.path_params["session"]
@@ -146,9 +170,20 @@ def _session(request: Request) -> tuple[str, WebGame]:
 
 
 async def index(request: Request) -> Response:
-    """The page, with the server's token written in (``create_app`` renders it once)."""
-    return Response(request.app.state.page, media_type="text/html",
-                    headers={"cache-control": "no-store"})
+    """The page, with the server's token written in (``create_app`` renders it once), and a
+    browser-session cookie naming the client its games are charged to (``sim.serve.sessions``)."""
+    response = Response(request.app.state.page, media_type="text/html",
+                        headers={"cache-control": "no-store"})
+    if not CLIENT_ID.fullmatch(request.cookies.get(CLIENT_COOKIE, "")):
+        response.set_cookie(CLIENT_COOKIE, secrets.token_urlsafe(16), httponly=True,
+                            samesite="strict", path="/")
+    return response
+
+
+async def favicon(request: Request) -> Response:
+    """The tab's icon (a domino), also at the address browsers try first."""
+    return Response((STATIC / "favicon.svg").read_bytes(), media_type="image/svg+xml",
+                    headers={"cache-control": "max-age=86400"})
 
 
 async def strategy_list(request: Request) -> Response:
@@ -172,30 +207,33 @@ async def new_game(request: Request) -> Response:
         WebGame, players, seat,
         _opponents(body.get("opponents", DEFAULT_OPPONENT), players), seed,
         _int(body, "target", int(engine.TARGET_FOR_PLAYERS[players])))
-    session = _store(request).add(game)
-    return JSONResponse(game_view(session, game))
+    session = _store(request).add(game, client_of(request))
+    return JSONResponse(game_view(session, game, 1))
 
 
 async def show(request: Request) -> Response:
-    """A game's view as its person sees it."""
+    """A game's view as its person sees it (``?since=N``: with a frame per event from N)."""
     session, game = _session(request)
-    return JSONResponse(game_view(session, game))
+    return JSONResponse(game_view(session, game, _since(request)))
 
 
 async def move(request: Request) -> Response:
-    """The person's move {move, version}; the opponents then play up to the next turn."""
+    """The person's move {move, version}; the opponents then play up to the next turn. The
+    view has a frame per event from the move on (forced moves and the bots' included)."""
     session, game = _session(request)
     body = await _body(request)
+    before = game.visible()
     await run_in_threadpool(game.play, _int(body, "move"), _int(body, "version"))
-    return JSONResponse(game_view(session, game))
+    return JSONResponse(game_view(session, game, before))
 
 
 async def next_round(request: Request) -> Response:
-    """The settlement acknowledged {version}: the next round starts."""
+    """The settlement acknowledged {version}: the next round starts (its frames follow)."""
     session, game = _session(request)
     body = await _body(request)
+    before = game.visible()
     game.acknowledge(_int(body, "version"))
-    return JSONResponse(game_view(session, game))
+    return JSONResponse(game_view(session, game, before))
 
 
 async def hint(request: Request) -> Response:
@@ -293,7 +331,8 @@ async def http_error(request: Request, error: HTTPException) -> Response:
 async def sniff_error(request: Request, error: SniffError) -> Response:
     """The user's input: 404 for an unknown session, 409 for a stale move, else 400."""
     status = (404 if isinstance(error, UnknownSession) else
-              409 if isinstance(error, StaleMove) else 400)
+              409 if isinstance(error, StaleMove) else
+              503 if isinstance(error, ServerFull) else 400)
     return _error(status, str(error))
 
 
@@ -306,6 +345,7 @@ GET, POST = ("GET",), ("POST",)
 #: The API: path, handler, methods (the module docstring says what each one takes).
 ROUTES = (
     ("/", index, GET),
+    ("/favicon.ico", favicon, GET),
     ("/api/strategies", strategy_list, GET),
     ("/api/games", new_game, POST),
     ("/api/games/{session}", show, GET),

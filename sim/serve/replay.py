@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SniffError
+from sim.serve.frames import board_of
 from sim.serve.lines import event_line
 from sim.serve.review import position_at
 from sim.table.render import ReplayState, render_event
@@ -49,8 +50,8 @@ def trace_position(data: bytes, game: int, index: int) -> dict[str, Any]:
     """The position before the next placement after event ``index`` of a traced game (a
     trace is a finished game: any seat's hand may be shown), as ``sniff hint``'s text."""
     chosen, _ = _game_events(data, game)
-    if not 0 < index < len(chosen):
-        raise SniffError(f"event must be 1..{len(chosen) - 1}")
+    if not 0 <= index < len(chosen):
+        raise SniffError(f"event must be 0..{len(chosen) - 1}")
     return {"text": position_at(chosen, index, None)}
 
 
@@ -61,13 +62,10 @@ def trace_frames(data: bytes, game: int = 0) -> dict[str, Any]:
     state, frames = ReplayState(), []
     for event in chosen:
         state.apply(event)
-        sniff = None if state.sniff is None else {"arm": state.sniff.arm,
-                                                  "index": state.sniff.index}
         frames.append({
             "event": event["event"], "round": state.round, "text": render_event(event, state),
             "line": event_line(event, players, None),
-            "board": {"opening": state.opening, "arms": state.arms, "sniff": sniff,
-                      "ends": state.ends},
+            "board": board_of(state),
             "hands": [list(hand) for hand in state.hands], "boneyard": state.boneyard,
             "scores": list(state.scores),
         })

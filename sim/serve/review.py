@@ -15,34 +15,16 @@ from sim.errors import SniffError
 from sim.hint.analyze import BLUNDER, MISTAKE, analyze_game
 from sim.hint.estimate import check_budget
 from sim.hint.position import PublicTracker, decisions, format_position
+from sim.serve.frames import table_frames
 from sim.serve.game import WebGame
-from sim.serve.lines import event_line
-from sim.table.render import ReplayState
-
-
-def _board(state: ReplayState) -> dict[str, Any]:
-    sniff = None if state.sniff is None else {"arm": state.sniff.arm, "index": state.sniff.index}
-    return {"opening": state.opening, "arms": state.arms, "sniff": sniff, "ends": state.ends}
-
-
-def frames(events: list[dict], players: int, viewer: int | None) -> list[dict[str, Any]]:
-    """One frame per event: its line, the board after it, the hands ``viewer`` may see (all
-    of them for ``None``), sizes and scores."""
-    state, out = ReplayState(), []
-    for event in events:
-        state.apply(event)
-        hands = [list(h) if viewer is None or seat == viewer else None
-                 for seat, h in enumerate(state.hands)]
-        out.append({"line": event_line(event, players, viewer), "round": state.round,
-                    "board": _board(state), "hands": hands,
-                    "sizes": [len(h) for h in state.hands], "boneyard": state.boneyard,
-                    "scores": list(state.scores)})
-    return out
 
 
 def game_history(game: WebGame) -> dict[str, Any]:
-    """The move list of a served game, as far as the person has seen it."""
-    return {"frames": frames(game.events[: game.visible()], game.players, game.seat)}
+    """The move list of a served game, as far as the person has seen it: one whole table
+    per event (``sim.serve.frames``), from the person's seat."""
+    events = game.events[: game.visible()]
+    turn = game.seat if game.pending is not None and game.settling() is None else None
+    return {"frames": table_frames(events, game.players, game.seat, 0, turn)}
 
 
 def position_at(events: list[dict], index: int, seat: int | None) -> str:
@@ -51,8 +33,9 @@ def position_at(events: list[dict], index: int, seat: int | None) -> str:
     placement left (a game waiting for the person), ``seat``'s position now."""
     start = events[0]
     players = int(start["players"])
-    if not 0 < index < len(events):
-        raise SniffError(f"event must be 1..{len(events) - 1}")
+    if not 0 <= index < len(events) or len(events) < 2:
+        raise SniffError(f"event must be 0..{len(events) - 1}")
+    index = max(index, 1)  # the game's start: the position at the first deal
     played = sum(1 for event in events[: index + 1] if event["event"] == "play")
     for number, decision in enumerate(decisions(events)):
         if number >= played and (seat is None or decision.seat == seat):
@@ -72,16 +55,31 @@ def game_position(game: WebGame, index: int) -> dict[str, Any]:
     return {"text": position_at(game.events[: game.visible()], index, game.seat)}
 
 
+def _placements(events: list[dict]) -> dict[tuple[int, int], int]:
+    """The event index of each placement, by (round, its number in the round from 1)."""
+    where, round_number, turn = {}, 0, 0
+    for index, event in enumerate(events):
+        if event["event"] == "round_start":
+            round_number, turn = int(event["round"]), 0
+        elif event["event"] == "play":
+            turn += 1
+            where[(round_number, turn)] = index
+    return where
+
+
 def game_analysis(game: WebGame, budget: int) -> dict[str, Any]:
     """Every decision of the person with more than one move, analysed as ``sniff replay
-    --analyze`` does; the costly ones marked ``?`` (mistake) and ``??`` (blunder)."""
+    --analyze`` does; the costly ones marked ``?`` (mistake) and ``??`` (blunder). Each row
+    names its placement's ``event`` (the move list's index), so the page can show the table
+    there."""
     if not game.over:
         raise SniffError("the analysis is made once the game is over")
     check_budget(budget, "budget")
-    rows = []
+    rows, where = [], _placements(game.events)
     for item in analyze_game(game.events, 0, game.seat, budget, "greedy", game.seed):
         loss = item.loss
         rows.append({"round": item.decision.round, "turn": item.decision.turn,
+                     "event": where[(item.decision.round, item.decision.turn)],
                      "played": item.played.name, "best": item.best.name,
                      "win": item.played.win.mean, "best_win": item.best.win.mean,
                      "loss": {"mean": max(0.0, loss.mean), "low": max(0.0, loss.low),

@@ -9,6 +9,7 @@ move generation through ``Position.legal_moves``), so no rule lives in the page.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sim.core.layout import ARM_NAMES, ARM_VALUE, decode_ends
@@ -16,9 +17,26 @@ from sim.core.seating import check_players
 from sim.core.tiles import N_TILES, parse_tile, tile_name
 from sim.errors import SniffError
 from sim.hint.position import OPENING, Position, format_position, parse_position
+from sim.serve.frames import board_of
 from sim.table.render import ReplayState
 
 MAX_LIST = 64  # items of any list in a draft (a position has at most 28 tiles)
+#: What a problem of ``Position.check`` is about (its words, first match), as the set-up
+#: form's fields: the page marks them and names them before the problem.
+PROBLEM_FIELDS = (
+    (re.compile(r"said to lack|lacks"), ("lacks",)),
+    (re.compile(r"hands \(.*\) \+ boneyard"), ("sizes", "boneyard")),
+    (re.compile(r"sizes|holds -?\d+ tiles|cannot hold"), ("sizes",)),
+    (re.compile(r"boneyard"), ("boneyard",)),
+    (re.compile(r"leader must"), ("leader",)),
+    (re.compile(r"round must"), ("round",)),
+    (re.compile(r"target"), ("target",)),
+    (re.compile(r"score|side \d+ has"), ("scores",)),
+    (re.compile(r"table"), ("table",)),
+    (re.compile(r"hand|drawn tile|no legal placement"), ("hand",)),
+    (re.compile(r"seat must"), ("seat",)),
+    (re.compile(r"players"), ("players",)),
+)
 
 
 def _tile(text: Any) -> int:
@@ -106,8 +124,15 @@ def _board(position: Position) -> dict[str, Any]:
         state.apply({"event": "play", "seat": 0, "tile": tile_name(tile, matched),
                      "end": None if arm == OPENING else ARM_NAMES[arm],
                      "ends": decode_ends(after)})
-    sniff = None if state.sniff is None else {"arm": state.sniff.arm, "index": state.sniff.index}
-    return {"opening": state.opening, "arms": state.arms, "sniff": sniff, "ends": state.ends}
+    return board_of(state)
+
+
+def problem_fields(problem: str | None) -> list[str]:
+    """The set-up form's fields a problem is about (none when it names none)."""
+    if problem is None:
+        return []
+    return next((list(fields) for pattern, fields in PROBLEM_FIELDS if pattern.search(problem)),
+                [])
 
 
 def position_view(position: Position) -> dict[str, Any]:
@@ -120,7 +145,8 @@ def position_view(position: Position) -> dict[str, Any]:
         problem = str(error)
     used = set(position.hand) | {tile for tile, _ in position.table}
     return {
-        "text": text, "problem": problem, "board": _board(position),
+        "text": text, "problem": problem, "fields": problem_fields(problem),
+        "board": _board(position),
         "hand": [tile_name(t) for t in sorted(position.hand)],
         "table": [[tile_name(t), None if a == OPENING else ARM_NAMES[a]]
                   for t, a in position.table],

@@ -16,19 +16,18 @@ from typing import Any
 from sim.core.layout import EMPTY_LAYOUT, move_points
 from sim.core.seating import team_count, team_name, team_of
 from sim.core.tiles import tile_name
+from sim.serve.frames import (
+    MAX_FRAMES,
+    board_of,
+    settlement_of,
+    sheet_row,
+    sorted_tiles,
+    table_frames,
+)
 from sim.serve.game import WebGame
 from sim.serve.lines import event_line
 from sim.table.play import move_text
 from sim.table.render import ReplayState, halves
-
-
-def _sorted_tiles(tiles: list[str]) -> list[str]:
-    return sorted(tiles, key=lambda t: sorted(halves(t)))
-
-
-def _board(state: ReplayState) -> dict[str, Any]:
-    sniff = None if state.sniff is None else {"arm": state.sniff.arm, "index": state.sniff.index}
-    return {"opening": state.opening, "arms": state.arms, "sniff": sniff, "ends": state.ends}
 
 
 def _sheet(events: list[dict], players: int) -> list[dict[str, Any]]:
@@ -36,13 +35,7 @@ def _sheet(events: list[dict], players: int) -> list[dict[str, Any]]:
     rows, before = [], [0] * team_count(players)
     for event in events:
         if event["event"] == "round_end":
-            penalties = [0] * team_count(players)
-            for seat, penalty in enumerate(event["penalties"]):
-                penalties[team_of(seat, players)] += penalty
-            gained = [after - was + pen for after, was, pen
-                      in zip(event["scores"], before, penalties)]
-            rows.append({"round": event["round"], "gained": gained, "penalties": penalties,
-                         "scores": event["scores"], "reason": event["reason"]})
+            rows.append(sheet_row(event, before, players))
             before = list(event["scores"])
     return rows
 
@@ -56,25 +49,26 @@ def _seats(game: WebGame, state: ReplayState, turn: int | None) -> list[dict[str
             for seat, hand in enumerate(state.hands or [[]] * game.players)]
 
 
-def _recent(game: WebGame, events: list[dict]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The frames of the other seats' events since the person last acted (the page shows
-    them one after another), and the tiles they placed this round (marked on the board)."""
-    begin = 0
-    for index, event in enumerate(events):
+def _marked(game: WebGame, events: list[dict]) -> list[str]:
+    """The tiles placed this round since the person last acted (outlined on the board)."""
+    marked: list[str] = []
+    for event in events:
         mine = event.get("seat") == game.seat and event["event"] in ("play", "draw", "pass")
         if mine or event["event"] in ("round_start", "round_end"):
-            begin = index + 1 if mine or event["event"] == "round_end" else index
-    state, frames, marked = ReplayState(), [], []
-    for index, event in enumerate(events):
-        state.apply(event)
-        if index < begin or event["event"] not in ("play", "draw", "pass", "round_start"):
-            continue
-        if event["event"] == "play":
+            marked = []
+        if event["event"] == "play" and event.get("seat") != game.seat:
             marked.append(event["tile"])
-        frames.append({"line": event_line(event, game.players, game.seat), "board": _board(state),
-                       "sizes": [len(h) for h in state.hands], "boneyard": state.boneyard,
-                       "scores": list(state.scores or [0] * team_count(game.players))})
-    return frames, marked
+    return marked
+
+
+def _recent(game: WebGame, events: list[dict], since: int | None,
+            turn: int | None) -> list[dict[str, Any]]:
+    """One frame per event the page has not drawn yet (``since`` events drawn), in order:
+    the person's own move, every bot's and every forced one (at most ``MAX_FRAMES``)."""
+    if since is None or since >= len(events):
+        return []
+    start = max(since, 1, len(events) - MAX_FRAMES)
+    return table_frames(events, game.players, game.seat, start, turn)
 
 
 def _settlement(events: list[dict], state: ReplayState) -> dict[str, Any] | None:
@@ -84,15 +78,10 @@ def _settlement(events: list[dict], state: ReplayState) -> dict[str, Any] | None
     if tail[0]["event"] == "play" and events[-1]["event"] == "game_end":
         # The game ended at a placement (the target reached mid-round): no penalties, but
         # every hand is shown as it stands.
-        return {"round": state.round, "hands": [_sorted_tiles(h) for h in state.hands],
+        return {"round": state.round, "hands": [sorted_tiles(h) for h in state.hands],
                 "hand_pips": [sum(sum(halves(t)) for t in h) for h in state.hands],
                 "penalties": None, "reason": "target", "winner_seat": tail[0]["seat"]}
-    if tail[0]["event"] != "round_end":
-        return None
-    last = tail[0]
-    return {"round": last.get("round"), "hands": [_sorted_tiles(h) for h in state.hands],
-            "hand_pips": last["hand_pips"], "penalties": last["penalties"],
-            "reason": last["reason"], "winner_seat": last["winner_seat"]}
+    return settlement_of(tail[0], state) if tail[0]["event"] == "round_end" else None
 
 
 def _banner(game: WebGame, scores: list[int], winner: int | None) -> str:
@@ -106,8 +95,9 @@ def _banner(game: WebGame, scores: list[int], winner: int | None) -> str:
     return f"{name} win{'' if game.players == 4 else 's'} {scores[winner]} to {others}"
 
 
-def game_view(session: str, game: WebGame) -> dict[str, Any]:
-    """The page's whole picture of ``game`` now."""
+def game_view(session: str, game: WebGame, since: int | None = None) -> dict[str, Any]:
+    """The page's whole picture of ``game`` now, with a frame per event from event
+    ``since`` on (what happened since the page last drew the table; None: no frames)."""
     shown = game.visible()
     events = game.events[:shown]
     state = ReplayState()
@@ -120,7 +110,6 @@ def game_view(session: str, game: WebGame) -> dict[str, Any]:
     phase = "over" if over else "settled" if last["event"] == "round_end" else "move"
     hand = state.hands[game.seat] if state.hands else []
     turn = game.seat if phase == "move" and game.pending is not None else None
-    recent, marked = _recent(game, events)
     scores = state.scores or [0] * team_count(game.players)
     view: dict[str, Any] = {
         "session": session,
@@ -134,17 +123,17 @@ def game_view(session: str, game: WebGame) -> dict[str, Any]:
         "my_team": team_of(game.seat, game.players),
         "phase": phase,
         "round": state.round,
-        "board": _board(state),
-        "marked": marked,
+        "board": board_of(state),
+        "marked": _marked(game, events),
         "count": next((e["count"] for e in reversed(events[round_start:])
                        if e["event"] == "play"), 0),
-        "hand": _sorted_tiles(hand),
+        "hand": sorted_tiles(hand),
         "seats": _seats(game, state, turn),
         "sizes": [len(h) for h in state.hands],
         "boneyard": state.boneyard,
         "scores": scores,
         "log": [event_line(e, game.players, game.seat) for e in events[round_start:]],
-        "recent": recent,
+        "recent": _recent(game, events, since, turn),
         "sheet": _sheet(events, game.players),
         "events": shown,
         "can_take_back": game.can_take_back(),

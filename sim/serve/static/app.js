@@ -2,19 +2,43 @@
 // (#/game, #/replay, #/setup), section and state, so one never overwrites another and the
 // browser's back button moves between them. A game's session id is kept in sessionStorage
 // (per tab). Everything shown comes from /api; no rule is here.
+//
+// A game is drawn one moment at a time: an answer carries a frame per event since the
+// table last drawn (your move, every bot's, every forced one), and the page draws each
+// whole (board, hand, counts, scores, log, status) before the next, so nothing on the page
+// belongs to another moment. A bot's turn is marked ("seat 2 is thinking") and its move
+// drawn THINK_MS later; each move then stays HOLD_MS on the table.
 "use strict";
 const $ = (id) => document.getElementById(id);
 const TOKEN = document.querySelector('meta[name="sniff-token"]').content;
-const STEP_MS = 450;  // pause between two bot placements shown one after another
+const THINK_MS = 30;  // a bot's turn marked, then its move drawn (well under 100 ms later)
+const HOLD_MS = { play: 650, draw: 300, pass: 500, round_start: 500 };  // a move on show
 
-async function api(method, path, body, raw) {
+// ---------------------------------------------------------------- requests
+class ApiError extends Error { constructor(message, status) { super(message); this.status = status; } }
+
+// Progress for any request over a second: what it does and the seconds so far.
+const working = new Map();
+let workingId = 0;
+function showProgress() {
+  const now = performance.now(), items = [...working.values()].filter((w) => now - w.since >= 1000);
+  $("progress").hidden = !items.length;
+  if (items.length) $("progress-text").textContent = items.map((w) => `${w.what} · ${Math.floor((now - w.since) / 1000)} s`).join("; ");
+}
+setInterval(showProgress, 250);
+
+async function api(method, path, body, what, raw) {
   const options = { method, headers: { "x-sniff-token": TOKEN } };
   if (raw !== undefined) options.body = raw;
   else if (body !== undefined) { options.body = JSON.stringify(body); options.headers["content-type"] = "application/json"; }
-  const response = await fetch(path, options);
-  const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
-  return data;
+  const id = ++workingId;
+  if (what) working.set(id, { what, since: performance.now() });
+  try {
+    const response = await fetch(path, options);
+    const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+    if (!response.ok) throw new ApiError(data.error || `HTTP ${response.status}`, response.status);
+    return data;
+  } finally { working.delete(id); showProgress(); }
 }
 
 function fail(error) { $("error").textContent = error.message || String(error); }
@@ -27,16 +51,19 @@ function route() {
   const shown = MODES.includes(mode) ? mode : "game";
   for (const m of MODES) {
     $("mode-" + m).hidden = m !== shown;
-    $("nav-" + m).setAttribute("aria-current", m === shown ? "page" : "false");
+    if (m === shown) $("nav-" + m).setAttribute("aria-current", "page"); else $("nav-" + m).removeAttribute("aria-current");
   }
   $("error").textContent = "";
   document.dispatchEvent(new CustomEvent("mode", { detail: shown }));
+  redrawBoards();
 }
 window.addEventListener("hashchange", route);
 
 // ---------------------------------------------------------------- the game
-const game = { view: null, busy: false, review: null, history: null, timer: null, clickedAt: null };
+const game = { view: null, busy: false, review: null, history: null, clickedAt: null, token: 0, settings: null, shown: null };
 window.sniffTimings = [];  // ms from a click to the first drawing of its answer (tests read it)
+window.sniffTurns = [];  // ms from a bot's turn marked to its move drawn
+window.sniffDrawn = [];  // what each drawn moment showed (tests check it against its frame)
 function drawn() {
   if (game.clickedAt !== null) { window.sniffTimings.push(performance.now() - game.clickedAt); game.clickedAt = null; }
 }
@@ -58,243 +85,147 @@ function lock(on) {
   game.busy = on;
   $("hand").classList.toggle("locked", on);
   for (const b of $("hand").querySelectorAll("button")) b.disabled = on || !b.classList.contains("legal");
+  $("hint").disabled = on || !game.view || game.view.phase !== "move" || game.review !== null;
+  $("takeback").disabled = on || !game.view || !game.view.can_take_back;
 }
 
-async function send(path, body) {
+// A change of the game: the answer is drawn moment by moment. A 409 (the game moved on in
+// another tab) or a 404 (it expired) is answered by fetching what is there now.
+async function send(path, body, what) {
   if (game.busy) return;  // one request per decision: the hand is locked until it is drawn
   lock(true);
   $("error").textContent = "";
   game.clickedAt = performance.now();
-  try { await show(await api("POST", path, body)); }
-  catch (error) { fail(error); lock(false); game.clickedAt = null; }
+  try { await show(await api("POST", path, body, what)); }
+  catch (error) {
+    game.clickedAt = null; lock(false);
+    if (error.status === 409) await refresh("That click was for an earlier turn: this game moved on elsewhere (another tab or window). The table now shows the current turn.");
+    else if (error.status === 404) lost(error);
+    else fail(error);
+  }
 }
 
-async function newGame(event) {
-  event.preventDefault();
+// The current state from the server, with a frame for each event this page has not drawn.
+async function refresh(message) {
+  if (!game.view) return;
+  try {
+    const view = await api("GET", `/api/games/${game.view.session}?since=${game.view.events}`);
+    if (message) fail({ message });
+    if (view.version !== game.view.version || message) await show(view);
+  } catch (error) { if (error.status === 404) lost(error); else fail(error); }
+}
+
+function lost(error) {
+  sessionStorage.removeItem("sniff-session");
+  game.view = null; game.token++;
+  $("table").hidden = true; $("intro").hidden = false;
+  fail(error);
+}
+
+function settingsBody() {
   const body = { players: Number($("players").value), seat: Number($("seat").value),
     opponents: $("opponents").value, target: Number($("target").value) };
   if ($("seed").value !== "") body.seed = Number($("seed").value);
+  return body;
+}
+
+async function newGame(body) {
+  game.settings = { ...body }; delete game.settings.seed;
   $("hints").innerHTML = ""; $("analysis").innerHTML = "";
-  say("dealing (the first game with a new set of opponents compiles them: about 20-40 s)...");
-  game.view = null;
-  await send("/api/games", body);
-  $("new-game").open = false;
+  game.view = null; game.token++;
+  await send("/api/games", body, "dealing: preparing the engine for these opponents (the first game on this machine compiles it, which can take minutes)");
+  if (game.view) $("new-game").open = false;
 }
 
-const sleep = (ms) => new Promise((done) => { game.timer = setTimeout(done, ms); });
+// A pause of the moves on show; ticking "show bots' moves at once" ends it (and the rest).
+const sleep = (ms) => new Promise((done) => {
+  const timer = setTimeout(done, ms);
+  game.wake = () => { clearTimeout(timer); done(); };
+});
 
-// The other seats' placements since the person's last move, one after another.
-async function animate(view) {
+// What a frame shows, whole: the page draws nothing from another moment beside it.
+function frameState(frame, before) {
+  const fresh = frame.kind === "round_start";
+  return { board: frame.board, marked: frame.marked, count: frame.count, sizes: frame.sizes, boneyard: frame.boneyard,
+    scores: frame.scores, hand: frame.hand, round: frame.round, mover: frame.seat, kind: frame.kind, turn: null, thinking: false,
+    log: [...(fresh ? [] : before.log), frame.line], sheet: frame.sheet_row ? [...before.sheet, frame.sheet_row] : before.sheet,
+    settlement: frame.settlement || null, status: frame.line.text, index: frame.index };
+}
+
+// The frames of an answer, one after another: a bot's turn marked, its move, a pause.
+async function animate(view, token) {
   const frames = view.recent || [];
-  if ($("instant").checked || !frames.length || !game.view) return;
-  for (const frame of frames) {
-    drawBoard($("board"), frame.board, [frame.line.tiles[0]].filter(Boolean));
-    drawSeats(view, frame.sizes);
-    $("log").appendChild(lineItem(frame.line));
-    say(frame.line.text);
+  let state = game.shown || { log: [], sheet: [] };
+  for (let i = 0; i < frames.length; i++) {
+    const frame = frames[i], instant = $("instant").checked;
+    if (token !== game.token) return false;
+    const bot = ["play", "draw", "pass"].includes(frame.kind) && frame.seat !== view.seat;
+    let turnAt = null;
+    if (bot && !instant && i > 0) {
+      drawState(view, { ...state, turn: frame.seat, thinking: true, mover: null, status: `seat ${frame.seat} is thinking…` });
+      turnAt = performance.now();
+      await sleep(THINK_MS);
+      if (token !== game.token) return false;
+    }
+    state = frameState(frame, state);
+    drawState(view, state);
+    if (turnAt !== null) window.sniffTurns.push(performance.now() - turnAt);
     drawn();
-    await sleep(STEP_MS);
+    if (!instant && i < frames.length - 1) await sleep(HOLD_MS[frame.kind] || 0);
   }
-}
-
-// The seats around the table: the others above the board, you below it (next to your hand).
-function drawSeats(view, sizes) {
-  const box = $("seats"); box.innerHTML = ""; $("me").innerHTML = "";
-  for (const seat of view.seats) {
-    const div = document.createElement("div");
-    const where = (seat.seat - view.seat + view.players) % view.players;
-    div.className = `seat at-${view.players}-${where}` + (seat.turn ? " turn" : "") + (seat.you ? " you" : "");
-    const n = sizes ? sizes[seat.seat] : seat.tiles;
-    const team = view.players === 4 ? ` · ${view.teams[seat.team]}` : "";
-    div.innerHTML = `<b></b> <span class="who"></span><span class="backs" aria-hidden="true"></span> <span class="count"></span>`;
-    div.querySelector("b").textContent = seat.you ? "You" : `Seat ${seat.seat}`;
-    div.querySelector(".who").textContent = seat.you ? team : ` (${seat.strategy})${team}`;
-    if (!seat.you) div.querySelector(".backs").textContent = "▮".repeat(Math.min(n, 12));
-    div.querySelector(".count").textContent = `${n} tile${n === 1 ? "" : "s"}${seat.turn ? " · to play" : ""}`;
-    (seat.you ? $("me") : box).appendChild(div);
-  }
-  const yard = document.createElement("div");
-  yard.className = "seat boneyard"; yard.textContent = `boneyard ${game.view ? game.view.boneyard : 0}`;
-  box.appendChild(yard);
+  return token === game.token;
 }
 
 async function show(view) {
-  const first = !game.view || game.view.session !== view.session;
-  if (!first) await animate(view);
-  game.view = view; game.review = null; game.history = null;
+  const token = ++game.token, first = !game.view || game.view.session !== view.session;
+  $("intro").hidden = true; $("table").hidden = false;
+  if (first) { game.shown = null; game.review = null; }
+  game.view = view; game.history = null;
   sessionStorage.setItem("sniff-session", view.session);
   if (location.hash !== "#/game") history.replaceState(null, "", "#/game");
+  lock(true);
+  if (!(await animate(view, token))) return;
   drawGame();
   drawn();
   lock(false);
-  const focus = view.phase === "settled" ? $("next") : $("hand").querySelector("button.legal");
-  if (focus && document.activeElement && (document.activeElement === document.body || document.activeElement.closest("#hand, #prompt, #actions, #hints"))) focus.focus();
+  const focus = view.phase === "settled" ? $("next") : view.phase === "over" ? $("again") : $("hand").querySelector("button.legal");
+  const active = document.activeElement;
+  if (focus && (!active || active === document.body || active.closest("#dock, #hints, #intro, #new-game"))) focus.focus();
+  if (view.phase === "over") $("dock").scrollIntoView({ block: "nearest" });
 }
 
+// The game as it stands: the latest moment, with your choices.
 function drawGame() {
   const view = game.view;
-  drawBoard($("board"), view.board, view.marked, view.count);
-  drawSeats(view);
-  const ends = Object.entries(view.board.ends || {}).filter(([, v]) => v !== null);
-  $("ends").textContent = ends.length ? `open ends ${ends.map(([a, v]) => `${a}=${v}`).join(" ")} · count ${view.count} · scores ${view.scores.map((v, t) => `${view.teams[t]}${t === view.my_team ? " (you)" : ""} ${v}`).join(", ")}` : "";
-  drawHand($("hand"), view.hand, new Set(view.options.map((o) => o.tile)), choose);
-  $("prompt").innerHTML = "";
-  $("hint").disabled = view.phase !== "move" || !view.options.length;
-  $("takeback").disabled = !view.can_take_back;
-  $("to-setup").disabled = false;
+  game.review = null;
+  game.shown = liveState(view);
+  drawState(view, game.shown, true);
   $("next").hidden = view.phase !== "settled";
-  $("trace").hidden = $("analyse").hidden = view.phase !== "over";
+  $("result").hidden = view.phase !== "over";
+  $("hand").hidden = $("actions").hidden = view.phase === "over";
   if (view.phase === "over") { $("trace").href = `/api/games/${view.session}/trace`; $("trace").download = `serve-seed${view.seed}.jsonl`; }
-  $("banner").hidden = view.phase !== "over";
   $("banner").textContent = view.banner || "";
-  $("banner").className = view.phase === "over" && view.winner === view.my_team ? "won" : "";
-  const status = { move: view.forced ? "you drew a tile that fits: choose its end" : "your move: choose a highlighted tile",
-    settled: `round ${view.round} settled: see the hands below, then Next round`, over: view.banner };
-  say(`round ${view.round} · target ${view.target} · ` + status[view.phase]);
-  $("status").dataset.phase = view.phase;
-  $("log").innerHTML = "";
-  for (const line of view.log) $("log").appendChild(lineItem(line));
-  $("log").scrollTop = $("log").scrollHeight;
-  drawSheet(view);
-  drawSettlement(view);
-  $("moves").innerHTML = ""; $("moves").dataset.loaded = "";
-}
-
-function drawSheet(view) {
-  const head = `<thead><tr><th scope="col">round</th>${view.teams.map((t, i) => `<th scope="col">${t}${i === view.my_team ? " (you)" : ""}</th>`).join("")}</tr></thead>`;
-  const cell = (r, t) => `<td><span class="gain">+${r.gained[t]}</span>${r.penalties[t] ? ` <span class="pen">−${r.penalties[t]}</span>` : ""} = <b>${r.scores[t]}</b></td>`;
-  const rows = view.sheet.map((r) => `<tr><th scope="row">${r.round}</th>${r.scores.map((_, t) => cell(r, t)).join("")}</tr>`);
-  $("sheet").innerHTML = head + `<tbody>${rows.join("")}</tbody><tfoot><tr><th scope="row">now</th>${view.scores.map((v) => `<th>${v}</th>`).join("")}</tr></tfoot>`;
-}
-
-function drawSettlement(view) {
-  const box = $("settlement"); box.innerHTML = "";
-  const s = view.settlement;
-  if (!s) return;
-  const name = (seat) => seat === view.seat ? "you" : "seat " + seat;
-  const who = s.reason === "target" ? `${name(s.winner_seat)} reached the target; the hands as they stand`
-    : s.winner_seat === null ? "blocked: no one went out" : `${name(s.winner_seat)} went out`;
-  const table = document.createElement("table");
-  table.innerHTML = `<caption>Round ${s.round} settled (${who})</caption><thead><tr><th scope="col">seat</th><th scope="col">hand left</th><th scope="col">pips</th><th scope="col">penalty</th></tr></thead>`;
-  const body = document.createElement("tbody");
-  s.hands.forEach((hand, seat) => {
-    const tr = document.createElement("tr");
-    tr.innerHTML = `<th scope="row">${seat === view.seat ? "you" : "seat " + seat}</th><td class="hand-cell"></td><td>${s.hand_pips[seat]}</td><td>${!s.penalties ? "—" : s.penalties[seat] ? "−" + s.penalties[seat] : "0"}</td>`;
-    const cell = tr.querySelector(".hand-cell");
-    if (!hand.length) cell.textContent = "out";
-    for (const tile of hand) { const g = tileSvg(tile, 32); g.setAttribute("aria-hidden", "false"); g.setAttribute("role", "img"); g.setAttribute("aria-label", tile); cell.appendChild(g); }
-    body.appendChild(tr);
-  });
-  table.appendChild(body); box.appendChild(table);
-}
-
-function choose(tile, button) {
-  if (game.busy || game.review !== null) return;
-  const options = game.view.options.filter((o) => o.tile === tile);
-  if (options.length === 1) return play(options[0].move);
-  button.classList.add("chosen");
-  $("prompt").innerHTML = `<span>${tile} fits two ends:</span> `;
-  for (const option of options) {
-    const b = document.createElement("button");
-    b.type = "button"; b.className = "end-choice";
-    b.textContent = `${option.text} (${option.points ? "+" + option.points : "no points"})`;
-    b.addEventListener("click", () => play(option.move));
-    $("prompt").appendChild(b);
-  }
-  $("prompt").querySelector("button").focus();
+  $("result").className = view.phase === "over" && view.winner === view.my_team ? "won" : "";
+  $("moves").innerHTML = ""; $("moves-load").hidden = false;
+  if (view.phase === "over") loadMoves().catch(fail);
 }
 
 function play(move) {
-  $("hints").innerHTML = "";
-  return send(`/api/games/${game.view.session}/move`, { move, version: game.view.version });
+  $("hints").innerHTML = ""; $("prompt").innerHTML = "";
+  return send(`/api/games/${game.view.session}/move`, { move, version: game.view.version }, "the other seats are playing (the first moves on this machine may compile the engine)");
 }
-
-const pct = (e) => `${(100 * e.mean).toFixed(1)}% [${(100 * e.low).toFixed(1)}, ${(100 * e.high).toFixed(1)}]`;
-const pts = (e) => `${e.mean.toFixed(1)} [${e.low.toFixed(1)}, ${e.high.toFixed(1)}]`;
 
 async function hint() {
-  $("hints").textContent = "thinking...";
+  $("hints").textContent = "";
+  const budget = Number($("budget").value);
   try {
-    showHint($("hints"), await api("POST", `/api/games/${game.view.session}/hint`, { budget: Number($("budget").value) }), true);
-  } catch (error) { $("hints").textContent = ""; fail(error); }
-}
-
-// The hint's table: a ★ only when the best move is told apart from the next one (its
-// paired loss interval above 0), a legend of the columns, and (in a game) a row plays its move.
-function showHint(box, h, playable) {
-  const star = h.separated ? "★ " : "";
-  const rows = h.moves.map((m, i) => `<tr class="${i === 0 ? "best" : ""}" data-move="${m.move}"${playable ? ' tabindex="0"' : ""}><th scope="row">${i === 0 ? star : ""}${m.name}</th><td>${m.now}</td><td>${pct(m.win)}</td><td>${i === 0 ? "—" : pct(m.loss)}</td><td>${pts(m.points)}</td><td>${m.heuristics.join(", ") || "-"}</td></tr>`);
-  const verdict = h.separated ? "★ the best move is separated from the next (the next one's loss interval lies above 0)" : "not separated: the best two moves' intervals overlap, so the order may be chance";
-  box.innerHTML = `<table id="hint-table"><caption>${verdict}</caption><thead><tr><th scope="col">move</th><th scope="col">now</th><th scope="col">chance to win (95%)</th><th scope="col">loss vs best (95%)</th><th scope="col">round points (95%)</th><th scope="col">heuristics</th></tr></thead><tbody>${rows.join("")}</tbody></table>` +
-    `<p class="legend"><b>now</b>: points the placement scores at once · <b>chance to win</b>: of the game, for your side · <b>loss vs best</b>: win chance given up against the best move on the same deals (0 at best) · <b>round points</b>: your side's points to the end of the round · <b>heuristics</b>: the simple strategies that would play it · ${h.budget} play-outs per move, ${h.seconds} s, as <code>sniff hint</code>${playable ? " · click a row (or Enter) to play it" : ""}</p>`;
-  if (!playable) return;
-  for (const row of box.querySelectorAll("tr[data-move]")) {
-    const go = () => play(Number(row.dataset.move));
-    row.addEventListener("click", go);
-    row.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
-  }
-}
-
-// ---------------------------------------------------------------- the move list
-async function loadMoves() {
-  if (!game.view) return null;
-  if (!game.history) {
-    game.history = (await api("GET", `/api/games/${game.view.session}/history`)).frames;
-    const list = $("moves"); list.innerHTML = "";
-    game.history.forEach((frame, i) => {
-      const li = lineItem(frame.line);
-      li.dataset.index = i;
-      li.addEventListener("click", () => reviewAt(i));
-      list.appendChild(li);
-    });
-  }
-  return game.history;
-}
-
-async function reviewAt(index) {
-  const frames = await loadMoves();
-  if (!frames) return;
-  if (index >= frames.length - 1 || index < 0 && game.review === null) return live();
-  game.review = Math.max(0, index);
-  const frame = frames[game.review];
-  drawBoard($("board"), frame.board, frame.line.kind === "play" ? frame.line.tiles : []);
-  drawHand($("hand"), frame.hands[game.view.seat] || [], new Set(), () => {});
-  for (const li of $("moves").children) li.classList.toggle("current", Number(li.dataset.index) === game.review);
-  const current = $("moves").querySelector(".current");
-  if (current) current.scrollIntoView({ block: "nearest" });
-  say(`reviewing event ${game.review + 1} of ${frames.length}: ${frame.line.text} (Back to the game returns)`);
-  $("status").dataset.phase = "review";
-}
-
-function live() { if (game.view) { game.review = null; drawGame(); lock(false); } }
-
-function step(delta) {
-  if (!game.view) return;
-  const at = game.review === null ? (game.history ? game.history.length - 1 : game.view.events - 1) : game.review;
-  reviewAt(at + delta).catch(fail);
+    showHint($("hints"), await api("POST", `/api/games/${game.view.session}/hint`, { budget }, `searching ${budget} play-outs per move (the first hint on this machine compiles the search: a minute or more)`), true);
+  } catch (error) { fail(error); }
 }
 
 async function takeBack() {
   $("hints").innerHTML = "";
-  await send(`/api/games/${game.view.session}/takeback`, { version: game.view.version });
-}
-
-async function toSetup() {
-  try {
-    const frames = await loadMoves();
-    const index = game.review === null ? frames.length - 1 : game.review;
-    const position = await api("POST", `/api/games/${game.view.session}/position`, { event: index });
-    openSetup(position.text);
-  } catch (error) { fail(error); }
-}
-
-async function analyse() {
-  $("analysis").textContent = "analysing every decision of yours (a few seconds)...";
-  try {
-    const a = await api("POST", `/api/games/${game.view.session}/analysis`, {});
-    const rows = a.decisions.map((d) => `<tr class="${d.mark ? "costly" : ""}"><th scope="row">${d.round}.${d.turn}</th><td>${d.played} ${d.mark}</td><td>${(100 * d.win).toFixed(1)}%</td><td>${d.best}</td><td>${(100 * d.loss.mean).toFixed(1)} [${(100 * d.loss.low).toFixed(1)}, ${(100 * d.loss.high).toFixed(1)}]</td></tr>`);
-    $("analysis").innerHTML = `<table><caption>Your decisions (as <code>sniff replay --analyze</code>, ${a.budget} play-outs per move): ? gives up ≥ ${100 * a.mistake} points of win chance, ?? ≥ ${100 * a.blunder}, interval above 0</caption><thead><tr><th scope="col">round.turn</th><th scope="col">played</th><th scope="col">win</th><th scope="col">best</th><th scope="col">loss (points of %)</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
-  } catch (error) { $("analysis").textContent = ""; fail(error); }
+  await send(`/api/games/${game.view.session}/takeback`, { version: game.view.version }, "taking your move back");
 }
 
 async function resume() {
@@ -305,21 +236,20 @@ async function resume() {
   catch (error) { sessionStorage.removeItem("sniff-session"); }
 }
 
-$("setup").addEventListener("submit", (e) => newGame(e).catch(fail));
-$("next").addEventListener("click", () => send(`/api/games/${game.view.session}/next`, { version: game.view.version }));
+// A move made in another tab: looked for when this tab comes back, and every few seconds.
+function watch() {
+  if (!game.view || game.busy || game.review !== null || document.visibilityState !== "visible" || $("mode-game").hidden) return;
+  refresh().catch(() => {});
+}
+document.addEventListener("visibilitychange", watch);
+window.addEventListener("focus", watch);
+setInterval(watch, 5000);
+
+$("setup").addEventListener("submit", (e) => { e.preventDefault(); newGame(settingsBody()).catch(fail); });
+$("quick").addEventListener("click", () => newGame(settingsBody()).catch(fail));
+$("again").addEventListener("click", () => newGame({ ...(game.settings || settingsBody()) }).catch(fail));
+$("next").addEventListener("click", () => send(`/api/games/${game.view.session}/next`, { version: game.view.version }, "dealing the next round"));
 $("hint").addEventListener("click", hint);
+$("instant").addEventListener("change", () => { if ($("instant").checked && game.wake) game.wake(); });
 $("takeback").addEventListener("click", () => takeBack().catch(fail));
-$("to-setup").addEventListener("click", toSetup);
-$("analyse").addEventListener("click", analyse);
-$("moves-first").addEventListener("click", () => reviewAt(0).catch(fail));
-$("moves-prev").addEventListener("click", () => step(-1));
-$("moves-next").addEventListener("click", () => step(1));
-$("moves-live").addEventListener("click", live);
-document.addEventListener("keydown", (e) => {
-  if ($("mode-game").hidden || !game.view || e.target.closest("input, select, textarea")) return;
-  if (e.key === "ArrowLeft") { e.preventDefault(); step(-1); }
-  else if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
-  else if (e.key === "Home" && e.target.closest("#moves")) { e.preventDefault(); reviewAt(0).catch(fail); }
-  else if (e.key === "End" || e.key === "Escape") { if (game.review !== null) { e.preventDefault(); live(); } }
-});
 loadSetup().then(resume).catch(fail);  // route() runs once every script is loaded (setup.js)

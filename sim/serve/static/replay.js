@@ -9,7 +9,7 @@ function showFrame(index) {
   $("replay-step").value = index;
   $("replay-where").textContent = `event ${index + 1} of ${frames.length} · round ${frame.round} · ${frame.event}`;
   drawBoard($("replay-board"), frame.board, frame.event === "play" ? frame.line.tiles : []);
-  $("replay-line").innerHTML = ""; $("replay-line").appendChild(lineItem(frame.line));
+  $("replay-line").innerHTML = ""; $("replay-line").appendChild(lineItem(frame.line, "span"));
   const hands = $("replay-hands"); hands.innerHTML = "";
   frame.hands.forEach((hand, seat) => {
     const row = document.createElement("div"); row.className = "replay-hand";
@@ -29,7 +29,7 @@ async function loadTrace() {
   try {
     replay.text = await file.text();
     replay.game = Number($("replay-game").value) || 0;
-    const data = await api("POST", `/api/replay?game=${replay.game}`, undefined, replay.text);
+    const data = await api("POST", `/api/replay?game=${replay.game}`, undefined, "checking the trace against the rules", replay.text);
     replay.frames = data.frames;
     $("replay-step").max = replay.frames.length - 1;
     $("replay-controls").hidden = false;
@@ -46,7 +46,7 @@ function replayStep(delta) {
 async function replaySetup() {
   try {
     const at = Number($("replay-step").value);
-    const position = await api("POST", `/api/replay/position?game=${replay.game}&event=${at}`, undefined, replay.text);
+    const position = await api("POST", `/api/replay/position?game=${replay.game}&event=${at}`, undefined, "writing the position", replay.text);
     openSetup(position.text);
   } catch (error) { fail(error); }
 }

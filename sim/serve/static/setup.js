@@ -47,19 +47,48 @@ function fillFields(d) {
   drawLacks(d.lacks);
 }
 
+// The form's fields by the names the server gives a problem (``fields``) or an error.
+const FIELDS = { players: "p-players", seat: "p-seat", leader: "p-leader", round: "p-round", target: "p-target",
+  scores: "p-scores", sizes: "p-sizes", boneyard: "p-boneyard", lacks: "p-lacks", hand: "setup-hand", table: "setup-board" };
+const FIELD_NAMES = { sizes: "hand sizes", hand: "the hand", table: "the table" };
+
+function markFields(fields, problem) {
+  for (const [name, id] of Object.entries(FIELDS)) {
+    const bad = fields.includes(name), box = $(id);
+    box.classList.toggle("invalid", bad);
+    if (box.tagName !== "INPUT") continue;
+    if (bad) box.setAttribute("aria-invalid", "true"); else box.removeAttribute("aria-invalid");
+  }
+  const named = fields.map((f) => FIELD_NAMES[f] || f).join(", ");
+  $("p-problem").textContent = problem ? (named ? `${named}: ` : "") + problem.replace(/^position: /, "") : "";
+  $("p-problem").classList.toggle("bad", Boolean(problem));
+}
+
 function showSetup(v) {
   setupView = v;
   draft = { hand: v.hand, table: v.table };
   $("p-text").value = v.text;
-  $("p-problem").textContent = v.problem ? v.problem : `ready: legal moves ${v.moves.join(", ")}`;
+  markFields(v.fields || [], v.problem);
+  if (!v.problem) $("p-problem").textContent = `ready: legal moves ${v.moves.join(", ")}`;
   setupStarted = true;
   drawBoard($("setup-board"), v.board);
   drawHand($("setup-hand"), v.hand, new Set(), () => {});
   drawPalette();
 }
 
-async function writeDraft() {
-  try { showSetup(await api("POST", "/api/position/write", readFields())); } catch (error) { fail(error); }
+// A request the server refuses names its field first ("scores must be ..."): marked too.
+function refused(error) {
+  const name = Object.keys(FIELDS).find((f) => (error.message || "").startsWith(f + " "));
+  markFields(name ? [name] : [], error.message);
+}
+
+let writing = Promise.resolve(), typing = null;
+function writeDraft() {
+  clearTimeout(typing);
+  writing = writing.then(async () => {
+    try { showSetup(await api("POST", "/api/position/write", readFields())); } catch (error) { refused(error); }
+  });
+  return writing;
 }
 
 function drawPalette() {
@@ -89,7 +118,7 @@ function clickTile(tile) {
   $("p-prompt").textContent = `${tile} on: `;
   for (const end of ends) {
     const button = document.createElement("button");
-    button.type = "button"; button.textContent = end; button.addEventListener("click", () => place(end));
+    button.type = "button"; button.textContent = end || "open"; button.addEventListener("click", () => place(end));
     $("p-prompt").appendChild(button);
   }
 }
@@ -98,7 +127,7 @@ async function readText() {
   try {
     const v = await api("POST", "/api/position/read", { text: $("p-text").value });
     fillFields(v.draft); showSetup(v);
-  } catch (error) { fail(error); }
+  } catch (error) { markFields([], error.message); }
 }
 
 function saveText() {
@@ -108,9 +137,11 @@ function saveText() {
 }
 
 async function hintPosition() {
-  $("p-hints").textContent = "thinking...";
-  try { showHint($("p-hints"), await api("POST", "/api/position/hint", { text: $("p-text").value, budget: Number($("p-budget").value) }), false); }
-  catch (error) { $("p-hints").textContent = ""; fail(error); }
+  $("p-hints").textContent = "";
+  await writing;  // a field just edited is in the text first
+  const budget = Number($("p-budget").value);
+  try { showHint($("p-hints"), await api("POST", "/api/position/hint", { text: $("p-text").value, budget }, `searching ${budget} play-outs per move (the first hint on this machine compiles the search: a minute or more)`), false); }
+  catch (error) { fail(error); }
 }
 
 // "Set up this position" from a game or a replay: the text, read as sniff hint reads it.
@@ -126,7 +157,11 @@ document.addEventListener("mode", (e) => {
 });
 $("p-players").addEventListener("change", () => drawLacks(readLacks()));
 drawLacks([]);
-for (const input of document.querySelectorAll("#setup-panel input:not([type=radio]):not([type=checkbox])")) input.addEventListener("change", writeDraft);
+// Every field of the form writes the position again (and the hint reads that text).
+for (const input of document.querySelectorAll("#p-fields input")) {
+  input.addEventListener("change", writeDraft);
+  input.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(writeDraft, 400); });
+}
 $("p-undo").addEventListener("click", () => { draft.table = draft.table.slice(0, -1); writeDraft(); });
 $("p-read").addEventListener("click", readText);
 $("p-save").addEventListener("click", saveText);
