@@ -30,3 +30,18 @@ def compiling_alone(lock_file: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def try_alone(lock_file: Path) -> bool:
+    """Whether no other process holds ``lock_file`` now (it is taken and let go at once: a
+    hint of which compile is free, not a claim)."""
+    if fcntl is None:
+        return True
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        return True

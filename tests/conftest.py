@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from compile_lock import compiling_alone
+from compile_lock import compiling_alone, try_alone
 
 from sim.kernels import generate as kernels
 
@@ -69,10 +69,16 @@ SLOWEST = _slowest()
 @pytest.fixture(scope="session")
 def engine_compiled() -> None:
     """The game loop's entry points and the default strategies compiled once for both
-    workers: the first worker to need them compiles under the lock, the other waits and
-    loads them from the cache."""
-    with compiling_alone(kernels.cache_dir() / "tests-engine.lock"):
-        compile_engine()
+    workers, in two halves (whole games and traces; a batch's resumable games), each under
+    its own lock: a worker compiles the half no one holds first, so the two workers compile
+    the halves at once on their two cores, then each loads the other's from the cache."""
+    halves = {"tests-engine-whole.lock": _compile_whole_games,
+              "tests-engine-batch.lock": _compile_batches}
+    folder = kernels.cache_dir()
+    while halves:
+        name = next((n for n in halves if try_alone(folder / n)), next(iter(halves)))
+        with compiling_alone(folder / name):
+            halves.pop(name)()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -99,40 +105,28 @@ def _compile_hint_search() -> None:
         analyse(parse_position(POSITION_TEXT), 2)
 
 
-def compile_engine() -> None:
-    """Play a game of each kind the suite plays (whole games, a trace, a batch's step and a
-    one-game batch) with greedy and random: every entry point of the loop compiles here."""
-    import numpy as np
-
-    from sim.kernels.batch import GameBatch
-    from sim.kernels.runner import lineup_of, play_batch, trace_events
+def _lineup():
+    from sim.kernels.runner import lineup_of
     from strategies import parse_spec
 
-    lineup = lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
-    play_batch(lineup, 1, np.arange(4, dtype=np.int64))
-    trace_events(lineup, 1, 0)
+    return lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
+
+
+def _compile_whole_games() -> None:
+    """Whole games (``play_batch``) and a trace (``trace_game``)."""
+    import numpy as np
+
+    from sim.kernels.runner import play_batch, trace_events
+
+    play_batch(_lineup(), 1, np.arange(4, dtype=np.int64))
+    trace_events(_lineup(), 1, 0)
+
+
+def _compile_batches() -> None:
+    """A batch's step and a one-game batch (``step_batch``, ``advance_serial``, ...)."""
+    from sim.kernels.batch import GameBatch
+
     for n_games in (1, 2):
-        batch = GameBatch(2, [lineup.seats[0], None], n_games, 1)
+        batch = GameBatch(2, [_lineup().seats[0], None], n_games, 1)
         while not batch.done:
             batch.advance(batch.pending().moves[:, 0].copy())
-
-
-@pytest.fixture(scope="session")
-def learn_games_compiled(engine_compiled: None) -> None:
-    """``sniff learn``'s games compiled once for both workers."""
-    with compiling_alone(kernels.cache_dir() / "tests-learn.lock"):
-        _compile_learn_games()
-
-
-def _compile_learn_games() -> None:
-    """Compile ``sim.learn.kernel``'s ``play_games`` for the argument types
-    ``sim.learn.tasks.play_records`` passes (a training then loads it from the cache)."""
-    from numba import types
-
-    from sim.learn import kernel as learn_kernel
-
-    learn_kernel.load().play_games.compile((
-        types.uint64, types.int64[::1], types.int64[::1], types.int64[::1], types.int64,
-        types.float64[:, ::1], types.int64,
-        types.Tuple((types.float32[:, ::1], types.float64[::1], types.float64[::1])),
-        types.int64[::1]))

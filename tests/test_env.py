@@ -19,7 +19,6 @@ from sim.env.vector import SniffVectorEnv
 from sim.errors import SniffError
 from sim.kernels.decisions import IllegalMove
 
-# Only kernels of its own: it need not wait for the shared one (tests/conftest.py).
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -28,8 +28,8 @@ CASES: dict[str, list[list[str]]] = {
     "learned_bench.py": [HELP], "learned_curves.py": [HELP], "learned_fit_probe.py": [HELP],
     "openspiel_ismcts.py": [HELP], "parquet_encoding.py": [HELP], "profile.py": [HELP],
     "scale_bench.py": [HELP], "score_table.py": [HELP], "serve_screenshots.py": [HELP],
-    "serve_timings.py": [HELP], "time_to_answer.py": [HELP], "train_maskable_ppo.py": [HELP],
-    "tune_accept.py": [HELP],
+    "serve_memory.py": [HELP], "serve_timings.py": [HELP], "time_to_answer.py": [HELP],
+    "train_maskable_ppo.py": [HELP], "tune_accept.py": [HELP],
     # the contenders of ceiling.py, imported by it: they run nothing of their own
     "ceiling_loops.py": [[]], "ceiling_lockstep.py": [[]],
 }

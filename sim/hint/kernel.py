@@ -70,9 +70,10 @@ def load(search: bool = False) -> ModuleType:
     compile in a moment, unsaid."""
     global _module, _path, _announced
     if _module is None:
-        kernels.load_policies()  # the search's play-outs call them
         _path = kernels.write_generated(module_name(), TEMPLATE)
         _module = kernels.import_generated(_path)
+    if search:
+        kernels.load_policies()  # the search's play-outs call them (loaded once)
     if search and not _announced:
         _announced = True
         if not kernels.is_compiled(_path, ("search",)):

@@ -315,9 +315,17 @@ def load_policies() -> None:
     first time: the play-outs of ``expert``, ``rollout`` and ``sniff hint`` call them there."""
     from strategies.search.playout import POLICIES
 
-    for index, name in enumerate(POLICIES):
-        if index and not SLOTS[index]:
-            SLOTS[index] = chooser(get(name))
+    missing = [(index, get(name)) for index, name in enumerate(POLICIES)
+               if index and not SLOTS[index]]
+    if not missing:
+        return
+    new = [s.name for _, s in missing if not is_compiled(chooser_path(s), ("chooser",))]
+    if new and notice is not None:
+        notice(f"compiling the play-out policies {', '.join(new)} (first use on this machine "
+               "or after an update, a few seconds each)")
+    with compile_notice(None):  # said above, once
+        for index, strategy in missing:
+            SLOTS[index] = chooser(strategy)
 
 
 def _plays_out(strategy: Strategy) -> bool:

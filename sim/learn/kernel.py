@@ -32,6 +32,7 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, r
 '''
 _module: ModuleType | None = None
 _lock = threading.Lock()  # the training's threads may ask at once
+COMPILE_SECONDS = 90  # its first compile on a 2-core machine (docs/testing.md)
 
 
 def module_name() -> str:
@@ -45,5 +46,10 @@ def load() -> ModuleType:
     with _lock:
         if _module is None:
             kernels.load_policies()  # a teacher's labels play out (expert's search)
-            _module = kernels.import_generated(kernels.write_generated(module_name(), TEMPLATE))
+            path = kernels.write_generated(module_name(), TEMPLATE)
+            if not kernels.is_compiled(path, ("play_games",)) and kernels.notice is not None:
+                kernels.notice(f"compiling sniff learn's self-play games (first use on this "
+                               f"machine or after an update, about {COMPILE_SECONDS} s; later "
+                               "runs load them from the cache)")
+            _module = kernels.import_generated(path)
     return _module

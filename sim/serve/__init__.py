@@ -6,6 +6,6 @@ imported only by ``sim.serve.app`` and the command, so the rest of sniff never n
 """
 
 __all__ = [
-    "app", "game", "guard", "hints", "lines", "replay", "review", "sessions", "setup", "table",
-    "views",
+    "app", "frames", "game", "guard", "hints", "lines", "replay", "review", "sessions", "setup",
+    "table", "views",
 ]

@@ -133,7 +133,7 @@ async function newGame(body) {
   game.settings = { ...body }; delete game.settings.seed;
   $("hints").innerHTML = ""; $("analysis").innerHTML = "";
   game.view = null; game.token++;
-  await send("/api/games", body, "dealing: preparing the engine for these opponents (the first game on this machine compiles it, which can take minutes)");
+  await send("/api/games", body, "dealing: preparing the engine (the first game on this machine compiles it once, about half a minute)");
   if (game.view) $("new-game").open = false;
 }
 
@@ -219,7 +219,7 @@ async function hint() {
   $("hints").textContent = "";
   const budget = Number($("budget").value);
   try {
-    showHint($("hints"), await api("POST", `/api/games/${game.view.session}/hint`, { budget }, `searching ${budget} play-outs per move (the first hint on this machine compiles the search: a minute or more)`), true);
+    showHint($("hints"), await api("POST", `/api/games/${game.view.session}/hint`, { budget }, `searching ${budget} play-outs per move (the first hint on this machine waits for the search to compile, once)`), true);
   } catch (error) { fail(error); }
 }
 

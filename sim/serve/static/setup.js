@@ -140,7 +140,7 @@ async function hintPosition() {
   $("p-hints").textContent = "";
   await writing;  // a field just edited is in the text first
   const budget = Number($("p-budget").value);
-  try { showHint($("p-hints"), await api("POST", "/api/position/hint", { text: $("p-text").value, budget }, `searching ${budget} play-outs per move (the first hint on this machine compiles the search: a minute or more)`), false); }
+  try { showHint($("p-hints"), await api("POST", "/api/position/hint", { text: $("p-text").value, budget }, `searching ${budget} play-outs per move (the first hint on this machine waits for the search to compile, once)`), false); }
   catch (error) { fail(error); }
 }
 
