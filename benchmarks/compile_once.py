@@ -44,7 +44,7 @@ def first_legal(observations, masks):
     return np.argmax(masks, axis=1)
 '''
 BUILTIN_LINEUPS = (["blocker", "partner"], ["heavy", "weighted"], ["defensive", "learned"],
-                   ["greedy", "rollout:playouts=4"], ["expert:budget=8", "random"])
+                   ["greedy", "rollout:samples=4"], ["expert:budget=8", "random"])
 
 
 def run(command: list[str], env: dict | None = None, cwd: Path | None = None,

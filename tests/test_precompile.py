@@ -88,3 +88,19 @@ def test_after_it_a_lineup_never_played_before_compiles_nothing(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "compiling" not in done.stderr
     assert get("heavy").name in done.stdout
+
+
+def test_only_another_process_s_compile_is_waited_for(spawned):
+    # The background process holds the lock while it compiles the hint search itself: it
+    # must not wait for its own lock (it did, for 300 s, from an empty cache).
+    lock = kernels.cache_dir() / shared.LOCK_NAME
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(str(os.getpid()))
+    assert shared.lock_held(lock.parent) and not shared.held_by_another(lock.parent)
+    child = REAL_POPEN([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        lock.write_text(str(child.pid))
+        assert shared.held_by_another(lock.parent)
+    finally:
+        child.kill()
+        child.wait()

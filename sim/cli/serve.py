@@ -53,6 +53,7 @@ def serve(host: str, port: int) -> None:
         sock.close()
         reason = getattr(error, "strerror", None) or error
         raise SniffError(f"cannot listen on {host} port {port}: {reason}") from None
+    sock.listen(128)  # connectable from the moment the address is printed
     port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"sniff serve: open http://{shown}:{port}/ (Ctrl-C stops)")

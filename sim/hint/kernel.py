@@ -90,11 +90,11 @@ def load(search: bool = False) -> ModuleType:
 def _wait_for_background(path: Path, limit_s: float = 300.0) -> None:
     """While the background compile (``sim.kernels.shared``) runs, wait for it to write the
     search to the cache rather than compile it a second time at once on the other core."""
-    from sim.kernels.shared import lock_held
+    from sim.kernels.shared import held_by_another
 
     said = False
     deadline = time.monotonic() + limit_s
-    while (lock_held(path.parent) and not kernels.is_compiled(path, ("search",))
+    while (held_by_another(path.parent) and not kernels.is_compiled(path, ("search",))
            and time.monotonic() < deadline):
         if not said and kernels.notice is not None:
             kernels.notice("waiting for the background compile of the hint search")

@@ -61,6 +61,16 @@ def done_marker() -> Path:
     return kernels.cache_dir() / DONE_NAME.format(kernels.engine_path().stem)
 
 
+def held_by_another(directory: Path) -> bool:
+    """Whether a live process other than this one holds the precompile lock (the background
+    process itself must not wait for its own compile)."""
+    try:
+        holder = int((directory / LOCK_NAME).read_text().strip() or 0)
+    except (OSError, ValueError):
+        return False
+    return holder != os.getpid() and lock_held(directory)
+
+
 def lock_held(directory: Path) -> bool:
     """Whether a live process holds the precompile lock (a dead holder's lock is removed)."""
     lock = directory / LOCK_NAME
