@@ -56,14 +56,24 @@ def _engine() -> None:
             batch.advance(batch.pending().moves[:, 0].copy())
 
 
+# A position with a choice, read as `sniff hint` reads one: the search compiles on it
+# without playing a game first (which would compile the game loop before the search).
+POSITION = """players: 2
+seat: 0
+scores: 10 20
+hand: 1-2 3-4 5-5 0-6 0-0
+table: 2-6, 6-6 R, 6-1 R
+sizes: 5 6
+boneyard: 14
+lacks: 1=3,4
+"""
+
+
 def _hint() -> None:
     from sim.hint.estimate import analyse
-    from sim.hint.position import decisions
-    from sim.kernels.trace import trace_games
+    from sim.hint.position import parse_position
 
-    events = trace_games(2, 1, ["greedy", "greedy"], 1)
-    choice = next(d for d in decisions(events) if len(d.position.legal_moves()) > 1)
-    analyse(choice.position, budget=2)
+    analyse(parse_position(POSITION), budget=2)
 
 
 def main(argv: list[str]) -> int:

@@ -23,6 +23,7 @@ import functools
 import hashlib
 import importlib.util
 import inspect
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -348,18 +349,46 @@ def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
     if _plays_out(strategy):
         load_policies()
     path = chooser_path(strategy)
-    if not is_compiled(path, ("chooser",)):
-        if notice is not None:
-            notice(f"compiling strategy {strategy.name} (first use, or its code changed; a "
-                   "few seconds)")
-        if not strategy.module.startswith("strategies."):
-            check_signature(strategy)  # a plugin's mistake in one line naming it
-    try:
-        module = import_generated(path)
-    except Exception as error:  # a plugin numba cannot compile in the wrapper
-        raise StrategyError(f"strategy {strategy.name!r} (module {strategy.module}) does not "
-                            f"compile: {_first_line(error)}") from None
+    with _compiling_alone(path, ("chooser",)):
+        if not is_compiled(path, ("chooser",)):
+            if notice is not None:
+                notice(f"compiling strategy {strategy.name} (first use, or its code changed; "
+                       "a few seconds)")
+            if not strategy.module.startswith("strategies."):
+                check_signature(strategy)  # a plugin's mistake in one line naming it
+        try:
+            module = import_generated(path)
+        except Exception as error:  # a plugin numba cannot compile in the wrapper
+            raise StrategyError(f"strategy {strategy.name!r} (module {strategy.module}) does "
+                                f"not compile: {_first_line(error)}") from None
     return module, int(module.chooser.address)
+
+
+@contextmanager
+def _compiling_alone(path: Path, functions: tuple[str, ...]) -> Iterator[None]:
+    """Around a load that may compile: one process of the machine at a time compiles a
+    generated module's functions (a lock file beside it); another that comes meanwhile waits,
+    then loads what the first wrote to the cache. No lock once they are compiled."""
+    if is_compiled(path, functions):
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each process compiles for itself
+        yield
+        return
+    # never through a link planted in the cache folder, never waiting on a FIFO there
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        lock = os.open(path.with_suffix(".lock"), flags, 0o600)
+    except OSError:  # not a file we may lock: compile without it
+        yield
+        return
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(lock)  # lets the lock go
 
 
 def python_choose(strategy: Strategy) -> Callable[..., int]:

@@ -203,6 +203,10 @@ def warm_up(opponent: str) -> threading.Thread:
     def play() -> None:
         with kernels.compile_notice(None):
             start_background(first=("hint",))
+            # The batch path first, with greedy (compiled in a second): the background
+            # compile meanwhile compiles the play-out policies, the default opponent among
+            # them, which this thread then loads rather than compiles a second time.
+            GameBatch(2, [OUTSIDE, "greedy"], 1, 0, BatchSettings(external_chance=True))
             WebGame(2, 0, [parse_spec(opponent)], 0, int(engine.TARGET_FOR_PLAYERS[2]))
 
     thread = threading.Thread(target=play, name="sniff-warm-up", daemon=True)
