@@ -16,6 +16,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sim.cli.main import main
+from sim.precompile import POSITION
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIFF = [sys.executable, "-m", "sim.cli"]
@@ -112,15 +113,7 @@ def load_unverified(folder: Path):
 
 
 # A legal position of sniff hint's text format (docs/hint.md), 2 players, seat 0 to move.
-POSITION_TEXT = """players: 2
-seat: 0
-scores: 10 20
-hand: 1-2 3-4 5-5 0-6 0-0
-table: 2-6, 6-6 R, 6-1 R
-sizes: 5 6
-boneyard: 14
-lacks: 1=3,4
-"""
+POSITION_TEXT = POSITION  # a position with a choice (sim.precompile compiles on it too)
 
 
 # A module of the working folder that leaves a marker when some process imports it, then

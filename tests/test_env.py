@@ -20,7 +20,6 @@ from sim.errors import SniffError
 from sim.kernels.decisions import IllegalMove
 
 
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_pettingzoo_api_and_seed_tests_pass(players):
     with warnings.catch_warnings():  # the checker's advice against dict observations, which

@@ -14,7 +14,6 @@ from sim.env.openspiel import GAME_NAME, LEADER_ACTION
 from sim.kernels.decisions import KIND_DRAW
 
 
-
 # #63: serialize=True failed for every player count ("cannot pickle 'module' object": the
 # state held the compiled kernel). 200 simulations each passed on the 2-core sandbox in 69,
 # 97 and 164 s (run by hand); the suite runs fewer, the longer games fewest.
