@@ -21,7 +21,7 @@ HELP = ["--help"]
 
 # script -> the argument lists it is run with
 CASES: dict[str, list[list[str]]] = {
-    "bench.py": [HELP], "ceiling.py": [HELP], "cluster_bench.py": [HELP],
+    "bench.py": [HELP], "cluster_bench.py": [HELP],
     "compare_check.py": [HELP],
     "env_bench.py": [HELP], "expert_curve.py": [HELP], "gap_probes.py": [HELP],
     "headtohead.py": [HELP], "hint_agreement.py": [HELP], "learned_ablation.py": [HELP],
@@ -30,8 +30,6 @@ CASES: dict[str, list[list[str]]] = {
     "scale_bench.py": [HELP], "score_table.py": [HELP], "serve_screenshots.py": [HELP],
     "serve_memory.py": [HELP], "serve_timings.py": [HELP], "time_to_answer.py": [HELP],
     "train_maskable_ppo.py": [HELP], "tune_accept.py": [HELP],
-    # the contenders of ceiling.py, imported by it: they run nothing of their own
-    "ceiling_loops.py": [[]], "ceiling_lockstep.py": [[]],
 }
 
 
