@@ -120,13 +120,17 @@ def cold() -> dict:
         env.pop("SNIFF_PRECOMPILE", None)  # as a user has it: the background compile on
         readme, _ = run(sniff("simulate", "--out", f"{out}/readme", "-q"), env=env)
         stop_background(Path(cache))
+    return {"readme simulate_s": readme, **cold_serve()}
+
+
+def cold_serve() -> dict:
+    """``sniff serve`` on a machine with an empty cache: its first game, then its first hint."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, SNIFF_CACHE_DIR=cache)
         env.pop("SNIFF_PRECOMPILE", None)
         first_game, first_hint = serve_first_game(env)
         stop_background(Path(cache))
-    return {"readme simulate_s": readme, "serve first game_s": first_game,
-            "serve first hint_s": first_hint}
+    return {"serve first game_s": first_game, "serve first hint_s": first_hint}
 
 
 def stop_background(cache: Path) -> None:
@@ -222,7 +226,7 @@ def _ratio_row(name: str, rates: dict[str, list[float]]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("part", choices=("waits", "cold", "speed"),
+    parser.add_argument("part", choices=("waits", "cold", "serve", "speed"),
                         help="what to measure (see the module's docstring)")
     parser.add_argument("--repeats", type=int, default=5, help="repetitions (medians of them)")
     parser.add_argument("--baseline", type=Path,
@@ -234,6 +238,8 @@ def main() -> None:
         report = waits(arguments.repeats)
     elif arguments.part == "cold":
         report = cold()
+    elif arguments.part == "serve":
+        report = cold_serve()
     else:
         if arguments.baseline is None or not (arguments.baseline / "sim").is_dir():
             parser.error("speed needs --baseline DIR, a checkout of the code to compare with")

@@ -316,8 +316,10 @@ def load_policies() -> None:
     first time: the play-outs of ``expert``, ``rollout`` and ``sniff hint`` call them there."""
     from strategies.search.playout import POLICIES
 
-    missing = [(index, get(name)) for index, name in enumerate(POLICIES)
-               if index and not SLOTS[index]]
+    # learned first: the slowest to compile, and sniff serve's default opponent, which the
+    # first game then loads instead of waiting for the other five
+    order = sorted(range(1, len(POLICIES)), key=lambda index: POLICIES[index] != "learned")
+    missing = [(index, get(POLICIES[index])) for index in order if not SLOTS[index]]
     if not missing:
         return
     new = [s.name for _, s in missing if not is_compiled(chooser_path(s), ("chooser",))]
