@@ -158,7 +158,7 @@ def test_first_use_of_the_engine_and_of_a_strategy_says_what_it_compiles(
     kernels.engine_kernel(("trace_game",))
     kernels.engine_kernel(("trace_game",))
     assert said == ["compiling the game engine (trace_game; first use on this machine or "
-                    "after an update, about 20 s; every lineup then starts at once)"]
+                    "after an update, about 25 s; every lineup then starts at once)"]
     # As numba leaves a compiled function: an index file beside the module.
     path = kernels.chooser_path(strategies.get("heavy"))
     cache = path.parent / "__pycache__"

@@ -48,7 +48,7 @@ ARRAY_SIGNATURE = (
 )
 # About how long the first compile of the game loop takes on a quiet 2-core machine
 # (docs/speed.md), and of one strategy.
-ENGINE_SECONDS = 20
+ENGINE_SECONDS = 25
 
 
 def _stderr_notice(text: str) -> None:
