@@ -34,9 +34,9 @@ from types import ModuleType
 from numba import types
 
 from sim.cache import cache_base
-from sim.core.calls import SLOTS
+from sim.core.calls import SEARCH_SLOT, SLOTS
 from sim.files import write_once
-from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE
+from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE, SEARCHER_TEMPLATE
 from strategies import Strategy, StrategyError, get
 
 _loaded: dict[str, ModuleType] = {}
@@ -49,6 +49,7 @@ ARRAY_SIGNATURE = (
 # About how long the first compile of the game loop takes on a quiet 2-core machine
 # (docs/speed.md), and of one strategy.
 ENGINE_SECONDS = 25
+SEARCH_SECONDS = 60
 
 
 def _stderr_notice(text: str) -> None:
@@ -207,8 +208,8 @@ def code_hash(source: str) -> str:
 def template_hash() -> str:
     """:func:`code_hash` of the generated modules' own code (the engine's and a strategy
     wrapper's templates, filled neutrally)."""
-    return code_hash(ENGINE_TEMPLATE + CHOOSER_TEMPLATE.format(name="", module="m",
-                                                               attribute="choose"))
+    return code_hash(ENGINE_TEMPLATE + SEARCHER_TEMPLATE
+                     + CHOOSER_TEMPLATE.format(name="", module="m", attribute="choose"))
 
 
 def generated_name(prefix: str, template: str, roots: Sequence[str], engine: bool = True) -> str:
@@ -331,6 +332,68 @@ def load_policies() -> None:
             SLOTS[index] = chooser(strategy)
 
 
+_searcher: list[ModuleType] = []  # expert's search, kept alive while its address is in use
+
+
+def searcher_path() -> Path:
+    """The generated module of expert's search (written if absent), named by a hash of every
+    file its compiled code may hold."""
+    return write_generated(generated_name("sniff_search_expert", SEARCHER_TEMPLATE,
+                                          ["strategies.search.expert"], engine=False),
+                           SEARCHER_TEMPLATE)
+
+
+def load_search() -> None:
+    """Put the address of ``expert``'s search (``strategies.search.expert.run_search``,
+    compiled alone the first time) in ``SLOTS[SEARCH_SLOT]``, and the play-out policies it
+    calls in theirs: ``expert``'s ``choose``, ``sniff learn``'s teacher and the tests call it
+    there, so the search is compiled once for all of them."""
+    if SLOTS[SEARCH_SLOT]:
+        return
+    load_policies()
+    with _loading:
+        if SLOTS[SEARCH_SLOT]:
+            return
+        path = searcher_path()
+        with _compiling_alone(path, ("searcher",)):
+            if not is_compiled(path, ("searcher",)) and notice is not None:
+                notice("compiling expert's search (first use on this machine or after an "
+                       f"update, about {SEARCH_SECONDS} s)")
+            module = import_generated(path)
+        _searcher.append(module)
+        SLOTS[SEARCH_SLOT] = int(module.searcher.address)
+
+
+def python_search(mode: int, observation, moves, n_moves: int, params, rng, values) -> int:
+    """``strategies.search.expert.run_search`` called from Python through its compiled-alone
+    wrapper (:func:`load_search`; no compile of its own): the arrays as for
+    :func:`python_choose`, ``values`` a float64 array it fills."""
+    import ctypes
+
+    import numpy as np
+
+    load_search()
+    function = _searcher[0].searcher.ctypes
+    if not (isinstance(rng, np.ndarray) and rng.dtype == np.uint64 and rng.flags.c_contiguous):
+        raise TypeError("rng must be a contiguous uint64 array (its word is advanced)")
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64
+            and values.flags.c_contiguous):
+        raise TypeError("values must be a contiguous float64 array (it is filled)")
+    arrays = [np.ascontiguousarray(observation, dtype=np.int64),
+              np.ascontiguousarray(moves, dtype=np.int64),
+              np.ascontiguousarray(params, dtype=np.float64), rng, values]
+    kinds = (ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes.c_uint64, ctypes.c_double)
+    pointers = [a.ctypes.data_as(ctypes.POINTER(k)) for a, k in zip(arrays, kinds, strict=True)]
+    return int(function(int(mode), pointers[0], arrays[0].size, pointers[1], arrays[1].size,
+                        int(n_moves), pointers[2], arrays[2].size, pointers[3], arrays[3].size,
+                        pointers[4], arrays[4].size))
+
+
+def _searches(strategy: Strategy) -> bool:
+    """Whether the strategy's compiled code may call expert's search through its slot."""
+    return "strategies.search.expert" in module_closure([strategy.module], engine=False)
+
+
 def _plays_out(strategy: Strategy) -> bool:
     """Whether the strategy's compiled code may call the play-out policies' slots."""
     return "strategies.search.playout" in module_closure([strategy.module], engine=False)
@@ -348,7 +411,9 @@ def chooser(strategy: Strategy) -> int:
 
 
 def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
-    if _plays_out(strategy):
+    if _searches(strategy):
+        load_search()
+    elif _plays_out(strategy):
         load_policies()
     path = chooser_path(strategy)
     with _compiling_alone(path, ("chooser",)):
@@ -356,7 +421,7 @@ def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
             if notice is not None:
                 notice(f"compiling strategy {strategy.name} (first use, or its code changed; "
                        "a few seconds)")
-            if not strategy.module.startswith("strategies."):
+            if not strategy.module.startswith(("strategies.", "sim.")):
                 check_signature(strategy)  # a plugin's mistake in one line naming it
         try:
             module = import_generated(path)

@@ -1,4 +1,4 @@
-"""The learning curve's measurement: a network's seat row (``sim.learn.selfplay``) against
+"""The learning curve's measurement: a network's seat row (``sim.learn.seat``) against
 the heuristic's on held-out duplicate deals, with the paired interval over deals.
 
 The deals are those of the folder's seed plus ``EVAL_SALT``, never the training games';
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.kernels.runner import ROUND_CAP
-from sim.learn import kernel, selfplay
+from sim.learn import kernel, seat
 from sim.stats.intervals import mean_interval
 from strategies.learned.features import N_BASE_INPUTS
 
@@ -23,7 +23,7 @@ def seat_roles(players: int, first: np.ndarray, second: np.ndarray) -> np.ndarra
     1+3; else ``first`` in seat 0 against ``second`` in every other seat)."""
     rows = [first, second, first, second] if players == 4 else [first] + [second] * (
         players - 1)
-    return selfplay.roles_matrix(rows)
+    return seat.roles_matrix(rows)
 
 
 def deal_wins(players: int, seed: int, games: int, first: np.ndarray, second: np.ndarray
@@ -36,7 +36,7 @@ def deal_wins(players: int, seed: int, games: int, first: np.ndarray, second: np
     winners = np.zeros(games, dtype=np.int64)
     empty = np.zeros((1, N_BASE_INPUTS), dtype=np.float32)
     if games:
-        kernel.load().play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
+        kernel.play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
                                  seat_roles(players, first, second), ROUND_CAP,
                                  (empty, np.zeros(1), np.zeros(1)), winners)
     return (winners == 0).astype(float).reshape(-1, 2).mean(axis=1)

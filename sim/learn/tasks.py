@@ -38,7 +38,7 @@ def play_records(job: GamesJob, roles: np.ndarray, ids: np.ndarray) -> tuple[np.
     value = np.zeros(rows)
     outcome = np.zeros(rows)
     winners = np.zeros(ids.size, dtype=np.int64)
-    n = kernel.load().play_games(np.uint64(job.seed), ids, ids, ids % job.players, job.players,
+    n = kernel.play_games(np.uint64(job.seed), ids, ids, ids % job.players, job.players,
                                  roles, ROUND_CAP, (x, value, outcome), winners)
     return x[:n].copy(), value[:n], outcome[:n]
 

@@ -59,6 +59,14 @@ from numba import njit
 
 from sim.core import engine
 from sim.core import observation as view
+from sim.core.calls import (
+    RAISED,
+    SEARCH_CHOICE,
+    SEARCH_SLOT,
+    SEARCH_VALUES,
+    call_search,
+    slot,
+)
 from sim.core.layout import move_points, popcount
 from sim.core.rng import next_random, stream_key
 from strategies import register
@@ -184,6 +192,26 @@ def choose_expert(observation, moves, n_moves, params, rng):
     for index in range(n_moves):
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
+    # The search is compiled once, alone, and called through its address
+    # (``sim.kernels.generate.load_search`` fills the slot): its compile is shared with
+    # ``sniff learn``'s teacher, and this wrapper compiles in seconds.
+    values = np.zeros(1, dtype=np.float64)
+    choice = call_search(slot(SEARCH_SLOT), SEARCH_CHOICE, observation, moves, n_moves, params,
+                         rng, values)
+    if choice == RAISED:
+        raise RuntimeError("expert's search failed")
+    return choice
+
+
+@njit(_nrt=True)
+def run_search(mode, observation, moves, n_moves, params, rng, values) -> int:
+    """The search, as its compiled-alone wrapper calls it (``sim.core.calls.SEARCH_SIGNATURE``):
+    with ``mode`` ``SEARCH_CHOICE``, the move ``choose_expert`` plays (the survivor of the
+    halving when ``halving`` is on); with ``SEARCH_VALUES``, every move's value into
+    ``values`` (:func:`search_values`), returning 0."""
+    if mode == SEARCH_VALUES:
+        search_values(observation, moves, n_moves, params, rng, values)
+        return 0
     totals = np.zeros(n_moves, dtype=np.float64)
     alive = np.ones(n_moves, dtype=np.bool_)
     search(observation, moves, n_moves, params, rng, params[2] >= 0.5, totals, alive)
