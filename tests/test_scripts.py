@@ -23,7 +23,7 @@ HELP = ["--help"]
 CASES: dict[str, list[list[str]]] = {
     "bench.py": [HELP], "cluster_bench.py": [HELP],
     "compare_check.py": [HELP],
-    "env_bench.py": [HELP], "expert_curve.py": [HELP], "gap_probes.py": [HELP],
+    "env_bench.py": [HELP], "expert_curve.py": [HELP],
     "headtohead.py": [HELP], "hint_agreement.py": [HELP], "learned_ablation.py": [HELP],
     "learned_bench.py": [HELP], "learned_curves.py": [HELP], "learned_fit_probe.py": [HELP],
     "openspiel_ismcts.py": [HELP], "parquet_encoding.py": [HELP], "profile.py": [HELP],
