@@ -22,14 +22,13 @@ HELP = ["--help"]
 # script -> the argument lists it is run with
 CASES: dict[str, list[list[str]]] = {
     "bench.py": [HELP], "cluster_bench.py": [HELP],
-    "compare_check.py": [HELP],
     "env_bench.py": [HELP], "expert_curve.py": [HELP],
     "headtohead.py": [HELP],
     "learned_bench.py": [HELP],
     "openspiel_ismcts.py": [HELP], "parquet_encoding.py": [HELP], "profile.py": [HELP],
     "scale_bench.py": [HELP], "score_table.py": [HELP], "serve_screenshots.py": [HELP],
     "serve_memory.py": [HELP], "serve_timings.py": [HELP], "time_to_answer.py": [HELP],
-    "train_maskable_ppo.py": [HELP], "tune_accept.py": [HELP],
+    "train_maskable_ppo.py": [HELP],
 }
 
 
