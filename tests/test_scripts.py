@@ -21,7 +21,7 @@ HELP = ["--help"]
 
 # script -> the argument lists it is run with
 CASES: dict[str, list[list[str]]] = {
-    "bench.py": [HELP], "cluster_bench.py": [HELP],
+    "cluster_bench.py": [HELP],
     "env_bench.py": [HELP], "expert_curve.py": [HELP],
     "headtohead.py": [HELP],
     "learned_bench.py": [HELP],
