@@ -1,8 +1,11 @@
-"""Every script in scripts/ starts: ``--help`` at least, a tiny run where one is cheap.
+"""Every file of scripts/, benchmarks/ and examples/ runs: a tiny real run each.
 
-Each script has its case here (a new script without one fails), run as a child of this
-interpreter from the repository root, never a command found on PATH. The cases need no
-compiled kernel, so they take seconds on a cold cache.
+Each file has its cases here (a new file without one fails), each run as a user runs it: a
+child ``python -P FILE`` of this interpreter (``-P``: never a module of the working folder,
+which is a temporary folder), with ``sim`` found through ``PYTHONPATH`` and no ``PATH`` of
+the test's (the system's default one), so a file that starts ``python`` or ``sniff`` found on
+``PATH`` fails here. The runs share the kernel cache of the tests: seconds each once it holds
+the strategies they play.
 """
 
 from __future__ import annotations
@@ -10,37 +13,57 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ROOT / "scripts"
+FOLDERS = ("scripts", "benchmarks", "examples")
 HELP = ["--help"]
 
-# script -> the argument lists it is run with
+# file -> the argument lists it is run with
 CASES: dict[str, list[list[str]]] = {
-    "cluster_bench.py": [HELP],
-    "env_bench.py": [HELP], "expert_curve.py": [HELP],
-    "headtohead.py": [HELP],
-    "learned_bench.py": [HELP],
-    "openspiel_ismcts.py": [HELP], "parquet_encoding.py": [HELP], "profile.py": [HELP],
-    "scale_bench.py": [HELP], "score_table.py": [HELP], "serve_screenshots.py": [HELP],
-    "serve_memory.py": [HELP], "serve_timings.py": [HELP], "time_to_answer.py": [HELP],
-    "train_maskable_ppo.py": [HELP],
+    "scripts/profile_engine.py": [HELP], "scripts/score_table.py": [HELP],
+    "scripts/serve_screenshots.py": [HELP],
+    "benchmarks/cluster_bench.py": [HELP], "benchmarks/compile_once.py": [HELP],
+    "benchmarks/env_bench.py": [HELP], "benchmarks/expert_curve.py": [HELP],
+    "benchmarks/headtohead.py": [HELP], "benchmarks/learned_bench.py": [HELP],
+    "benchmarks/parquet_encoding.py": [HELP], "benchmarks/scale_bench.py": [HELP],
+    "benchmarks/serve_memory.py": [HELP], "benchmarks/serve_timings.py": [HELP],
+    "benchmarks/time_to_answer.py": [HELP],
+    "examples/openspiel_ismcts.py": [HELP], "examples/train_maskable_ppo.py": [HELP],
 }
 
 
-def run_script(name: str, args: list[str]) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONIOENCODING="utf-8", SNIFF_PRECOMPILE="0")
+def child_env() -> dict[str, str]:
+    """The test's environment for a child, but ``PATH`` the system's default and ``sim``
+    found through ``PYTHONPATH``."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", SNIFF_PRECOMPILE="0", PATH=os.defpath)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, str(SCRIPTS / name), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+    return env
 
 
-def test_every_script_has_a_case() -> None:
-    assert set(CASES) == {path.name for path in SCRIPTS.glob("*.py")}
+def run_script(name: str, args: list[str], cwd: Path | None = None
+               ) -> subprocess.CompletedProcess:
+    """``python -P ROOT/name args`` in ``cwd`` (default: a fresh temporary folder)."""
+    with tempfile.TemporaryDirectory() as temporary:
+        return subprocess.run([sys.executable, "-P", str(ROOT / name), *args],
+                              cwd=cwd or temporary, env=child_env(), capture_output=True,
+                              text=True, encoding="utf-8", timeout=300)
+
+
+def test_every_file_has_a_case() -> None:
+    found = {str(path.relative_to(ROOT)) for folder in FOLDERS
+             for path in (ROOT / folder).glob("*.py")}
+    assert set(CASES) == found
+
+
+def test_scripts_holds_only_a_maintainers_tools() -> None:
+    """#61: at most 8 files; experiments are deleted once finished, benchmarks live in
+    benchmarks/, examples in examples/."""
+    assert len(list((ROOT / "scripts").iterdir())) <= 8
 
 
 RUNS = [(name, args) for name, cases in CASES.items() for args in cases]
@@ -55,7 +78,7 @@ def results() -> dict[tuple[str, str], subprocess.CompletedProcess]:
 
 
 @pytest.mark.parametrize(("name", "args"), RUNS)
-def test_the_script_starts(name: str, args: list[str], results) -> None:
+def test_the_file_runs(name: str, args: list[str], results) -> None:
     result = results[name, " ".join(args)]
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
@@ -63,18 +86,18 @@ def test_the_script_starts(name: str, args: list[str], results) -> None:
         assert "usage:" in result.stdout.lower(), result.stdout
 
 
-def test_the_environment_scripts_say_what_their_options_do() -> None:
+def test_the_environment_files_say_what_their_options_do() -> None:
     """#63: ``env_bench.py --help`` had no option descriptions, ``openspiel_ismcts.py``'s
     ``--table`` was missing from its ``--help``, and the MaskablePPO example's default
     ``--png`` overwrote the documentation's picture."""
     import re
 
-    bench = run_script("env_bench.py", HELP).stdout
+    bench = run_script("benchmarks/env_bench.py", HELP).stdout
     for option in ("--games", "--simulate-games", "--repeats", "--rows", "--out"):
         described = re.search(rf"^\s+{option}( [A-Z_]+)?\s+\S", bench, re.MULTILINE)
         assert described, (option, bench)
-    assert "--table JSONL" in run_script("openspiel_ismcts.py", HELP).stdout
-    ppo = " ".join(run_script("train_maskable_ppo.py", HELP).stdout.split())
+    assert "--table JSONL" in run_script("examples/openspiel_ismcts.py", HELP).stdout
+    ppo = " ".join(run_script("examples/train_maskable_ppo.py", HELP).stdout.split())
     assert "default OUT/curve.png" in ppo
 
 
@@ -84,7 +107,7 @@ def test_the_maskable_ppo_example_says_in_one_line_what_is_missing() -> None:
 
     if importlib.util.find_spec("torch") and importlib.util.find_spec("sb3_contrib"):
         pytest.skip("the rl extra is installed: the example would train")
-    done = run_script("train_maskable_ppo.py", ["--timesteps", "1"])
+    done = run_script("examples/train_maskable_ppo.py", ["--timesteps", "1"])
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
         line for line in done.stderr.strip().splitlines() if "not installed" in line]
@@ -98,7 +121,8 @@ def test_the_ismcts_table_shows_the_opponents_warm_time(tmp_path) -> None:
     import json
 
     pytest.importorskip("pyspiel")
-    spec = importlib.util.spec_from_file_location("ismcts_script", SCRIPTS / "openspiel_ismcts.py")
+    spec = importlib.util.spec_from_file_location("ismcts_example",
+                                                  ROOT / "examples" / "openspiel_ismcts.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     row = {"deal": 0, "swap": 0, "won": True, "cap": False, "moves": 10, "seconds": 0.1,

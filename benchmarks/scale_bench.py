@@ -6,9 +6,9 @@ Why: issue #34 asks that everything reading a run works in bounded memory and th
 meets it, as a separate process under ``/usr/bin/time -f %e:%M`` (wall seconds, peak RSS),
 and prints a Markdown table (docs/speed.md, "Reading at scale") and writes JSON.
 
-    python scripts/scale_bench.py --games 1000000 10000000 --out results/scale
-    python scripts/scale_bench.py --games 100000000 --steps simulate verify report query
-    python scripts/scale_bench.py --games 1000000 --openings-deals 10000 100000
+    python benchmarks/scale_bench.py --games 1000000 10000000 --out results/scale
+    python benchmarks/scale_bench.py --games 100000000 --steps simulate verify report query
+    python benchmarks/scale_bench.py --games 1000000 --openings-deals 10000 100000
 
 Steps: ``simulate`` (4 players, greedy against random, seed 11, -q; skipped when the run
 folder is already complete), ``verify``, ``report`` (``--placement-sample 0``: the sample

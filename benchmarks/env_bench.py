@@ -11,7 +11,7 @@ Rows:
   run, and the batch's games/s as a fraction of it. With both rows, the two are timed in
   alternating turns (one ``simulate`` run, then four batches).
 
-Usage: ``python scripts/env_bench.py [--games 4096] [--simulate-games 200000] [--repeats 5]
+Usage: ``python benchmarks/env_bench.py [--games 4096] [--simulate-games 200000] [--repeats 5]
 [--out results/env_bench.json]``; prints a Markdown table (docs/speed.md, "The batch").
 Further rows (PettingZoo, OpenSpiel) are functions returning a dict, added to ``ROWS``.
 """

@@ -1,5 +1,5 @@
 """Timings of ``sniff serve``'s requests, for docs/serve.md (``.venv/bin/python
-scripts/serve_timings.py``): new game, a move (one call of the game's resumable batch), a
+benchmarks/serve_timings.py``): new game, a move (one call of the game's resumable batch), a
 hint at 500 play-outs, a replay of a traced game, and 50 games played at once (each move's
 answer time while the other 49 games play too). Kernels are warmed first (compiles are not
 timed). The app runs in process (Starlette's TestClient, httpx's ASGI transport).

@@ -19,9 +19,9 @@ Writes one JSON line per finished game to ``--out`` (so an interrupted run keeps
 games) and prints win rates with 95% Wilson intervals, and the CPU seconds per move of
 IS-MCTS and of the built-in strategy (measured playing itself on the same deals).
 
-Usage: ``python scripts/openspiel_ismcts.py --players 2 --opponent expert --deals 100
+Usage: ``python examples/openspiel_ismcts.py --players 2 --opponent expert --deals 100
 --simulations 32 --out results/ismcts/2-expert.jsonl`` (a rerun resumes the file);
-``python scripts/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
+``python examples/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
 """
 
 from __future__ import annotations
@@ -29,26 +29,22 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
-# This folder's profile.py would shadow the standard library's (OpenSpiel imports it).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import numba
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-import pyspiel  # noqa: E402
-from open_spiel.python.algorithms import ismcts  # noqa: E402
-
-from sim.core import engine  # noqa: E402
-from sim.core import observation as slots  # noqa: E402
-from sim.core.seating import side_of_team  # noqa: E402
-from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW  # noqa: E402
-from sim.env.openspiel import GAME_NAME, SniffState, StateTable  # noqa: E402
-from sim.kernels.batch import GameBatch  # noqa: E402
-from sim.kernels.decisions import OUTSIDE, BatchSettings  # noqa: E402
-from sim.stats.intervals import wilson_interval  # noqa: E402
+from sim.core import engine
+from sim.core import observation as slots
+from sim.core.seating import side_of_team
+from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW
+from sim.env.openspiel import GAME_NAME, SniffState, StateTable
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import OUTSIDE, BatchSettings
+from sim.stats.intervals import wilson_interval
 
 TILE_PIP_BITS = [(1 << int(TILE_LOW[t])) | (1 << int(TILE_HIGH[t])) for t in range(N_TILES)]
 

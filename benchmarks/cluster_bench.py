@@ -9,8 +9,8 @@ every worker, playing, writing), and the two outputs are checked to be the same 
 openings table and summary figures; the tournament's ratings and matrix), since a faster
 cluster that gave other answers would be no use.
 
-    python scripts/cluster_bench.py                        # the figures of docs/speed.md
-    python scripts/cluster_bench.py --deals 400 --part-deals 50 --games-per-pair 400 \\
+    python benchmarks/cluster_bench.py                        # the figures of docs/speed.md
+    python benchmarks/cluster_bench.py --deals 400 --part-deals 50 --games-per-pair 400 \\
         --chunk-size 50                                    # a small check that it works
 
 Prints a Markdown table (docs/speed.md, "On a cluster: every command") and writes JSON to
@@ -136,7 +136,7 @@ def main() -> None:
               "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
               else os.cpu_count(),
               "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-              "command": " ".join(["python", "scripts/cluster_bench.py", *sys.argv[1:]]),
+              "command": " ".join(["python", "benchmarks/cluster_bench.py", *sys.argv[1:]]),
               "results": results}
     (args.out / "cluster-bench.json").write_text(json.dumps(record, indent=2) + "\n")
     names = [f"local:{n}" for n in workers]

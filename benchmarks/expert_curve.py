@@ -4,7 +4,7 @@ Its figures feed docs/expert.md (the strength-cost curves).
 
 Usage::
 
-    python scripts/expert_curve.py [--budgets 32,128,384] [--games 4000] [--append]
+    python benchmarks/expert_curve.py [--budgets 32,128,384] [--games 4000] [--append]
         [--seed 1] [--extra rollout:samples=512] [--out results/expert-curve]
         [--chart docs/img/expert-curve.png]
 

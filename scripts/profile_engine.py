@@ -8,8 +8,8 @@ a second and records its instruction pointer; gdb then names each address (numba
 its compiled functions with gdb's JIT interface). Needs gcc and gdb, and permission to
 trace one's own processes.
 
-    python scripts/profile.py                      # 4-player greedy, 20 s of samples
-    python scripts/profile.py --strategy random --players 2 --seconds 10 --by-offset
+    python scripts/profile_engine.py                      # 4-player greedy, 20 s of samples
+    python scripts/profile_engine.py --strategy random --players 2 --seconds 10 --by-offset
 
 Prints the share of samples per compiled function (inlined code counts in its caller);
 ``--by-offset`` adds the hottest 64-byte spans of the turn loop, to read beside
@@ -139,5 +139,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     if os.name != "posix":
-        sys.exit("scripts/profile.py needs Linux (ptrace and /proc)")
+        sys.exit("scripts/profile_engine.py needs Linux (ptrace and /proc)")
     main()

@@ -2,7 +2,7 @@
 
 Its figures feed docs/speed.md (time to answer).
 
-    python scripts/time_to_answer.py [--strategies LIST] [--precision 0.01] [--deals 10000]
+    python benchmarks/time_to_answer.py [--strategies LIST] [--precision 0.01] [--deals 10000]
         [--jobs rank,openings] [--caches cold,warm] [-o results/time-to-answer]
 
 (a) ``rank``: a 4-player tournament of the strategies, each pairing played until every win

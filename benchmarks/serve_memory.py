@@ -8,7 +8,7 @@ the page's token, then plays ``--games`` games to their end from ``--clients`` c
 games at once, as with that many people), the first legal move each time. It prints the
 server's RSS after the first 100 games, every 100 games after, at the end, and its peak
 (``VmHWM``), and exits 1 if the end is more than ``--limit`` MB over the level after 100.
-Run: ``.venv/bin/python scripts/serve_memory.py``.
+Run: ``.venv/bin/python benchmarks/serve_memory.py``.
 """
 
 from __future__ import annotations
