@@ -13,7 +13,8 @@ deals the tiles that seat cannot see anew among the other hands and the boneyard
 sizes kept, and no tile with a pip value a seat is publicly known to lack), and its
 evaluator plays the sampled game to its end with uniformly random legal moves inside the
 compiled engine (one call: OpenSpiel's Python random rollouts would take a second a game).
-Both read the batch's private arrays: a referee's tools, kept in this script.
+Both are a referee's: the batch's ``load_position`` and ``redeal`` (public, documented in
+docs/batch.md) move hidden tiles, which no player may.
 
 Writes one JSON line per finished game to ``--out`` (so an interrupted run keeps its
 games) and prints win rates with 95% Wilson intervals, and the CPU seconds per move of
@@ -53,15 +54,6 @@ def _bits(mask: int) -> list[int]:
     return [t for t in range(N_TILES) if mask >> t & 1]
 
 
-def _set_position(target: GameBatch, source: GameBatch, game: int, external: int) -> None:
-    """Game 0 of ``target`` becomes game ``game`` of ``source`` (private arrays)."""
-    target._state[0] = source._state[game]
-    target._state[0, engine.EXTERNAL] = external
-    target._round_rows[0] = source._round_rows[game]
-    target._games[0] = source._games[game]
-    target._decisions = target._gather()
-
-
 def _histories(batch: GameBatch, players: int) -> list[str]:
     """Each seat's information at the root: a digest of its public view."""
     return [f"p{p} v" + hashlib.blake2b(batch.observe(0, p).tobytes(), digest_size=12).hexdigest()
@@ -87,24 +79,26 @@ class Referee:
         self.random = GameBatch(players, ["random"] * players, 1, seed)
 
     def root(self, source: GameBatch, game: int) -> SniffState:
+        """The true position of game ``game`` as an OpenSpiel state (chance from outside)."""
         batch = self.outside.copy()
-        _set_position(batch, source, game, external=1)
+        batch.load_position(0, source, game)
         return _state(self.game, batch)
 
     def resample(self, state: SniffState, player: int) -> SniffState:
         """A copy whose tiles hidden from ``player`` are dealt anew (sizes and known lacks
-        kept)."""
-        batch = state._table.batch.copy()
-        row = batch._state[0]
+        kept): what ``player`` sees is all it reads (``observe``)."""
+        batch = state.table.batch.copy()
+        view = batch.observe(0, player)
         hidden = [t for t in range(N_TILES)
-                  if not (int(row[engine.HANDS + player]) | int(row[engine.PLAYED])) >> t & 1]
+                  if not (int(view[slots.HAND]) | int(view[slots.PLAYED])) >> t & 1]
         others = [s for s in range(self.players) if s != player]
-        sizes = {s: int(row[engine.HANDS + s]).bit_count() for s in others}
+        sizes = {s: int(view[slots.HAND_SIZE + s]) for s in others}
+        lacking = {s: int(view[slots.LACKS + s]) for s in others}
         for attempt in range(50):
             pool = list(self.rng.permutation(hidden))
             hands = {}
-            for seat in sorted(others, key=lambda s: -int(row[engine.LACKS + s]).bit_count()):
-                lacks = int(row[engine.LACKS + seat]) if attempt < 49 else 0
+            for seat in sorted(others, key=lambda s: -lacking[s].bit_count()):
+                lacks = lacking[seat] if attempt < 49 else 0
                 fits = [t for t in pool if not TILE_PIP_BITS[t] & lacks][:sizes[seat]]
                 if len(fits) < sizes[seat]:
                     break
@@ -112,17 +106,15 @@ class Referee:
                 pool = [t for t in pool if t not in fits]
             else:
                 break
-        for seat, tiles in hands.items():
-            row[engine.HANDS + seat] = sum(1 << t for t in tiles)
-        start = engine.DECK + int(row[engine.BONEYARD_POS])
-        row[start:engine.DECK + N_TILES] = pool
-        batch._decisions = batch._gather()
+        masks = [sum(1 << t for t in hands[s]) if s in hands else int(view[slots.HAND])
+                 for s in range(self.players)]
+        batch.redeal(0, masks, pool)
         return _state(self.game, batch)
 
     def playout(self, state: SniffState) -> np.ndarray:
         """Returns after uniformly random legal moves to the end of the game (compiled)."""
         batch = self.random.copy()
-        _set_position(batch, state._table.batch, 0, external=0)
+        batch.load_position(0, state.table.batch, 0)
         batch.deal_ids[0] = int(self.rng.integers(1 << 40))  # later rounds' deals
         decisions = batch.pending()
         if len(decisions):

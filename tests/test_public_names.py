@@ -185,6 +185,24 @@ def test_tests_scripts_and_plugins_import_only_public_names():
     assert not problems, "imports past a public face:\n" + "\n".join(problems)
 
 
+def private_attributes_read(path: Path) -> list[str]:
+    """Each ``thing._name`` in ``path`` read off anything but ``self`` or ``cls``."""
+    return [f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}"
+            for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+
+
+def test_scripts_benchmarks_and_examples_read_no_private_attribute():
+    """#61: what a user copies from them works on public names only (the IS-MCTS example
+    wrote a batch's ``_state``)."""
+    files = [path for folder in OUTSIDE[1:] for path in sorted((ROOT / folder).glob("*.py"))]
+    assert len(files) > 5
+    problems = [problem for path in files for problem in private_attributes_read(path)]
+    assert not problems, "\n".join(problems)
+
+
 def doc_examples() -> list[tuple[str, ast.Module]]:
     """The Python examples of README.md and docs/ (fenced ``python`` blocks), parsed."""
     import re
