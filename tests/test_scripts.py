@@ -10,30 +10,90 @@ the strategies they play.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("scripts", "benchmarks", "examples")
-HELP = ["--help"]
+HELP = ("--help",)
 
-# file -> the argument lists it is run with
-CASES: dict[str, list[list[str]]] = {
-    "scripts/profile_engine.py": [HELP], "scripts/score_table.py": [HELP],
-    "scripts/serve_screenshots.py": [HELP],
-    "benchmarks/cluster_bench.py": [HELP], "benchmarks/compile_once.py": [HELP],
-    "benchmarks/env_bench.py": [HELP], "benchmarks/expert_curve.py": [HELP],
-    "benchmarks/headtohead.py": [HELP], "benchmarks/learned_bench.py": [HELP],
-    "benchmarks/parquet_encoding.py": [HELP], "benchmarks/scale_bench.py": [HELP],
-    "benchmarks/serve_memory.py": [HELP], "benchmarks/serve_timings.py": [HELP],
-    "benchmarks/time_to_answer.py": [HELP],
-    "examples/openspiel_ismcts.py": [HELP], "examples/train_maskable_ppo.py": [HELP],
+
+@dataclass(frozen=True)
+class Case:
+    """One run of a file: its arguments, what its output must show (regular expressions),
+    and the modules and programs it needs (without them the case is skipped, in one line)."""
+
+    args: tuple[str, ...]
+    shows: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    programs: tuple[str, ...] = ()
+    timeout: int = 300
+
+    def missing(self) -> list[str]:
+        return ([m for m in self.modules if importlib.util.find_spec(m) is None]
+                + [p for p in self.programs if shutil.which(p, path=os.defpath) is None])
+
+
+SERVE = ("starlette", "uvicorn", "httpx")
+# file -> its cases: the smallest real run of each (seconds once the kernels are cached)
+CASES: dict[str, list[Case]] = {
+    "scripts/profile_engine.py": [Case(
+        ("--seconds", "0.2", "--players", "2"), (r"busy samples, 2 players",),
+        programs=("gcc", "gdb"))],
+    "scripts/score_table.py": [Case(("--games", "20", "--out", "table.py"),
+                                    (r"4 players: \d+ round starts", r"wrote table\.py"))],
+    "scripts/serve_screenshots.py": [Case(
+        ("--only", "phone", "--until", "start", "--out", "shots"),
+        (r"wrote shots/serve-start-phone\.png",), (*SERVE, "selenium"),
+        ("chromium", "chromedriver"))],
+    "benchmarks/cluster_bench.py": [Case(
+        ("--workers", "0", "--commands", "tournament", "--players", "2",
+         "--openings-strategies", "greedy", "--tournament-strategies", "greedy,random",
+         "--games-per-pair", "4", "--chunk-size", "2", "--out", "out"),
+        (r"\| tournament \(2 greedy,random\) \| 4 \| .* \| yes \|",))],
+    "benchmarks/compile_once.py": [Case(  # a cold cache: the background compile's all
+        ("waits", "--repeats", "1", "--waits", "lineup"), (r'"built-in lineup"',), timeout=900)],
+    "benchmarks/env_bench.py": [Case(
+        ("--rows", "batch,simulate", "--games", "8", "--simulate-games", "100", "--repeats",
+         "1", "--first-games", "8", "--out", "bench.json"), (r"batch games/s over simulate",))],
+    "benchmarks/expert_curve.py": [Case(
+        ("--budgets", "", "--extra", "greedy", "--games", "4", "--players", "2",
+         "--timing-games", "1", "--out", "curve", "--chart", "curve.png"),
+        (r"2p greedy .* ms/decision", r"wrote curve/curve\.csv"))],
+    "benchmarks/headtohead.py": [Case(("--games", "4", "--pair", "greedy/random", "--players",
+                                       "2"), (r"\| `greedy` \| `random` \| 2 \| 4 \|",))],
+    "benchmarks/learned_bench.py": [Case(("--players", "2", "--games", "4", "--no-expert"),
+                                         (r"\| 2 \| `learned` \| `blocker` \| 4 \|",))],
+    "benchmarks/parquet_encoding.py": [Case(("--games", "20", "--repeats", "1"),
+                                            (r"project \(lz4\) +median",))],
+    "benchmarks/scale_bench.py": [Case(
+        ("--games", "100", "--steps", "simulate", "verify", "--out", "scale"),
+        (r"100  simulate .* exit 0", r"100  verify .* exit 0"))],
+    "benchmarks/serve_memory.py": [Case(("--games", "2", "--clients", "1"), (r"after 2: ",),
+                                        SERVE)],
+    "benchmarks/serve_timings.py": [Case(
+        ("--games", "1", "--hints", "0", "--replays", "1", "--at-once", "2", "--target", "50"),
+        (r"move, 2 games at once +median",), SERVE)],
+    "benchmarks/time_to_answer.py": [Case(
+        ("--jobs", "rank", "--strategies", "greedy,random", "--precision", "0.3", "--caches",
+         "current", "-o", "answer"), (r"\| rank \| current \|",))],
+    "examples/openspiel_ismcts.py": [Case(
+        ("--players", "2", "--opponent", "greedy", "--deals", "1", "--simulations", "2",
+         "--out", "games.jsonl"), (r"IS-MCTS \(2 simulations\) vs greedy, 2 players: \d/2",),
+        ("pyspiel",))],
+    "examples/train_maskable_ppo.py": [Case(HELP, (r"usage:",)), Case(
+        ("--timesteps", "1", "--n-envs", "1", "--eval-every", "1000", "--eval-games", "2",
+         "--final-games", "2", "--out", "ppo"), (r'"timesteps"',), ("torch", "sb3_contrib"))],
 }
 
 
@@ -45,13 +105,12 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_script(name: str, args: list[str], cwd: Path | None = None
-               ) -> subprocess.CompletedProcess:
-    """``python -P ROOT/name args`` in ``cwd`` (default: a fresh temporary folder)."""
-    with tempfile.TemporaryDirectory() as temporary:
-        return subprocess.run([sys.executable, "-P", str(ROOT / name), *args],
-                              cwd=cwd or temporary, env=child_env(), capture_output=True,
-                              text=True, encoding="utf-8", timeout=300)
+def run_script(name: str, args, timeout: int = 300) -> subprocess.CompletedProcess:
+    """``python -P ROOT/name args`` in a fresh temporary folder."""
+    with tempfile.TemporaryDirectory() as folder:
+        return subprocess.run([sys.executable, "-P", str(ROOT / name), *args], cwd=folder,
+                              env=child_env(), capture_output=True, text=True,
+                              encoding="utf-8", timeout=timeout)
 
 
 def test_every_file_has_a_case() -> None:
@@ -66,24 +125,28 @@ def test_scripts_holds_only_a_maintainers_tools() -> None:
     assert len(list((ROOT / "scripts").iterdir())) <= 8
 
 
-RUNS = [(name, args) for name, cases in CASES.items() for args in cases]
+RUNS = [(name, case) for name, cases in CASES.items() for case in cases]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[tuple[str, str], subprocess.CompletedProcess]:
-    """Every case run once, side by side (each is a process of its own, mostly imports)."""
+def results() -> dict[tuple[str, Case], subprocess.CompletedProcess]:
+    """Every case that can run here run once, side by side (a process each)."""
+    runnable = [(name, case) for name, case in RUNS if not case.missing()]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        done = pool.map(lambda case: run_script(*case), RUNS)
-        return {(name, " ".join(args)): result for (name, args), result in zip(RUNS, done)}
+        done = pool.map(lambda run: run_script(run[0], run[1].args, run[1].timeout), runnable)
+        return dict(zip(runnable, done))
 
 
-@pytest.mark.parametrize(("name", "args"), RUNS)
-def test_the_file_runs(name: str, args: list[str], results) -> None:
-    result = results[name, " ".join(args)]
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr
-    if args == HELP:
-        assert "usage:" in result.stdout.lower(), result.stdout
+@pytest.mark.parametrize(("name", "case"), RUNS, ids=[f"{name} {' '.join(case.args)}"
+                                                      for name, case in RUNS])
+def test_the_file_runs(name: str, case: Case, results) -> None:
+    if case.missing():
+        pytest.skip(f"needs {', '.join(case.missing())}")
+    result = results[name, case]
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    for shown in case.shows:
+        assert re.search(shown, result.stdout + result.stderr), (shown, result.stdout[-3000:])
 
 
 def test_the_environment_files_say_what_their_options_do() -> None:
