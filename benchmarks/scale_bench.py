@@ -126,6 +126,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "scale")
     args = parser.parse_args()
+    args.out = args.out.resolve()  # the commands run in the repository's folder
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for games in args.games:
