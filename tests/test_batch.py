@@ -321,3 +321,45 @@ def test_a_strategy_that_raises_in_a_batch_is_one_sniff_error(monkeypatch):
             while not batch.done:
                 decisions = batch.pending()
                 batch.advance(decisions.moves[:, 0])
+
+
+def test_a_position_goes_on_in_another_batch_with_that_batchs_chance():
+    """#61: ``load_position``, a referee's public tool (the IS-MCTS example's root and
+    play-outs): the game's every view and pending choice come over; chance stays the
+    batch's own."""
+    source = GameBatch(2, [OUTSIDE, OUTSIDE], 3, 5)
+    for _ in range(3):
+        source.advance(source.pending().moves[:, 0].copy())
+    for external in (False, True):
+        target = GameBatch(2, [OUTSIDE, OUTSIDE], 1, 9,
+                           BatchSettings(external_chance=external))
+        target.load_position(0, source, 2)
+        for seat in range(2):
+            assert np.array_equal(target.observe(0, seat), source.observe(2, seat))
+        row = int(np.flatnonzero(source.pending().games == 2)[0])
+        assert np.array_equal(target.pending().moves[0], source.pending().moves[row])
+        assert target.external_chance is external
+    with pytest.raises(SniffError, match="of 2 players"):
+        GameBatch(3, [OUTSIDE] * 3, 1, 9).load_position(0, source, 0)
+
+
+def test_a_redeal_moves_the_unseen_tiles_and_refuses_any_other_tiles():
+    """#61: ``redeal``, a resampler's public tool: the hands and the boneyard dealt anew
+    from the tiles they hold, each hand its size; anything else refused, nothing changed."""
+    batch = GameBatch(2, [OUTSIDE, OUTSIDE], 1, 3)
+    mine = batch.observe(0, 0)
+    hand = int(mine[view.HAND])
+    unseen = [t for t in range(N_TILES) if not (hand | int(mine[view.PLAYED])) >> t & 1]
+    size = int(mine[view.HAND_SIZE + 1])
+    other = sum(1 << t for t in unseen[:size])
+    with pytest.raises(IllegalMove, match="as many tiles"):
+        batch.redeal(0, [hand, other & (other - 1)], unseen[size - 1:])  # a tile short
+    with pytest.raises(IllegalMove, match="each once"):
+        batch.redeal(0, [hand, other], unseen[size - 1:-1])
+    assert np.array_equal(batch.observe(0, 0), mine)
+    batch.redeal(0, [hand, other], unseen[size:][::-1])
+    assert np.array_equal(batch.observe(0, 0), mine)  # what seat 0 sees stays
+    assert int(batch.observe(0, 1)[view.HAND]) == other
+    assert batch.boneyard(0) == sorted(unseen[size:])
+    while not batch.done:
+        batch.advance(batch.pending().moves[:, 0].copy())

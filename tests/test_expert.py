@@ -5,7 +5,7 @@ The batches run in the kernel of ``tests/test_strategies.py`` (every built-in st
 ``tests/compiled_strategies.py``, so this file adds no compile of its own beyond the
 sampler's.
 Strength is not tested here beyond a cheap sanity game: it is measured by
-``scripts/expert_curve.py`` (docs/expert.md).
+``benchmarks/expert_curve.py`` (docs/expert.md).
 """
 
 from __future__ import annotations

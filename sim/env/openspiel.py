@@ -262,6 +262,12 @@ class SniffState(pyspiel.State):
         self._hand = int(HAND_SIZE_FOR_PLAYERS[game.players])
         self._table = table
 
+    @property
+    def table(self) -> StateTable:
+        """What the state holds: its batch (the true position), the deal so far, the log of
+        its events (a referee reads it: examples/openspiel_ismcts.py)."""
+        return self._table
+
     # --- whose turn
     def current_player(self) -> int:
         return self._table.player

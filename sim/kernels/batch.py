@@ -53,6 +53,7 @@ from sim.core.buffers import (
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count
+from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.chance import ExternalChance
 from sim.kernels.decisions import (
@@ -93,6 +94,11 @@ def _entry(dispatcher, arguments: tuple) -> Callable:
     """
     types = tuple(numba.typeof(argument) for argument in arguments)
     return dispatcher.compile(types)
+
+
+def _tiles_of(masks: Sequence[int]) -> list[int]:
+    """The tile ids of 28-bit tile masks, each mask's in order."""
+    return [tile for mask in masks for tile in range(N_TILES) if mask >> tile & 1]
 
 
 def _most_references(rows: tuple[np.ndarray, ...]) -> int:
@@ -490,6 +496,47 @@ class GameBatch(ExternalChance):
         self._serial = self._gather_rows = self._stepper = None
         self._pool = []
         self._compile()  # the kernel (from the cache) and what is derived from the seats
+
+    # --- a referee's tools: they see and move hidden tiles (as ``deal`` and ``boneyard``)
+    def redeal(self, game: int, hands: Sequence[int], boneyard: Sequence[int]) -> None:
+        """Deal the tiles of game ``game``'s hands and boneyard anew, in the middle of its
+        round: ``hands`` (a 28-bit tile mask per seat) and ``boneyard`` (the tiles left to
+        draw, in draw order). Each hand keeps its size and the tiles stay those of the hands
+        and the boneyard now; the layout, the record and the scores stay. For a resampler
+        (an IS-MCTS search deals anew what its seat cannot see:
+        examples/openspiel_ismcts.py)."""
+        row = self._state[game]
+        start = engine.DECK + int(row[engine.BONEYARD_POS])
+        now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
+        masks = [int(mask) for mask in hands]
+        tiles = [int(tile) for tile in boneyard]
+        if len(masks) != self.players or [m.bit_count() for m in masks] != [
+                m.bit_count() for m in now]:
+            raise IllegalMove(f"game {game}: a redeal gives each of the {self.players} seats "
+                              "as many tiles as it holds")
+        pool = row[start: engine.DECK + N_TILES].tolist()
+        if sorted(_tiles_of(masks) + tiles) != sorted(_tiles_of(now) + pool):
+            raise IllegalMove(f"game {game}: a redeal places the tiles of the hands and the "
+                              "boneyard, each once")
+        row[engine.HANDS: engine.HANDS + self.players] = masks
+        row[start: engine.DECK + N_TILES] = tiles
+        self._decisions = self._gather()
+
+    def load_position(self, game: int, source: GameBatch, source_game: int) -> None:
+        """Game ``game`` goes on from where game ``source_game`` of ``source`` (a batch of as
+        many players) is now: that game's state, its round's row and its game row are copied
+        (not its finished rounds, its ids or its rotation), and whether chance comes from
+        outside stays this batch's. A referee's tool: a search from a true position, a
+        play-out of it by other players (examples/openspiel_ismcts.py). Like
+        :meth:`redeal`, it moves hidden tiles: for a referee only."""
+        if source.players != self.players:
+            raise SniffError(f"a position of {source.players} players cannot go on in a batch "
+                             f"of {self.players}")
+        self._state[game] = source._state[source_game]
+        self._state[game, engine.EXTERNAL] = int(self.external_chance)
+        self._round_rows[game] = source._round_rows[source_game]
+        self._games[game] = source._games[source_game]
+        self._decisions = self._gather()
 
     def copy(self) -> GameBatch:
         """An independent copy (same kernel), e.g. for a search that tries moves."""

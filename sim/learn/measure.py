@@ -2,8 +2,9 @@
 the heuristic's on held-out duplicate deals, with the paired interval over deals.
 
 The deals are those of the folder's seed plus ``EVAL_SALT``, never the training games';
-every measurement of a folder (each iteration's, ``scripts/learned_ablation.py``'s) plays
-the same ones, so two networks are compared deal by deal (``deal_wins``).
+every measurement of a folder (each iteration's, and each refit of docs/learned.md's "What
+each input family is worth") plays the same ones, so two networks are compared deal by deal
+(``deal_wins``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def deal_wins(players: int, seed: int, games: int, first: np.ndarray, second: np
               ) -> np.ndarray:
     """``first``'s share of wins on each duplicate deal (deal g // 2, rotation g %
     players; ``games`` rounded down to even): the paired unit of ``evaluate``, and of a
-    comparison of two networks on the same deals (``scripts/learned_ablation.py``)."""
+    comparison of two networks on the same deals (docs/learned.md, "What each input family is
+    worth")."""
     games -= games % 2
     ids = np.arange(games, dtype=np.int64)
     winners = np.zeros(games, dtype=np.int64)

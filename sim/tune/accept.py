@@ -4,7 +4,7 @@
 Why: a fixed match must be long enough for the smallest difference that matters, whatever
 the difference really is; the sequential test stops as soon as the evidence suffices, so a
 clearly better (or clearly equal) candidate is decided in far fewer games, at the same
-planned error rates (measured in docs/tune.md, ``scripts/tune_accept.py``).
+planned error rates (measured in docs/tune.md, "Measured: where --accept sprt saves games").
 
 The test is ``sim.compare.play.compare`` itself, in memory: the tuned values as A against
 the defaults as B, on the validation seed, capped at ``--validate-games``. So the decision

@@ -8,8 +8,8 @@ a second and records its instruction pointer; gdb then names each address (numba
 its compiled functions with gdb's JIT interface). Needs gcc and gdb, and permission to
 trace one's own processes.
 
-    python scripts/profile.py                      # 4-player greedy, 20 s of samples
-    python scripts/profile.py --strategy random --players 2 --seconds 10 --by-offset
+    python scripts/profile_engine.py                      # 4-player greedy, 20 s of samples
+    python scripts/profile_engine.py --strategy random --players 2 --seconds 10 --by-offset
 
 Prints the share of samples per compiled function (inlined code counts in its caller);
 ``--by-offset`` adds the hottest 64-byte spans of the turn loop, to read beside
@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from sim.children import child_env
 
 SAMPLER = r"""
 #include <dirent.h>
@@ -86,23 +88,24 @@ def main() -> None:
     parser.add_argument("--by-offset", action="store_true")
     args = parser.parse_args()
     if args.players not in (2, 3, 4):
-        sys.exit(f"profile.py: --players must be 2, 3 or 4, got {args.players}")
+        sys.exit(f"profile_engine.py: --players must be 2, 3 or 4, got {args.players}")
     if not args.seconds > 0:
-        sys.exit(f"profile.py: --seconds must be positive, got {args.seconds}")
+        sys.exit(f"profile_engine.py: --seconds must be positive, got {args.seconds}")
     missing = [tool for tool in ("gcc", "gdb") if shutil.which(tool) is None]
     if missing:
-        sys.exit(f"profile.py: needs {' and '.join(missing)} on PATH")
+        sys.exit(f"profile_engine.py: needs {' and '.join(missing)} on PATH")
     repo = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory() as work:
         sampler = Path(work) / "sampler"
         (Path(work) / "sampler.c").write_text(SAMPLER)
         subprocess.run(["gcc", "-O2", "-o", str(sampler), f"{work}/sampler.c"], check=True)
         code = TARGET.format(players=args.players, strategy=args.strategy, seconds=args.seconds)
-        target = subprocess.Popen([sys.executable, "-c", code], cwd=repo, text=True,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        target = subprocess.Popen([sys.executable, "-P", "-c", code], cwd=repo, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  env=child_env())
         try:
             if target.stdout.readline().strip() != "ready":  # compiled and warm
-                sys.exit(f"profile.py: the game process failed (is {args.strategy!r} a "
+                sys.exit(f"profile_engine.py: the game process failed (is {args.strategy!r} a "
                          "strategy? see `sniff strategies`)")
             time.sleep(1)
             count = int(args.seconds * 300)
@@ -139,5 +142,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     if os.name != "posix":
-        sys.exit("scripts/profile.py needs Linux (ptrace and /proc)")
+        sys.exit("scripts/profile_engine.py needs Linux (ptrace and /proc)")
     main()

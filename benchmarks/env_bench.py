@@ -11,8 +11,9 @@ Rows:
   run, and the batch's games/s as a fraction of it. With both rows, the two are timed in
   alternating turns (one ``simulate`` run, then four batches).
 
-Usage: ``python scripts/env_bench.py [--games 4096] [--simulate-games 200000] [--repeats 5]
-[--out results/env_bench.json]``; prints a Markdown table (docs/speed.md, "The batch").
+Usage: ``python benchmarks/env_bench.py [--games 4096] [--simulate-games 200000] [--repeats 5]
+[--first-games 200000] [--out results/env_bench.json]``; prints a Markdown table
+(docs/speed.md, "The batch").
 Further rows (PettingZoo, OpenSpiel) are functions returning a dict, added to ``ROWS``.
 """
 
@@ -259,6 +260,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5,
                         help="timed runs of each row (the batch row: 4 times as many; "
                              "default %(default)s)")
+    parser.add_argument("--first-games", type=int, default=FIRST_GAMES,
+                        help="games the batch row plays before its timed batches, timed "
+                             "apart (default %(default)s)")
     parser.add_argument("--rows", default=",".join(ROWS),
                         help="comma-separated rows to run (default %(default)s)")
     parser.add_argument("--out", type=Path, default=Path("results/env_bench.json"),
@@ -269,12 +273,16 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown rows {unknown}: choose among {', '.join(ROWS)}")
     paired = "batch" in names and "simulate" in names
-    rows = paired_rows(args.games, args.simulate_games, args.repeats) if paired else []
+    rows = (paired_rows(args.games, args.simulate_games, args.repeats, args.first_games)
+            if paired else [])
     for name in names:
         if paired and name in ("batch", "simulate"):
             continue
+        if name == "batch":
+            rows.append(batch_row(args.games, 4 * args.repeats, args.first_games))
+            continue
         games = args.simulate_games if name == "simulate" else args.games
-        rows.append(ROWS[name](games, 4 * args.repeats if name == "batch" else args.repeats))
+        rows.append(ROWS[name](games, args.repeats))
     report = {"threads": numba.get_num_threads(), "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))

@@ -2,8 +2,10 @@
 
 Its figures feed docs/speed.md (time to answer).
 
-    python scripts/time_to_answer.py [--strategies LIST] [--precision 0.01] [--deals 10000]
+    python benchmarks/time_to_answer.py [--strategies LIST] [--precision 0.01] [--deals 10000]
         [--jobs rank,openings] [--caches cold,warm] [-o results/time-to-answer]
+    python benchmarks/time_to_answer.py --jobs rank --strategies greedy,random \\
+        --precision 0.3 --caches current       # a check that it runs: seconds
 
 (a) ``rank``: a 4-player tournament of the strategies, each pairing played until every win
     rate's 95% half-width is at most ``--precision`` (``sniff tournament --precision``),
@@ -37,15 +39,21 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from sim.children import child_env
+
 EVERY_BUILTIN = "random,greedy,heavy,defensive,blocker,partner,weighted,rollout,expert"
 
 
-def run(command: list[str], cache: str) -> float:
-    # PYTHONSAFEPATH: not the working folder's modules (sim.children says why)
-    env = dict(os.environ, SNIFF_CACHE_DIR=cache, SNIFF_PRECOMPILE="0", PYTHONSAFEPATH="1")
+def run(command: list[str], cache: str | None) -> float:
+    """Wall seconds of ``sniff COMMAND`` in a process of its own, with the kernel cache
+    ``cache`` (None: the one this process has)."""
+    env = dict(os.environ, SNIFF_PRECOMPILE="0")
+    if cache is not None:
+        env["SNIFF_CACHE_DIR"] = cache
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "sim.cli", *command], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    # -P, child_env: not the working folder's modules (sim.children says why)
+    subprocess.run([sys.executable, "-P", "-m", "sim.cli", *command], env=child_env(env),
+                   check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
@@ -86,15 +94,16 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=10_000)
     parser.add_argument("--jobs", default="rank,openings")
     parser.add_argument("--caches", default="cold,warm",
-                        help="cold (an empty kernel cache first), warm, or both")
+                        help="cold (an empty kernel cache first), warm, or both; or current "
+                             "(the kernel cache this process has, as it is)")
     parser.add_argument("-o", "--out", type=Path, default=Path("results/time-to-answer"))
     options = parser.parse_args()
     for name in options.jobs.split(","):
         if name not in ("rank", "openings"):
             parser.error(f"--jobs: unknown job {name!r} (rank, openings)")
     for state in options.caches.split(","):
-        if state not in ("cold", "warm"):
-            parser.error(f"--caches: unknown cache state {state!r} (cold, warm)")
+        if state not in ("cold", "warm", "current"):
+            parser.error(f"--caches: unknown cache state {state!r} (cold, warm, current)")
     jobs = {
         "rank": lambda folder: rank_job(options.strategies, options.precision, folder),
         "openings": lambda folder: openings_job(options.deals, folder),
@@ -109,13 +118,14 @@ def main() -> int:
                 if state == "cold":
                     shutil.rmtree(cache, ignore_errors=True)
                     os.makedirs(cache)
-                elif "cold" not in options.caches.split(","):  # fill the cache first
-                    warm_up = work / f"{name}-warm-up"
+                elif state == "warm" and "cold" not in options.caches.split(","):
+                    warm_up = work / f"{name}-warm-up"  # fill the cache first
                     warm_up_s[name] = run(warm_up_command(name, options, warm_up), cache)
+                used = None if state == "current" else cache
                 folder = work / f"{name}-{state}"
                 play, report = jobs[name](folder)
-                row = {"job": name, "cache": state, "play_s": run(play, cache),
-                       "report_s": run(report, cache), "play": "sniff " + " ".join(play),
+                row = {"job": name, "cache": state, "play_s": run(play, used),
+                       "report_s": run(report, used), "play": "sniff " + " ".join(play),
                        "report": "sniff " + " ".join(report)}
                 if name in warm_up_s:
                     row["warm_up_s"] = warm_up_s[name]

@@ -4,7 +4,7 @@ Its figures feed docs/expert.md (the strength-cost curves).
 
 Usage::
 
-    python scripts/expert_curve.py [--budgets 32,128,384] [--games 4000] [--append]
+    python benchmarks/expert_curve.py [--budgets 32,128,384] [--games 4000] [--append]
         [--seed 1] [--extra rollout:samples=512] [--out results/expert-curve]
         [--chart docs/img/expert-curve.png]
 
@@ -213,7 +213,8 @@ def save(out: Path, rows: list[dict], meta: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--budgets", default="32,128,384")
+    parser.add_argument("--budgets", default="32,128,384",
+                        help="expert's budgets, comma-separated ('' for none: --extra only)")
     parser.add_argument("--games", type=int, default=4000, help="games per point (even)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", default="2,4")
@@ -241,7 +242,7 @@ def main() -> None:
         return
     machine = (f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
                f"python {platform.python_version()}")
-    labels = [f"expert:budget={b}" for b in args.budgets.split(",")] + args.extra
+    labels = [f"expert:budget={b}" for b in args.budgets.split(",") if b] + args.extra
     rows = []
     if args.append and (args.out / "curve.json").exists():
         rows = json.loads((args.out / "curve.json").read_text())["rows"]

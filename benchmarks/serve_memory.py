@@ -8,7 +8,8 @@ the page's token, then plays ``--games`` games to their end from ``--clients`` c
 games at once, as with that many people), the first legal move each time. It prints the
 server's RSS after the first 100 games, every 100 games after, at the end, and its peak
 (``VmHWM``), and exits 1 if the end is more than ``--limit`` MB over the level after 100.
-Run: ``.venv/bin/python scripts/serve_memory.py``.
+Run: ``.venv/bin/python benchmarks/serve_memory.py`` (``--games 2 --clients 1``: a check
+that it runs).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 
 import httpx
 
+from sim.children import child_env
 from sim.serve.app import CLIENT_COOKIE
 from sim.serve.guard import TOKEN_HEADER
 
@@ -33,8 +35,9 @@ def memory(pid: int) -> tuple[float, float]:
 
 def serve() -> tuple[subprocess.Popen, str]:
     """``sniff serve`` on a free port; its process and its address."""
-    process = subprocess.Popen([sys.executable, "-m", "sim.cli.main", "serve", "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen([sys.executable, "-P", "-m", "sim.cli", "serve", "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env=child_env())
     for line in process.stdout:
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         if found:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/learned_bench.py [--players 2 --players 4] [--games 4000]
+    python benchmarks/learned_bench.py [--players 2 --players 4] [--games 4000]
                                     [--expert-games 400] [--seed 1] [--model-2 PATH ...]
                                     [--json results/learned-bench.json]
 

@@ -1,8 +1,9 @@
 """Timings of ``sniff serve``'s requests, for docs/serve.md (``.venv/bin/python
-scripts/serve_timings.py``): new game, a move (one call of the game's resumable batch), a
+benchmarks/serve_timings.py``): new game, a move (one call of the game's resumable batch), a
 hint at 500 play-outs, a replay of a traced game, and 50 games played at once (each move's
 answer time while the other 49 games play too). Kernels are warmed first (compiles are not
-timed). The app runs in process (Starlette's TestClient, httpx's ASGI transport).
+timed). The app runs in process (Starlette's TestClient, httpx's ASGI transport). ``--games
+1 --hints 0 --replays 1 --at-once 2 --target 50``: a check that it runs, in seconds.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import json
 import statistics
 import time
+from dataclasses import dataclass
 
 import httpx
 from starlette.testclient import TestClient
@@ -31,11 +33,27 @@ def timed(call):
     return time.perf_counter() - start, result
 
 
-def one_at_a_time(client: TestClient) -> dict[str, list[float]]:
+@dataclass(frozen=True)
+class Sizes:
+    """How much is timed: games one at a time, hints, replays, games at once, and the
+    games' target (None: the page's own)."""
+
+    games: int = 5
+    hints: int = 5
+    replays: int = 5
+    at_once: int = AT_ONCE
+    target: int | None = None
+
+    def body(self, seed: int) -> dict:
+        """A new game's request."""
+        return {"seed": seed} if self.target is None else {"seed": seed, "target": self.target}
+
+
+def one_at_a_time(client: TestClient, sizes: Sizes) -> dict[str, list[float]]:
     starts, moves, hints = [], [], []
-    for seed in range(1, 6):
+    for seed in range(1, sizes.games + 1):
         seconds, response = timed(lambda seed=seed: client.post("/api/games",
-                                                                json={"seed": seed}))
+                                                                json=sizes.body(seed)))
         starts.append(seconds)
         view = response.json()
         while view["phase"] != "over":
@@ -43,7 +61,7 @@ def one_at_a_time(client: TestClient) -> dict[str, list[float]]:
             if view["phase"] == "settled":
                 view = client.post(url + "/next", json={"version": view["version"]}).json()
                 continue
-            if len(hints) < 5 and seed == 1:
+            if len(hints) < sizes.hints and seed == 1:
                 seconds, _ = timed(lambda url=url: client.post(url + "/hint",
                                                                json={"budget": 500}))
                 hints.append(seconds)
@@ -53,17 +71,19 @@ def one_at_a_time(client: TestClient) -> dict[str, list[float]]:
             moves.append(seconds)
             view = response.json()
     text = "".join(json.dumps(e) + "\n" for e in trace_games(2, 7, ["greedy", "learned"], 1))
-    replays = [timed(lambda: client.post("/api/replay", content=text))[0] for _ in range(5)]
+    replays = [timed(lambda: client.post("/api/replay", content=text))[0]
+               for _ in range(sizes.replays)]
     return {"new game": starts, "move": moves, "hint, 500 play-outs": hints,
             "replay of one traced game": replays}
 
 
-async def many_at_once(app) -> list[float]:
-    """Each move's answer time while AT_ONCE games (against learned) play side by side."""
+async def many_at_once(app, sizes: Sizes) -> list[float]:
+    """Each move's answer time while ``sizes.at_once`` games (against learned) play side by
+    side."""
     times: list[float] = []
 
     async def one(client, seed: int) -> None:
-        view = (await client.post("/api/games", json={"seed": 100 + seed})).json()
+        view = (await client.post("/api/games", json=sizes.body(100 + seed))).json()
         while view["phase"] != "over":
             url = f"/api/games/{view['session']}"
             if view["phase"] == "settled":
@@ -77,18 +97,27 @@ async def many_at_once(app) -> list[float]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver",
                                  headers={TOKEN_HEADER: GUARD.token}) as client:
-        await asyncio.gather(*(one(client, seed) for seed in range(AT_ONCE)))
+        await asyncio.gather(*(one(client, seed) for seed in range(sizes.at_once)))
     return times
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    app = create_app(Sessions(per_client=2 * AT_ONCE), GUARD)  # one client, many games
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=5, help="games played one at a time")
+    parser.add_argument("--hints", type=int, default=5, help="hints timed in the first game")
+    parser.add_argument("--replays", type=int, default=5, help="replays timed")
+    parser.add_argument("--at-once", type=int, default=AT_ONCE, help="games played at once")
+    parser.add_argument("--target", type=int, help="the games' target (default: the page's)")
+    args = parser.parse_args()
+    sizes = Sizes(args.games, args.hints, args.replays, args.at_once, args.target)
+    app = create_app(Sessions(per_client=2 * sizes.at_once), GUARD)  # one client, many games
     client = TestClient(app, headers={TOKEN_HEADER: GUARD.token})
-    client.post("/api/games", json={"seed": 0})  # warm the compiled kernels
-    rows = one_at_a_time(client)
-    rows[f"move, {AT_ONCE} games at once"] = asyncio.run(many_at_once(app))
+    client.post("/api/games", json=sizes.body(0))  # warm the compiled kernels
+    rows = one_at_a_time(client, sizes)
+    rows[f"move, {sizes.at_once} games at once"] = asyncio.run(many_at_once(app, sizes))
     for name, values in rows.items():
+        if not values:
+            continue
         values = sorted(values)
         p95 = values[int(0.95 * (len(values) - 1))]
         print(f"{name:<30} median {1000 * statistics.median(values):7.1f} ms   "

@@ -13,15 +13,16 @@ deals the tiles that seat cannot see anew among the other hands and the boneyard
 sizes kept, and no tile with a pip value a seat is publicly known to lack), and its
 evaluator plays the sampled game to its end with uniformly random legal moves inside the
 compiled engine (one call: OpenSpiel's Python random rollouts would take a second a game).
-Both read the batch's private arrays: a referee's tools, kept in this script.
+Both are a referee's: the batch's ``load_position`` and ``redeal`` (public, documented in
+docs/batch.md) move hidden tiles, which no player may.
 
 Writes one JSON line per finished game to ``--out`` (so an interrupted run keeps its
 games) and prints win rates with 95% Wilson intervals, and the CPU seconds per move of
 IS-MCTS and of the built-in strategy (measured playing itself on the same deals).
 
-Usage: ``python scripts/openspiel_ismcts.py --players 2 --opponent expert --deals 100
+Usage: ``python examples/openspiel_ismcts.py --players 2 --opponent expert --deals 100
 --simulations 32 --out results/ismcts/2-expert.jsonl`` (a rerun resumes the file);
-``python scripts/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
+``python examples/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
 """
 
 from __future__ import annotations
@@ -29,41 +30,28 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import time
 from pathlib import Path
 
-# This folder's profile.py would shadow the standard library's (OpenSpiel imports it).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import numba
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-import pyspiel  # noqa: E402
-from open_spiel.python.algorithms import ismcts  # noqa: E402
-
-from sim.core import engine  # noqa: E402
-from sim.core import observation as slots  # noqa: E402
-from sim.core.seating import side_of_team  # noqa: E402
-from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW  # noqa: E402
-from sim.env.openspiel import GAME_NAME, SniffState, StateTable  # noqa: E402
-from sim.kernels.batch import GameBatch  # noqa: E402
-from sim.kernels.decisions import OUTSIDE, BatchSettings  # noqa: E402
-from sim.stats.intervals import wilson_interval  # noqa: E402
+from sim.core import engine
+from sim.core import observation as slots
+from sim.core.seating import side_of_team
+from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW
+from sim.env.openspiel import GAME_NAME, SniffState, StateTable
+from sim.kernels.batch import GameBatch
+from sim.kernels.decisions import OUTSIDE, BatchSettings
+from sim.stats.intervals import wilson_interval
 
 TILE_PIP_BITS = [(1 << int(TILE_LOW[t])) | (1 << int(TILE_HIGH[t])) for t in range(N_TILES)]
 
 
 def _bits(mask: int) -> list[int]:
     return [t for t in range(N_TILES) if mask >> t & 1]
-
-
-def _set_position(target: GameBatch, source: GameBatch, game: int, external: int) -> None:
-    """Game 0 of ``target`` becomes game ``game`` of ``source`` (private arrays)."""
-    target._state[0] = source._state[game]
-    target._state[0, engine.EXTERNAL] = external
-    target._round_rows[0] = source._round_rows[game]
-    target._games[0] = source._games[game]
-    target._decisions = target._gather()
 
 
 def _histories(batch: GameBatch, players: int) -> list[str]:
@@ -91,24 +79,26 @@ class Referee:
         self.random = GameBatch(players, ["random"] * players, 1, seed)
 
     def root(self, source: GameBatch, game: int) -> SniffState:
+        """The true position of game ``game`` as an OpenSpiel state (chance from outside)."""
         batch = self.outside.copy()
-        _set_position(batch, source, game, external=1)
+        batch.load_position(0, source, game)
         return _state(self.game, batch)
 
     def resample(self, state: SniffState, player: int) -> SniffState:
         """A copy whose tiles hidden from ``player`` are dealt anew (sizes and known lacks
-        kept)."""
-        batch = state._table.batch.copy()
-        row = batch._state[0]
+        kept): what ``player`` sees is all it reads (``observe``)."""
+        batch = state.table.batch.copy()
+        view = batch.observe(0, player)
         hidden = [t for t in range(N_TILES)
-                  if not (int(row[engine.HANDS + player]) | int(row[engine.PLAYED])) >> t & 1]
+                  if not (int(view[slots.HAND]) | int(view[slots.PLAYED])) >> t & 1]
         others = [s for s in range(self.players) if s != player]
-        sizes = {s: int(row[engine.HANDS + s]).bit_count() for s in others}
+        sizes = {s: int(view[slots.HAND_SIZE + s]) for s in others}
+        lacking = {s: int(view[slots.LACKS + s]) for s in others}
         for attempt in range(50):
             pool = list(self.rng.permutation(hidden))
             hands = {}
-            for seat in sorted(others, key=lambda s: -int(row[engine.LACKS + s]).bit_count()):
-                lacks = int(row[engine.LACKS + seat]) if attempt < 49 else 0
+            for seat in sorted(others, key=lambda s: -lacking[s].bit_count()):
+                lacks = lacking[seat] if attempt < 49 else 0
                 fits = [t for t in pool if not TILE_PIP_BITS[t] & lacks][:sizes[seat]]
                 if len(fits) < sizes[seat]:
                     break
@@ -116,17 +106,15 @@ class Referee:
                 pool = [t for t in pool if t not in fits]
             else:
                 break
-        for seat, tiles in hands.items():
-            row[engine.HANDS + seat] = sum(1 << t for t in tiles)
-        start = engine.DECK + int(row[engine.BONEYARD_POS])
-        row[start:engine.DECK + N_TILES] = pool
-        batch._decisions = batch._gather()
+        masks = [sum(1 << t for t in hands[s]) if s in hands else int(view[slots.HAND])
+                 for s in range(self.players)]
+        batch.redeal(0, masks, pool)
         return _state(self.game, batch)
 
     def playout(self, state: SniffState) -> np.ndarray:
         """Returns after uniformly random legal moves to the end of the game (compiled)."""
         batch = self.random.copy()
-        _set_position(batch, state._table.batch, 0, external=0)
+        batch.load_position(0, state.table.batch, 0)
         batch.deal_ids[0] = int(self.rng.integers(1 << 40))  # later rounds' deals
         decisions = batch.pending()
         if len(decisions):

@@ -13,7 +13,7 @@ starting point.
 Needs the ``rl`` and ``env`` extras (``pip install -e '.[env,rl]'``); torch runs on the
 CPU with one thread. Usage::
 
-    python scripts/train_maskable_ppo.py --timesteps 1000000 --out results/ppo
+    python examples/train_maskable_ppo.py --timesteps 1000000 --out results/ppo
 
 (the curve goes to ``results/ppo/curve.png``; ``--png docs/img/maskable-ppo-curve.png``
 replaces the documentation's picture).

@@ -6,9 +6,9 @@ Why: issue #34 asks that everything reading a run works in bounded memory and th
 meets it, as a separate process under ``/usr/bin/time -f %e:%M`` (wall seconds, peak RSS),
 and prints a Markdown table (docs/speed.md, "Reading at scale") and writes JSON.
 
-    python scripts/scale_bench.py --games 1000000 10000000 --out results/scale
-    python scripts/scale_bench.py --games 100000000 --steps simulate verify report query
-    python scripts/scale_bench.py --games 1000000 --openings-deals 10000 100000
+    python benchmarks/scale_bench.py --games 1000000 10000000 --out results/scale
+    python benchmarks/scale_bench.py --games 100000000 --steps simulate verify report query
+    python benchmarks/scale_bench.py --games 1000000 --openings-deals 10000 100000
 
 Steps: ``simulate`` (4 players, greedy against random, seed 11, -q; skipped when the run
 folder is already complete), ``verify``, ``report`` (``--placement-sample 0``: the sample
@@ -29,6 +29,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sim.children import child_env
+
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = ("simulate", "verify", "report", "report-sample", "query", "load-games")
 QUERY = "SELECT end_reason, count(*) AS rounds FROM rounds GROUP BY ALL ORDER BY 1"
@@ -40,7 +42,7 @@ def timed(command: list[str], log: Path) -> dict:
     with open(log, "w") as out:
         done = subprocess.run(["/usr/bin/time", "-f", "TIME %e:%M", *command], stdout=out,
                               stderr=subprocess.STDOUT, cwd=ROOT,
-                              env={**os.environ, "SNIFF_PRECOMPILE": "0"})
+                              env=child_env({**os.environ, "SNIFF_PRECOMPILE": "0"}))
     last = [line for line in log.read_text().splitlines() if line.startswith("TIME ")][-1]
     wall, rss = last.removeprefix("TIME ").split(":")
     return {"wall_s": float(wall), "peak_rss_mb": int(rss) / 1024, "status": done.returncode,
@@ -48,7 +50,7 @@ def timed(command: list[str], log: Path) -> dict:
 
 
 def sniff(*args: str) -> list[str]:
-    return [sys.executable, "-m", "sim.cli", *args]
+    return [sys.executable, "-P", "-m", "sim.cli", *args]
 
 
 def complete(folder: Path) -> bool:
@@ -87,7 +89,7 @@ def measure(games: int, out: Path, steps, threads: int | None,
     if "load-games" in steps and (games <= 20_000_000 or explicit):
         # the whole games table in pandas: it works for runs that fit (8 GB at 100 M games),
         # so at 100 M it is measured only when asked for by name
-        step("load-games", [sys.executable, "-c", LOAD, str(folder)])
+        step("load-games", [sys.executable, "-P", "-c", LOAD, str(folder)])
     return rows
 
 
@@ -124,6 +126,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "scale")
     args = parser.parse_args()
+    args.out = args.out.resolve()  # the commands run in the repository's folder
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for games in args.games:

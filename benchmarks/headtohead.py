@@ -2,7 +2,7 @@
 
 Usage::
 
-    python scripts/headtohead.py [--games 4000] [--rollout-games 1000] [--seed 1]
+    python benchmarks/headtohead.py [--games 4000] [--rollout-games 1000] [--seed 1]
                                  [--pair A/B ...] [--players 2 --players 4]
 
 Each row plays ``A`` against ``B`` (with 4 players, A partners A against B partnering B),

@@ -1,6 +1,6 @@
 """What writing a rounds part costs under each Parquet encoding setting.
 
-    python scripts/parquet_encoding.py [--games 50000] [--repeats 15]
+    python benchmarks/parquet_encoding.py [--games 50000] [--repeats 15]
 
 Plays ``--games`` 4-player greedy games, builds their rounds table as ``simulate`` does
 (``sim.store.io.rounds_table``) and writes it to memory under each setting, interleaved, CPU time
