@@ -40,7 +40,7 @@ PLAYER = Strategy("learn-seat", "a seat of sniff learn's games", "sim.learn.seat
 _module: ModuleType | None = None
 _player = 0
 _lock = threading.Lock()  # the training's threads may ask at once
-COMPILE_SECONDS = 90  # its first compile on a 2-core machine (docs/testing.md)
+COMPILE_SECONDS = 45  # its first compile on a 2-core machine (docs/testing.md)
 
 
 def module_name() -> str:

@@ -69,7 +69,6 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, r
     round cap. Records past ``x``'s rows are dropped. ``player``: the address of the seats'
     compiled ``sim.learn.seat.player_choice``.
     """
-    out_x, out_value, out_outcome = records
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     moves = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
     observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
@@ -120,24 +119,38 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, r
             winners[game] = (winner + rotations[game]) % 2
         else:
             winners[game] = (winner + rotations[game]) % players
-        target = state[engine.TARGET]
-        for seat in range(players):
-            team = view.team_of(seat, players)
-            at = np.int64(seat_params[seat, RECORDS_AT])
-            for k in range(np.int64(seat_params[seat, COUNT])):
-                if written >= out_x.shape[0]:
-                    break
-                row = at + k * RECORD_WIDTH
-                out_x[written, :] = seat_params[seat, row:row + out_x.shape[1]]
-                played_round = np.int64(seat_params[seat, row + MAX_INPUTS])
-                if seat_params[seat, row + MAX_INPUTS + 1] >= 0.0:
-                    value = seat_params[seat, row + MAX_INPUTS + 1]
-                elif winner >= 0 and played_round == rounds:
-                    value = 1.0 if winner == team else 0.0
-                else:
-                    value = round_end_value(players, target, round_scores[played_round - 1],
-                                            team, round_domino[played_round - 1])
-                out_value[written] = value
-                out_outcome[written] = 0.5 if winner < 0 else (1.0 if winner == team else 0.0)
-                written += 1
+        written = keep_records(seat_params, state, rounds, round_scores, round_domino,
+                               records, written)
+    return written
+
+
+@njit(nogil=True)
+def keep_records(seat_params, state, rounds, round_scores, round_domino, records,
+                 written) -> int:
+    """Copy the records the seats kept in a finished game to ``records`` from row
+    ``written`` on, each with its value target and the game's outcome; the rows written
+    in all."""
+    out_x, out_value, out_outcome = records
+    players = state[engine.PLAYERS]
+    winner = state[engine.WINNER_TEAM]
+    target = state[engine.TARGET]
+    for seat in range(players):
+        team = view.team_of(seat, players)
+        at = np.int64(seat_params[seat, RECORDS_AT])
+        for k in range(np.int64(seat_params[seat, COUNT])):
+            if written >= out_x.shape[0]:
+                break
+            row = at + k * RECORD_WIDTH
+            out_x[written, :] = seat_params[seat, row:row + out_x.shape[1]]
+            played_round = np.int64(seat_params[seat, row + MAX_INPUTS])
+            if seat_params[seat, row + MAX_INPUTS + 1] >= 0.0:
+                value = seat_params[seat, row + MAX_INPUTS + 1]
+            elif winner >= 0 and played_round == rounds:
+                value = 1.0 if winner == team else 0.0
+            else:
+                value = round_end_value(players, target, round_scores[played_round - 1],
+                                        team, round_domino[played_round - 1])
+            out_value[written] = value
+            out_outcome[written] = 0.5 if winner < 0 else (1.0 if winner == team else 0.0)
+            written += 1
     return written
