@@ -50,6 +50,9 @@ def _engine() -> None:
     lineup = lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
     play_batch(lineup, 1, np.arange(4, dtype=np.int64))
     trace_events(lineup, 1, 0)
+    engine = kernels.engine_kernel(("first_deals", "opening_points"))  # sniff openings'
+    engine.first_deals(np.uint64(1), np.arange(2, dtype=np.int64), 2)
+    engine.opening_points()
     for n_games in (1, 2):  # one game (an environment's, sniff play) and a batch's step
         batch = GameBatch(2, [lineup.seats[0], OUTSIDE], n_games, 1)
         while not batch.done:

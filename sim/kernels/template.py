@@ -4,8 +4,9 @@ folder under names that hash every file whose code they may hold):
 - ``ENGINE_TEMPLATE``: the game loop compiled once, around a dispatcher that calls each seat's
   strategy through its address (``sim.core.calls``), and the compiled entry points that a run
   (``play_batch``, ``trace_game``) and a resumable batch (``step_batch``, ``advance_serial``,
-  ``gather_decisions``, ``first_illegal``, ``start_batch``) call. It names no strategy, so one
-  compile serves every lineup.
+  ``gather_decisions``, ``first_illegal``, ``start_batch``) call, and the engine's deal and
+  scoring as ``sniff openings`` reads them (``first_deals``, ``opening_points``). It names no
+  strategy, so one compile serves every lineup.
 - ``CHOOSER_TEMPLATE``: one strategy's ``choose`` compiled alone as a C-callable function of
   the fixed signature ``sim.core.calls.CHOOSE_SIGNATURE``, whose address the loop calls.
 - ``SEARCHER_TEMPLATE``: ``expert``'s search compiled alone (``sim.core.calls.SEARCH_SIGNATURE``),
@@ -57,6 +58,8 @@ from numba import njit, prange
 
 from sim.core import buffers, engine, loop
 from sim.core.calls import call_choose
+from sim.core.layout import ARM_L, EMPTY_LAYOUT, move_points
+from sim.core.tiles import N_TILES
 
 
 @njit(inline="always", _nrt=False)
@@ -191,4 +194,27 @@ def observe(state, seat, observation):
 @njit(cache=True)
 def trace_game(games, dispatch, tables, events):
     play_block(0, 1, games, dispatch, tables, events)
+
+
+@njit(cache=True, nogil=True)
+def first_deals(seed, deal_ids, players):
+    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    n = deal_ids.shape[0]
+    leaders = np.zeros(n, dtype=np.int64)
+    decks = np.zeros((n, N_TILES), dtype=np.int64)
+    for i in range(n):
+        state[engine.PLAYERS] = players
+        leaders[i] = engine.deal_round(state, seed, deal_ids[i], 1, -1, -1, rng)
+        for index in range(N_TILES):
+            decks[i, index] = state[engine.DECK + index]
+    return leaders, decks
+
+
+@njit(cache=True)
+def opening_points():
+    points = np.zeros(N_TILES, dtype=np.int64)
+    for tile in range(N_TILES):
+        points[tile] = move_points(EMPTY_LAYOUT, tile * 4 + ARM_L)
+    return points
 '''
