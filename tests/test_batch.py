@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compiled_functions import cached
 
 import strategies
 from sim.core import engine
@@ -25,6 +26,7 @@ from sim.core.rng import seed_word
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels import batch as batch_module
+from sim.kernels import generate as kernels
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import (
     KIND_DEAL,
@@ -37,13 +39,18 @@ from sim.kernels.decisions import (
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import MAX_PARAMS, parse_spec
 
+# the engine's deal, called from Python through a cached wrapper (tests/compiled_functions.py)
+deal_round = cached("sim.core.engine.deal_round")
+
 GAMES = 40
 FIELDS = ("games", "seats", "positions", "kinds", "observations", "moves", "n_moves", "masks",
           "streams")
 
 
 def _choose_function(spec):
-    return getattr(importlib.import_module(spec.strategy.module), spec.strategy.attribute)
+    """The strategy's compiled choose, through its cached wrapper (its ``@njit`` function
+    called from Python would be compiled again in every test process)."""
+    return kernels.python_choose(spec.strategy)
 
 
 def _play_outside(batch: GameBatch, spec) -> int:
@@ -246,7 +253,7 @@ def _engine_deal(batch: GameBatch, game: int) -> tuple[np.ndarray, int]:
     scratch = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     scratch[engine.PLAYERS] = batch.players
     leader = int(batch._state[game, engine.NEXT_LEADER])
-    leader = engine.deal_round(
+    leader = deal_round(
         scratch, seed_word(batch.seed), int(batch.deal_ids[game]),
         int(batch.round_numbers[game]) + 1, -1, leader, np.zeros(1, dtype=np.uint64))
     return scratch[engine.DECK: engine.DECK + N_TILES].copy(), leader
