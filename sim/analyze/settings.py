@@ -91,7 +91,8 @@ class AnalyzeSettings:
             raise SettingError(f"{{part_games}} must be 1..10,000, got {self.part_games}")
         for budget in self.curve:
             if not MIN_CURVE_BUDGET <= budget <= self.budget:
-                raise SettingError(f"{{curve}} budgets must be {MIN_CURVE_BUDGET}..{{budget}} "
+                raise SettingError(f"{{budget_curve}} budgets must be "
+                                   f"{MIN_CURVE_BUDGET}..{{budget}} "
                                    f"({self.budget}), got {budget}")
         low, mid, high = self.thresholds
         if not 0 < low <= mid <= high <= 1:

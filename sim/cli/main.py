@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from sim.cli.analyze import analyze as analyze_command
 from sim.cli.compare import compare as compare_command
 from sim.cli.hint import hint as hint_command
 from sim.cli.learn import learn as learn_command
@@ -417,6 +418,7 @@ def plan(difference: float, paired: bool, sd: float | None, power: float,
 
 # sniff hint lives in its own module (sim/cli/hint.py) to keep this one short.
 cli.add_command(hint_command)
+cli.add_command(analyze_command)  # sniff analyze: sim/cli/analyze.py, the work in sim/analyze
 cli.add_command(learn_command)  # sniff learn: sim/cli/learn.py
 cli.add_command(compare_command)  # sniff compare: sim/cli/compare.py
 cli.add_command(tune_command)  # sniff tune: sim/cli/tune.py
