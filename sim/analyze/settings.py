@@ -16,7 +16,7 @@ from sim.errors import SettingError
 from sim.hint.estimate import MAX_BUDGET, check_budget, check_policy
 from sim.run.plan import check_seed
 
-DEFAULT_BUDGET = 200  # play-outs per move
+DEFAULT_BUDGET = 100  # play-outs per move of each of the two searches
 DEFAULT_GAMES = 100
 MAX_GAMES = 1_000_000
 DEFAULT_PART_GAMES = 10
@@ -24,7 +24,7 @@ DEFAULT_WORST = 20
 INACCURACY = 0.01  # win chance given up, as a fraction
 MISTAKE = 0.03
 BLUNDER = 0.10
-MIN_CURVE_BUDGET = 4  # the split halves of the deals need two play-outs each
+MIN_CURVE_BUDGET = 2  # an interval needs two play-outs
 
 
 class Phase(StrEnum):

@@ -1,19 +1,21 @@
 """Each decision's figures from its play-outs: the move played against the best one.
 
 The search gives, per decision, the win value of every legal move on each of the same
-``budget`` deals. From them, at any budget ``b`` (the first ``b`` deals: a larger budget
-keeps the deals of a smaller one, so a budget curve costs one search):
+deals: twice the budget ``b`` of deals, as two independent searches of ``b`` deals each
+(the first ``b`` and the next ``b``; a larger budget keeps the deals of a smaller one, so a
+budget curve costs one search). From them:
 
-- the best move is the one with the highest mean; ``loss_full`` is its mean minus the
-  played move's, with the paired 95% interval of the per-deal differences; the move is
-  *separated* from the best when that interval lies above zero;
-- ``loss`` is the same difference cross-fitted: the best move is picked on the even deals
-  and the difference measured on the odd ones, and the other way round, averaged. Why:
-  picking the best on the same deals it is measured on favours moves that were lucky on
-  them, so ``loss_full`` is above the true loss on average, most at small budgets (a
-  player who always plays the search's own choice would seem to lose win chance). The
-  cross-fitted difference has no such lean: it is near zero for that player at any budget,
-  and converges to the same figure as ``loss_full`` as the budget grows.
+- the best move is the one with the highest mean over all the deals; ``loss_full`` is its
+  mean minus the played move's, with the paired 95% interval of the per-deal differences;
+  the move is *separated* from the best when that interval lies above zero;
+- ``loss`` is the same difference cross-fitted: the best move is picked by one search of
+  ``b`` deals and the difference measured on the other's, both ways, averaged. Why: picking
+  the best on the same deals it is measured on favours moves that were lucky on them, so
+  ``loss_full`` is above the true loss on average, most at small budgets. The cross-fitted
+  best is the choice of a search of budget ``b``, and is measured on deals it never saw:
+  a player who always plays the search's own choice at that budget (on deals of its own)
+  loses nothing on average, at any budget, and as the budget grows ``loss`` rises to the
+  figure ``loss_full`` falls to.
 
 Marks (inaccuracy, mistake, blunder) read ``loss_full`` and its interval, as ``sniff replay
 --analyze`` does, so the noise of the play-outs alone never marks a move.
@@ -61,16 +63,19 @@ def paired(values: np.ndarray) -> tuple[float, float, float]:
 
 
 def figures(wins: np.ndarray, played: int, thresholds: tuple[float, float, float]) -> Figures:
-    """The figures of one decision from ``wins[move, deal]`` (its moves, the deals used)."""
+    """The figures of one decision from ``wins[move, deal]`` (its moves; the deals of two
+    searches, the first half and the second)."""
     means = wins.mean(axis=1)
     best = int(np.argmax(means))
     loss_full, low, high = paired(wins[best] - wins[played])
     if best == played:
         loss_full = low = high = 0.0
-    even, odd = wins[:, 0::2], wins[:, 1::2]
-    pick_even, pick_odd = int(np.argmax(even.mean(axis=1))), int(np.argmax(odd.mean(axis=1)))
-    loss = 0.5 * (float((odd[pick_even] - odd[played]).mean())
-                  + float((even[pick_odd] - even[played]).mean()))
+    half = wins.shape[1] // 2
+    first, second = wins[:, :half], wins[:, half: 2 * half]
+    pick_first = int(np.argmax(first.mean(axis=1)))
+    pick_second = int(np.argmax(second.mean(axis=1)))
+    loss = 0.5 * (float((second[pick_first] - second[played]).mean())
+                  + float((first[pick_second] - first[played]).mean()))
     order = np.argsort(-means, kind="stable")
     best_separated = True
     if len(means) > 1:
@@ -103,7 +108,7 @@ def value_decisions(pending: list[Pending], settings: AnalyzeSettings
                     ) -> tuple[list[dict], list[dict]]:
     """Each decision's row of the decisions table, and its rows of the budget curve."""
     policy = check_policy(settings.policy)
-    wins, deals = search(pending, settings.budget, policy)
+    wins, deals = search(pending, 2 * settings.budget, policy)
     own = None
     if settings.played is Played.SEARCH:
         own_wins, _ = search(pending, settings.budget, policy, salt="own choice")
@@ -116,7 +121,7 @@ def value_decisions(pending: list[Pending], settings: AnalyzeSettings
         found = figures(values, played, settings.thresholds)
         rows.append(decision_row(item, played, found, settings, float(deals[i])))
         for budget in settings.curve:
-            at = figures(values[:, :budget], played, settings.thresholds)
+            at = figures(values[:, : 2 * budget], played, settings.thresholds)
             curve.append({**key_columns(item, settings), "budget": budget, "loss": at.loss,
                           "loss_full": at.loss_full, "separated": at.separated,
                           "best_is_played": at.best == played, "mark": at.mark.value})
