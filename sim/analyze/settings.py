@@ -64,6 +64,14 @@ class Played(StrEnum):
     SEARCH = "search"
 
 
+class Endgame(StrEnum):
+    """How a decision whose every hand is known is valued: solved to the round's end
+    (``sim.analyze.endgame``), or played out like every other decision."""
+
+    EXACT = "exact"
+    PLAYOUT = "playout"
+
+
 @dataclass(frozen=True)
 class AnalyzeSettings:
     """How the decisions are valued and the games sampled."""
@@ -75,6 +83,7 @@ class AnalyzeSettings:
     part_games: int = DEFAULT_PART_GAMES  # games per part (the unit of resume and of Dask)
     strategies: tuple[str, ...] = ()  # analyse only these strategy labels (empty: all)
     played: Played = Played.GAME
+    endgame: Endgame = Endgame.EXACT
     curve: tuple[int, ...] = ()  # budgets of the budget curve (each at most ``budget``)
     thresholds: tuple[float, float, float] = (INACCURACY, MISTAKE, BLUNDER)
     worst: int = DEFAULT_WORST  # costliest positions written
@@ -96,8 +105,9 @@ class AnalyzeSettings:
                                    f"({self.budget}), got {budget}")
         low, mid, high = self.thresholds
         if not 0 < low <= mid <= high <= 1:
-            raise SettingError("{thresholds} must rise within 0..1, got "
-                               f"{low}, {mid}, {high}")
+            raise SettingError("{thresholds} must rise within 0..100 points (inaccuracy, "
+                               f"mistake, blunder), got {100 * low:g}, {100 * mid:g}, "
+                               f"{100 * high:g}")
         if not 0 <= self.worst <= 1000:
             raise SettingError(f"{{worst}} must be 0..1,000 positions, got {self.worst}")
         if not 100 <= self.bootstrap <= 100_000:
@@ -108,6 +118,7 @@ class AnalyzeSettings:
         """The settings as JSON values (the folder's record; :meth:`of` reads it back)."""
         data = asdict(self)
         data["played"] = self.played.value
+        data["endgame"] = self.endgame.value
         data["strategies"] = list(self.strategies)
         data["curve"] = list(self.curve)
         data["thresholds"] = list(self.thresholds)
@@ -120,6 +131,7 @@ class AnalyzeSettings:
                    seed=int(data["seed"]), games=int(data["games"]),
                    part_games=int(data["part_games"]),
                    strategies=tuple(data["strategies"]), played=Played(data["played"]),
+                   endgame=Endgame(data["endgame"]),
                    curve=tuple(int(b) for b in data["curve"]),
                    thresholds=tuple(float(t) for t in data["thresholds"]),
                    worst=int(data["worst"]), bootstrap=int(data["bootstrap"])).check()
@@ -140,4 +152,4 @@ def mark_of(loss: float, low: float, thresholds: tuple[float, float, float]) -> 
 
 
 __all__ = ["BLUNDER", "DEFAULT_BUDGET", "DEFAULT_GAMES", "INACCURACY", "MAX_BUDGET", "MISTAKE",
-           "AnalyzeSettings", "Kind", "Mark", "Phase", "Played", "mark_of"]
+           "AnalyzeSettings", "Endgame", "Kind", "Mark", "Phase", "Played", "mark_of"]

@@ -53,6 +53,9 @@ DECISIONS = KEYS + [
     ("budget", pa.int32(), "play-outs per move"),
     ("deals", pa.float64(),
      "consistent deals of the hidden tiles (the deals are drawn from these)"),
+    ("exact", pa.bool_(),
+     "every hand known and the round's rest solved exactly (--endgame exact): no play-out "
+     "noise"),
     ("position", pa.string(), "the position in the text form of sniff hint (docs/hint.md)"),
 ]
 CURVE = KEYS + [

@@ -30,7 +30,7 @@ import numpy as np
 
 from sim.analyze import kernel
 from sim.analyze.decisions import Pending, search_inputs
-from sim.analyze.settings import AnalyzeSettings, Mark, Played, mark_of
+from sim.analyze.settings import AnalyzeSettings, Endgame, Mark, Played, mark_of
 from sim.analyze.sources import source_seed
 from sim.hint.estimate import Z95, check_policy
 
@@ -67,6 +67,8 @@ def figures(wins: np.ndarray, played: int, thresholds: tuple[float, float, float
     searches, the first half and the second)."""
     means = wins.mean(axis=1)
     best = int(np.argmax(means))
+    if means[played] >= means[best]:
+        best = played  # a tie with the best is no loss, and no other best to name
     loss_full, low, high = paired(wins[best] - wins[played])
     if best == played:
         loss_full = low = high = 0.0
@@ -86,32 +88,39 @@ def figures(wins: np.ndarray, played: int, thresholds: tuple[float, float, float
                    separated, best_separated, mark_of(loss_full, low, thresholds))
 
 
-def search(pending: list[Pending], budget: int, policy: int,
-           salt: str = "") -> tuple[np.ndarray, np.ndarray]:
-    """The play-out wins of every decision, ``BATCH`` decisions per compiled call;
-    ``salt`` draws other deals (the search's own choice of :class:`Played.SEARCH`)."""
+def search(pending: list[Pending], budget: int, policy: int, salt: str = "",
+           exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The play-out wins of every decision, ``BATCH`` decisions per compiled call, the
+    consistent deals of each and whether it was solved exactly (``exact``: a decision
+    whose every hand is known is); ``salt`` draws other deals (the search's own choice of
+    :class:`Played.SEARCH`)."""
     width = max((len(item.moves) for item in pending), default=1)
     wins = np.zeros((len(pending), width, budget), dtype=np.float64)
     deals = np.zeros(len(pending), dtype=np.float64)
+    solved = np.zeros(len(pending), dtype=bool)
     for start in range(0, len(pending), BATCH):
         chunk = pending[start:start + BATCH]
         observations, moves, n_moves, seeds = search_inputs(chunk)
         if salt:
             seeds = np.array([source_seed(int(s), salt) for s in seeds], dtype=np.uint64)
-        part, found = kernel.value_batch(observations, moves, n_moves, budget, policy, seeds)
+        part, found, known = kernel.value_batch(observations, moves, n_moves, budget, policy,
+                                                seeds, exact)
         wins[start:start + len(chunk), : part.shape[1]] = part
         deals[start:start + len(chunk)] = found
-    return wins, deals
+        solved[start:start + len(chunk)] = known
+    return wins, deals, solved
 
 
 def value_decisions(pending: list[Pending], settings: AnalyzeSettings
                     ) -> tuple[list[dict], list[dict]]:
     """Each decision's row of the decisions table, and its rows of the budget curve."""
     policy = check_policy(settings.policy)
-    wins, deals = search(pending, 2 * settings.budget, policy)
+    exact = settings.endgame is Endgame.EXACT
+    wins, deals, solved = search(pending, 2 * settings.budget, policy, exact=exact)
     own = None
     if settings.played is Played.SEARCH:
-        own_wins, _ = search(pending, settings.budget, policy, salt="own choice")
+        own_wins, _, _ = search(pending, settings.budget, policy, salt="own choice",
+                                exact=exact)
         own = [int(np.argmax(own_wins[i, : len(item.moves)].mean(axis=1)))
                for i, item in enumerate(pending)]
     rows, curve = [], []
@@ -119,7 +128,8 @@ def value_decisions(pending: list[Pending], settings: AnalyzeSettings
         played = item.played if own is None else own[i]
         values = wins[i, : len(item.moves)]
         found = figures(values, played, settings.thresholds)
-        rows.append(decision_row(item, played, found, settings, float(deals[i])))
+        rows.append(decision_row(item, played, found, settings, float(deals[i]),
+                                 bool(solved[i])))
         for budget in settings.curve:
             at = figures(values[:, : 2 * budget], played, settings.thresholds)
             curve.append({**key_columns(item, settings), "budget": budget, "loss": at.loss,
@@ -135,7 +145,7 @@ def key_columns(item: Pending, settings: AnalyzeSettings) -> dict:
 
 
 def decision_row(item: Pending, played: int, found: Figures, settings: AnalyzeSettings,
-                 deals: float) -> dict:
+                 deals: float, solved: bool) -> dict:
     names = item.names
     position = item.position
     return {
@@ -148,7 +158,8 @@ def decision_row(item: Pending, played: int, found: Figures, settings: AnalyzeSe
         "loss": found.loss, "loss_full": found.loss_full, "loss_low": found.loss_low,
         "loss_high": found.loss_high, "separated": found.separated,
         "best_separated": found.best_separated, "mark": found.mark.value,
-        "budget": settings.budget, "deals": deals, "position": item.position_text(),
+        "budget": settings.budget, "deals": deals, "exact": solved,
+        "position": item.position_text(),
     }
 
 
