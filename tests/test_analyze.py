@@ -66,6 +66,14 @@ def test_a_run_is_analysed_into_its_folder(run_folder, tmp_path):
 
     text = (out / "positions/01.txt").read_text()
     assert parse_position(text).legal_moves()
+    # every column of the CSVs is documented (a figure's _low and _high with it)
+    docs = DOCS.read_text()
+    for name in ("strategies.csv", "phases.csv", "kinds.csv", "players.csv", "curve.csv"):
+        for column in pd.read_csv(out / name).columns:
+            base = column.removesuffix("_low").removesuffix("_high")
+            assert f"`{base}`" in docs, (name, column)
+    noise = strategies[["noise_share_low", "noise_share", "noise_share_high"]]
+    assert (noise.diff(axis=1).iloc[:, 1:] >= 0).all().all()
 
 
 def test_same_seed_same_rows_whatever_the_parts(run_folder):
@@ -105,11 +113,49 @@ def test_the_search_s_own_choices_lose_nothing(run_folder):
     assert rows["loss_full"].mean() > rows["loss"].mean()
 
 
+def test_a_tournament_s_pairings_are_sources(tmp_path):
+    from cli_helpers import invoke
+
+    folder = tmp_path / "t"
+    code, _, err = invoke(["tournament", "--players", "2", "--strategies",
+                           "greedy,random,heavy", "--games-per-pair", "3", "--seed", "2",
+                           "-o", str(folder), "-q"])
+    assert code == 0, err
+    plan = plan_analysis([folder], settings(budget=4, games=1))
+    names = [source.name for source in plan.sources]
+    assert len(names) == 3 and all(name.startswith("t/") for name in names)
+    rows = pd.DataFrame(analyse_games(plan, list(plan.games))["decisions"])
+    assert set(rows["source"]) == set(names)
+    assert set(rows["strategy"]) == {"greedy", "random", "heavy"}
+
+
 def test_bad_input_is_one_line(tmp_path):
     with pytest.raises(SniffError, match="no such run folder"):
         plan_analysis([tmp_path / "nothing"], settings())
     with pytest.raises(SniffError, match="budget"):
         settings(budget=1).check()
+
+
+def test_the_command_line_takes_thresholds_and_refuses_bad_input(run_folder, tmp_path):
+    from cli_helpers import invoke, one_line
+
+    out = tmp_path / "a"
+    code, text, err = invoke(["analyze", str(run_folder), "--games", "1", "--budget", "4",
+                              "--thresholds", "2,5,20", "-o", str(out), "-q"])
+    assert code == 0, err
+    assert "inaccuracy >= 2, mistake >= 5, blunder >= 20 points" in text
+    assert read_record(out)["settings"]["thresholds"] == [0.02, 0.05, 0.2]
+    marked = pd.concat(pd.read_parquet(path) for path in table_files(out)["decisions"])
+    assert set(marked[marked["mark"] == "mistake"]["loss_full"].round(6)) <= set(
+        marked[(marked["loss_full"] >= 0.05) & (marked["loss_full"] < 0.2)]["loss_full"]
+        .round(6))
+    for args, why in ((["--thresholds", "3,1,10"], "must rise"),
+                      (["--thresholds", "1,3"], "three numbers"), (["--budget", "1"], "budget"),
+                      (["--endgame", "perfect"], "--endgame")):
+        code, _, err = invoke(["analyze", str(run_folder), *args, "-o", str(tmp_path / "b")])
+        one_line(code, err, why)
+    code, _, err = invoke(["analyze", "--out", str(out), "--resume", "--policy", "blocker"])
+    one_line(code, err, "leave out --policy")
 
 
 def test_every_column_is_documented():

@@ -63,6 +63,13 @@ def _write_text(path: Path, text: str) -> None:
     write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
 
 
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """A table as JSON records, a missing interval (NaN) as null: strict JSON."""
+    import json
+
+    return json.loads(frame.to_json(orient="records")) if len(frame) else []
+
+
 def write_results(folder: Path, tables: dict[str, pd.DataFrame], record: dict) -> dict:
     """The CSVs, the costliest positions and ``summary.json`` (last: it records every other
     file's size and sha256); returns the summary."""
@@ -85,8 +92,7 @@ def write_results(folder: Path, tables: dict[str, pd.DataFrame], record: dict) -
         "games": len(record["games"]),
         "decisions": int(tables["strategies"]["decisions"].sum())
         if len(tables["strategies"]) else 0,
-        "strategies": tables["strategies"].to_dict(orient="records"),
-        "curve": tables["curve"].to_dict(orient="records"),
+        "strategies": _records(tables["strategies"]), "curve": _records(tables["curve"]),
         "files": {name: {k: v for k, v in part_record(folder / name, 0).items() if k != "rows"}
                   for name in written},
     }
@@ -98,27 +104,36 @@ def _pct(value: float) -> str:
     return f"{100 * value:.2f}"
 
 
+def interval_text(mean: float, low: float, high: float, digits: int = 2,
+                  unit: str = "") -> str:
+    """``mean [low, high]`` in percent; ``[n/a]`` where there is no interval (one game)."""
+    if low != low or high != high:  # NaN
+        return f"{100 * mean:.{digits}f}{unit} [n/a]"
+    return f"{100 * mean:.{digits}f}{unit} [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
 def summary_text(tables: dict[str, pd.DataFrame], settings: AnalyzeSettings) -> str:
     """What ``sniff analyze`` prints: one line per strategy, then the noise."""
     low, mid, high = (100 * t for t in settings.thresholds)
     lines = [f"win chance lost per decision (percentage points, cross-fitted), 95% intervals "
              f"over games; {settings.budget:,} play-outs per move (policy {settings.policy}, "
-             f"seed {settings.seed}); marks: inaccuracy >= {low:g}, mistake >= {mid:g}, "
-             f"blunder >= {high:g} points, interval above 0",
+             f"endgames {settings.endgame.value}, seed {settings.seed}); marks: inaccuracy "
+             f">= {low:g}, mistake >= {mid:g}, blunder >= {high:g} points, interval above 0",
              f"{'strategy':<14} {'games':>6} {'decisions':>9}  {'lost/decision':<22} "
-             f"{'accuracy':<22} {'inacc':>6} {'mist':>6} {'blund':>6}  {'noise':>6}"]
+             f"{'accuracy':<22} {'inacc':>6} {'mist':>6} {'blund':>6}  noise"]
     for _, row in tables["strategies"].iterrows():
-        loss = f"{_pct(row['loss'])} [{_pct(row['loss_low'])}, {_pct(row['loss_high'])}]"
-        accuracy = (f"{_pct(row['accuracy'])}% [{_pct(row['accuracy_low'])}, "
-                    f"{_pct(row['accuracy_high'])}]")
+        loss = interval_text(row["loss"], row["loss_low"], row["loss_high"])
+        accuracy = interval_text(row["accuracy"], row["accuracy_low"], row["accuracy_high"],
+                                 unit="%")
         lines.append(f"{str(row['strategy']):<14} {row['games']:>6,} {row['decisions']:>9,}  "
                      f"{loss:<22} {accuracy:<22} {row['inaccuracies']:>6,} "
                      f"{row['mistakes']:>6,} {row['blunders']:>6,}  "
-                     f"{100 * row['noise_share']:>5.1f}%")
+                     + interval_text(row["noise_share"], row["noise_share_low"],
+                                     row["noise_share_high"], 1, "%"))
     lines.append("noise: of the decisions whose move played is not the search's best, the share "
                  "not separated from it at this budget (paired 95% interval)")
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SPLITS", "costliest_markdown", "position_file", "results", "summary_text",
-           "write_results"]
+__all__ = ["SPLITS", "costliest_markdown", "interval_text", "position_file", "results",
+           "summary_text", "write_results"]

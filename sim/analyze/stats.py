@@ -32,12 +32,15 @@ class Resamples:
                                        size=reps).astype(np.float64) if self.games else None
 
     def ratio(self, mask: np.ndarray, values: np.ndarray) -> tuple[float, float, float]:
-        """The mean of ``values`` over the decisions of ``mask``, and its 95% interval."""
+        """The mean of ``values`` over the decisions of ``mask``, and its 95% interval (NaN
+        when they come from one game: its resamples would all be the same game)."""
         if not mask.any():
             return float("nan"), float("nan"), float("nan")
         sums = np.bincount(self.cluster[mask], weights=values[mask], minlength=self.games)
         counts = np.bincount(self.cluster[mask], minlength=self.games).astype(np.float64)
         mean = float(sums.sum() / counts.sum())
+        if np.count_nonzero(counts) < 2:  # one game: nothing to resample, no interval
+            return mean, float("nan"), float("nan")
         top, bottom = self.weights @ sums, self.weights @ counts
         with np.errstate(invalid="ignore", divide="ignore"):
             boot = top / bottom
@@ -51,6 +54,16 @@ class Resamples:
 
 def _figure(row: dict, name: str, triple: tuple[float, float, float]) -> None:
     row[name], row[f"{name}_low"], row[f"{name}_high"] = triple
+
+
+def noise_share(resamples: Resamples, mask: np.ndarray, differs: np.ndarray,
+                separated: np.ndarray) -> tuple[float, float, float]:
+    """Of the decisions of ``mask`` whose move played is not the best, the share not
+    separated from it, with its interval over games (0 when every move played is the
+    best)."""
+    if not (differs & mask).any():
+        return 0.0, 0.0, 0.0
+    return resamples.ratio(mask & differs, (~separated).astype(np.float64))
 
 
 def group_rows(frame: pd.DataFrame, resamples: Resamples, by: list[str]) -> list[dict]:
@@ -77,9 +90,7 @@ def group_rows(frame: pd.DataFrame, resamples: Resamples, by: list[str]) -> list
             row[PLURAL[mark]] = int((hits & mask).sum())
             _figure(row, f"{mark}_rate", resamples.ratio(mask, hits.astype(np.float64)))
         _figure(row, "separated", resamples.ratio(mask, separated.astype(np.float64)))
-        noisy = differs & ~separated
-        row["noise_share"] = (float((noisy & mask).sum() / (differs & mask).sum())
-                              if (differs & mask).any() else 0.0)
+        _figure(row, "noise_share", noise_share(resamples, mask, differs, separated))
         row["best_played"] = float((~differs & mask).sum() / mask.sum())
         rows.append(row)
     return rows
@@ -123,8 +134,7 @@ def curve_table(curve: pd.DataFrame, resamples_of, seed: int, reps: int) -> pd.D
         _figure(row, "loss", resamples.ratio(mask, curve["loss"].to_numpy(np.float64)))
         _figure(row, "loss_full", resamples.ratio(mask, curve["loss_full"].to_numpy(np.float64)))
         _figure(row, "separated", resamples.ratio(mask, separated.astype(np.float64)))
-        row["noise_share"] = (float((differs & ~separated & mask).sum() / (differs & mask).sum())
-                              if (differs & mask).any() else 0.0)
+        _figure(row, "noise_share", noise_share(resamples, mask, differs, separated))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -139,5 +149,5 @@ def costliest(frame: pd.DataFrame, count: int) -> pd.DataFrame:
     return order.drop(columns="_sep").head(count).reset_index(drop=True)
 
 
-__all__ = ["MARKS", "Resamples", "costliest", "curve_table", "group_rows", "split_table",
-           "strategy_table"]
+__all__ = ["MARKS", "Resamples", "costliest", "curve_table", "group_rows", "noise_share",
+           "split_table", "strategy_table"]

@@ -15,6 +15,19 @@ import click
 from sim.cli.options import TextPath, positive, scheduler_option, seed_value
 
 
+def _thresholds(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        points = tuple(float(item) for item in value.split(","))
+    except ValueError:
+        points = ()
+    if len(points) != 3:
+        raise click.BadParameter(f"must be three numbers of points separated by commas "
+                                 f"(inaccuracy, mistake, blunder), got {value!r}")
+    return tuple(point / 100 for point in points)
+
+
 def _budgets(ctx, param, value):
     if value is None:
         return ()
@@ -29,7 +42,7 @@ def _budgets(ctx, param, value):
 @click.option("--games", type=int, default=None, show_default="100",
               help="Games sampled from each source (a run, each tournament pairing, a trace "
                    "file): all when it holds fewer.")
-@click.option("--budget", type=int, default=None, show_default="200",
+@click.option("--budget", type=int, default=None, show_default="100",
               help="Play-outs per move, every move on the same deals (2..100,000).")
 @click.option("--policy", default=None, show_default="greedy",
               help="Who plays the rounds out (as sniff hint's --policy).")
@@ -44,6 +57,14 @@ def _budgets(ctx, param, value):
               show_default="game",
               help="search: value the search's own choice (other deals, same budget) instead "
                    "of the move played: the noise floor.")
+@click.option("--endgame", type=click.Choice(["exact", "playout"]), default=None,
+              show_default="exact",
+              help="exact: a decision whose every hand is known (2 players or two "
+                   "partnerships, the boneyard empty) is solved to the round's end instead of "
+                   "played out.")
+@click.option("--thresholds", callback=_thresholds, show_default="1,3,10",
+              help="Points of win chance a separated move must give up to be marked an "
+                   "inaccuracy, a mistake, a blunder (rising, within 0..100).")
 @click.option("--worst", type=int, default=None, show_default="20",
               help="Costliest positions written to positions/.")
 @click.option("--part-games", type=int, callback=positive, default=None, show_default="10",
@@ -57,8 +78,9 @@ def _budgets(ctx, param, value):
               help="Compute threads [default: all cores].")
 @scheduler_option("the parts")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def analyze(sources, games, budget, policy, seed, strategies, curve, played, worst,
-            part_games, out, overwrite, resume, threads, scheduler, quiet) -> None:
+def analyze(sources, games, budget, policy, seed, strategies, curve, played, endgame,
+            thresholds, worst, part_games, out, overwrite, resume, threads, scheduler,
+            quiet) -> None:
     """Value every decision of sampled games with the hint search: the win chance each
     move played gave up against the best move, per strategy, with 95% intervals over games.
 
@@ -67,15 +89,17 @@ def analyze(sources, games, budget, policy, seed, strategies, curve, played, wor
     them), strategies.csv, phases.csv, kinds.csv, players.csv, curve.csv, the costliest
     positions (sniff hint reads them) and summary.json; see docs/analyze.md.
     """
-    from sim.analyze.settings import AnalyzeSettings, Played
+    from sim.analyze.settings import AnalyzeSettings, Endgame, Played
     from sim.errors import SettingError
 
     if resume:
         if out is None:
             raise SettingError("--resume needs --out, the folder of the analysis to complete")
-        given = [name for name, value in (("SOURCES", sources), ("--games", games),
-                                          ("--budget", budget), ("--seed", seed))
-                 if value not in (None, ())]
+        given = [name for name, value in (
+            ("SOURCES", sources), ("--games", games), ("--budget", budget), ("--seed", seed),
+            ("--policy", policy), ("--strategy", strategies), ("--budget-curve", curve),
+            ("--played", played), ("--endgame", endgame), ("--thresholds", thresholds),
+            ("--worst", worst), ("--part-games", part_games)) if value not in (None, ())]
         if given:
             raise SettingError(f"--resume takes the settings recorded in {out}: leave out "
                                f"{', '.join(given)}")
@@ -87,7 +111,8 @@ def analyze(sources, games, budget, policy, seed, strategies, curve, played, wor
             policy=policy or defaults.policy, seed=seed or 0,
             games=defaults.games if games is None else games,
             part_games=part_games or defaults.part_games, strategies=tuple(strategies),
-            played=Played(played or "game"), curve=curve,
+            played=Played(played or "game"), endgame=Endgame(endgame or "exact"), curve=curve,
+            thresholds=thresholds or defaults.thresholds,
             worst=defaults.worst if worst is None else worst)
     analyze_command(sources, settings, out, overwrite=overwrite, resume=resume,
                     threads=threads, scheduler=scheduler, quiet=quiet)
