@@ -131,12 +131,12 @@ class GameReader:
 
     def _trace_game(self, source: Source, game: int) -> list[dict]:
         from sim.hint.position import game_slice
-        from sim.table.replay import check_trace_game, read_trace
+        from sim.table.replay import read_trace
 
         if source.name not in self._traces:
             self._traces[source.name] = read_trace(Path(source.path))
         events = self._traces[source.name]
-        check_trace_game(events, game, Path(source.path))
+        check_traced_game(events, game, Path(source.path))
         return game_slice(events, game)
 
     def _run_game(self, source: Source, game: int) -> list[dict]:
@@ -173,6 +173,33 @@ class GameReader:
         return self._plans[source.name]
 
 
+def check_traced_game(events: list[dict], game: int, path: Path) -> None:
+    """Game ``game`` of a trace checked against the rules, as ``sniff replay`` checks it;
+    a game of the browser table played to a house target (lower than the rules') ends
+    where a placement reached it: its events up to there are checked, and its end must
+    carry that placement's scores. Its positions are valued for the rules' target, as the
+    browser's own analysis values them."""
+    from sim.table.check import check_game
+    from sim.table.replay import check_trace_game
+
+    starts = [i for i, event in enumerate(events) if event.get("event") == "game_start"]
+    end = starts[game + 1] if game + 1 < len(starts) else len(events)
+    start, last = events[starts[game]] if starts else {}, events[end - 1]
+    scores = last.get("scores") if isinstance(last, dict) else None
+    house = (last.get("event") == "game_end" and last.get("reason") == "target"
+             and isinstance(scores, list) and scores
+             and max(scores) < int(start.get("target") or 0))
+    if not house:
+        check_trace_game(events, game, path)
+        return
+    check_game(events[starts[game]:end - 1], first=starts[game] + 1, what=str(path),
+               finished=False)
+    plays = [event for event in events[starts[game]:end - 1] if event["event"] == "play"]
+    if not plays or plays[-1].get("scores") != scores:
+        raise SniffError(f"{path}: event {end} (game_end) is impossible: it ends the game at "
+                         "a target no placement reached; not a game the rules allow (edited?)")
+
+
 def source_record(source: Source) -> dict:
     return {"kind": source.kind.value, "name": source.name, "path": source.path,
             "games": source.games}
@@ -183,5 +210,5 @@ def source_of(record: dict) -> Source:
                   int(record["games"]))
 
 
-__all__ = ["GameReader", "GameRef", "Source", "SourceKind", "find_sources", "sample_games",
-           "source_of", "source_record", "source_seed"]
+__all__ = ["GameReader", "GameRef", "Source", "SourceKind", "check_traced_game", "find_sources",
+           "sample_games", "source_of", "source_record", "source_seed"]
