@@ -6,5 +6,5 @@ decisions as Parquet and a report section.
 May import: the packages below it (``sim.core`` … ``sim.openings``).
 """
 
-__all__ = ["decisions", "folder", "kernel", "output", "settings", "sources", "stats", "study",
-           "table", "valuation"]
+__all__ = ["decisions", "endgame", "folder", "kernel", "output", "section", "settings", "sources",
+           "stats", "study", "table", "valuation"]
