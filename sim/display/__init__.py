@@ -4,4 +4,4 @@ and one matplotlib function per chart.
 May import: ``sim.errors``, ``sim.core``, ``sim.stats``.
 """
 
-__all__ = ["blocks", "charts", "formatting"]
+__all__ = ["analysis", "blocks", "charts", "formatting"]

@@ -79,6 +79,7 @@ class Report:
     created_at: str = ""
     title: str = "sniff report"
     openings: list[Path] = field(default_factory=list)  # `sniff openings` folders to include
+    analyses: list = field(default_factory=list)  # sim.analyze.section.Analysis, each a section
     ranking: object = None  # sim.stats.ranking.Ranking: rank ranges, tie groups, goodness of fit
     score_states: pd.DataFrame | None = None  # sim.stats.score_states columns (score-states.csv)
     convergence: pd.DataFrame | None = None  # running win rates, a ``run`` column
@@ -121,6 +122,8 @@ class Report:
                 name: {key: (records(value) if isinstance(value, pd.DataFrame) else value)
                        for key, value in parts.items()}
                 for name, parts in self.effects.items()},
+            **({"analyses": [_analysis_record(item) for item in self.analyses]}
+               if self.analyses else {}),
         }
 
     def write(self, out: str | os.PathLike) -> dict[str, Path]:
@@ -135,7 +138,7 @@ MAX_PLACEMENT_SAMPLE = 100_000  # games traced again per run: minutes at most
 
 def build(paths: Sequence, placement_sample: int | None = None,
           title: str | None = None, notice=None, openings: Sequence = (),
-          pairings: bool = False, progress=None) -> Report:
+          pairings: bool = False, progress=None, analyses: Sequence = ()) -> Report:
     """The report of run folders (or ``sim.store.io.Run`` objects, tournament or openings folders).
 
     A tournament's pairings are shown in the aggregate only (each strategy against the
@@ -157,10 +160,16 @@ def build(paths: Sequence, placement_sample: int | None = None,
     """
     _check_sample(placement_sample)
     openings, paths = _split_openings(paths, openings)
+    analyses, paths = _split_analyses(paths, analyses)
     if not paths:
-        if not openings:
+        if not openings and not analyses:
             raise SniffError("give at least one run folder")
-        return _openings_only(openings, title)
+        report = _openings_only(openings, title)
+        report.analyses = analyses
+        if not openings:
+            names = ", ".join(item.name for item in analyses)
+            report.title = title or f"sniff report: analysis {names}"
+        return report
     from sim.run.stops import require_recorded_stop
 
     runs = open_runs(paths)
@@ -177,6 +186,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
     report.title = title or "sniff report: " + ", ".join(run.name for run in runs[:4]) + (
         f" and {len(runs) - 4} more" if len(runs) > 4 else "")
     report.openings = [Path(folder) for folder in openings]
+    report.analyses = analyses
     report.effects = {run.name: run_effects(run) for run in runs if run.name not in compact}
     report.score_states, report.convergence = run_tables(runs)
     if compact:  # a tournament in the aggregate: each strategy against the field
@@ -219,6 +229,23 @@ def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:
         if problems:
             raise SniffError(problems[0])
     return openings, paths
+
+
+def _split_analyses(paths: Sequence, analyses: Sequence) -> tuple[list, list]:
+    """The analysis folders (those given and those among ``paths``), each read and checked
+    now (a bad one is refused before anything is written), and the other paths."""
+    from sim.analyze.folder import is_analysis_folder
+    from sim.analyze.section import load_analysis
+
+    folders = list(analyses) + [p for p in paths if is_analysis_folder(p)]
+    paths = [p for p in paths if not is_analysis_folder(p)]
+    return [load_analysis(Path(folder)) for folder in folders], paths
+
+
+def _analysis_record(analysis) -> dict:
+    from sim.analyze.section import analysis_record
+
+    return analysis_record(analysis)
 
 
 def _run_report(runs: list[RunData], compact: list[str], placement_sample: int | None,

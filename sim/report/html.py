@@ -355,8 +355,14 @@ def blocks(report: Report) -> list:
 
         for folder in report.openings:
             out += openings_blocks(folder)
-    out.append(Heading("How the numbers are computed"))
-    out += [Paragraph(text) for text in METHODS]
+    if report.analyses:
+        from sim.analyze.section import analysis_blocks
+
+        for analysis in report.analyses:
+            out += analysis_blocks(analysis)
+    if report.runs or report.openings:
+        out.append(Heading("How the numbers are computed"))
+        out += [Paragraph(text) for text in METHODS]
     return out
 
 

@@ -263,10 +263,12 @@ class _Game:
         self.phase = "over"
 
 
-def check_game(events: list[dict], first: int = 1, what: str = "the trace") -> None:
+def check_game(events: list[dict], first: int = 1, what: str = "the trace",
+               finished: bool = True) -> None:
     """Refuse a game (its events, ``game_start`` first) the rules cannot produce: one
     ``SniffError`` naming the first bad event (``first``: the number of ``events[0]`` in
-    the file, counted from 1)."""
+    the file, counted from 1). With ``finished`` false, a game whose events stop before its
+    end is accepted (every event so far is one the rules allow)."""
     game = _Game()
     for index, event in enumerate(events):
         kind = event.get("event")
@@ -285,6 +287,6 @@ def check_game(events: list[dict], first: int = 1, what: str = "the trace") -> N
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise SniffError(f"{where} is not a valid trace event ({type(error).__name__}: "
                              f"{error})") from None
-    if game.phase != "over":
+    if finished and game.phase != "over":
         raise SniffError(f"{what}: the game ends after event {first + len(events) - 1} "
                          f"without its game_end ({game.out_of_place('the end of the trace')})")
