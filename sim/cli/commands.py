@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from sim.display.formatting import printable, shown_name
-from sim.run.progress import ProgressBar
+from sim.display.progress import ProgressBar
 from sim.run.settings import RunControl
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one

@@ -6,6 +6,6 @@ May import: the packages below it (``sim.core`` … ``sim.store``).
 """
 
 __all__ = [
-    "bench", "chunks", "cluster", "cluster_chunks", "plan", "precision", "progress",
-    "reproduce", "sequential", "session", "settings", "simulation", "space", "state", "stops",
+    "bench", "chunks", "cluster", "cluster_chunks", "plan", "precision", "reproduce",
+    "sequential", "session", "settings", "simulation", "space", "state", "stops",
 ]

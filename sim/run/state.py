@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.display.progress import ProgressBar
 from sim.errors import SettingError
 from sim.run.chunks import (
     ChunkSizes,
@@ -33,7 +34,6 @@ from sim.run.precision import (
     truncate_chunk,
     widest_half_width,
 )
-from sim.run.progress import ProgressBar
 from sim.run.sequential import SequentialStop
 from sim.run.session import Session, new_manifest, prepare_folder, write_error
 from sim.run.settings import RunControl

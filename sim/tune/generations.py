@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim.display.progress import ProgressBar
 from sim.errors import SniffError
-from sim.run.progress import ProgressBar
 from sim.run.settings import RunControl
 from sim.stats.intervals import mean_interval, paired_difference, wilson_interval
 from sim.tune import folder as tune_folder
