@@ -268,7 +268,7 @@ def run_tournament(
     interrupted tournament in ``out`` (settings left as None are the recorded ones; others
     must match); its ``notice`` gets one line per pairing; its ``scheduler``
     (``tcp://HOST:PORT`` or ``local:N``) plays every pairing's chunks on one Dask cluster,
-    opened once for all pairings (``sim.run.cluster``); the folder is the same as a local
+    opened once for all pairings (``sim.cluster.dask``); the folder is the same as a local
     tournament's.
     """
     control = control or RunControl()
@@ -379,7 +379,7 @@ def _play_pairings(folder: Path, manifest: dict, pairs: list, control: RunContro
     cluster = None
     try:
         if isinstance(control.scheduler, str):  # one cluster for every pairing
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = DaskCluster(control.scheduler, control.threads)
             control = control.but(scheduler=cluster)

@@ -22,8 +22,8 @@ from distributed import Client, LocalCluster
 from frames import assert_frame_equal
 
 import sim
+from sim.cluster import dask as dask_cluster
 from sim.errors import SniffError
-from sim.run import cluster as dask_cluster
 from sim.run import cluster_chunks
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
@@ -218,7 +218,7 @@ def test_without_dask_scheduler_says_how_to_install_it(tmp_path, monkeypatch, ca
 
 
 def test_sim_imports_dask_only_for_a_scheduler():
-    code = ("import sys, sim.cli.main, sim.run.simulation, sim.run.cluster; "
+    code = ("import sys, sim.cli.main, sim.run.simulation, sim.cluster.dask; "
             "assert 'distributed' not in sys.modules and 'dask' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -387,7 +387,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     cluster instead (``sim.learn.tasks``), with the same model bit for bit."""
     config.check()
     if scheduler is not None:
-        from sim.run.cluster import check_scheduler
+        from sim.cluster.dask import check_scheduler
 
         check_scheduler(scheduler)
     folder = _Folder(out)
@@ -395,7 +395,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     cluster = None
     try:
         if scheduler is not None:
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = DaskCluster(scheduler)
         return _train(folder, config, resume, given, progress, threads, cluster)

@@ -1,7 +1,7 @@
 """Playing a run's chunks: the local executor, a chunk's tables and parts, stopping.
 
 ``execute`` (``sim.run.simulation``) asks an executor for the chunks it lacks, in order: here
-:class:`LocalChunks`, or ``sim.run.cluster.DaskChunks`` on a Dask cluster; both hand back
+:class:`LocalChunks`, or ``sim.run.cluster_chunks.DaskChunks`` on a Dask cluster; both hand back
 :class:`PlayedChunk` objects. Ctrl-C and SIGTERM stop a run at the next batch
 (:class:`StopOnInterrupt`) and surface as :class:`RunInterrupted`.
 """

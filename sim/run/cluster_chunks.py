@@ -1,4 +1,4 @@
-"""A run's chunks as tasks on a Dask cluster (``sim.run.cluster``): ``simulate``,
+"""A run's chunks as tasks on a Dask cluster (``sim.cluster.dask``): ``simulate``,
 ``tournament`` and ``compare`` with ``--scheduler``.
 
 A task is (the run's plan, one chunk): the worker plays the chunk's games in its own
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cluster.dask import DaskCluster, worker_report, worker_threads
 from sim.errors import SettingError
-from sim.run.cluster import DaskCluster, worker_report, worker_threads
 
 
 @dataclass(frozen=True)

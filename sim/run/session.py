@@ -20,7 +20,7 @@ class Session:
     played: int = 0
     seconds: float = 0.0
     threads: int = 0
-    cluster: dict | None = None  # a Dask run: scheduler and workers (sim.run.cluster)
+    cluster: dict | None = None  # a Dask run: scheduler and workers (sim.cluster.dask)
 
     def record(self, status: str) -> dict:
         return {

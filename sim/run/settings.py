@@ -57,7 +57,7 @@ class RunControl:
     notices are off: a bad part it set aside, and where. ``announce()`` is called once the
     folder is ready, ``on_chunk(chunk)`` after each chunk is written (tests use it to
     interrupt). ``scheduler`` (``tcp://HOST:PORT``, ``local:N``
-    or an open ``sim.run.cluster.DaskCluster`` several runs share) plays the chunks on Dask,
+    or an open ``sim.cluster.dask.DaskCluster`` several runs share) plays the chunks on Dask,
     with the same tables. ``check_space`` refuses a run whose estimated size exceeds the free
     disk space.
     """
@@ -92,7 +92,7 @@ class RunControl:
         if self.scheduler is None:
             check_threads(self.threads)
             return
-        from sim.run.cluster import check_scheduler, check_threads_option
+        from sim.cluster.dask import check_scheduler, check_threads_option
 
         check_scheduler(self.scheduler)
         check_threads_option(self.threads)

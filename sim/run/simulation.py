@@ -3,7 +3,7 @@
 What decides the games is in ``sim.run.plan`` (and ``sim.run.precision`` for a precision
 target); how the run is played (its folder mode, threads, notices, scheduler) is one
 ``sim.run.settings.RunControl``; how chunks are played, in ``sim.run.chunks``
-(``sim.run.cluster`` on Dask); the run chunk by chunk (summary, parts, manifest), in
+(``sim.cluster.dask`` on Dask); the run chunk by chunk (summary, parts, manifest), in
 ``sim.run.state``; the folder's files, in ``sim.store.io``. This module runs a plan: it
 checks the target folder, the code a resume continues and the disk, locks the folder, opens
 the executor and hands the chunks to a ``RunState``.

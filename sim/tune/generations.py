@@ -84,7 +84,7 @@ def replay(es, space: Space, trials: pd.DataFrame, config: TuneConfig) -> int:
 def run(folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
         cluster=None) -> TuneResult:
     """Play the missing generations, then validate and write best.json (see ``tune``);
-    ``cluster`` (a ``sim.run.cluster.DaskCluster``) plays the matches as its tasks."""
+    ``cluster`` (a ``sim.cluster.dask.DaskCluster``) plays the matches as its tasks."""
     space = Space.of(config)
     player = Player(config, space, cluster)
     kernel = player.kernel(space.spec)

@@ -6,7 +6,7 @@ the kernel up on every worker and plays tasks in a window, handing their results
 the order they were asked for, whatever order they finish in, so a command's tables do not
 depend on the cluster. What a task is belongs to the command: a run's chunk
 (``sim.run.cluster_chunks``: ``simulate``, ``tournament``, ``compare``), an openings part
-(``sim.openings.distributed``), a tuning match (``sim.tune.generations``), a batch of
+(``sim.openings.parts``), a tuning match (``sim.tune.player``), a batch of
 self-play games (``sim.learn.training``).
 
 Threads: a worker process sets its numba threads per task so that numba threads x Dask
