@@ -169,7 +169,7 @@ LAYERS = [
     ("sim.core",),
     ("sim.stats",), ("sim.display",),
     *STRATEGY_ROOMS, ("sim.kernels",), ("sim.env",), ("sim.store",), ("sim.cluster",),
-    ("sim.run",), ("sim.hint",),
+    ("sim.run",), ("sim.audit",), ("sim.hint",),
     ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.compare",),
     ("sim.tune", "sim.learn"),
     ("sim.tournament",), ("sim.precompile",), ("sim.serve",), ("sim.cli",), ("sim",),

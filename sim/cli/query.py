@@ -49,7 +49,7 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
         sources = {name: files for name, files in table_files(folder).items()
                    if files and files[0].suffix == ".parquet"}
     elif (folder / "manifest.json").is_file():  # a compare run's decision, as verify checks it
-        from sim.run.stops import require_recorded_stop
+        from sim.audit.stops import require_recorded_stop
         from sim.store.io import open_run, read_manifest
 
         if read_manifest(folder)["config"].get("sequential") is not None:

@@ -161,7 +161,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
         if not openings:
             raise SniffError("give at least one run folder")
         return _openings_only(openings, title)
-    from sim.run.stops import require_recorded_stop
+    from sim.audit.stops import require_recorded_stop
 
     runs = open_runs(paths)
     for run in runs:  # a compare run's decision, replayed over its parts (as verify does)

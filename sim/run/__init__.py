@@ -6,6 +6,6 @@ May import: the packages below it (``sim.core`` … ``sim.store``, ``sim.cluster
 """
 
 __all__ = [
-    "bench", "chunks", "cluster_chunks", "plan", "precision", "reproduce",
-    "sequential", "session", "settings", "simulation", "space", "state", "stops",
+    "bench", "chunks", "cluster_chunks", "plan", "precision", "sequential", "session",
+    "settings", "simulation", "space", "state",
 ]

@@ -77,7 +77,7 @@ def stopped_problem(stopped, config: dict) -> str | None:
     """What is wrong with the shape of a manifest's ``stopped`` (``sim.run.precision``'s or
     ``sim.run.sequential``'s record), or None: every field a reader shows, of its type, and
     a stop only in a run that has a stopping rule. Whether it is *true* is recomputed from
-    the parts by ``sniff verify`` (``sim.run.stops``)."""
+    the parts by ``sniff verify`` (``sim.audit.stops``)."""
     if stopped is None:
         return None
     shown = f"stopped is {_shown(stopped)}"
