@@ -378,7 +378,7 @@ def _removed_ledger(folder: Path, out: Checked) -> str | None:
     that keep a ledger also write a CRC-32 in every page header, the older ones none
     (tests/fixtures/run-before-ledger is one). Parts with checksums and no ledger mean the
     ledger was removed (and every hash with it): the folder is refused, not believed."""
-    from sim.store.arrow import has_page_checksums
+    from sim.store.footers import has_page_checksums
 
     parts = [path for table in sorted({t for r in out.good.values() for t in r["parts"]})
              for path in out.parts(table)][:1]
