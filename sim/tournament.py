@@ -28,13 +28,13 @@ from datetime import datetime
 from itertools import combinations
 from pathlib import Path
 
+from sim.checks.integrity import part_record
 from sim.core.seating import check_players
 from sim.display.formatting import shown_name, slug
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import own_folder, refuse_links, write_atomic
 from sim.run.settings import RunControl
 from sim.store.folders import check_writable_folder, remove_unstarted
-from sim.store.integrity import part_record
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.rundata import (
     PAIRS_DIR,
@@ -408,7 +408,7 @@ def _play_pairing(pair_folder: Path, title: str, plan, control: RunControl):
     say = control.notice
     if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
             "status") == "complete":
-        # its parts checked (sim.store.integrity); a bad one: the resume replays it
+        # its parts checked (sim.checks.integrity); a bad one: the resume replays it
         try:
             run = io.open_run(pair_folder)
             say(f"{title}: already played")

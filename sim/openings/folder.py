@@ -18,6 +18,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim.checks.footers import config_field, error_text
+from sim.checks.integrity import (
+    SET_ASIDE,
+    absent_problem,
+    file_problem,
+    part_name,
+    part_record,
+)
 from sim.errors import SniffError
 from sim.files import (
     TEMP_SUFFIX,
@@ -28,14 +36,6 @@ from sim.files import (
     write_atomic,
 )
 from sim.openings.play import FORMAT, OpeningsConfig
-from sim.store.footers import config_field, error_text
-from sim.store.integrity import (
-    SET_ASIDE,
-    absent_problem,
-    file_problem,
-    part_name,
-    part_record,
-)
 from sim.store.lock import LOCK_NAME
 from sim.version import __version__
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim.checks.integrity import file_problem, part_record
 from sim.core.tiles import N_PIPS
 from sim.display.blocks import Chart, Heading, Paragraph, Table, html_body, to_markdown
 from sim.display.formatting import signed
@@ -35,7 +36,6 @@ from sim.openings.folder import (
     write_parquet,
 )
 from sim.openings.play import FORMAT, METRIC_TITLES, OpeningsConfig
-from sim.store.integrity import file_problem, part_record
 from sim.store.io import write_json
 from sim.version import __version__
 

@@ -25,6 +25,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sim.checks.integrity import (
+    append_record,
+    file_problem,
+    part_record,
+    read_ledger,
+    set_aside,
+)
 from sim.errors import SettingError, SniffError
 from sim.files import UnsafeFile, own_folder, read_regular
 from sim.openings.folder import (
@@ -38,13 +45,6 @@ from sim.openings.folder import (
 )
 from sim.openings.play import FORMAT, OpeningsConfig, iter_openings, make_config
 from sim.openings.tally import OpeningsTally
-from sim.store.integrity import (
-    append_record,
-    file_problem,
-    part_record,
-    read_ledger,
-    set_aside,
-)
 
 MAX_STUDY = 2**20  # a study.json sniff writes is some 1 KiB
 
@@ -198,7 +198,7 @@ def footer_difference(folder: Path, index: int, config: OpeningsConfig) -> str |
     (``its footer's seed is 0``), or None."""
     import pyarrow as pa
 
-    from sim.store.footers import read_footer
+    from sim.checks.footers import read_footer
 
     wanted = config.to_dict()
     try:

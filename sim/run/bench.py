@@ -23,12 +23,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from sim.checks.shape import MAX_GAMES
 from sim.children import child_env
 from sim.core import engine
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SettingError, SniffError
 from sim.kernels.runner import lineup_of, play_batch
-from sim.store.shape import MAX_GAMES
 from strategies import available, parse_spec
 
 

@@ -152,10 +152,10 @@ def batch_games(threads: int) -> int:
 def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tables: dict,
                  metadata: dict, exclusive: bool = False) -> dict:
     """Write a chunk's parts (atomically), with the run's and the chunk's metadata; return
-    the chunk's ledger record (``sim.store.integrity``), which ``execute`` appends in chunk
+    the chunk's ledger record (``sim.checks.integrity``), which ``execute`` appends in chunk
     order."""
+    from sim.checks.integrity import chunk_record
     from sim.store import io
-    from sim.store.integrity import chunk_record
 
     info = {
         "index": chunk, "first_game": lo, "end_game": hi, "games": hi - lo,
@@ -178,7 +178,7 @@ class PlayedChunk:
     tables: dict  # both tables; only the summary's columns when ``written``
     kernel: str  # the kernel it was played with (another name: the code was edited)
     written: bool = False  # its parts are already in the run folder (a Dask worker wrote them)
-    record: dict | None = None  # then: their ledger record (sim.store.integrity.chunk_record)
+    record: dict | None = None  # then: their ledger record (sim.checks.integrity.chunk_record)
 
 
 class LocalChunks:

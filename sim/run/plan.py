@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.checks.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 from sim.core.seating import check_players
 from sim.errors import SettingError, SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
-from sim.store.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 
 DEFAULTS = {
     "players": 4,
@@ -282,7 +282,7 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
         values = {k: DEFAULTS[k] if options.get(k) is None else options[k] for k in DEFAULTS}
         return Plan.build(**values)
     if folder is not None:  # believe the manifest only where its parts agree with it
-        from sim.store.integrity import check_run
+        from sim.checks.integrity import check_run
 
         edited = check_run(folder, manifest).manifest_problem
         if edited is not None:

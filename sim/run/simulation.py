@@ -92,7 +92,7 @@ def execute(plan: Plan, folder: Path | None, control: RunControl | None = None,
     try:
         run = _execute(plan, folder, control, sequential)
         if folder is not None:  # its writer hashed every part it wrote or kept (#51)
-            from sim.store.verified import mark_verified
+            from sim.checks.verified import mark_verified
 
             mark_verified(folder, run.checked)
         return run

@@ -202,8 +202,8 @@ class RunState:
 
     def _keep(self, chunk: int, lo: int, hi: int, result, tables: dict, started: float) -> None:
         """Into memory, or the chunk's parts into the folder and its record into the ledger."""
+        from sim.checks.integrity import append_record
         from sim.run import space as run_space
-        from sim.store.integrity import append_record
 
         if self.folder is None:
             for name in self.memory:

@@ -7,7 +7,7 @@ core dependency for that reason: every run's data is meant to be asked about.
 
 What a query sees: views named ``games`` and ``rounds`` (a run folder; ``--no-rounds``:
 ``games`` only) or an openings folder's tables (``openings``, ``games``, ...), each over the
-parts the folder's checks passed (``sim.store.integrity``: ledger, sizes, footers; an openings
+parts the folder's checks passed (``sim.checks.integrity``: ledger, sizes, footers; an openings
 folder's files against the sha256 in its ``summary.json``). The views scan the parts through
 pyarrow with every Parquet page checksum verified (DuckDB's own reader does not verify
 them); a damaged part met during a scan is one line naming it.
@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sim.checks.footers import error_text
 from sim.errors import SettingError, SniffError
-from sim.store.footers import error_text
 
 if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
     import duckdb
@@ -54,7 +54,7 @@ def _checked_dataset(paths: list[Path]):
 
 def run_sources(run) -> dict[str, list[Path]]:
     """The tables of a run (``sim.store.io.Run``) and their checked parts."""
-    from sim.store.integrity import tables_of
+    from sim.checks.integrity import tables_of
 
     return {name: run.parts(name) for name in tables_of(run.config)}
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim.checks.shape import MAX_SEED
 from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
 from sim.core.seating import check_players
 from sim.errors import SettingError, SniffError, Stopped
-from sim.store.shape import MAX_SEED
 
 FORMAT = "sniff-tune/1"
 MANIFEST = "manifest.json"

@@ -5,7 +5,7 @@ else"), so its manifest is checked once, where it is read (``sim.store.io.read_m
 for what every reader takes from it: the types and ranges of the configuration and of the
 run's own fields. Past this check a reader may use ``config["chunk_size"]`` as a divisor
 or ``config["labels"]`` as a list without a traceback; whether the values are *true* (the
-games were played so) is the parts' footers' question (``sim.store.footers``).
+games were played so) is the parts' footers' question (``sim.checks.footers``).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def run_manifest_problem(manifest: dict) -> str | None:
         value = manifest.get(name)
         if value is not None and not (isinstance(value, str) and len(value) <= 1_000):
             return f"{name} is {_shown(value)}, not a text"
-    if manifest.get("ledger") not in (None, "parts.jsonl"):  # sim.store.integrity.LEDGER
+    if manifest.get("ledger") not in (None, "parts.jsonl"):  # sim.checks.integrity.LEDGER
         return f"ledger is {_shown(manifest['ledger'])}, not the run's parts.jsonl"
     sessions = manifest.get("sessions")
     if sessions is not None and not (isinstance(sessions, list) and all(

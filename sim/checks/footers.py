@@ -3,7 +3,7 @@
 Every part (``NAME/games/part-NNNNNN.parquet``, ``NAME/rounds/...``) carries in its footer
 the run, table, chunk, games and configuration it was written for: a part copied from
 another run, another chunk or a manifest edited afterwards is found from the footer alone,
-which is also all a run written before the ledger existed has (``sim.store.integrity``
+which is also all a run written before the ledger existed has (``sim.checks.integrity``
 adds the ledger's sizes and hashes). ``decode_problem`` reads every page, with its
 checksum, for ``sniff verify``; ``has_page_checksums`` says whether a part's pages carry
 one at all, read from its bytes, which pyarrow does not say.
