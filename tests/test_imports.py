@@ -215,6 +215,16 @@ def test_the_compiled_core_imports_nothing_above_it():
     assert graph["sim.kernels"] <= below
 
 
+def test_no_room_of_sim_holds_more_than_12_modules():
+    """A room that outgrows 12 modules holds two concerns: split it (#61)."""
+    crowded = []
+    for init in sorted((ROOT / "sim").rglob("__init__.py")):
+        modules = [path.name for path in init.parent.glob("*.py") if path.name != "__init__.py"]
+        if len(modules) > 12:
+            crowded.append(f"{init.parent.relative_to(ROOT)} holds {len(modules)} modules")
+    assert not crowded, "\n".join(crowded)
+
+
 def test_strategies_is_in_rooms():
     """At most 8 modules directly in strategies/, none of its rooms over 12."""
     root = ROOT / "strategies"
