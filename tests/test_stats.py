@@ -1,5 +1,6 @@
 """Fast synthetic tests of the decision statistics: multiple comparisons, rank intervals,
-tie groups, the Bradley–Terry goodness of fit, score states, planning and effect sizes."""
+tie groups, the Bradley–Terry goodness of fit, planning and effect sizes (score states:
+test_report_states.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from scipy.stats import norm
 from statsmodels.stats.multitest import multipletests
 
 from sim.errors import SniffError
-from sim.stats import effects, multiple, planning, ranking, score_states
+from sim.stats import effects, multiple, planning, ranking
 from sim.stats.intervals import wilson_interval
 from sim.stats.ratings import Contest, fit_ratings
 
@@ -156,67 +157,6 @@ def test_fit_with_three_sides_counts_cells():
     assert fit.cells == 12
 
 
-# --- score states
-
-
-def tiny_run() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Three 2-player games of A (lineup seat 0) against B, scores chosen by hand."""
-    games = pd.DataFrame({
-        "game_id": [0, 1, 2], "players": 2, "rotation": [0, 1, 0],
-        "seat0_strategy": ["A", "B", "A"], "seat1_strategy": ["B", "A", "B"],
-        "first_leader": [0, 1, 1], "winner_team": [0, 0, 0], "winner_side": [0, 1, 0],
-        "team0_score": [150, 130, 130], "team1_score": [20, 40, 15]})
-    rounds = pd.DataFrame({
-        "game_id": [0, 0, 0, 1, 1, 2, 2, 2], "round_number": [1, 2, 3, 1, 2, 1, 2, 3],
-        "team0_score": [30, 60, 150, 5, 130, 10, 20, 130],
-        "team1_score": [10, 20, 20, 40, 40, 5, 15, 15]})
-    return games, rounds
-
-
-def test_score_states_by_hand():
-    games, rounds = tiny_run()
-    table = score_states.score_states(games, rounds, bin_size=25)
-    a = table[table["strategy"] == "A"].set_index(["own_low", "opponents_low"])
-    # A: game 0 starts at 0-0, 30-10, 60-20 (won); game 1 (A is team 1) at 0-0, 40-5
-    # (lost); game 2 at 0-0, 10-5, 20-15, all in the 0-0 bin, counted once (won)
-    assert a.loc[(0, 0), ["games", "wins"]].tolist() == [3, 2]
-    assert a.loc[(25, 0), ["games", "wins"]].tolist() == [2, 1]
-    assert a.loc[(50, 0), ["games", "wins"]].tolist() == [1, 1]
-    assert len(a) == 3
-    b = table[table["strategy"] == "B"].set_index(["own_low", "opponents_low"])
-    assert b.loc[(0, 0), ["games", "wins"]].tolist() == [3, 1]
-    assert b.loc[(0, 25), ["games", "wins"]].tolist() == [2, 1]
-    assert b.loc[(0, 50), ["games", "wins"]].tolist() == [1, 0]
-    assert (b["opponents"] == "A").all()
-    row = a.loc[(0, 0)]
-    assert row["win_rate"] == pytest.approx(2 / 3)
-    assert (row["low"], row["high"]) == pytest.approx(wilson_interval(2, 3))
-    assert list(table.columns) == score_states.COLUMNS
-    merged = score_states.merge_states([table, table])
-    m = merged[merged["strategy"] == "A"].set_index(["own_low", "opponents_low"])
-    assert m.loc[(0, 0), ["games", "wins"]].tolist() == [6, 4]
-
-
-def test_score_state_and_convergence_charts():
-    games, rounds = tiny_run()
-    table = score_states.score_states(games, rounds, bin_size=25)
-    figure = score_states.score_states_figure(table, min_games=1)
-    assert len(figure.axes) == 3  # two panels and the colour bar
-    path = score_states.convergence(games)
-    a = path[path["strategy"] == "A"]
-    assert a["games"].tolist() == [3] and a["wins"].tolist() == [2]  # from 10 games, or all
-    n = 1000
-    many = pd.DataFrame({"game_id": range(n), "players": 2, "rotation": 0,
-                         "seat0_strategy": "A", "seat1_strategy": "B",
-                         "winner_side": (np.arange(n) % 4 == 0).astype(int)})  # B wins 1/4
-    path = score_states.convergence(many, points=50)
-    b = path[path["strategy"] == "B"].set_index("games")
-    assert b.index.min() == 10 and b.index.max() == n and len(b) <= 50
-    assert b.loc[n, "wins"] == 250 and b.loc[n, "win_rate"] == 0.25
-    assert (b.loc[n, "low"], b.loc[n, "high"]) == pytest.approx(wilson_interval(250, n))
-    assert score_states.convergence_figure(path).axes[0].get_xscale() == "log"
-
-
 # --- planning
 
 
@@ -322,17 +262,6 @@ def test_printed_ranking_and_csv_columns():
     assert any(line.strip().startswith("4  group 2  d") for line in lines)
     assert any("warning: the ratings do not describe" in line for line in lines)
     assert ranking.csv_table(result).columns.tolist()[-3:] == ["rank_low", "rank_high", "group"]
-
-
-def test_run_tables_and_outputs(tmp_path):
-    games, rounds = tiny_run()
-    states, paths = score_states.run_tables([("r1", games, rounds), ("r2", games, rounds)])
-    assert states.set_index(["strategy", "own_low", "opponents_low"]).loc[
-        ("A", 0, 0), "games"] == 6
-    assert set(paths["run"]) == {"r1", "r2"}
-    files = score_states.write_outputs(tmp_path, states, paths)
-    assert all(path.stat().st_size > 0 for path in files.values())
-    assert pd.read_csv(files["score-states.csv"]).columns.tolist() == score_states.COLUMNS
 
 
 def test_detectable_line():
