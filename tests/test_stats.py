@@ -113,7 +113,9 @@ def test_equal_strengths_form_a_tie_group():
     top = result.table[result.table["strategy"].isin(["x", "y"])]
     assert (top["rank_low"] == 1).all() and (top["rank_high"] == 2).all()
     assert result.gaps["separated"].tolist() == [False, True]
-    assert "group 1: " in ranking.group_text(result)[0]
+    lines = ranking.ranking_lines(result)
+    assert sum(line.strip().startswith("1-2  group 1") for line in lines) == 2
+    assert any(line.strip().startswith("3  group 2  z") for line in lines)
 
 
 def test_fit_rejects_intransitive_results():

@@ -207,11 +207,6 @@ def hand_texts(masks: np.ndarray) -> np.ndarray:
     return joined.to_numpy(zero_copy_only=False)
 
 
-def hand_tiles(text: str) -> list[int]:
-    """Tile ids of a ``leader_hand`` string."""
-    return [TILE_NAMES.index(name) for name in text.split()]
-
-
 # --- playing
 
 

@@ -39,16 +39,6 @@ def _labels(column) -> np.ndarray:
     return np.array(array.to_pylist(), dtype=object)
 
 
-def _codes(column, names) -> np.ndarray:
-    """A dictionary column as indices into ``names`` (-1: a value not among them)."""
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    if not pa.types.is_dictionary(array.type):
-        array = array.dictionary_encode()
-    lookup = np.array([names.index(v) if v in names else -1
-                       for v in array.dictionary.to_pylist()] or [-1], dtype=np.int64)
-    return lookup[to_numpy(array.indices)]
-
-
 def _by_side(values: np.ndarray, rotation: np.ndarray, players: int) -> np.ndarray:
     """``(rows, teams)`` team columns reordered by side (the rotation undone)."""
     teams = values.shape[1]

@@ -64,13 +64,6 @@ def with_metadata(table: pa.Table, metadata: dict) -> pa.Table:
     return table.replace_schema_metadata({METADATA_KEY: json.dumps(metadata).encode()})
 
 
-def part_metadata(path: Path) -> dict:
-    """The ``sniff`` schema metadata of one Parquet part."""
-    schema = pq.read_schema(path)
-    raw = (schema.metadata or {}).get(METADATA_KEY)
-    return json.loads(raw) if raw else {}
-
-
 # --- writing
 
 

@@ -135,14 +135,6 @@ def advance(state: ReplayState, event: Event) -> ReplayState:
     return after
 
 
-def replay_state(events: Iterable[Event]) -> ReplayState:
-    """The state after all ``events`` (handy for pictures of a hand-built position)."""
-    state = ReplayState()
-    for event in events:
-        state.apply(event)
-    return state
-
-
 # ---------------------------------------------------------------- the table picture
 
 
