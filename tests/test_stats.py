@@ -1,6 +1,6 @@
 """Fast synthetic tests of the decision statistics: multiple comparisons, rank intervals,
-tie groups, the Bradley–Terry goodness of fit, planning and effect sizes (score states:
-test_report_states.py)."""
+tie groups, the Bradley–Terry goodness of fit and planning (score states and effect sizes,
+from the report's counts: test_report_counts.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from scipy.stats import norm
 from statsmodels.stats.multitest import multipletests
 
 from sim.errors import SniffError
-from sim.stats import effects, multiple, planning, ranking
+from sim.stats import multiple, planning, ranking
 from sim.stats.intervals import wilson_interval
 from sim.stats.ratings import Contest, fit_ratings
 
@@ -189,55 +189,6 @@ def test_planning_refuses_bad_input():
     with pytest.raises(SniffError):
         planning.plan_text(0.02, paired=True)
     assert "games" in planning.plan_text(0.02)[1]
-
-
-# --- effects
-
-
-def leader_games() -> pd.DataFrame:
-    """Eight 2-player games: the first leader's side wins 6 of them."""
-    return pd.DataFrame({
-        "game_id": range(8), "players": 2, "rotation": [0, 1] * 4,
-        "seat0_strategy": ["A", "B"] * 4, "seat1_strategy": ["B", "A"] * 4,
-        "first_leader": [0, 0, 1, 1, 0, 1, 0, 1],
-        "winner_team": [0, 0, 1, 1, 1, 0, 0, 1],
-        "winner_side": [0, 1, 1, 0, 1, 1, 0, 0],
-        "team0_score": [150, 150, 20, 40, 60, 150, 150, 30],
-        "team1_score": [10, 40, 150, 150, 150, 90, 20, 150]})
-
-
-def test_leader_effect_by_hand():
-    effect = effects.leader_effect(leader_games())
-    assert effect["leader_win_rate"] == pytest.approx(6 / 8)
-    assert effect["others_win_rate"] == pytest.approx(2 / 8)
-    assert effect["estimate"] == pytest.approx(0.5)
-    assert effect["low"] < 0.5 < effect["high"]
-    by_side = effects.leader_effect_by_side(leader_games())
-    assert by_side["strategy"].tolist() == ["A", "B"]
-    assert (by_side["estimate"] > 0).all()
-
-
-def test_seat_effects_family():
-    rng = np.random.default_rng(0)
-    n = 4000
-    games = pd.DataFrame({"game_id": range(n), "players": 3, "rotation": np.arange(n) % 3,
-                          "winner_team": rng.choice(3, size=n, p=[0.40, 0.30, 0.30]),
-                          "first_leader": 0})
-    table = effects.seat_effects(games)
-    assert table["estimate"].sum() == pytest.approx(0.0, abs=1e-12)
-    assert table.loc[0, "low"] > 0  # seat 0 clearly better than the average seat
-    assert (table["p_adjusted"] >= table["p_value"]).all()
-    assert table["family"].iloc[0] == "Holm-adjusted over the 3 table positions"
-
-
-def test_margin_quantiles_signed():
-    table = effects.margin_quantiles(leader_games())
-    a = table.set_index("strategy").loc["A"]
-    # A's margins: +140, -110 (A is team 1 in game 1), -130, +110, -90, -60, +130, +120
-    assert a["mean"] == pytest.approx((140 - 110 - 130 + 110 - 90 - 60 + 130 + 120) / 8)
-    assert a["ahead"] == pytest.approx(4 / 8)
-    b = table.set_index("strategy").loc["B"]
-    assert b["q50"] == pytest.approx(-a["q50"])
 
 
 # --- helpers for the report and the command line

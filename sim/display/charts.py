@@ -149,7 +149,7 @@ def _grouped_rates(axes, table: pd.DataFrame, title: str) -> None:
 def _leader_effect(axes, leading: pd.DataFrame) -> None:
     """Per side: win rate when its side leads round 1 minus when another side leads.
 
-    ``leading`` is ``sim.stats.effects.leader_effect_by_side`` (``side``, ``estimate``, ``low``,
+    ``leading`` is ``sim.stats.effects.leader_by_side_from`` (``side``, ``estimate``, ``low``,
     ``high``): the numbers are computed there, the chart only draws them.
     """
     sides = list(leading["side"])

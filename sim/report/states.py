@@ -14,8 +14,12 @@ import pandas as pd
 
 from sim.stats.intervals import wilson_interval
 from sim.stats.score_states import COLUMNS, merge_states, with_intervals
-from sim.stats.sides import opponents_text
 from sim.store.rundata import RunData
+
+
+def opponents_text(strategies: list[str], side: int) -> str:
+    """The other sides' strategies, comma-separated (what side ``side`` played against)."""
+    return ", ".join(s for k, s in enumerate(strategies) if k != side)
 
 
 def score_state_table(run: RunData) -> pd.DataFrame:

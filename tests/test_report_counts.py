@@ -1,18 +1,24 @@
-"""The report's win probability by score state and its convergence tables (``sim.report.states``),
-on runs small enough to count by hand.
+"""The report's figures from its counts, on runs small enough to count by hand: win
+probability by score state and convergence (``sim.report.states``), the value of leading,
+of each seat, and signed final margins (``sim.report.effects`` over ``sim.stats.effects``).
 
 Each run is added up as a report adds up a chunk (``sim.report.aggregate.RunFigures``, the
-compiled round pass included), so these are the tables ``sniff report`` writes to
-``score-states.csv`` and draws in ``score-states.png`` and ``convergence.png``.
+compiled round pass included), so these are the tables ``sniff report`` writes
+(``score-states.csv``, ``report.json``'s effects) and draws (``score-states.png``,
+``convergence.png``, the by-position chart).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
+from sim.core.seating import side_of_team
 from sim.report.aggregate import RunFigures, convergence_marks, field_marks
+from sim.report.effects import run_effects, tournament_effects
 from sim.report.states import (
     convergence_table,
     field_convergence_table,
@@ -36,13 +42,14 @@ def _arrow(data: dict) -> pa.Table:
         ("_strategy", "end_reason")) else pa.int64()) for name, values in data.items()})
 
 
-def run_data(name: str, labels: list[str], chunk: tuple[pa.Table, pa.Table]) -> RunData:
-    """One run of ``labels`` (2 players), its figures added up from one chunk."""
-    n = chunk[0].num_rows
-    figures = RunFigures(2, 1, marks=convergence_marks(n))
+def run_data(name: str, labels: list[str], chunk: tuple[pa.Table, pa.Table],
+             tournament: Path | None = None) -> RunData:
+    """One run of ``labels`` (one per player), its figures added up from one chunk."""
+    n, players = chunk[0].num_rows, len(labels)
+    figures = RunFigures(players, 1, marks=convergence_marks(n))
     figures.add(*chunk)
-    manifest = {"config": {"players": 2, "labels": labels}}
-    return RunData(name, None, manifest, None, n, figures=figures.finish())
+    manifest = {"config": {"players": players, "labels": labels}}
+    return RunData(name, None, manifest, None, n, tournament, figures=figures.finish())
 
 
 def tiny_run(b: str = "B") -> tuple[pa.Table, pa.Table]:
@@ -138,3 +145,83 @@ def test_run_tables_and_their_charts():
     figure = score_states.convergence_figure(paths)
     assert len([axes for axes in figure.axes if axes.get_visible()]) >= 2  # a panel per run
     assert figure.axes[0].get_xscale() == "log"
+
+
+# --- effects
+
+
+def leader_games() -> tuple[pa.Table, pa.Table]:
+    """Eight 2-player games of A against B: the first leader's side wins 6 of them."""
+    return tables({
+        "game_id": range(8), "deal_id": range(8), "players": [2] * 8, "rotation": [0, 1] * 4,
+        "seat0_strategy": ["A", "B"] * 4, "seat1_strategy": ["B", "A"] * 4,
+        "first_leader": [0, 0, 1, 1, 0, 1, 0, 1],
+        "winner_team": [0, 0, 1, 1, 1, 0, 0, 1],
+        "winner_side": [0, 1, 1, 0, 1, 1, 0, 0], "rounds": [1] * 8, "cap_hit": [0] * 8,
+        "team0_score": [150, 150, 20, 40, 60, 150, 150, 30],
+        "team1_score": [10, 40, 150, 150, 150, 90, 20, 150]},
+        {name: [] for name in required_columns(2)["rounds"]})
+
+
+def test_leader_effect_by_hand():
+    effects = run_effects(run_data("lead", ["A", "B"], leader_games()))
+    leader = effects["leader"]
+    assert leader["games"] == 8
+    assert leader["leader_win_rate"] == pytest.approx(6 / 8)
+    assert leader["others_win_rate"] == pytest.approx(2 / 8)
+    assert leader["estimate"] == pytest.approx(0.5)
+    assert leader["low"] < 0.5 < leader["high"]
+    by_side = effects["leader_by_side"].set_index("strategy")
+    assert by_side.index.tolist() == ["A", "B"]
+    # A is team 0 in the even games, team 1 in the odd ones: its team led games 0 and 3 to
+    # 7 and won 0, 3, 6 and 7 of them; another led games 1 and 2, both lost
+    assert by_side.loc["A", ["win_rate_leading", "win_rate_not_leading"]].tolist() == \
+        pytest.approx([4 / 6, 0 / 2])
+    assert (by_side["estimate"] > 0).all()
+
+
+def test_seat_effects_family():
+    n, rng = 3000, np.random.default_rng(0)
+    rotation = np.arange(n) % 3
+    winner_team = rng.choice(3, size=n, p=[0.40, 0.30, 0.30])
+    labels = ["A", "B", "C"]
+    games = {"game_id": range(n), "deal_id": range(n), "players": [3] * n,
+             "rotation": rotation, "first_leader": [0] * n, "winner_team": winner_team,
+             "winner_side": [side_of_team(int(t), int(r), 3)
+                             for t, r in zip(winner_team, rotation)],
+             "rounds": [1] * n, "cap_hit": [0] * n,
+             **{f"team{t}_score": [0] * n for t in range(3)},
+             **{f"seat{s}_strategy": [labels[(s + r) % 3] for r in rotation]
+                for s in range(3)}}
+    chunk = tables(games, {name: [] for name in required_columns(3)["rounds"]}, players=3)
+    table = run_effects(run_data("seats", labels, chunk))["seats"]
+    wins = np.bincount(winner_team, minlength=3)
+    assert table["win_rate"].tolist() == pytest.approx((wins / n).tolist())
+    assert table["estimate"].tolist() == pytest.approx((wins / n - 1 / 3).tolist())
+    assert table["estimate"].sum() == pytest.approx(0.0, abs=1e-12)
+    assert table.loc[0, "low"] > 0  # seat 0 clearly better than the average seat
+    assert (table["p_adjusted"] >= table["p_value"]).all()
+    assert table["family"].iloc[0] == "Holm-adjusted over the 3 table positions"
+
+
+def test_margins_signed_and_pooled():
+    margins = run_effects(run_data("lead", ["A", "B"], leader_games()))["margins"]
+    a = margins.set_index("side").loc["A"]
+    # A's margins: +140, -110 (A is team 1 in game 1), -130, +110, -90, -60, +130, +120
+    values = [140, -110, -130, 110, -90, -60, 130, 120]
+    assert a["games"] == 8
+    assert a["mean"] == pytest.approx(np.mean(values))
+    assert a["se"] == pytest.approx(np.std(values, ddof=1) / np.sqrt(8))
+    assert a["ahead"] == pytest.approx(4 / 8)
+    assert a["q50"] == pytest.approx(np.quantile(values, 0.5)) == 25
+    assert a["q05"] == pytest.approx(np.quantile(values, 0.05))
+    b = margins.set_index("side").loc["B"]
+    assert b["q50"] == pytest.approx(-a["q50"])
+    pairings = [run_data("A-B", ["A", "B"], leader_games(), Path("t")),
+                run_data("B-A", ["B", "A"], leader_games(), Path("t"))]
+    pooled = tournament_effects(pairings, ["B", "A"])["tournament t"]
+    assert pooled["margins"]["side"].tolist() == ["B", "A"]  # in the order given
+    a = pooled["margins"].set_index("side").loc["A"]
+    assert a["games"] == 16  # A's 8 games in each pairing, as either side
+    assert a["mean"] == pytest.approx(0.0)  # A is side 0 in one pairing, side 1 in the other
+    assert pooled["leader"]["games"] == 16
