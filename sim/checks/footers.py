@@ -31,10 +31,11 @@ def read_footer(path: Path) -> tuple[int, dict]:
     return metadata.num_rows, json.loads(raw) if raw else {}
 
 
-def config_field(recorded: dict, stated: dict) -> str | None:
+def config_field(recorded: object, stated: object) -> str | None:
     """The first field (sorted) in which a part's recorded configuration and the manifest's
     disagree, or None: every part's footer carries the configuration it was played with,
-    so a manifest edited afterwards (labels swapped, players, seed) does not match it."""
+    so a manifest edited afterwards (labels swapped, players, seed) does not match it.
+    Either may be anything a JSON file holds: what is not a table differs as ``config``."""
     if not isinstance(recorded, dict) or not isinstance(stated, dict):
         return "config"
     for key in sorted(set(recorded) | set(stated)):
@@ -65,8 +66,9 @@ def required_columns(players: int) -> dict[str, list[str]]:
     }
 
 
-def identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int, run_id: str,
-                      rows: int | None, config: dict | None = None) -> str | None:
+def identity_problem(path: Path, table: str, chunk: int, lo: int, hi: int,
+                     run_id: str | None, rows: int | None,
+                     config: dict | None = None) -> str | None:
     """What is wrong with a part's footer for ``chunk`` (games lo..hi-1), or None.
     ``config``: the manifest's, checked against the one the footer carries."""
     import pyarrow as pa

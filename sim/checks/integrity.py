@@ -120,11 +120,12 @@ def run_link_problems(folder: Path, manifest: dict) -> list[str]:
                                   SET_ASIDE: f"{SET_ASIDE} folder"})
 
 
-def file_problem(folder: Path, name: str, records: dict,
+def file_problem(folder: Path, name: str, records: dict | None,
                  where: str = "summary.json") -> str | None:
     """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
     bytes and sha256 in the file ``where``: an openings folder's or a tournament's files),
-    or None; a file without a record (an older version's folder) is not checked."""
+    or None; a file without a record (an older version's folder, or no records at all) is
+    not checked."""
     record = (records or {}).get(name)
     if record is None:
         return None
@@ -301,7 +302,7 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
         out.manifest_problem = _removed_ledger(folder, out)
     for table in plan.tables:
         for name in sorted(n for n in present[table]
-                           if chunk_of(n) is None or chunk_of(n) >= n_chunks):
+                           if (index := chunk_of(n)) is None or index >= n_chunks):
             out.problems.append(Problem(None, folder / table / name,
                                         f"is not a part of this run's plan ({n_chunks} "
                                         "chunks)"))

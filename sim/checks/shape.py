@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TypeGuard
 
 from sim.errors import SniffError
 
@@ -23,7 +24,7 @@ MAX_CHUNK_SIZE = 2_000_000  # a chunk is held in memory while written
 PER_SEAT = ("strategies", "labels", "strategy_names", "modules")
 
 
-def _integer(value, low: int, high: int) -> bool:
+def _integer(value: object, low: int, high: int) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 

@@ -402,7 +402,7 @@ def load(path: str | os.PathLike) -> Run:
                       "the chunks finished so far", stacklevel=2)
     from sim.checks.verified import unverified_note
 
-    if (note := unverified_note(run.path, run.checked)) is not None:
+    if (note := unverified_note(Path(path), run.checked)) is not None:  # run.path, as given
         import warnings
 
         warnings.warn(note, stacklevel=2)

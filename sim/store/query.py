@@ -33,6 +33,8 @@ from sim.checks.footers import error_text
 from sim.errors import SettingError, SniffError
 
 if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
+    import socket
+
     import duckdb
     import pandas as pd
 
@@ -205,8 +207,9 @@ class Limits:
         self.timed_out = self.over_memory = False
         self.signalled: int | None = None
         self._stop = threading.Event()
-        self._watcher = None
-        self._wakeup = None
+        self._watcher: threading.Thread | None = None
+        # the wake-up socket pair, the signal file descriptor it replaced, the thread reading it
+        self._wakeup: tuple[socket.socket, socket.socket, int, threading.Thread] | None = None
         self._capped: tuple[int, int] | None = None  # the address-space limit to restore
 
     def __enter__(self) -> Limits:
@@ -228,11 +231,11 @@ class Limits:
         (Linux; elsewhere the watch alone bounds it)."""
         import resource
 
-        mapped = _status_size("VmSize")
-        if mapped is None:
+        mapped, limit = _status_size("VmSize"), self.memory_limit
+        if mapped is None or limit is None:
             return
         previous = resource.getrlimit(resource.RLIMIT_AS)
-        cap = mapped + self.memory_limit + HEADROOM + ARENA * self.threads
+        cap = mapped + limit + HEADROOM + ARENA * self.threads
         if previous[1] != resource.RLIM_INFINITY:
             cap = min(cap, previous[1])
         if previous[0] != resource.RLIM_INFINITY and previous[0] <= cap:

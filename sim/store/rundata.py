@@ -20,10 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sim.checks.footers import required_columns  # noqa: F401  (readers import it here)
 from sim.core.seating import team_count
 from sim.errors import SettingError, SniffError
+
+if TYPE_CHECKING:
+    from sim.store.io import Run
 
 TOURNAMENT_FORMAT = "sniff-tournament/1"
 TOURNAMENT_MANIFEST = "tournament.json"
@@ -233,11 +237,13 @@ class RunData:
     name: str
     path: Path | None
     manifest: dict
-    run: object  # sim.store.io.Run, its parts checked
+    run: Run  # its parts checked
     n_games: int
     tournament: Path | None = None
     notes: list[str] = field(default_factory=list)
-    figures: object = None  # sim.report.aggregate.RunFigures
+    # sim.report.aggregate.RunFigures, added by the report: a room above this one, so its
+    # class is not named here
+    figures: Any = None
 
     @property
     def config(self) -> dict:
@@ -283,11 +289,11 @@ class RunData:
         }
 
 
-def expand_paths(paths: Sequence) -> list[tuple[object, Path | None]]:
+def expand_paths(paths: Sequence) -> list[tuple[Run | Path, Path | None]]:
     """Run folders (or Run objects) in order; a tournament folder becomes its pairings."""
     from sim.store import io
 
-    out: list[tuple[object, Path | None]] = []
+    out: list[tuple[Run | Path, Path | None]] = []
     seen: set[str] = set()
     for item in paths:
         if isinstance(item, io.Run):
@@ -302,6 +308,7 @@ def expand_paths(paths: Sequence) -> list[tuple[object, Path | None]]:
                     f"{folder} is a Parquet file; sniff report reads run folders (the folder "
                     f"holding manifest.json, games/ and rounds/), e.g. {folder.parent.parent}")
             raise SniffError(f"{folder} is a file, not a run folder")
+        members: list[tuple[Path, Path | None]]
         if (folder / TOURNAMENT_MANIFEST).exists():
             members = [(member, folder) for member in pairing_folders(folder)]
         elif not (folder / io.MANIFEST).exists():
