@@ -16,12 +16,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sim.errors import Stopped
 from sim.run.plan import Plan, rotation_for
 from sim.run.precision import PRECISION_STEP
+
+if TYPE_CHECKING:  # imported where a run plays
+    from concurrent.futures import ThreadPoolExecutor
 
 BATCH_GAMES = 8192  # games per kernel call: a few MB of round rows (greedy), ~100 MB at worst
 PRECISION_BATCH_SECONDS = 1.0  # a --precision run's batches: about this long, to check often
@@ -70,7 +74,7 @@ class StopOnInterrupt:
     def requested(self) -> bool:
         return self.signum is not None
 
-    def __enter__(self):
+    def __enter__(self) -> StopOnInterrupt:
         # Only the main thread may set handlers; a signal the process ignores (SIGINT in a
         # script's background job) stays ignored: there is nothing to catch.
         if threading.current_thread() is threading.main_thread():
@@ -88,7 +92,7 @@ class StopOnInterrupt:
         self.notice(f"stopping: the finished chunks are kept ({again} again to stop at once)")
 
     def check(self) -> None:
-        if self.requested:
+        if self.signum is not None:  # requested
             raise Stopped(self.signum)
 
     def __exit__(self, *exc) -> None:
@@ -194,7 +198,7 @@ class LocalChunks:
         self.plan = plan
         self.kernel = kernel
         self._cancel = threading.Event()
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def threads(self) -> int:
@@ -247,10 +251,10 @@ class LocalChunks:
             # to sim/ or strategies/ during the run would switch code mid-run. The kernel a
             # chunk starts with goes with it, for execute to compare with the run's.
             kernel = lineup_code(self.plan.lineup)
-            return self._pool.submit(play_one, chunk, kernel)
+            return pool.submit(play_one, chunk, kernel)
 
         self._cancel.clear()
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sniff-play")
+        pool = self._pool = ThreadPoolExecutor(1, thread_name_prefix="sniff-play")
         try:
             chunks = iter(todo)
             following = next(chunks, None)

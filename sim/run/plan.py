@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -279,7 +280,8 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
     and every option given must then agree with the recorded one.
     """
     if manifest is None:
-        values = {k: DEFAULTS[k] if options.get(k) is None else options[k] for k in DEFAULTS}
+        values: dict[str, Any] = {k: DEFAULTS[k] if options.get(k) is None else options[k]
+                                  for k in DEFAULTS}  # Plan.build's keywords
         return Plan.build(**values)
     if folder is not None:  # believe the manifest only where its parts agree with it
         from sim.checks.integrity import check_run
@@ -292,7 +294,7 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
     differ = [name for name in scalars if options[name] != getattr(recorded, name)]
     if differ:
         refuse_resume(folder, recorded, differ, {name: options[name] for name in differ})
-    values = {
+    values = {  # Plan.build's keywords
         "players": recorded.players, "strategies": list(recorded.strategies),
         "games": recorded.games, "seed": recorded.seed, "duplicate": recorded.duplicate,
         "chunk_size": recorded.chunk_size, "precision": recorded.precision,

@@ -15,8 +15,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from sim.errors import SettingError
+
+if TYPE_CHECKING:  # Dask's module is imported only for a --scheduler
+    from sim.cluster.dask import DaskCluster
 
 __all__ = ["MODES", "RunControl", "check_threads", "mode_of", "numba_threads", "quiet_notice",
            "stderr_notice"]
@@ -70,7 +74,7 @@ class RunControl:
     alert: Callable[[str], None] | None = None
     announce: Callable[[], None] | None = None
     on_chunk: Callable[[int], None] | None = None
-    scheduler: object = None
+    scheduler: str | DaskCluster | None = None
     check_space: bool = True
 
     def __post_init__(self) -> None:
@@ -122,7 +126,8 @@ def check_threads(threads: int | None) -> None:
 
     if threads is None:
         return
-    maximum = numba.config.NUMBA_NUM_THREADS
+    # numba.config sets its settings when imported, out of the type checker's sight
+    maximum = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= maximum:
         raise SettingError(f"{{threads}} must be from 1 to {maximum} (this machine's cores), "
                            f"got {threads}")

@@ -97,7 +97,7 @@ def execute(plan: Plan, folder: Path | None, control: RunControl | None = None,
             mark_verified(folder, run.checked)
         return run
     finally:
-        if lock is not None:
+        if lock is not None and folder is not None:  # (a lock is a folder's)
             lock.release()
             from sim.store.io import MANIFEST
 

@@ -114,8 +114,9 @@ class RunState:
         except KeyboardInterrupt as error:
             status = "interrupted"
             # The signal that asked for the stop, whichever thread's exception carried it.
-            signum = (stop.signum if stop is not None else None) or getattr(
-                error, "signum", signal.SIGINT)
+            signum = stop.signum if stop is not None else None
+            if signum is None:
+                signum = int(getattr(error, "signum", signal.SIGINT))
             raise RunInterrupted(self.folder, self.played_chunks, self.n_chunks,
                                  done_games + self.session.played, signum) from None
         except OSError as error:
@@ -132,16 +133,18 @@ class RunState:
             bar.add(games)
             stop.check()
 
+        precision = plan.precision
+
         def enough(lo: int, winner_side: np.ndarray) -> bool:
             # Asked between batches of chunk lo's games, once every chunk before it is in
-            # the summary.
+            # the summary (a --precision run's only).
             assert summary.games == lo, (summary.games, lo)
-            return precision_stop(summary.wins, summary.games, winner_side,
-                                  plan.precision) is not None
+            return precision is not None and precision_stop(
+                summary.wins, summary.games, winner_side, precision) is not None
 
         played = executor.play(MissingChunks(self.n_chunks, self.done), self.bounds,
                                plan.run_id, self.folder, self.metadata, on_batch, stop.check,
-                               enough if plan.precision is not None else None)
+                               enough if precision is not None else None)
         for chunk in range(self.n_chunks):
             if chunk in self.done:
                 self._read_back(chunk, sequential)
@@ -157,6 +160,7 @@ class RunState:
         """A resumed chunk: its parts are there, read them for the summary."""
         from sim.store import io
 
+        assert self.folder is not None  # a resumed run has a folder
         parts = io.summary_part(self.folder, io.part_name(chunk), self.manifest["config"])
         self.summary.add_tables(*parts)
         if sequential is not None:
