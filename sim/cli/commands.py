@@ -265,6 +265,7 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         check_trace_game(events, game, trace_file)  # an impossible (edited) game: refused
         position = position_from_trace(events, game, round_number, turn).position
     else:
+        assert position_file is not None  # one of the two was given
         if round_number is not None or turn is not None:
             raise SniffError("--round and --turn choose a position of a --trace")
         if str(position_file) == "-":

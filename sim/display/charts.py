@@ -278,7 +278,7 @@ def score_margin(table: pd.DataFrame, run: str, mean_se: tuple[float, float]) ->
     top = int(table["margin"].max()) if len(table) else 10
     bins = np.arange(0, max(top, 10) + 10, 10)
     for index, (side, rows) in enumerate(table.groupby("winner", sort=False)):
-        axes.hist(rows["margin"], bins=bins, weights=rows["games"], histtype="step",
+        axes.hist(rows["margin"], bins=bins.tolist(), weights=rows["games"], histtype="step",
                   linewidth=2, color=_color(index), label=f"won by {side} "
                   f"({int(rows['games'].sum()):,} games)")
     mean, se = mean_se

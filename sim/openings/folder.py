@@ -142,11 +142,13 @@ class GamesParts:
     def _write(self, end_deal: int) -> None:
         import pyarrow as pa
 
-        index = self.first_deal // self.part_deals
+        first_deal = self.first_deal
+        assert first_deal is not None  # set by the add that has a part to write
+        index = first_deal // self.part_deals
         path = self.folder / part_key(index)
         own_folder(path.parent, GAMES_DIR)  # never a link out of the folder
         metadata = parquet_metadata(self.config, self.command, "games", part=index,
-                                    first_deal=self.first_deal, end_deal=end_deal)
+                                    first_deal=first_deal, end_deal=end_deal)
         rows = write_arrow(pa.concat_tables(self.pending), path, metadata)
         self.records[part_key(index)] = part_record(path, rows)
         self.rows += rows

@@ -238,9 +238,9 @@ def _heatmap_axes(figure, axes, table: pd.DataFrame, metric: str) -> None:
         bar.formatter = PercentFormatter(xmax=1.0)
         bar.update_ticks()
     title = METRIC_TITLES[metric]
-    low, high = f"{metric}_vs_avg_low", f"{metric}_vs_avg_high"
-    if low in table:
-        half = float(np.median(table[high] - table[low]) / 2)
+    low_column, high_column = f"{metric}_vs_avg_low", f"{metric}_vs_avg_high"
+    if low_column in table:
+        half = float(np.median(table[high_column] - table[low_column]) / 2)
         scale = 100 if metric.startswith("p_") else 1
         unit = " pp" if metric.startswith("p_") else ""
         sign = "+" if metric == "differential" else ""

@@ -148,6 +148,7 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
         axes.set_xlabel(f"{strategy}'s score at the round's start (points)", fontsize=8)
         axes.set_ylabel("opponents' score at the round's start (points)", fontsize=8)
         axes.set_title(f"{strategy} against {opponents}", fontsize=10)
+    assert image is not None  # one panel at least (no views returned above)
     figure.colorbar(image, ax=list(grid), label="win probability",
                     format=PercentFormatter(xmax=1.0))
     shown = "" if len(views) == table[["strategy", "opponents"]].drop_duplicates().shape[0] \
@@ -158,7 +159,8 @@ def score_states_figure(table: pd.DataFrame, min_games: int = MIN_GAMES,
 
 
 def _convergence_axes(axes, table: pd.DataFrame, legend: bool = True) -> None:
-    for side, rows in table.groupby("side", sort=True):
+    for side in np.unique(table["side"].to_numpy()):  # sorted
+        rows = table[table["side"] == side]
         color = COLORS[int(side) % len(COLORS)]
         label = (rows["label"].iloc[0] if "label" in rows.columns and isinstance(
             rows["label"].iloc[0], str) else f"side {side}: {rows['strategy'].iloc[0]}")

@@ -290,7 +290,8 @@ def _render_play(event: Event, state: ReplayState, ascii: bool) -> str:
     notes = []
     placed_sniff = state.sniff is not None and (
         (arm is None and state.sniff.arm is None)
-        or (state.sniff.arm == arm and state.sniff.index == len(state.arms[arm]) - 1)
+        or (arm is not None and state.sniff.arm == arm
+            and state.sniff.index == len(state.arms[arm]) - 1)
     )
     if placed_sniff:
         notes.append("the Sniff")

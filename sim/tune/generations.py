@@ -11,6 +11,7 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -73,7 +74,7 @@ def replay(es, space: Space, trials: pd.DataFrame, config: TuneConfig) -> int:
         stored = group[list(config.params)].to_numpy()
         asked = np.array([[space.values(p)[key] for key in config.params] for p in z])
         if not np.array_equal(stored, asked):
-            raise SniffError(f"generation {generation} of trials.parquet is not what the "
+            raise SniffError(f"generation {done} of trials.parquet is not what the "
                              "optimiser asks on replay; the folder was tuned by other code")
         wins = group[[f"wins_vs_{i}" for i in range(len(config.against))]].to_numpy()
         es.tell(z, [-objective(row, each) for row in wins])
@@ -124,7 +125,7 @@ class Search:
     control: RunControl
     space: Space
     player: Player
-    es: object  # the cma optimiser, replayed to where the trials end
+    es: Any  # the cma optimiser (no type hints), replayed to where the trials end
     trials: pd.DataFrame
     done: int  # generations finished before this session
     session: dict
