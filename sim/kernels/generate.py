@@ -386,8 +386,11 @@ def python_search(mode: int, observation, moves, n_moves: int, params, rng, valu
     arrays = [np.ascontiguousarray(observation, dtype=np.int64),
               np.ascontiguousarray(moves, dtype=np.int64),
               np.ascontiguousarray(params, dtype=np.float64), rng, values]
-    kinds = (ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes.c_uint64, ctypes.c_double)
-    pointers = [a.ctypes.data_as(ctypes.POINTER(k)) for a, k in zip(arrays, kinds, strict=True)]
+    pointers = (arrays[0].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                arrays[1].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                arrays[2].ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                arrays[3].ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)),
+                arrays[4].ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
     return int(function(int(mode), pointers[0], arrays[0].size, pointers[1], arrays[1].size,
                         int(n_moves), pointers[2], arrays[2].size, pointers[3], arrays[3].size,
                         pointers[4], arrays[4].size))

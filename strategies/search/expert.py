@@ -203,7 +203,7 @@ def choose_expert(observation, moves, n_moves, params, rng):
     return choice
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def run_search(mode, observation, moves, n_moves, params, rng, values) -> int:
     """The search, as its compiled-alone wrapper calls it (``sim.core.calls.SEARCH_SIGNATURE``):
     with ``mode`` ``SEARCH_CHOICE``, the move ``choose_expert`` plays (the survivor of the
