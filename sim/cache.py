@@ -46,10 +46,12 @@ def use_writable_numba_cache(package_folder: Path) -> None:
     otherwise refuse to compile a ``cache=True`` function ("cannot cache function")."""
     import numba
 
-    if numba.config.CACHE_DIR or _writable(package_folder / "__pycache__"):
+    # numba.config sets its settings when imported, out of the type checker's sight
+    if numba.config.CACHE_DIR or _writable(package_folder / "__pycache__"):  # type: ignore[attr-defined]
         return
     from numba.misc.appdirs import AppDirs
 
     if _writable(Path(AppDirs(appname="numba", appauthor=False).user_cache_dir)):
         return
-    numba.config.CACHE_DIR = str(cache_base() / "numba")
+    # numba.config sets its settings when imported, out of the type checker's sight
+    numba.config.CACHE_DIR = str(cache_base() / "numba")  # type: ignore[attr-defined]

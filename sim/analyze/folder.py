@@ -24,9 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sim.analyze.table import TABLES, arrow_table
-from sim.errors import SniffError
-from sim.files import own_folder, read_regular, write_atomic
-from sim.store.integrity import (
+from sim.checks.integrity import (
     append_record,
     file_problem,
     part_name,
@@ -34,6 +32,8 @@ from sim.store.integrity import (
     read_ledger,
     set_aside,
 )
+from sim.errors import SniffError
+from sim.files import own_folder, read_regular, write_atomic
 
 FORMAT = "sniff-analyze/1"
 RECORD = "analysis.json"

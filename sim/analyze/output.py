@@ -73,7 +73,7 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 def write_results(folder: Path, tables: dict[str, pd.DataFrame], record: dict) -> dict:
     """The CSVs, the costliest positions and ``summary.json`` (last: it records every other
     file's size and sha256); returns the summary."""
-    from sim.store.integrity import part_record
+    from sim.checks.integrity import part_record
 
     folder = Path(folder)
     names = dict(zip(("strategies", "phases", "kinds", "players", "curve"), CSV_FILES))

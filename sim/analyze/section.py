@@ -52,7 +52,7 @@ def load_analysis(folder: Path) -> Analysis:
     """The analysis in ``folder``, or one line saying why it cannot be shown."""
     import pyarrow.parquet as pq
 
-    from sim.store.integrity import file_problem
+    from sim.checks.integrity import file_problem
 
     folder = Path(folder)
     if not is_analysis_folder(folder):

@@ -105,7 +105,7 @@ def sample_games(source: Source, count: int, seed: int) -> list[GameRef]:
             rng = np.random.default_rng(source_seed(seed, source.name))
             ids = np.sort(rng.choice(source.games, size=count, replace=False))
         return [GameRef(source.name, int(game)) for game in ids]
-    from sim.run.reproduce import sample_ids
+    from sim.audit.reproduce import sample_ids
     from sim.store.io import open_run
 
     good = open_run(source.path).checked.good

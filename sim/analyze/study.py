@@ -115,7 +115,7 @@ def analyse_part_task(job: PartJob, index: int, lo: int, hi: int) -> dict:
 
 def warm_up_task(job: PartJob) -> dict:
     from sim.analyze.kernel import load
-    from sim.run.cluster import worker_report
+    from sim.cluster.dask import worker_report
 
     return worker_report(job.record["code"], {}, None, lambda: load())
 
@@ -172,7 +172,7 @@ def run_analysis(plan: AnalysisPlan | None, folder: Path, *, resume: bool = Fals
         hooks.progress(done, len(plan.games))
         todo = [(index, part) for index, part in enumerate(bounds) if index not in sound]
         if isinstance(scheduler, str):
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = scheduler = DaskCluster(scheduler)
         parts = (_parts_here(plan, folder, todo) if scheduler is None else

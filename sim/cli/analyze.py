@@ -126,11 +126,11 @@ def analyze_command(sources, settings, out: Path | None, *, overwrite: bool, res
     from sim.analyze.output import summary_text
     from sim.analyze.study import Hooks, plan_analysis, run_analysis
     from sim.cli.options import command_line
+    from sim.cluster.dask import check_scheduler
     from sim.display.formatting import printable, shown_name
+    from sim.display.progress import ProgressBar
     from sim.errors import Stopped
     from sim.run.chunks import StopOnInterrupt
-    from sim.run.cluster import check_scheduler
-    from sim.run.progress import ProgressBar
     from sim.run.settings import numba_threads
     from sim.store.folders import new_folder
 

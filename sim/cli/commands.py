@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from sim.display.formatting import printable, shown_name
-from sim.run.progress import ProgressBar
+from sim.display.progress import ProgressBar
 from sim.run.settings import RunControl
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
@@ -267,6 +267,7 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         check_trace_game(events, game, trace_file)  # an impossible (edited) game: refused
         position = position_from_trace(events, game, round_number, turn).position
     else:
+        assert position_file is not None  # one of the two was given
         if round_number is not None or turn is not None:
             raise SniffError("--round and --turn choose a position of a --trace")
         if str(position_file) == "-":

@@ -54,7 +54,7 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
     elif is_analysis_folder(folder):  # sniff analyze: its recorded parts, checked
         sources = analysis_tables(folder)
     elif (folder / "manifest.json").is_file():  # a compare run's decision, as verify checks it
-        from sim.run.stops import require_recorded_stop
+        from sim.audit.stops import require_recorded_stop
         from sim.store.io import open_run, read_manifest
 
         if read_manifest(folder)["config"].get("sequential") is not None:

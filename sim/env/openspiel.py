@@ -137,7 +137,8 @@ class StateTable:
     def refresh(self, decision) -> None:
         """The new pending decision; whose turn it is and the legal moves, cached
         (OpenSpiel asks for them several times per action)."""
-        self.decision, self.legal = decision, None
+        self.decision = decision
+        self.legal: tuple[int, ...] | None = None
         self.over = over = self.batch.done
         if decision.games.size:  # one game: one row, read as Python ints
             kind, seat = decision.kinds.item(), decision.seats.item()

@@ -128,6 +128,8 @@ class GameBatch(ExternalChance):
     The first :class:`Decisions` is ready at once (:meth:`pending`).
     """
 
+    _decisions: Decisions  # who waits now: set by every step, the first in __init__
+
     def __init__(
         self, players: int, lineup: Sequence, n_games: int, seed: int,
         settings: BatchSettings | None = None, *, events: np.ndarray | None = None,
@@ -173,7 +175,10 @@ class GameBatch(ExternalChance):
         self._rounds = np.empty((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
         # compiled entry points, found at first use
-        self._serial = self._gather_rows = self._stepper = self._decisions = None
+        self._serial: Callable | None = None
+        self._gather_rows: Callable | None = None
+        self._stepper: Callable | None = None
+        self._timed = False  # the first step (from the deal, longer per game) is not timed
         self._pool: list[tuple[np.ndarray, ...]] = []  # buffers of waiting rows (_free_rows)
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
@@ -213,7 +218,8 @@ class GameBatch(ExternalChance):
         if self._state.shape[0] == 1:
             self._run_one(games, answers)
             return
-        rows, timed = self._free_rows(), self._decisions is not None
+        rows, timed = self._free_rows(), self._timed
+        self._timed = True
         where = (games, self.rotations, *rows)  # the games asked, then where their rows go
         while True:
             bad, room, k = self._step(games, answers, where, timed)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from numba import types
 
@@ -143,7 +144,7 @@ def _imported_modules(module: ModuleType) -> set[str]:
 
 def _imported_names(tree: ast.Module) -> set[tuple[str, str]]:
     """(``a.b``, ``a``) for ``from a import b``: a module ``a.b`` if there is one, else ``a``."""
-    names = set()
+    names: set[tuple[str, str]] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update((alias.name, alias.name) for alias in node.names)
@@ -185,6 +186,7 @@ def data_files(modules: Sequence[str]) -> list[Path]:
 
 def _strip(tree: ast.AST) -> ast.AST:
     """Drop imports and docstrings everywhere: they do not change what the code computes."""
+    node: Any  # any node whose ``body`` is a list of statements
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if not isinstance(body, list):
@@ -236,6 +238,8 @@ def write_generated(name: str, source: str) -> Path:
 def import_generated(path: Path) -> ModuleType:
     """Import a generated module from its file (numba then finds its cache beside it)."""
     spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[path.stem] = module
     spec.loader.exec_module(module)
@@ -285,7 +289,7 @@ def engine_kernel(uses: tuple[str, ...] = ("play_batch",)) -> ModuleType:
     call, then loads it from the cache) is announced through :data:`notice`."""
     global _engine
     with _loading:
-        path = engine_path() if _engine is None else Path(_engine.__file__)
+        path = engine_path() if _engine is None else Path(inspect.getfile(_engine))
         if not set(uses) <= _announced and not is_compiled(path, uses) and notice is not None:
             _announced.update(uses)
             notice(f"compiling the game engine ({', '.join(uses)}; first use on this machine "
@@ -382,8 +386,11 @@ def python_search(mode: int, observation, moves, n_moves: int, params, rng, valu
     arrays = [np.ascontiguousarray(observation, dtype=np.int64),
               np.ascontiguousarray(moves, dtype=np.int64),
               np.ascontiguousarray(params, dtype=np.float64), rng, values]
-    kinds = (ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes.c_uint64, ctypes.c_double)
-    pointers = [a.ctypes.data_as(ctypes.POINTER(k)) for a, k in zip(arrays, kinds, strict=True)]
+    pointers = (arrays[0].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                arrays[1].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                arrays[2].ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                arrays[3].ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)),
+                arrays[4].ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
     return int(function(int(mode), pointers[0], arrays[0].size, pointers[1], arrays[1].size,
                         int(n_moves), pointers[2], arrays[2].size, pointers[3], arrays[3].size,
                         pointers[4], arrays[4].size))
@@ -478,9 +485,10 @@ def python_choose(strategy: Strategy) -> Callable[..., int]:
             raise TypeError("rng must be a contiguous uint64 array (its word is advanced)")
         arrays = [np.ascontiguousarray(a, dtype=kind) for a, kind in
                   zip((observation, moves, params), kinds[:3], strict=True)] + [rng]
-        pointers = [a.ctypes.data_as(kind) for a, kind in zip(arrays, (
-            ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
-            ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_uint64)), strict=True)]
+        pointers = (arrays[0].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                    arrays[1].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                    arrays[2].ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                    arrays[3].ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)))
         return int(function(pointers[0], arrays[0].size, pointers[1], arrays[1].size,
                             int(n_moves), pointers[2], arrays[2].size, pointers[3],
                             arrays[3].size))

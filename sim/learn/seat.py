@@ -43,7 +43,7 @@ PARTNER_PARAMS = (0.7, 6.0, 0.2, 5.0, 0.1)
 BLOCKER_PARAMS = (8.0, 0.5, 0.1)
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def player_choice(observation, moves, n_moves, params, rng) -> int:
     """The seat's move: a winning move if any, else ε-random or the player's own pick;
     the chosen afterstate is recorded when the seat records."""
@@ -115,15 +115,16 @@ def append_record(observation, move, value, params, x) -> bool:
     return True
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def label(observation, moves, n_moves, params, rng, x) -> None:
     """Record every candidate's afterstate with the teacher's value of it (``expert``'s
     search, each move on the same deals)."""
     values = np.empty(n_moves, dtype=np.float64)
     teacher = params[TEACHER:TEACHER + 10].copy()
     # expert's search, compiled alone and called through its address (sim.kernels.generate
-    # load_search): these games do not compile a search of their own
-    if call_search(slot(SEARCH_SLOT), SEARCH_VALUES, observation, moves, n_moves, teacher,
+    # load_search): these games do not compile a search of their own (the ignore: numba
+    # passes an intrinsic's typing context itself)
+    if call_search(slot(SEARCH_SLOT), SEARCH_VALUES, observation, moves, n_moves, teacher,  # type: ignore[call-arg]
                    rng, values) == RAISED:
         raise RuntimeError("the teacher's search failed")
     for index in range(n_moves):

@@ -56,7 +56,7 @@ def round_end_value(players, target, scores, team, domino) -> float:
         1.0 - share) * win_chance(players, own, other, -1.0, target)
 
 
-@njit(_nrt=True, nogil=True)
+@njit(_nrt=True, nogil=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, records,
                winners, player):
     """Play the games; return the number of records written into ``records``, or -1 when

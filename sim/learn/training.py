@@ -171,13 +171,15 @@ def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False,
     """A network's seat row; recording Monte-Carlo returns, or with ``teacher`` (its
     parameter row) the teacher's labels at ``config.label_rate``."""
     if teacher is not None and recording:
+        assert config is not None  # the teacher labels at its config's rate
         return seat.player_row(seat.NET, epsilon, True, LABELLED_PER_SEAT, weights,
                                    sizes, config.label_rate, teacher)
     return seat.player_row(seat.NET, epsilon, recording,
                                RECORDS_PER_SEAT if recording else 0, weights, sizes)
 
 
-def iteration_games(config: LearnConfig, iteration: int, network, threads: int = 1,
+def iteration_games(config: LearnConfig, iteration: int,
+                    network: tuple[np.ndarray, np.ndarray] | None, threads: int = 1,
                     cluster=None) -> tuple[np.ndarray, ...]:
     """Records ``(inputs, value, outcome)`` of one iteration's games (``network``:
     ``(weights, sizes)`` of the network before it, None for the heuristic's games).
@@ -297,8 +299,9 @@ def recorded_config(path: Path, saved: dict) -> LearnConfig:
     come from someone else): one line naming what is wrong."""
     kinds = {f.name: f.type for f in fields(LearnConfig)}
     given = {name: saved[name] for name in kinds if name in saved}  # older: the defaults
+    types: dict[str, type | tuple[type, ...]] = {"int": int, "float": (int, float), "str": str}
     for name, value in given.items():
-        wanted = {"int": int, "float": (int, float), "str": str}.get(str(kinds[name]), object)
+        wanted = types.get(str(kinds[name]), object)
         if isinstance(value, bool) or not isinstance(value, wanted):
             raise SniffError(f"{path}/settings.json: {name} is {value!r}, which no training "
                              "records; the folder is damaged or was edited")
@@ -387,7 +390,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     cluster instead (``sim.learn.tasks``), with the same model bit for bit."""
     config.check()
     if scheduler is not None:
-        from sim.run.cluster import check_scheduler
+        from sim.cluster.dask import check_scheduler
 
         check_scheduler(scheduler)
     folder = _Folder(out)
@@ -395,7 +398,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     cluster = None
     try:
         if scheduler is not None:
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = DaskCluster(scheduler)
         return _train(folder, config, resume, given, progress, threads, cluster)

@@ -207,11 +207,6 @@ def hand_texts(masks: np.ndarray) -> np.ndarray:
     return joined.to_numpy(zero_copy_only=False)
 
 
-def hand_tiles(text: str) -> list[int]:
-    """Tile ids of a ``leader_hand`` string."""
-    return [TILE_NAMES.index(name) for name in text.split()]
-
-
 # --- playing
 
 
@@ -320,10 +315,10 @@ def _play_chunk(config: OpeningsConfig, deals: np.ndarray) -> pd.DataFrame:
         "leader_team": side.astype(np.int8),
         "leader_hand": hand_texts(hands),
         "swapped": swapped,
-        "opening_tile": pd.Categorical.from_codes(opening, TILE_NAMES),
+        "opening_tile": pd.Categorical.from_codes(opening, pd.Index(TILE_NAMES)),
         "opening_tile_id": opening.astype(np.int8),
         "opening_points": points_table[opening].astype(np.int16),
-        "end_reason": pd.Categorical.from_codes(reason, engine.END_NAMES),
+        "end_reason": pd.Categorical.from_codes(reason, pd.Index(engine.END_NAMES)),
         "domino_seat": domino.astype(np.int8),
         "side_points": side_points.astype(np.int16),
         "side_penalty": side_penalty.astype(np.int16),

@@ -54,8 +54,8 @@ from sim.report.tables import (
     summary_rows,
 )
 from sim.stats.multiple import add_adjusted
-from sim.stats.ranking import rank
-from sim.stats.ratings import fit_ratings
+from sim.stats.ranking import Ranking, rank
+from sim.stats.ratings import Ratings, fit_ratings
 from sim.store.rundata import RunData, open_runs
 
 # --- the report
@@ -74,13 +74,13 @@ class Report:
     distributions: dict[str, dict]
     placements: dict[str, dict]
     matrix: pd.DataFrame | None = None
-    ratings: object = None  # sim.stats.ratings.Ratings
+    ratings: Ratings | None = None
     ratings_note: str | None = None
     created_at: str = ""
     title: str = "sniff report"
     openings: list[Path] = field(default_factory=list)  # `sniff openings` folders to include
     analyses: list = field(default_factory=list)  # sim.analyze.section.Analysis, each a section
-    ranking: object = None  # sim.stats.ranking.Ranking: rank ranges, tie groups, goodness of fit
+    ranking: Ranking | None = None  # rank ranges, tie groups, goodness of fit
     score_states: pd.DataFrame | None = None  # sim.stats.score_states columns (score-states.csv)
     convergence: pd.DataFrame | None = None  # running win rates, a ``run`` column
     compact: list[str] = field(default_factory=list)  # runs shown only in the aggregates
@@ -170,7 +170,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
             names = ", ".join(item.name for item in analyses)
             report.title = title or f"sniff report: analysis {names}"
         return report
-    from sim.run.stops import require_recorded_stop
+    from sim.audit.stops import require_recorded_stop
 
     runs = open_runs(paths)
     for run in runs:  # a compare run's decision, replayed over its parts (as verify does)
@@ -273,29 +273,29 @@ def _run_report(runs: list[RunData], compact: list[str], placement_sample: int |
 def _add_ratings(report: Report, runs: list[RunData]) -> None:
     """The pairwise matrix, and the ratings and ranking fitted to it (or why there are
     none); the differences then read strongest first."""
-    report.matrix = pairwise_matrix(runs)
+    matrix = report.matrix = pairwise_matrix(runs)
     try:
-        report.ratings = fit_ratings(contests(runs))
+        ratings = report.ratings = fit_ratings(contests(runs))
     except SniffError as error:
         report.ratings_note = f"no ratings: {error}"
         return
-    unmet = report.matrix[(report.matrix["games"] == 0)
-                          & (report.matrix["row"] < report.matrix["column"])]
+    unmet = matrix[(matrix["games"] == 0) & (matrix["row"] < matrix["column"])]
     if len(unmet):
         pairs = ", ".join(f"{a} and {b}" for a, b in zip(unmet["row"], unmet["column"]))
-        report.ratings.notes.append(
+        ratings.notes.append(
             f"never met: {pairs}; their rating gap rests on the model alone (through "
             "the opponents they shared)")
-    report.ranking = rank(contests(runs), report.ratings)
+    report.ranking = rank(contests(runs), ratings)
     report.differences = sort_stronger_first(
-        report.differences, list(report.ratings.table["strategy"]))
+        report.differences, list(ratings.table["strategy"]))
 
 
 def _field_convergence(paths: pd.DataFrame, runs: list[RunData],
                        compact: list[str]) -> pd.DataFrame:
     """Per-run convergence for runs shown in full, one field panel per compact tournament."""
     parts = [paths[~paths["run"].isin(compact)]]
-    folders = dict.fromkeys(r.tournament for r in runs if r.name in compact)
+    folders = dict.fromkeys(r.tournament for r in runs
+                            if r.name in compact and r.tournament is not None)
     for folder in folders:
         members = [r for r in runs if r.tournament == folder and r.name in compact]
         path = field_convergence_table(members)

@@ -23,13 +23,14 @@ import json
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from sim.checks.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 from sim.core.seating import check_players
 from sim.errors import SettingError, SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
-from sim.store.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 
 DEFAULTS = {
     "players": 4,
@@ -279,10 +280,11 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
     and every option given must then agree with the recorded one.
     """
     if manifest is None:
-        values = {k: DEFAULTS[k] if options.get(k) is None else options[k] for k in DEFAULTS}
+        values: dict[str, Any] = {k: DEFAULTS[k] if options.get(k) is None else options[k]
+                                  for k in DEFAULTS}  # Plan.build's keywords
         return Plan.build(**values)
     if folder is not None:  # believe the manifest only where its parts agree with it
-        from sim.store.integrity import check_run
+        from sim.checks.integrity import check_run
 
         edited = check_run(folder, manifest).manifest_problem
         if edited is not None:
@@ -292,7 +294,7 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
     differ = [name for name in scalars if options[name] != getattr(recorded, name)]
     if differ:
         refuse_resume(folder, recorded, differ, {name: options[name] for name in differ})
-    values = {
+    values = {  # Plan.build's keywords
         "players": recorded.players, "strategies": list(recorded.strategies),
         "games": recorded.games, "seed": recorded.seed, "duplicate": recorded.duplicate,
         "chunk_size": recorded.chunk_size, "precision": recorded.precision,

@@ -273,7 +273,8 @@ def check_game(events: list[dict], first: int = 1, what: str = "the trace",
     for index, event in enumerate(events):
         kind = event.get("event")
         where = f"{what}: event {first + index} ({kind})"
-        missing = [key for key in KEYS.get(kind, ()) if key not in event]
+        keys = KEYS.get(kind, ()) if isinstance(kind, str) else ()
+        missing = [key for key in keys if key not in event]
         if kind not in KEYS or missing:
             lacks = f"it lacks {', '.join(missing)}" if missing else "an unknown kind of event"
             raise SniffError(f"{where} is not a valid trace event: {lacks}")

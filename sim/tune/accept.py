@@ -35,7 +35,7 @@ def accept(config: TuneConfig, tuned: str, defaults: str, label: str,
     """Test ``tuned`` (a spec text) against ``defaults``; the record ``best.json`` keeps as
     ``acceptance``: compare's record (decision, games, llr, bounds, hypotheses, the estimate
     with its note) less the per-chunk rows, with the verdict, the command that repeats it and
-    the lines to print. ``cluster``: the tuning's ``sim.run.cluster.DaskCluster``, if any."""
+    the lines to print. ``cluster``: the tuning's ``sim.cluster.dask.DaskCluster``, if any."""
     seed = derived_seed(config.seed, "validate")
     result = compare(tuned, defaults, players=config.players, seed=seed, out=None,
                      test=Sprt(config.h0, config.h1, config.alpha, config.beta),

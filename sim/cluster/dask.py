@@ -6,7 +6,7 @@ the kernel up on every worker and plays tasks in a window, handing their results
 the order they were asked for, whatever order they finish in, so a command's tables do not
 depend on the cluster. What a task is belongs to the command: a run's chunk
 (``sim.run.cluster_chunks``: ``simulate``, ``tournament``, ``compare``), an openings part
-(``sim.openings.distributed``), a tuning match (``sim.tune.generations``), a batch of
+(``sim.openings.parts``), a tuning match (``sim.tune.player``), a batch of
 self-play games (``sim.learn.training``).
 
 Threads: a worker process sets its numba threads per task so that numba threads x Dask
@@ -33,6 +33,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from sim.errors import SettingError, SniffError
 
@@ -86,9 +87,9 @@ def check_scheduler(text) -> None:
     :class:`DaskCluster` passes)."""
     if isinstance(text, DaskCluster):
         return
-    kind, value = parse_scheduler(text)
+    _, value = parse_scheduler(text)
     import_distributed()
-    if kind == "address":
+    if isinstance(value, str):  # an address (local:N gives its N)
         check_address(value)
 
 
@@ -166,27 +167,32 @@ def worker_threads(threads_by_host: dict, threads: int | None) -> tuple[int, str
     # numba rereads its settings from the environment at every compile (a module's own
     # @njit functions, not the cached kernels) and fails if NUMBA_NUM_THREADS there is not
     # the size its pool started with, which a worker's environment need not keep
-    os.environ["NUMBA_NUM_THREADS"] = str(numba.config.NUMBA_NUM_THREADS)
+    # numba.config sets its settings when imported, out of the type checker's sight
+    os.environ["NUMBA_NUM_THREADS"] = str(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     worker = get_worker()
     host = get_address_host(worker.address)
     dask_threads = worker.state.nthreads
     wanted = (threads or threads_by_host.get(host)
               or max(1, machine_cores() // dask_threads))
-    threads = max(1, min(int(wanted), numba.config.NUMBA_NUM_THREADS))
+    # numba.config sets its settings when imported, out of the type checker's sight
+    threads = max(1, min(int(wanted), numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     numba.set_num_threads(threads)  # per thread: this task's kernel calls
     return threads, worker.address, dask_threads
 
 
 def worker_report(kernel: str, threads_by_host: dict, threads: int | None,
-                  load: Callable[[], None]) -> dict:
-    """What a warm-up task reports: ``load()`` (the kernel, loaded or compiled), timed."""
+                  load: Callable[[], object]) -> dict:
+    """What a warm-up task reports: ``load()`` (the kernel, loaded or compiled; what it
+    returns is not used), timed."""
     import numba
 
     started = time.perf_counter()
     _, address, dask_threads = worker_threads(threads_by_host, threads)
     load()
+    # numba.config sets its settings when imported, out of the type checker's sight
+    pool = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
     return {"address": address, "kernel": kernel, "numba_threads": numba.get_num_threads(),
-            "numba_pool": numba.config.NUMBA_NUM_THREADS, "dask_threads": dask_threads,
+            "numba_pool": pool, "dask_threads": dask_threads,
             "cores": machine_cores(), "load_seconds": round(time.perf_counter() - started, 2)}
 
 
@@ -204,20 +210,21 @@ class DaskCluster:
 
     def __init__(self, scheduler: str, threads: int | None = None) -> None:
         distributed = import_distributed()
-        kind, value = parse_scheduler(scheduler)
+        _, value = parse_scheduler(scheduler)
         check_threads_option(threads)
         self.scheduler = scheduler
         self.threads_option = threads
-        self.cluster = None
-        self.client = None
+        # distributed's LocalCluster (local:N) and Client once started: Dask has no type hints
+        self.cluster: Any = None
+        self.client: Any = None
         self.pending: dict = {}  # future -> its place in the current ``ordered`` call
         self.workers: list[dict] = []  # the last warm-up's worker reports
         self.threads_by_host: dict[str, int] = {}
         self._log_level = None
         try:
-            if kind == "local":
+            if isinstance(value, int):  # local:N
                 self._start_local(distributed, value, threads)
-            else:
+            else:  # a scheduler's address
                 self._connect(distributed, value)
             # A lost scheduler is said in one line (ClusterLost), not in the client's
             # reconnection tracebacks.

@@ -21,7 +21,7 @@ Three depths of check, each used where its cost fits:
   columns readers need, and the game ids of every row against the chunk's range.
 
 A run written before the ledger existed (no ``ledger`` in its manifest) is checked by its
-parts' footers alone (``sim.store.footers``, which every depth checks too).
+parts' footers alone (``sim.checks.footers``, which every depth checks too).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sim.checks.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
+from sim.checks.shape import record_shape_problem, recorded_bytes
 from sim.errors import SniffError
 from sim.files import (
     UnsafeFile,
@@ -45,8 +47,6 @@ from sim.files import (
     own_folder,
     own_inode,
 )
-from sim.store.footers import CONFIG_MISMATCH, decode_problem, identity_problem, read_footer
-from sim.store.shape import record_shape_problem, recorded_bytes
 
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 LEDGER = "parts.jsonl"
@@ -120,11 +120,12 @@ def run_link_problems(folder: Path, manifest: dict) -> list[str]:
                                   SET_ASIDE: f"{SET_ASIDE} folder"})
 
 
-def file_problem(folder: Path, name: str, records: dict,
+def file_problem(folder: Path, name: str, records: dict | None,
                  where: str = "summary.json") -> str | None:
     """What is wrong with a whole file recorded as ``records[name]`` (``part_record``'s
     bytes and sha256 in the file ``where``: an openings folder's or a tournament's files),
-    or None; a file without a record (an older version's folder) is not checked."""
+    or None; a file without a record (an older version's folder, or no records at all) is
+    not checked."""
     record = (records or {}).get(name)
     if record is None:
         return None
@@ -301,7 +302,7 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
         out.manifest_problem = _removed_ledger(folder, out)
     for table in plan.tables:
         for name in sorted(n for n in present[table]
-                           if chunk_of(n) is None or chunk_of(n) >= n_chunks):
+                           if (index := chunk_of(n)) is None or index >= n_chunks):
             out.problems.append(Problem(None, folder / table / name,
                                         f"is not a part of this run's plan ({n_chunks} "
                                         "chunks)"))
@@ -378,7 +379,7 @@ def _removed_ledger(folder: Path, out: Checked) -> str | None:
     that keep a ledger also write a CRC-32 in every page header, the older ones none
     (tests/fixtures/run-before-ledger is one). Parts with checksums and no ledger mean the
     ledger was removed (and every hash with it): the folder is refused, not believed."""
-    from sim.store.arrow import has_page_checksums
+    from sim.checks.footers import has_page_checksums
 
     parts = [path for table in sorted({t for r in out.good.values() for t in r["parts"]})
              for path in out.parts(table)][:1]

@@ -65,7 +65,7 @@ def stop_problem(folder: Path, manifest: dict, good: dict[int, dict]) -> str | N
     if config.get("precision") is None and config.get("sequential") is None:
         return None if stopped is None else (
             f"{where} records a stop, but the run has no --precision or sequential test")
-    prefix = []
+    prefix: list[dict] = []  # ledger records of chunks 0, 1, ... without a gap
     for chunk in sorted(good):
         if chunk != len(prefix):
             break

@@ -5,13 +5,14 @@ else"), so its manifest is checked once, where it is read (``sim.store.io.read_m
 for what every reader takes from it: the types and ranges of the configuration and of the
 run's own fields. Past this check a reader may use ``config["chunk_size"]`` as a divisor
 or ``config["labels"]`` as a list without a traceback; whether the values are *true* (the
-games were played so) is the parts' footers' question (``sim.store.footers``).
+games were played so) is the parts' footers' question (``sim.checks.footers``).
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TypeGuard
 
 from sim.errors import SniffError
 
@@ -23,7 +24,7 @@ MAX_CHUNK_SIZE = 2_000_000  # a chunk is held in memory while written
 PER_SEAT = ("strategies", "labels", "strategy_names", "modules")
 
 
-def _integer(value, low: int, high: int) -> bool:
+def _integer(value: object, low: int, high: int) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
@@ -77,7 +78,7 @@ def stopped_problem(stopped, config: dict) -> str | None:
     """What is wrong with the shape of a manifest's ``stopped`` (``sim.run.precision``'s or
     ``sim.run.sequential``'s record), or None: every field a reader shows, of its type, and
     a stop only in a run that has a stopping rule. Whether it is *true* is recomputed from
-    the parts by ``sniff verify`` (``sim.run.stops``)."""
+    the parts by ``sniff verify`` (``sim.audit.stops``)."""
     if stopped is None:
         return None
     shown = f"stopped is {_shown(stopped)}"
@@ -108,7 +109,7 @@ def run_manifest_problem(manifest: dict) -> str | None:
         value = manifest.get(name)
         if value is not None and not (isinstance(value, str) and len(value) <= 1_000):
             return f"{name} is {_shown(value)}, not a text"
-    if manifest.get("ledger") not in (None, "parts.jsonl"):  # sim.store.integrity.LEDGER
+    if manifest.get("ledger") not in (None, "parts.jsonl"):  # sim.checks.integrity.LEDGER
         return f"ledger is {_shown(manifest['ledger'])}, not the run's parts.jsonl"
     sessions = manifest.get("sessions")
     if sessions is not None and not (isinstance(sessions, list) and all(

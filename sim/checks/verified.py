@@ -2,7 +2,7 @@
 
 Readers (``sniff query``, ``sniff report``, ``sim.load``) check a run cheaply: every part
 present with its recorded size and a footer naming its chunk, every page's CRC. They hash
-the parts of a small run only (``sim.store.integrity.SMALL_RUN``; at 10 M games that is 1.4
+the parts of a small run only (``sim.checks.integrity.SMALL_RUN``; at 10 M games that is 1.4
 GB to read whatever the question), so in a big run a part replaced by another of the same
 size and a consistent footer would be read. Rather than
 take the ledger's word silently, a reader says in one line when the folder was not verified
