@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from sim.analyze.table import TABLES, arrow_table
@@ -120,8 +121,7 @@ def write_part(folder: Path, index: int, bounds: tuple[int, int],
         path = Path(folder) / part_key(name, index)
         own_folder(path.parent, name)
         arrow = arrow_table(name, rows)
-        write_atomic(path, lambda temporary, arrow=arrow: pq.write_table(
-            arrow, temporary, compression="zstd"))
+        write_atomic(path, partial(pq.write_table, arrow, compression="zstd"))
         parts[name] = part_record(path, arrow.num_rows)
     return {"chunk": index, "first_game": bounds[0], "end_game": bounds[1], "parts": parts}
 

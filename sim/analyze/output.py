@@ -10,6 +10,7 @@ file in the text form of ``sniff hint`` (its comment lines say where each comes 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -49,7 +50,8 @@ def costliest_markdown(frame: pd.DataFrame) -> str:
     lines = ["# The costliest decisions", "",
              "| # | source | game | round | turn | seat | strategy | played | best | loss "
              "(points) [95% CI] | mark | position |", "|" + "---|" * 12]
-    for number, row in frame.iterrows():
+    for label, row in frame.iterrows():
+        number = cast(int, label)  # costliest() resets the index: a RangeIndex, not Hashable
         lines.append(
             f"| {number + 1} | {row['source']} | {row['game_id']} | {row['round']} | "
             f"{row['turn']} | {row['seat']} | {row['strategy']} | {row['played']} | "
@@ -82,7 +84,8 @@ def write_results(folder: Path, tables: dict[str, pd.DataFrame], record: dict) -
     worst = tables["costliest"]
     (folder / POSITIONS).mkdir(exist_ok=True)
     written = list(names.values()) + [COSTLIEST]
-    for number, row in worst.iterrows():
+    for label, row in worst.iterrows():
+        number = cast(int, label)  # costliest() resets the index: a RangeIndex, not Hashable
         name = f"{POSITIONS}/{number + 1:02d}.txt"
         _write_text(folder / name, position_file(row))
         written.append(name)

@@ -127,13 +127,14 @@ class AnalyzeSettings:
     @classmethod
     def of(cls, data: dict) -> AnalyzeSettings:
         """Settings from :meth:`record`'s JSON (a folder to resume)."""
+        low, mid, high = (float(t) for t in data["thresholds"])
         return cls(budget=int(data["budget"]), policy=str(data["policy"]),
                    seed=int(data["seed"]), games=int(data["games"]),
                    part_games=int(data["part_games"]),
                    strategies=tuple(data["strategies"]), played=Played(data["played"]),
                    endgame=Endgame(data["endgame"]),
                    curve=tuple(int(b) for b in data["curve"]),
-                   thresholds=tuple(float(t) for t in data["thresholds"]),
+                   thresholds=(low, mid, high),
                    worst=int(data["worst"]), bootstrap=int(data["bootstrap"])).check()
 
 

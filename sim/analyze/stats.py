@@ -11,6 +11,8 @@ tables are the same on every machine.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -36,6 +38,7 @@ class Resamples:
         when they come from one game: its resamples would all be the same game)."""
         if not mask.any():
             return float("nan"), float("nan"), float("nan")
+        assert self.weights is not None, "a decision means a game, so weights were drawn"
         sums = np.bincount(self.cluster[mask], weights=values[mask], minlength=self.games)
         counts = np.bincount(self.cluster[mask], minlength=self.games).astype(np.float64)
         mean = float(sums.sum() / counts.sum())
@@ -127,7 +130,9 @@ def curve_table(curve: pd.DataFrame, resamples_of, seed: int, reps: int) -> pd.D
     differs = ~curve["best_is_played"].to_numpy(dtype=bool)
     rows = []
     groups = curve.groupby(["strategy", "budget"], sort=True).indices
-    for (strategy, budget), index in groups.items():
+    for key, index in groups.items():
+        # a two-column groupby's keys are (strategy, budget) pairs: the stubs say Hashable
+        strategy, budget = cast("tuple[str, int]", key)
         mask = np.zeros(len(curve), dtype=bool)
         mask[index] = True
         row = {"strategy": strategy, "budget": int(budget), "decisions": int(mask.sum())}

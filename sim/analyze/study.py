@@ -164,6 +164,7 @@ def run_analysis(plan: AnalysisPlan | None, folder: Path, *, resume: bool = Fals
                 raise SettingError(f"cannot resume {folder}: the search's code changed since "
                                    "the analysis started; start again with {overwrite}")
         else:
+            assert plan is not None, "run_analysis needs a plan unless it resumes"
             record = plan.record(command)
             disk.start_record(folder, record)
         bounds = plan.bounds()

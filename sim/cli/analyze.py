@@ -145,6 +145,7 @@ def analyze_command(sources, settings, out: Path | None, *, overwrite: bool, res
         folder = out if out is not None else new_folder("analysis", Path("results"))
         disk.check_folder(folder, overwrite)
     else:
+        assert out is not None, "analyze() refuses --resume without --out"
         folder = out
     bar = ProgressBar("sniff analyze", "game", shown=not quiet and sys.stderr.isatty(),
                       leave=False)
