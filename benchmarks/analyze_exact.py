@@ -57,9 +57,12 @@ def agreement(wins: np.ndarray, truth: list[np.ndarray]) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--budgets", default="32,100")
-    parser.add_argument("--policies", default=",".join(POLICIES))
+    parser.add_argument("--games", type=int, default=300,
+                        help="two-player games whose endgames are solved (default 300)")
+    parser.add_argument("--budgets", default="32,100",
+                        help="comma-separated play-out budgets to compare (default 32,100)")
+    parser.add_argument("--policies", default=",".join(POLICIES),
+                        help="comma-separated play-out policies (default: all of them)")
     args = parser.parse_args()
     pending = endgame_decisions(args.games)
     search(pending[:1], 2, 0)  # load the compiled search, untimed

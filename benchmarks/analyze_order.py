@@ -72,10 +72,13 @@ def neighbours(frame: pd.DataFrame, order: list[str], seed: int) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--strategies", default=STRATEGIES)
-    parser.add_argument("--games-per-pair", type=int, default=200)
+    parser.add_argument("--strategies", default=STRATEGIES,
+                        help=f"the tournament's strategies (default {STRATEGIES})")
+    parser.add_argument("--games-per-pair", type=int, default=200,
+                        help="tournament games per pairing (default 200)")
     parser.add_argument("--analysed", type=int, default=40, help="games analysed per pairing")
-    parser.add_argument("--budget", type=int, default=AnalyzeSettings().budget)
+    parser.add_argument("--budget", type=int, default=AnalyzeSettings().budget,
+                        help="deals per search (default: sniff analyze's)")
     parser.add_argument("--out", type=Path, help="keep the tournament and analysis here")
     args = parser.parse_args()
     base = args.out or Path(tempfile.mkdtemp(prefix="analyze-order-"))

@@ -20,10 +20,13 @@ from sim.analyze.study import analyse_games, plan_analysis, run_analysis
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--budget", type=int, default=AnalyzeSettings().budget)
-    parser.add_argument("--strategies", default="greedy,random")
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--games", type=int, default=200,
+                        help="games played, then analysed whole (default 200)")
+    parser.add_argument("--budget", type=int, default=AnalyzeSettings().budget,
+                        help="deals per search (default: sniff analyze's)")
+    parser.add_argument("--strategies", default="greedy,random",
+                        help="the run's lineup (default greedy,random)")
+    parser.add_argument("--players", type=int, default=4, help="2, 3 or 4 (default 4)")
     parser.add_argument("--endgame", default=AnalyzeSettings().endgame.value,
                         choices=[e.value for e in Endgame])
     args = parser.parse_args()

@@ -63,6 +63,14 @@ CASES: dict[str, list[Case]] = {
         ("--only", "phone", "--until", "start", "--out", "shots"),
         (r"wrote shots/serve-start-phone\.png",), (*SERVE, "selenium"),
         ("chromium", "chromedriver"))],
+    "benchmarks/analyze_exact.py": [Case(
+        ("--games", "2", "--budgets", "8", "--policies", "greedy"),
+        (r"policy +budget +agrees", r"greedy +8 +\d+/\d+"))],
+    "benchmarks/analyze_speed.py": [Case(
+        ("--games", "2", "--budget", "8"), (r"2 games of 4 players, \d+ decisions, budget 8",))],
+    "benchmarks/analyze_order.py": [Case(
+        ("--strategies", "random,greedy", "--games-per-pair", "4", "--analysed", "2",
+         "--budget", "8", "--out", "order"), (r"\| greedy \| \d+ \[", r"random - greedy: "))],
     "benchmarks/cluster_bench.py": [Case(
         ("--workers", "0", "--commands", "tournament", "--players", "2",
          "--openings-strategies", "greedy", "--tournament-strategies", "greedy,random",
