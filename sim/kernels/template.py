@@ -5,7 +5,8 @@ folder under names that hash every file whose code they may hold):
   strategy through its address (``sim.core.calls``), and the compiled entry points that a run
   (``play_batch``, ``trace_game``) and a resumable batch (``step_batch``, ``advance_serial``,
   ``gather_decisions``, ``first_illegal``, ``start_batch``) call, and the engine's deal and
-  scoring as ``sniff openings`` reads them (``first_deals``, ``opening_points``). It names no
+  scoring as ``sniff openings`` reads them (``first_deals``, ``opening_points``), and a
+  round played on from a built position (``round_turns``, the rule-by-rule tests'). It names no
   strategy, so one compile serves every lineup.
 - ``CHOOSER_TEMPLATE``: one strategy's ``choose`` compiled alone as a C-callable function of
   the fixed signature ``sim.core.calls.CHOOSE_SIGNATURE``, whose address the loop calls.
@@ -194,6 +195,11 @@ def observe(state, seat, observation):
 @njit(cache=True)
 def trace_game(games, dispatch, tables, events):
     play_block(0, 1, games, dispatch, tables, events)
+
+
+@njit(cache=True)
+def round_turns(state, seat, forced, seats, log):
+    return play_turns(state, seat, forced, seats, log)
 
 
 @njit(cache=True, nogil=True)
