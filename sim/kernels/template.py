@@ -5,9 +5,11 @@ folder under names that hash every file whose code they may hold):
   strategy through its address (``sim.core.calls``), and the compiled entry points that a run
   (``play_batch``, ``trace_game``) and a resumable batch (``step_batch``, ``advance_serial``,
   ``gather_decisions``, ``first_illegal``, ``start_batch``) call, and the engine's deal and
-  scoring as ``sniff openings`` reads them (``first_deals``, ``opening_points``), and a
-  round played on from a built position (``round_turns``, the rule-by-rule tests'). It names no
-  strategy, so one compile serves every lineup.
+  scoring as ``sniff openings`` reads them (``first_deals``, ``opening_points``), a round
+  played on from a built position (``round_turns``, the rule-by-rule tests'), and the deal
+  and the layout's rules as ``sniff serve``'s table calls them from Python (``deal_round``,
+  ``layout_rule``): an ``@njit`` function called from Python is compiled in every process.
+  It names no strategy, so one compile serves every lineup.
 - ``CHOOSER_TEMPLATE``: one strategy's ``choose`` compiled alone as a C-callable function of
   the fixed signature ``sim.core.calls.CHOOSE_SIGNATURE``, whose address the loop calls.
 - ``SEARCHER_TEMPLATE``: ``expert``'s search compiled alone (``sim.core.calls.SEARCH_SIGNATURE``),
@@ -59,7 +61,7 @@ from numba import njit, prange
 
 from sim.core import buffers, engine, loop
 from sim.core.calls import call_choose
-from sim.core.layout import ARM_L, EMPTY_LAYOUT, move_points
+from sim.core import layout as rules
 from sim.core.tiles import N_TILES
 
 
@@ -218,9 +220,27 @@ def first_deals(seed, deal_ids, players):
 
 
 @njit(cache=True)
+def deal_round(state, seed, deal_id, round_number, forced, leader, rng):
+    return engine.deal_round(state, seed, deal_id, round_number, forced, leader, rng)
+
+
+@njit(cache=True)
+def layout_rule(rule, layout, a, b):
+    if rule == 0:
+        return rules.place_tile(layout, a, b)
+    if rule == 1:
+        return rules.move_points(layout, a)
+    if rule == 2:
+        return rules.count_ends(layout)
+    if rule == 3:
+        return rules.points_for_count(a)
+    return rules.arm_field(layout, a)
+
+
+@njit(cache=True)
 def opening_points():
     points = np.zeros(N_TILES, dtype=np.int64)
     for tile in range(N_TILES):
-        points[tile] = move_points(EMPTY_LAYOUT, tile * 4 + ARM_L)
+        points[tile] = rules.move_points(rules.EMPTY_LAYOUT, tile * 4 + rules.ARM_L)
     return points
 '''
