@@ -321,3 +321,51 @@ def test_a_strategy_that_raises_in_a_batch_is_one_sniff_error(monkeypatch):
             while not batch.done:
                 decisions = batch.pending()
                 batch.advance(decisions.moves[:, 0])
+
+
+def test_take_and_redeal_move_a_position_and_deal_what_its_seat_cannot_see():
+    """#63: the search tools IS-MCTS's referee uses instead of the private arrays: a game
+    goes on in another batch (other seats, other chance) exactly where it stands, and the
+    tiles hidden from the deciding seat are dealt anew without changing what it sees."""
+    source = GameBatch(2, [OUTSIDE, "greedy"], 4, 3)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        d = source.pending()
+        source.advance(d.moves[np.arange(len(d)), (rng.random(len(d)) * d.n_moves).astype(int)])
+    game = int(source.pending().games[0])
+    outside = GameBatch(2, [OUTSIDE, OUTSIDE], 1, 3, BatchSettings(external_chance=True))
+    taken = outside.take(0, source, game)
+    row = list(source.pending().games).index(game)
+    np.testing.assert_array_equal(taken.observations[0], source.pending().observations[row])
+    for seat in range(2):
+        np.testing.assert_array_equal(outside.observe(0, seat), source.observe(game, seat))
+    np.testing.assert_array_equal(outside.scores[0], source.scores[game])
+
+    seat, other = int(taken.seats[0]), 1 - int(taken.seats[0])
+    hand = [t for t in range(N_TILES) if outside.observe(0, other)[view.HAND] >> t & 1]
+    pool = sorted(hand + outside.boneyard(0))
+    dealt = rng.permutation(pool).tolist()
+    hands = [None, None]
+    hands[other] = dealt[: len(hand)]
+    before = outside.observe(0, seat)
+    for bad in ([dealt[0]] * len(hand), dealt[: len(hand) - 1], [99] + dealt[1: len(hand)]):
+        with pytest.raises(IllegalMove):
+            outside.redeal(0, [bad if s == other else None for s in range(2)], dealt[len(hand):])
+    with pytest.raises(IllegalMove, match="the tiles they hold now"):
+        outside.redeal(0, hands, dealt[len(hand):-1] + [dealt[0]])
+    np.testing.assert_array_equal(outside.observe(0, seat), before)  # nothing changed
+    after = outside.redeal(0, hands, dealt[len(hand):])
+    np.testing.assert_array_equal(after.observations[0], taken.observations[0])
+    assert outside.observe(0, other)[view.HAND] == sum(1 << t for t in hands[other])
+    assert outside.boneyard(0) == sorted(dealt[len(hand):])
+
+    playout = GameBatch(2, ["random", "random"], 1, 3)
+    waiting = playout.take(0, outside, 0)
+    playout.advance(waiting.moves[:, 0])
+    assert playout.done and playout.winners[0] in (0, 1)
+    outside.advance(after.moves[:, 0])
+    while outside.pending().kinds[0] not in (KIND_DRAW, KIND_DEAL):
+        outside.advance(outside.pending().moves[:, 0])
+    assert outside.pending().kinds[0] == KIND_DRAW  # this game draws before its round ends
+    with pytest.raises(IllegalMove, match="waits for chance"):
+        GameBatch(2, ["random", "random"], 1, 3).take(0, outside, 0)

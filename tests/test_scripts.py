@@ -108,3 +108,42 @@ def test_the_ismcts_table_shows_the_opponents_warm_time(tmp_path) -> None:
     games.write_text("".join(json.dumps({**row, "swap": swap, "builtin_seconds_per_move": s})
                              + "\n" for swap, s in ((0, 0.0131), (1, 0.00095))))
     assert script.table([games]).splitlines()[-1].endswith("| 10.0 | 0.95 |")
+
+
+def test_the_ismcts_referee_uses_the_batchs_public_tools() -> None:
+    """#63: the referee wrote ``GameBatch._state``; it now moves positions and deals them
+    anew with ``GameBatch.take`` and ``redeal``: a resampled root keeps the deciding seat's
+    information (what IS-MCTS asserts) and every seat's known lacks, and both evaluators
+    return one value per seat (``round``: expert's chance to win from the round's end)."""
+    import importlib.util
+
+    pytest.importorskip("pyspiel")
+    import numpy as np
+
+    from sim.core import observation as view
+    from sim.core.tiles import TILE_HIGH, TILE_LOW
+    from sim.kernels.batch import GameBatch
+    from sim.kernels.decisions import OUTSIDE, BatchSettings
+
+    spec = importlib.util.spec_from_file_location("ismcts_script", SCRIPTS / "openspiel_ismcts.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    game = script.pyspiel.load_game(script.GAME_NAME, {"players": 2})
+    source = GameBatch(2, [OUTSIDE, "greedy"], 1, 50, BatchSettings(first_game=3))
+    for _ in range(4):
+        source.advance(source.pending().moves[:, 0])
+    for evaluator in ("game", "round"):
+        referee = script.Referee(game, 2, 7, evaluator)
+        root = referee.root(source, 0)
+        player = root.current_player()
+        for _ in range(5):
+            sample = referee.resample(root, player)
+            assert sample.information_state_string(player) == root.information_state_string(player)
+            other = sample.batch.observe(0, 1 - player)
+            for tile in range(28):
+                if other[view.HAND] >> int(tile) & 1:
+                    pips = (1 << int(TILE_LOW[tile])) | (1 << int(TILE_HIGH[tile]))
+                    assert not pips & int(other[view.LACKS + 1 - player])
+            values = referee.playout(sample)
+            assert values.shape == (2,) and np.all(np.abs(values) <= 1.0)
+            assert abs(values.sum()) < 1e-9  # two sides: what one wins the other loses

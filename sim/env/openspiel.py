@@ -262,6 +262,12 @@ class SniffState(pyspiel.State):
         self._hand = int(HAND_SIZE_FOR_PLAYERS[game.players])
         self._table = table
 
+    @property
+    def batch(self):
+        """The one-game ``GameBatch`` this state plays: hidden tiles included, a referee's or
+        a search's (``GameBatch.take``, ``GameBatch.redeal``), never a player's."""
+        return self._table.batch
+
     # --- whose turn
     def current_player(self) -> int:
         return self._table.player

@@ -53,6 +53,7 @@ from sim.core.buffers import (
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count
+from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.chance import ExternalChance
 from sim.kernels.decisions import (
@@ -490,6 +491,77 @@ class GameBatch(ExternalChance):
         self._serial = self._gather_rows = self._stepper = None
         self._pool = []
         self._compile()  # the kernel (from the cache) and what is derived from the seats
+
+    # --- a search's tools: they see and set hidden tiles (a referee's, never a player's)
+    def take(self, game: int, source: GameBatch, source_game: int) -> Decisions:
+        """Game ``game`` goes on from ``source``'s game ``source_game`` as it stands now (its
+        hands, boneyard, scores, round so far and streams), played on by this batch's seats
+        in this batch's rotation, with this batch's chance; returns the games waiting now.
+        A search's play-out or a referee's position: what it copies holds the hidden tiles.
+        """
+        if source.players != self.players:
+            raise SniffError(f"a game of {source.players} players cannot go on in a batch of "
+                             f"{self.players}")
+        row = source._state[source_game]
+        if not self.external_chance and row[engine.WAITING] in (engine.WAIT_DRAW,
+                                                                 engine.WAIT_DEAL):
+            raise IllegalMove(f"game {source_game} waits for chance (a deal or a draw): a "
+                              "batch without external chance cannot take it")
+        while self._rounds.shape[1] < source._rounds.shape[1]:
+            self._grow_rounds()
+        self._state[game] = row
+        self._state[game, engine.EXTERNAL] = int(self.external_chance)
+        self._round_rows[game] = source._round_rows[source_game]
+        self._games[game] = source._games[source_game]
+        slots = source._rounds.shape[1]
+        self._rounds[game, :slots] = source._rounds[source_game]
+        self._dealt[game] = source._dealt[source_game]
+        self._decisions = self._gather()
+        return self._decisions
+
+    def redeal(self, game: int, hands: Sequence, boneyard: Sequence) -> Decisions:
+        """Deal game ``game``'s tiles in hand and in the boneyard anew, as it waits for a
+        move: ``hands[s]`` the tiles of seat ``s`` (its size kept; ``None`` keeps it as it
+        is), ``boneyard`` the tiles left to draw in draw order; together the very tiles in
+        hands and boneyard now. A determinization (a search's sample of what a seat cannot
+        see): the caller keeps the public facts it wants kept (a seat's known lacks); the
+        deciding seat's hand stays as it is while it places a tile it just drew. Returns
+        the games waiting now; IllegalMove for anything else, changing nothing."""
+        row = self._state[game]
+        if row[engine.WAITING] not in (engine.WAIT_MOVE, engine.WAIT_FORCED, engine.WAIT_DRAW):
+            raise IllegalMove(f"game {game} does not wait for a move or a draw: nothing to "
+                              "deal anew")
+        if len(hands) != self.players:
+            raise IllegalMove(f"game {game}: hands must give {self.players} seats")
+        now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
+        masks = []
+        for seat in range(self.players):
+            tiles = None if hands[seat] is None else [int(t) for t in hands[seat]]
+            if tiles is None:
+                masks.append(now[seat])
+                continue
+            mask = sum(1 << t for t in set(tiles) if 0 <= t < N_TILES)
+            if len(tiles) != mask.bit_count() or mask.bit_count() != now[seat].bit_count():
+                raise IllegalMove(f"game {game}: seat {seat} holds {now[seat].bit_count()} "
+                                  f"distinct tiles (ids 0..{N_TILES - 1}), got {tiles}")
+            masks.append(mask)
+        seat = int(row[engine.TURN_SEAT])
+        if row[engine.WAITING] == engine.WAIT_FORCED and masks[seat] != now[seat]:
+            raise IllegalMove(f"game {game}: seat {seat} places the tile it drew: its hand "
+                              "stays")
+        position = engine.DECK + int(row[engine.BONEYARD_POS])
+        left = [int(t) for t in boneyard]
+        before = sorted(row[position: engine.DECK + N_TILES].tolist())
+        placed = [t for mask in masks for t in range(N_TILES) if mask >> t & 1] + left
+        held = [t for mask in now for t in range(N_TILES) if mask >> t & 1] + before
+        if len(left) != len(before) or sorted(placed) != sorted(held):
+            raise IllegalMove(f"game {game}: the hands and the boneyard must hold the tiles "
+                              "they hold now, each once, the boneyard its size")
+        for seat, mask in enumerate(masks):
+            row[engine.HANDS + seat] = mask
+        row[position: engine.DECK + N_TILES] = left
+        self._decisions = self._gather()
+        return self._decisions
 
     def copy(self) -> GameBatch:
         """An independent copy (same kernel), e.g. for a search that tries moves."""
