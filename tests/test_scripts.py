@@ -21,7 +21,7 @@ HELP = ["--help"]
 
 # script -> the argument lists it is run with
 CASES: dict[str, list[list[str]]] = {
-    "bench.py": [HELP], "cluster_bench.py": [HELP],
+    "bench.py": [HELP], "campaign.py": [HELP], "cluster_bench.py": [HELP],
     "compare_check.py": [HELP],
     "env_bench.py": [HELP], "expert_curve.py": [HELP], "gap_probes.py": [HELP],
     "headtohead.py": [HELP], "hint_agreement.py": [HELP], "learned_ablation.py": [HELP],
@@ -147,3 +147,43 @@ def test_the_ismcts_referee_uses_the_batchs_public_tools() -> None:
             values = referee.playout(sample)
             assert values.shape == (2,) and np.all(np.abs(values) <= 1.0)
             assert abs(values.sum()) < 1e-9  # two sides: what one wins the other loses
+
+
+def test_the_campaign_tells_each_outcome_apart(tmp_path) -> None:
+    """scripts/campaign.py's classifier (#63): a planted file written is code execution, a
+    protected file changed data loss, no exit a hang, a traceback a traceback, exit 0 where
+    a refusal was due a silently wrong answer, one ``sniff: error:`` line clean."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("campaign_script", SCRIPTS / "campaign.py")
+    campaign = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = campaign  # its dataclasses look their module up there
+    spec.loader.exec_module(campaign)
+
+    def kind(outcome, setup=None, **case):
+        folder = tmp_path / f"case{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        ctx = campaign.Context(None, campaign.Case("cli", "x", [], **case), folder)
+        if setup:
+            setup(ctx)
+        return campaign.classify(ctx, outcome)[0]
+
+    def done(rc, err="", out=""):
+        return campaign.Outcome(rc, out, err, 1.0, 2**20)
+
+    assert kind(done(2, "sniff: error: no such folder\n")) == "clean"
+    assert kind(done(2, "sniff: error: a\nsniff: error: b\n")) == "unclear"
+    assert kind(done(1, "Traceback (most recent call last):\n  x\nValueError: y\n")) == \
+        "traceback"
+    assert kind(done(None)) == "hang"
+    assert kind(done(0, out="wrote it")) == "silently wrong"
+    assert kind(done(0), check=lambda ctx, outcome: None, expect="ok") == "clean"
+    assert kind(done(2, "sniff: error: x\n"),
+                setup=lambda ctx: ctx.sentinel.write_text("ran")) == "code execution"
+
+    def victim(ctx):
+        path = ctx.victim()
+        path.write_text("overwritten")
+    assert kind(done(2, "sniff: error: x\n"), setup=victim) == "data loss"
+    assert kind(campaign.Outcome(2, "", "sniff: error: x\n", 1.0, 3 * 2**30)) == \
+        "unbounded memory"
