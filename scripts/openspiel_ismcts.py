@@ -27,6 +27,8 @@ IS-MCTS and of the built-in strategy (measured playing itself on the same deals)
 Usage: ``python scripts/openspiel_ismcts.py --players 2 --opponent expert --deals 100
 --simulations 32 --out results/ismcts/2-expert.jsonl`` (a rerun resumes the file);
 ``python scripts/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
+``expert``'s budget: ``--simulations 256 --evaluator round`` (its 256 play-outs, each valued
+at the round's end as it values them); its time: ``--simulations 2`` (docs/environments.md).
 """
 
 from __future__ import annotations
