@@ -510,8 +510,12 @@ class GameBatch(ExternalChance):
         draw, in draw order). Each hand keeps its size and the tiles stay those of the hands
         and the boneyard now; the layout, the record and the scores stay. For a resampler
         (an IS-MCTS search deals anew what its seat cannot see:
-        examples/openspiel_ismcts.py)."""
+        examples/openspiel_ismcts.py). Only while the game waits for a move or a draw, and the
+        deciding seat's hand stays while it places a tile it just drew."""
         row = self._state[game]
+        if row[engine.WAITING] not in (engine.WAIT_MOVE, engine.WAIT_FORCED, engine.WAIT_DRAW):
+            raise IllegalMove(f"game {game} does not wait for a move or a draw: nothing to "
+                              "deal anew")
         start = engine.DECK + int(row[engine.BONEYARD_POS])
         now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
         masks = [int(mask) for mask in hands]
@@ -520,6 +524,10 @@ class GameBatch(ExternalChance):
                 m.bit_count() for m in now]:
             raise IllegalMove(f"game {game}: a redeal gives each of the {self.players} seats "
                               "as many tiles as it holds")
+        seat = int(row[engine.TURN_SEAT])
+        if row[engine.WAITING] == engine.WAIT_FORCED and masks[seat] != now[seat]:
+            raise IllegalMove(f"game {game}: seat {seat} places the tile it drew: its hand "
+                              "stays")
         pool = row[start: engine.DECK + N_TILES].tolist()
         if sorted(_tiles_of(masks) + tiles) != sorted(_tiles_of(now) + pool):
             raise IllegalMove(f"game {game}: a redeal places the tiles of the hands and the "
@@ -534,10 +542,15 @@ class GameBatch(ExternalChance):
         (not its finished rounds, its ids or its rotation), and whether chance comes from
         outside stays this batch's. A referee's tool: a search from a true position, a
         play-out of it by other players (examples/openspiel_ismcts.py). Like
-        :meth:`redeal`, it moves hidden tiles: for a referee only."""
+        :meth:`redeal`, it moves hidden tiles: for a referee only. A position that waits for
+        chance (a deal or a draw) goes on only in a batch whose chance comes from outside."""
         if source.players != self.players:
             raise SniffError(f"a position of {source.players} players cannot go on in a batch "
                              f"of {self.players}")
+        if not self.external_chance and source._state[source_game, engine.WAITING] in (
+                engine.WAIT_DRAW, engine.WAIT_DEAL):
+            raise IllegalMove(f"game {source_game} waits for chance (a deal or a draw): a "
+                              "batch without external chance cannot go on from it")
         self._state[game] = source._state[source_game]
         self._state[game, engine.EXTERNAL] = int(self.external_chance)
         self._round_rows[game] = source._round_rows[source_game]
