@@ -19,7 +19,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from sim.core.seating import check_players, team_count
+from sim.core.checks import check_players
+from sim.core.seating import team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards

@@ -50,9 +50,10 @@ from sim.core.buffers import (
     Tables,
     new_rows,
 )
+from sim.core.checks import check_players
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
-from sim.core.seating import check_players, team_count
+from sim.core.seating import team_count
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.chance import ExternalChance
@@ -134,7 +135,7 @@ class GameBatch(ExternalChance):
     ) -> None:
         settings = settings if settings is not None else BatchSettings()
         self.players = check_players(players)
-        self.seats = lineup_positions(players, lineup)
+        self.seats = lineup_positions(self.players, lineup)
         self.seed = int(seed)
         self.round_cap = int(settings.round_cap)
         self.external_chance = bool(settings.external_chance)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from sim.core import engine
-from sim.core.seating import check_players
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.result import ROUND_CAP
@@ -81,8 +80,8 @@ class BatchSettings:
 
 def lineup_positions(players: int, lineup: Sequence) -> list[StrategySpec | None]:
     """A ``GameBatch``'s lineup: one spec (or OUTSIDE) per lineup position; names are
-    parsed; 2 given for 4 players are the two partnerships."""
-    check_players(players)
+    parsed; 2 given for 4 players are the two partnerships. ``players``: a checked count
+    (``sim.core.checks.check_players``)."""
     seats = [parse_spec(s) if isinstance(s, str) else s for s in getattr(lineup, "seats", lineup)]
     if players == 4 and len(seats) == 2:
         seats = seats * 2

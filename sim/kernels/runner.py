@@ -16,7 +16,7 @@ import numpy as np
 from sim.core import engine
 from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.rng import seed_word
-from sim.core.seating import check_players, side_of_team
+from sim.core.seating import side_of_team
 from sim.errors import SniffError
 from sim.kernels.batch import raised_message
 from sim.kernels.decisions import BatchSettings
@@ -39,7 +39,6 @@ class Lineup:
     seats: tuple[StrategySpec, ...]
 
     def __post_init__(self) -> None:
-        check_players(self.players)
         if len(self.seats) != self.players:
             raise SniffError(f"{self.players} players need {self.players} seat strategies")
 
@@ -73,8 +72,9 @@ def _slot_buffer(count: int, slots: int) -> np.ndarray:
 
 
 def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
-    """Seats from the names given: one per seat, or one per partnership with 4 players."""
-    check_players(players)
+    """Seats from the names given: one per seat, or one per partnership with 4 players.
+    ``players``: a checked count (``sim.core.checks.check_players``, where it entered); a
+    count no strategy plays is refused here too, naming the strategy."""
     if players == 4 and len(specs) == 2:
         specs = [specs[0], specs[1], specs[0], specs[1]]
     for spec in specs:

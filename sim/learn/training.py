@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.core.seating import PLAYER_COUNTS
+from sim.core.checks import check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import check_replaceable, own_folder, own_inode, read_regular, write_atomic
 from sim.learn import seat
@@ -45,7 +45,6 @@ from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
 from sim.learn.state import load_state, save_state
 from sim.learn.tasks import GamesJob, play_on_cluster, play_records
-from sim.run.plan import check_seed
 from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
@@ -85,8 +84,7 @@ class LearnConfig:
         ranges = {"iterations": (1, 1000), "games": (2, 10_000_000), "epochs": (1, 100),
                   "batch": (8, 65536), "window": (1, 1000), "eval_games": (0, 1_000_000),
                   "teacher_budget": (1, 4096)}
-        if isinstance(self.players, bool) or self.players not in PLAYER_COUNTS:
-            raise SettingError(f"{{players}} must be 2, 3 or 4, got {self.players}")
+        check_players(self.players)
         for name, (low, high) in ranges.items():
             value = getattr(self, name)
             if not low <= value <= high:

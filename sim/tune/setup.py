@@ -16,9 +16,8 @@ import numpy as np
 import pandas as pd
 
 from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
-from sim.core.seating import check_players
+from sim.core.checks import MAX_SEED, check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
-from sim.store.shape import MAX_SEED
 
 FORMAT = "sniff-tune/1"
 MANIFEST = "manifest.json"
@@ -96,7 +95,7 @@ class TuneConfig:
                              f"{', '.join(DECIDING[2:])}")
         given = {**SETTING_DEFAULTS,
                  **{key: value for key, value in settings.items() if value is not None}}
-        check_players(given["players"])
+        given["players"] = check_players(given["players"])
         start = parse_spec(strategy)
         field_specs = (parse_lineup_text(against) if isinstance(against, str)
                        else [parse_spec(item) for item in against])
@@ -200,14 +199,11 @@ def _tuned_params(strategy, params: Sequence[str] | None) -> list[str]:
 
 def _check_counts(given: dict) -> None:
     """The seed, the budgets and the step size: in range, one line each."""
-    from sim.run.plan import check_seed
-
-    for name, low in (("seed", 0), ("games", 1), ("games_per_trial", 1),
-                      ("validate_games", 0)):
+    given["seed"] = check_seed(given["seed"])
+    for name, low in (("games", 1), ("games_per_trial", 1), ("validate_games", 0)):
         value = given[name]
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise SettingError(f"{{{name}}} must be an integer of at least {low}, got {value}")
-    check_seed(given["seed"])
     if given["games"] > MAX_GAMES:
         raise SettingError(f"{{games}} must be at most {MAX_GAMES:,}, got {given['games']:,}")
     sigma = given["sigma"]
