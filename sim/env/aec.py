@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from sim.core.checks import check_players
+from sim.core.checks import check_players, check_seed
 from sim.core.seating import team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, open_batch
@@ -66,7 +66,7 @@ class SniffAEC(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._seed is None:
-            self._seed, self._next_game = (fresh_seed() if seed is None else int(seed)), 0
+            self._seed, self._next_game = (fresh_seed() if seed is None else check_seed(seed)), 0
         self.game_id = self._next_game
         self._next_game += 1
         self._batch, self._decision = open_batch(

@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sim.core.checks import check_players
+from sim.core.checks import check_players, check_seed
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards
@@ -51,9 +51,10 @@ class SniffEnv(gym.Env):
         self._batch = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = None if seed is None else check_seed(seed)
         super().reset(seed=seed)
         if seed is not None or self._seed is None:
-            self._seed = int(seed) if seed is not None else fresh_seed(self.np_random)
+            self._seed = seed if seed is not None else fresh_seed(self.np_random)
             self._next_game = 0
         self.game_id = self._next_game
         self._next_game += 1

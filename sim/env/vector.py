@@ -25,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from sim.core.checks import check_players
+from sim.core.checks import check_players, check_seed
 from sim.core.seating import team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
@@ -63,7 +63,7 @@ class SniffVectorEnv(VectorEnv):
         self._open: list[_Open] = []
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        self._seed = int(seed) if seed is not None else fresh_seed()
+        self._seed = check_seed(seed) if seed is not None else fresh_seed()
         self._next_game = 0
         self._open = []
         self._views = np.zeros((self.num_envs, 0), dtype=np.int64)

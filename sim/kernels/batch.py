@@ -50,7 +50,7 @@ from sim.core.buffers import (
     Tables,
     new_rows,
 )
-from sim.core.checks import check_players
+from sim.core.checks import check_players, check_seed
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
 from sim.core.seating import team_count
@@ -136,7 +136,7 @@ class GameBatch(ExternalChance):
         settings = settings if settings is not None else BatchSettings()
         self.players = check_players(players)
         self.seats = lineup_positions(self.players, lineup)
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.round_cap = int(settings.round_cap)
         self.external_chance = bool(settings.external_chance)
         first = settings.first_game

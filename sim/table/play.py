@@ -26,7 +26,7 @@ import numpy as np
 
 from sim.core import engine
 from sim.core import observation as view
-from sim.core.checks import check_players
+from sim.core.checks import check_players, check_seed
 from sim.core.layout import (
     ARM_DOUBLE,
     ARM_NAMES,
@@ -480,8 +480,7 @@ def play_game(
     a trace without its ``game_end`` is not a game).
     """
     lineup = person_lineup(check_players(players), seat, opponents)
-    if seed is None:
-        seed = new_seed()
+    seed = new_seed() if seed is None else check_seed(seed)
     if trace_path is None:
         trace_path = default_trace_path(seed)
         trace_path.parent.mkdir(parents=True, exist_ok=True)
