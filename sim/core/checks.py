@@ -33,6 +33,6 @@ def check_players(players: object) -> int:
 def check_seed(seed: object) -> int:
     """A run seed: an integer 0..2**63-1, as an ``int``, never wrapped around (``-3`` is not
     ``2**64 - 3``, nor ``2**64`` seed 0); else a one-line ``SettingError`` naming ``seed``."""
-    if isinstance(seed, Integral) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED:
+    if isinstance(seed, Integral) and not isinstance(seed, bool) and 0 <= int(seed) <= MAX_SEED:
         return int(seed)
     raise SettingError(f"{{seed}} must be an integer from 0 to 2**63-1, got {seed}")
