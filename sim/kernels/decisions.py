@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Final
 
 import numpy as np
 
@@ -26,11 +27,12 @@ __all__ = [
 ]
 
 N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
-OUTSIDE = None  # a lineup position decided by the caller
-KIND_MOVE = engine.WAIT_MOVE  # choose among the hand's legal moves
-KIND_FORCED = engine.WAIT_FORCED  # choose where the tile just drawn goes (observation FORCED)
-KIND_DRAW = engine.WAIT_DRAW  # chance: name the next tile drawn (external_chance only)
-KIND_DEAL = engine.WAIT_DEAL  # chance: deal the round (external_chance only)
+OUTSIDE: Final = None  # a lineup position decided by the caller (engine.Chooser.OUTSIDE)
+# The kinds of stop (Decisions.kinds): what the game waits for (engine.Wait), by their names here
+KIND_MOVE = engine.Wait.MOVE  # choose among the hand's legal moves
+KIND_FORCED = engine.Wait.FORCED  # choose where the tile just drawn goes (observation FORCED)
+KIND_DRAW = engine.Wait.DRAW  # chance: name the next tile drawn (external_chance only)
+KIND_DEAL = engine.Wait.DEAL  # chance: deal the round (external_chance only)
 
 
 class IllegalMove(ValueError):

@@ -95,14 +95,15 @@ def compile_lineup(lineup: Lineup, uses: tuple[str, ...] = ("play_batch",)):
 
     Every lineup plays in the one game loop, compiled once (``sim.kernels.shared``); each
     strategy is compiled on its own and called through its address. Returns
-    ``(kernel, spec_functions, spec_params, seat_index)``: the address (``OUTSIDE`` for a
+    ``(kernel, spec_functions, spec_params, seat_index)``: the address (``Chooser.OUTSIDE`` for a
     Python player) and parameter row of each distinct spec, and each seat's spec before
     rotation.
     """
     kernel, addresses = kernel_for([spec.strategy for spec in lineup.seats], uses)
     specs = lineup.specs
     spec_functions = np.array(
-        [engine.OUTSIDE if s.strategy.python else addresses[s.strategy.name] for s in specs],
+        [engine.Chooser.OUTSIDE if s.strategy.python else addresses[s.strategy.name]
+         for s in specs],
         dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
     for index, spec in enumerate(specs):

@@ -103,7 +103,7 @@ class EventDecoder:
                 "event": "round_end",
                 "round": self.round_number,
                 "reason": engine.END_NAMES[reason],
-                "winner_seat": seat if reason == engine.END_DOMINO else None,
+                "winner_seat": seat if reason == engine.End.DOMINO else None,
                 "hand_pips": [int(v) for v in extra[:players]],
                 "penalties": [int(v) for v in extra[4 : 4 + players]],
                 "scores": scores,

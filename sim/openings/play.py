@@ -332,7 +332,7 @@ def _play_chunk(config: OpeningsConfig, deals: np.ndarray) -> pd.DataFrame:
         "others_penalty": others_penalty.astype(np.int16),
         "differential": (side_points - side_penalty)
         - (others_points - others_penalty) / (teams - 1),
-        "side_out": (reason == engine.END_DOMINO)
+        "side_out": (reason == engine.End.DOMINO)
         & (team_table[np.maximum(domino, 0)] == side),
         "winner_team": winner.astype(np.int8),
         "side_won": winner == side,
