@@ -23,7 +23,7 @@ from sim.core.checks import check_players, check_seed
 from sim.core.seating import team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, open_batch
-from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.env.outcome import Rewards, check_rewards, game_rewards, point_rewards
 from sim.kernels.decisions import N_ACTIONS
 
 __all__ = ["SniffAEC", "env", "raw_env"]
@@ -42,7 +42,7 @@ class SniffAEC(AECEnv):
 
     metadata = {"name": "sniff_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, players: int = 2, *, rewards: str = "game", round_cap: int = ROUND_CAP,
+    def __init__(self, players: int = 2, *, rewards: Rewards = "game", round_cap: int = ROUND_CAP,
                  render_mode: str | None = None) -> None:
         super().__init__()
         self.players = check_players(players)

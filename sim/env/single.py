@@ -25,7 +25,7 @@ from gymnasium import spaces
 from sim.core.checks import check_players, check_seed
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
-from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.env.outcome import Rewards, check_rewards, game_rewards, point_rewards
 from sim.kernels.decisions import N_ACTIONS
 
 __all__ = ["SniffEnv"]
@@ -37,7 +37,7 @@ class SniffEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, players: int = 2, opponents: str | Sequence[str] = "greedy", *,
-                 rewards: str = "game", round_cap: int = ROUND_CAP,
+                 rewards: Rewards = "game", round_cap: int = ROUND_CAP,
                  render_mode: str | None = None) -> None:
         self.players = check_players(players)
         self.reward_scheme = check_rewards(rewards)

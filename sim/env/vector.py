@@ -29,7 +29,7 @@ from sim.core.checks import check_players, check_seed
 from sim.core.seating import team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
-from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.env.outcome import Rewards, check_rewards, game_rewards, point_rewards
 from sim.kernels.decisions import N_ACTIONS
 
 __all__ = ["SniffVectorEnv"]
@@ -48,7 +48,7 @@ class SniffVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, players: int = 2,
-                 opponents: str | Sequence[str] = "greedy", *, rewards: str = "game",
+                 opponents: str | Sequence[str] = "greedy", *, rewards: Rewards = "game",
                  round_cap: int = ROUND_CAP) -> None:
         self.num_envs = int(num_envs)
         self.players = check_players(players)

@@ -34,6 +34,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -56,8 +57,12 @@ RECORDS_PER_SEAT = 600
 LABELLED_PER_SEAT = 2000  # every candidate of a labelled decision is a record
 CHUNK = 500  # games per call of the compiled loop (bounds the record buffers)
 LABELLED_CHUNK = 100
-TARGETS = ("value", "outcome", "mix")
-TEACHERS = ("none", "expert")
+# What a decision's value is fitted to: the Monte-Carlo return, the game's outcome, or a mix
+Target = Literal["value", "outcome", "mix"]
+TARGETS: tuple[Target, ...] = get_args(Target)
+# Who labels sampled decisions' candidates: nobody, or expert's value of each
+Teacher = Literal["none", "expert"]
+TEACHERS: tuple[Teacher, ...] = get_args(Teacher)
 
 
 @dataclass(frozen=True)
@@ -72,9 +77,9 @@ class LearnConfig:
     batch: int = 256
     rate: float = 0.001
     window: int = 3
-    target: str = "value"
+    target: Target = "value"
     eval_games: int = 2000
-    teacher: str = "none"
+    teacher: Teacher = "none"
     label_rate: float = 0.3
     teacher_budget: int = 256
     feature_version: int = FEATURE_VERSION

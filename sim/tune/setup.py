@@ -11,6 +11,7 @@ import signal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -39,7 +40,8 @@ DECIDING = ("strategy", "against", "players", "games", "seed", "params", "games_
 ADDED_WITH_ACCEPT = ("accept", "h0", "h1", "alpha", "beta")
 # How the tuned values are accepted against the defaults: a match of --validate-games
 # (fixed), or sniff compare's sequential test capped at --validate-games (sprt).
-ACCEPT = ("fixed", "sprt")
+Accept = Literal["fixed", "sprt"]
+ACCEPT: tuple[Accept, ...] = get_args(Accept)
 
 
 def import_cma():
@@ -72,7 +74,7 @@ class TuneConfig:
     sigma: float  # initial step, in units of each parameter's scale
     validate_games: int  # games of each validation match (with sprt: the test's cap)
     # The defaults keep a manifest written before --accept existed readable as "fixed".
-    accept: str = "fixed"
+    accept: Accept = "fixed"
     h0: float = H0  # the sequential test's settings (sim.compare's defaults), sprt only
     h1: float = H1
     alpha: float = ALPHA
