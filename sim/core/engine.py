@@ -135,6 +135,12 @@ class End(IntEnum):
     NONE = -3  # the turn did not end the round: the next seat plays
 
 
+# The two reasons settle_round is called with, as plain ints: numba compiles a call whose
+# argument is an int constant for that constant (settle_round's code folds it in), and one
+# whose argument is an IntEnum member for any member of its class.
+END_DOMINO = int(End.DOMINO)
+END_BLOCKED = int(End.BLOCKED)
+
 # --- round results: one row per round
 ROUND_LEADER = 0  # seat that led
 ROUND_OPENING_TILE = 1  # tile id of the opening placement
@@ -369,7 +375,7 @@ def finish_turn(state, seat, move, kind, round_row, events):
             return End.TARGET
         if state[HANDS + seat] != 0:
             return End.NONE
-        settle_round(state, round_row, events, End.DOMINO, seat)
+        settle_round(state, round_row, events, END_DOMINO, seat)
     else:
         # Passing is allowed only here: nothing fits and the boneyard is empty (also
         # right after drawing its last tile without a fit: that player then passes).
@@ -383,7 +389,7 @@ def finish_turn(state, seat, move, kind, round_row, events):
         for other in range(state[PLAYERS]):
             if can_play(layout, state[HANDS + other]):
                 return End.NONE
-        settle_round(state, round_row, events, End.BLOCKED, -1)
+        settle_round(state, round_row, events, END_BLOCKED, -1)
     for team in range(MAX_PLAYERS):
         round_row[ROUND_SCORES + team] = state[SCORES + team]
     return round_row[ROUND_END_REASON]

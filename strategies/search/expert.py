@@ -94,6 +94,9 @@ from strategies.value.round_value import Value, outcome
 from strategies.value.score_table import N_FEATURES
 
 VALUES = tuple(kind.name.lower() for kind in Value)  # "win", "points", "learned"
+# Value.WIN as a plain int, for the call that passes it as an argument: numba compiles that
+# call for the constant (as sim.core.engine.END_DOMINO says), not for any Value.
+VALUE_WIN = int(Value.WIN)
 GUIDES = ("heuristic", "learned")
 # "auto": blocker for the first plies with 2 and 3 players, for the first 2 with 4 (where 4
 # cost a quarter more time for no clear gain): what the measurements in docs/expert.md
@@ -147,7 +150,7 @@ def play_candidate_until(
         value = model_value(seats.observation, seats.moves[0], team, x, scratch)
         seats.moves[0] = engine.NO_MOVE
         return value
-    return outcome(state, deal, team, Value.WIN, features)
+    return outcome(state, deal, team, VALUE_WIN, features)
 
 
 @njit

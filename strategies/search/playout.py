@@ -116,7 +116,7 @@ def play_round_from(state, deal, seat, move, seats, log) -> None:
     round_row[engine.ROUND_DOMINO_SEAT] = -1
     if not engine.apply_placement(state, seat, move, round_row, log.events):
         if state[engine.HANDS + seat] == 0:
-            engine.settle_round(state, round_row, log.events, engine.End.DOMINO, seat)
+            engine.settle_round(state, round_row, log.events, engine.END_DOMINO, seat)
         else:
             play_out(state, (seat + 1) % players, -1, seats, log)
 
@@ -173,7 +173,7 @@ def play_placements(state, seat, placements, seats, log):
             if engine.apply_placement(state, seat, move, round_row, events):
                 return -1
             if state[engine.HANDS + seat] == 0:
-                engine.settle_round(state, round_row, events, engine.End.DOMINO, seat)
+                engine.settle_round(state, round_row, events, engine.END_DOMINO, seat)
                 return -1
             placed += 1
             if last:
@@ -188,7 +188,7 @@ def play_placements(state, seat, placements, seats, log):
                     blocked = False
                     break
             if blocked:
-                engine.settle_round(state, round_row, events, engine.End.BLOCKED, -1)
+                engine.settle_round(state, round_row, events, engine.END_BLOCKED, -1)
                 return -1
         seat += 1
         if seat == players:
@@ -212,6 +212,6 @@ def play_round_until(state, deal, seat, move, placements, seats, log) -> int:
     if engine.apply_placement(state, seat, move, round_row, log.events):
         return -1
     if state[engine.HANDS + seat] == 0:
-        engine.settle_round(state, round_row, log.events, engine.End.DOMINO, seat)
+        engine.settle_round(state, round_row, log.events, engine.END_DOMINO, seat)
         return -1
     return play_placements(state, (seat + 1) % players, placements, seats, log)
