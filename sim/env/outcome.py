@@ -14,7 +14,7 @@ one seat each.
 
 from __future__ import annotations
 
-from typing import Literal, cast, get_args
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -32,7 +32,7 @@ def check_rewards(rewards: object) -> Rewards:
     """The reward scheme's name, or a one-line error naming the choices."""
     if rewards not in REWARDS:
         raise SniffError(f"rewards must be one of {', '.join(REWARDS)}, got {rewards!r}")
-    return cast(Rewards, rewards)
+    return rewards  # narrowed to Rewards by the test above
 
 
 def _seat_teams(players: int) -> np.ndarray:

@@ -515,7 +515,7 @@ class GameBatch(ExternalChance):
         examples/openspiel_ismcts.py). Only while the game waits for a move or a draw, and the
         deciding seat's hand stays while it places a tile it just drew."""
         row = self._state[game]
-        if row[engine.WAITING] not in (engine.WAIT_MOVE, engine.WAIT_FORCED, engine.WAIT_DRAW):
+        if row[engine.WAITING] not in (engine.Wait.MOVE, engine.Wait.FORCED, engine.Wait.DRAW):
             raise IllegalMove(f"game {game} does not wait for a move or a draw: nothing to "
                               "deal anew")
         start = engine.DECK + int(row[engine.BONEYARD_POS])
@@ -527,7 +527,7 @@ class GameBatch(ExternalChance):
             raise IllegalMove(f"game {game}: a redeal gives each of the {self.players} seats "
                               "as many tiles as it holds")
         seat = int(row[engine.TURN_SEAT])
-        if row[engine.WAITING] == engine.WAIT_FORCED and masks[seat] != now[seat]:
+        if row[engine.WAITING] == engine.Wait.FORCED and masks[seat] != now[seat]:
             raise IllegalMove(f"game {game}: seat {seat} places the tile it drew: its hand "
                               "stays")
         pool = row[start: engine.DECK + N_TILES].tolist()
@@ -550,7 +550,7 @@ class GameBatch(ExternalChance):
             raise SniffError(f"a position of {source.players} players cannot go on in a batch "
                              f"of {self.players}")
         if not self.external_chance and source._state[source_game, engine.WAITING] in (
-                engine.WAIT_DRAW, engine.WAIT_DEAL):
+                engine.Wait.DRAW, engine.Wait.DEAL):
             raise IllegalMove(f"game {source_game} waits for chance (a deal or a draw): a "
                               "batch without external chance cannot go on from it")
         self._state[game] = source._state[source_game]
