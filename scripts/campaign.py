@@ -99,7 +99,7 @@ class Context:
     # --- fixtures
     def copy(self, name: str, to: str | None = None) -> Path:
         """A copy of a base folder (run, tour, open, tune, trace.jsonl, model.npz)."""
-        source = self.campaign.base / name
+        source = self.campaign.folder(name)
         target = self.dir / (to or name)
         if source.is_dir():
             shutil.copytree(source, target, symlinks=True)
@@ -250,6 +250,25 @@ def classify(ctx: Context, outcome: Outcome) -> tuple[str, str]:
     return "clean", "the right output"
 
 
+# the base folders the cases copy, by name: the command that makes each (in the base folder)
+BASE_COMMANDS: dict[str, list[str]] = {
+    "run": ["simulate", "--players", "2", "--strategies", "greedy,random", "--games", "200",
+            "--chunk-size", "100", "--seed", "3", "-o", "run", "-q"],
+    "tour": ["tournament", "--players", "2", "--strategies", "greedy,random,heavy",
+             "--games-per-pair", "40", "--out", "tour", "-q"],
+    "open": ["openings", "--players", "2", "--deals", "1", "-o", "open", "-q"],
+    "tune": ["tune", "defensive", "--against", "random", "--players", "2", "--games", "400",
+             "--games-per-trial", "50", "--popsize", "4", "--validate-games", "0", "-o",
+             "tune", "-q"],
+    "trace.jsonl": ["trace", "--players", "2", "--strategies", "greedy,random", "--games", "2",
+                    "-o", "trace.jsonl"],
+    "cmp": ["compare", "greedy", "random", "--players", "2", "--max-games", "400",
+            "--chunk-size", "100", "-o", "cmp", "-q"],
+    "runl": ["simulate", "--players", "2", "--strategies", "learned:model=model.npz,greedy",
+             "--games", "100", "--seed", "3", "-o", "runl", "-q"],
+}
+
+
 class Campaign:
     def __init__(self, work: Path, cache: Path) -> None:
         self.work, self.base = work, work / "base"
@@ -266,44 +285,36 @@ class Campaign:
         self.server: subprocess.Popen | None = None
 
     def build_base(self) -> None:
-        """The folders the cases copy: a run, a tournament, an openings study, a tuning
-        run, a trace, a model file, the plugins, and a copy of the compile cache."""
+        """What every case may use: a copy of the compile cache, a model file and the
+        plugins; the folders the cases copy are made when a case first asks (``folder``)."""
         self.base.mkdir(parents=True)
         shutil.copytree(self.source_cache / "kernels", self.cache / "kernels", symlinks=True)
         if (self.source_cache / "learned").is_dir():
             shutil.copytree(self.source_cache / "learned", self.cache / "learned",
                             symlinks=True)
         (self.cache / "kernels" / "precompile.lock").unlink(missing_ok=True)
-        env = dict(self.env, SNIFF_CACHE_DIR=str(self.cache))
-        commands = [
-            ["simulate", "--players", "2", "--strategies", "greedy,random", "--games", "200",
-             "--chunk-size", "100", "--seed", "3", "-o", "run", "-q"],
-            ["tournament", "--players", "2", "--strategies", "greedy,random,heavy",
-             "--games-per-pair", "40", "--out", "tour", "-q"],
-            ["openings", "--players", "2", "--deals", "1", "-o", "open", "-q"],
-            ["tune", "defensive", "--against", "random", "--players", "2", "--games", "400",
-             "--games-per-trial", "50", "--popsize", "4", "--validate-games", "0", "-o",
-             "tune", "-q"],
-            ["trace", "--players", "2", "--strategies", "greedy,random", "--games", "2",
-             "-o", "trace.jsonl"],
-            ["compare", "greedy", "random", "--players", "2", "--max-games", "400",
-             "--chunk-size", "100", "-o", "cmp", "-q"],
-        ]
         models = sorted((ROOT / "strategies" / "learned" / "models").glob("*2*.npz"))
         if models:
             shutil.copy2(models[0], self.base / "model.npz")
-            commands.append(["simulate", "--players", "2", "--strategies",
-                             "learned:model=model.npz,greedy", "--games", "100", "--seed", "3",
-                             "-o", "runl", "-q"])
-        for command in commands:
-            done = subprocess.run(self.sniff + command, cwd=self.base, env=env,
-                                  capture_output=True, text=True)
-            if done.returncode != 0 and not (self.base / command[-2]).exists():
-                raise SystemExit(f"campaign: could not build {command}: {done.stderr}")
         plugins = self.base / "plugins"
         plugins.mkdir()
         for name, text in PLUGINS.items():
             (plugins / f"{name}.py").write_text(text)
+
+    def folder(self, name: str) -> Path:
+        """The base folder or file ``name`` (a run, a tournament, an openings study, a
+        tuning run, a trace, a comparison, a learned run), made by its command the first
+        time a case asks for it, so a smoke run of a few cases makes only what they copy."""
+        path = self.base / name
+        if path.exists() or name not in BASE_COMMANDS:
+            return path
+        env = dict(self.env, SNIFF_CACHE_DIR=str(self.cache))
+        command = BASE_COMMANDS[name]
+        done = subprocess.run(self.sniff + command, cwd=self.base, env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0 and not path.exists():
+            raise SystemExit(f"campaign: could not build {command}: {done.stderr}")
+        return path
 
     def run_case(self, case: Case, index: int) -> dict:
         folder = self.work / "cases" / f"{index:03d}-{re.sub(r'[^a-z0-9]+', '-', case.name)[:40]}"
@@ -641,7 +652,7 @@ def _same_games(reference: str) -> Callable:
         import pyarrow.parquet as pq
 
         mine = ctx.dir / "out" / "games"
-        theirs = ctx.campaign.base / reference / "games"
+        theirs = ctx.campaign.folder(reference) / "games"
         if not mine.is_dir():
             return "no games written"
         columns = ["game_id", "winner_side", "rounds"]
