@@ -1067,7 +1067,8 @@ def _edit_json(path: Path, edit: Callable[[dict], None]) -> None:
     path.write_text(json.dumps(data))
 
 
-def folder_cases() -> list[Case]:
+def _run_folder_cases() -> list[Case]:
+    """Run folders: the manifest, the ledger, the parts, the lock, links."""
     cases = []
     for how in ("fifo", "zero", "folder", "nested", "huge-number", "non-utf8", "big", "nan"):
         cases.append(Case("folders", f"run manifest.json: {how}", ["report", "run", "-o", "rep"],
@@ -1137,7 +1138,12 @@ def folder_cases() -> list[Case]:
                                    (ctx.dir / "linked").symlink_to(ctx.dir / "run")),
                       expect="either", check=lambda c, o: None if re.search(r"\b200\b", o.out)
                       else "not 200 games"))
-    # tournaments
+    return cases
+
+
+def _tournament_cases() -> list[Case]:
+    """Tournament folders: the tournament file, its pairings."""
+    cases = []
     for how in ("fifo", "zero", "nested", "non-utf8"):
         cases.append(Case("folders", f"tournament.json: {how}", ["report", "tour", "-o", "rep"],
                           folder_setup("tour", lambda c, f, h=how: _replace(
@@ -1176,7 +1182,12 @@ def folder_cases() -> list[Case]:
                       ["tournament", "--players", "2", "--strategies", "greedy,random",
                        "--games-per-pair", "20", "--out", "tour", "--overwrite", "-q"],
                       folder_setup("tour", pairs_link)))
-    # openings
+    return cases
+
+
+def _openings_cases() -> list[Case]:
+    """Openings folders: the summary, the games, the ranking."""
+    cases = []
     for how in ("fifo", "zero", "big", "nested"):
         cases.append(Case("folders", f"openings summary.json: {how}",
                           ["query", "open", "SELECT count(*) FROM openings"],
@@ -1197,7 +1208,12 @@ def folder_cases() -> list[Case]:
         path.write_text(path.read_text().replace("1", "9"))
     cases.append(Case("folders", "openings ranking.md edited", ["verify", "open"],
                       folder_setup("open", ranking_edit)))
-    # tuning and compare folders
+    return cases
+
+
+def _tune_compare_cases() -> list[Case]:
+    """Tuning and comparison folders."""
+    cases = []
     for how in ("fifo", "zero", "big", "nan"):
         cases.append(Case("folders", f"tune best.json: {how}",
                           ["simulate", "--players", "2", "--strategies",
@@ -1223,7 +1239,12 @@ def folder_cases() -> list[Case]:
         cases.append(Case("folders", f"compare.json: {how}", ["verify", "cmp"],
                           folder_setup("cmp", lambda c, f, h=how: _replace(
                               f / "compare.json", h, c))))
-    # outputs
+    return cases
+
+
+def _output_cases() -> list[Case]:
+    """What the commands write to: FIFOs, links, files, other folders."""
+    cases = []
     outputs = {
         "a FIFO": lambda ctx: _mkfifo(ctx.dir / "out"),
         "/dev/null": None,
@@ -1261,6 +1282,11 @@ def folder_cases() -> list[Case]:
                           "a raw ESC or a forged line" if "\x1b" in o.out + o.err or
                           "\nsniff: error: forged" in o.out + o.err else None)))
     return cases
+
+
+def folder_cases() -> list[Case]:
+    return [*_run_folder_cases(), *_tournament_cases(), *_openings_cases(),
+            *_tune_compare_cases(), *_output_cases()]
 
 
 # ------------------------------------------------------------------ plugins
@@ -1355,7 +1381,8 @@ def _verify_replays(ctx: Context) -> str | None:
 # ------------------------------------------------------------------ the command line
 
 
-def cli_cases() -> list[Case]:
+def _cli_flag_cases() -> list[Case]:
+    """Flags, numbers, strategy specs and special files as inputs."""
     base = ["simulate", "--players", "2", "--strategies", "greedy,random", "-o", "out", "-q"]
     cases = []
     for flags in (["--games", str(10**30)], ["--games", "-5"], ["--games", "1e3"],
@@ -1401,6 +1428,12 @@ def cli_cases() -> list[Case]:
                         ["verify", path], ["query", path, "SELECT 1"]):
             cases.append(Case("cli", f"{command[0]} {name}", command, setup, timeout=60,
                               stdin="/dev/zero"))
+    return cases
+
+
+def _cli_input_cases() -> list[Case]:
+    """Traces, positions, folders and standard inputs of the other commands."""
+    cases = []
     cases.append(Case("cli", "hint - from /dev/zero", ["hint", "-"], stdin="/dev/zero", timeout=60))
     cases.append(Case("cli", "replay a trace, game 10**20",
                       ["replay", "trace.jsonl", "--game", str(10**20)],
@@ -1453,6 +1486,10 @@ def cli_cases() -> list[Case]:
     return cases
 
 
+def cli_cases() -> list[Case]:
+    return [*_cli_flag_cases(), *_cli_input_cases()]
+
+
 def _games_in(ctx: Context, games: int) -> str | None:
     import pyarrow.parquet as pq
 
@@ -1471,12 +1508,29 @@ def _no_raw_controls(ctx: Context, outcome: Outcome) -> str | None:
 # ------------------------------------------------------------------ sniff serve
 
 
+@dataclass(frozen=True)
+class Asked:
+    """How a serve case asks: its headers, the statuses that are a clean answer, whether it
+    sends the page's token, its Host and Origin, whether it names a game, how many times."""
+
+    headers: dict | None = None
+    statuses: tuple = (400,)
+    token: bool = True
+    host: str | None = None
+    origin: str | None = None
+    game: bool = False
+    repeat: int = 1
+
+
 def serve_case(name: str, method: str, path: str, body: bytes | None = None,
-               headers: dict | None = None, statuses: tuple = (400,), token: bool = True,
-               host: str | None = None, origin: str | None = None, game: bool = False,
-               repeat: int = 1) -> Case:
+               **options) -> Case:
     """A request (``{game}`` in ``path`` is a game of this server) and the statuses that
-    are a clean answer."""
+    are a clean answer (``options``: ``Asked``'s fields)."""
+    asked = Asked(**options)
+    headers, statuses, token, host, origin, game, repeat = (
+        asked.headers, asked.statuses, asked.token, asked.host, asked.origin, asked.game,
+        asked.repeat)
+
     def send(ctx: Context) -> tuple[str, str]:
         campaign = ctx.campaign
         address, port, secret = campaign.serve()
@@ -1521,12 +1575,16 @@ def serve_case(name: str, method: str, path: str, body: bytes | None = None,
     return Case("serve", name, send)
 
 
-def serve_cases() -> list[Case]:
-    new = json.dumps({"players": 2, "seat": 0, "opponents": ["greedy"], "target": 250}).encode()
+def _new_game(**fields) -> bytes:
+    """A request body for a new game, ``fields`` replaced."""
+    return json.dumps({"players": 2, "seat": 0, "opponents": ["greedy"], "target": 250,
+                       **fields}).encode()
 
-    def game(**fields):
-        return json.dumps({"players": 2, "seat": 0, "opponents": ["greedy"], "target": 250,
-                           **fields}).encode()
+
+def _serve_new_game_cases() -> list[Case]:
+    """Requests that open a game: the Host, Origin and token checks, the body's size and
+    shape, the new game's settings."""
+    new, game = _new_game(), _new_game
     nested = ("[" * 30_000 + "]" * 30_000).encode()
     return [
         serve_case("Host of another site", "GET", "/api/strategies", host="evil.example:80",
@@ -1562,6 +1620,13 @@ def serve_cases() -> list[Case]:
                    game(opponents=["defensive:@/etc/passwd"]), statuses=(400,)),
         serve_case("a NUL in a name", "POST", "/api/games", game(opponents=["gre\u0000edy"]),
                    statuses=(400,)),
+    ]
+
+
+def _serve_session_cases() -> list[Case]:
+    """Requests to the static files, a game in progress, replays and positions, and many
+    headers or requests."""
+    return [
         serve_case("a path out of static", "GET", "/static/../../../../etc/passwd",
                    statuses=(404, 400)),
         serve_case("an encoded path out of static", "GET", "/static/%2e%2e/%2e%2e/app.py",
@@ -1602,6 +1667,10 @@ def serve_cases() -> list[Case]:
         serve_case("300 requests naming random sessions", "GET", "/api/games/{random}",
                    statuses=(429,), repeat=300),
     ]
+
+
+def serve_cases() -> list[Case]:
+    return [*_serve_new_game_cases(), *_serve_session_cases()]
 
 
 # ------------------------------------------------------------------ sniff query
