@@ -11,10 +11,13 @@ At each IS-MCTS decision the position becomes a ``python_sniff`` state
 information set (its public view, then what follows in the search). The bot's resampler
 deals the tiles that seat cannot see anew among the other hands and the boneyard (hand
 sizes kept, and no tile with a pip value a seat is publicly known to lack), and its
-evaluator plays the sampled game to its end with uniformly random legal moves inside the
-compiled engine (one call: OpenSpiel's Python random rollouts would take a second a game).
-Both are a referee's: the batch's ``load_position`` and ``redeal`` (public, documented in
-docs/batch.md) move hidden tiles, which no player may.
+evaluator plays the sampled position on inside the compiled engine (OpenSpiel's Python
+random rollouts would take a second a game), with ``--playout`` (default uniformly random
+legal moves) in every seat: ``--evaluator game`` to the game's end (+1 a win, -1 a loss),
+``--evaluator round`` to the round's end only, valued by ``expert``'s model of the chance to
+win the game from there (``strategies.value.round_value.win_chance``), as ``expert`` values
+its play-outs. Both are a referee's: the batch's ``load_position`` and ``redeal`` (public,
+documented in docs/batch.md) move hidden tiles, which no player may.
 
 Writes one JSON line per finished game to ``--out`` (so an interrupted run keeps its
 games) and prints win rates with 95% Wilson intervals, and the CPU seconds per move of
@@ -23,6 +26,8 @@ IS-MCTS and of the built-in strategy (measured playing itself on the same deals)
 Usage: ``python examples/openspiel_ismcts.py --players 2 --opponent expert --deals 100
 --simulations 32 --out results/ismcts/2-expert.jsonl`` (a rerun resumes the file);
 ``python examples/openspiel_ismcts.py --table results/ismcts/*.jsonl`` prints the table.
+``expert``'s budget: ``--simulations 256 --evaluator round`` (its 256 play-outs, each valued
+at the round's end as it values them); its time: ``--simulations 2`` (docs/environments.md).
 """
 
 from __future__ import annotations
@@ -40,12 +45,13 @@ from open_spiel.python.algorithms import ismcts
 
 from sim.core import engine
 from sim.core import observation as slots
-from sim.core.seating import side_of_team
+from sim.core.seating import side_of_team, team_count, team_of
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW
 from sim.env.openspiel import GAME_NAME, SniffState, StateTable
 from sim.kernels.batch import GameBatch
-from sim.kernels.decisions import OUTSIDE, BatchSettings
+from sim.kernels.decisions import KIND_DRAW, OUTSIDE, BatchSettings
 from sim.stats.intervals import wilson_interval
+from strategies.value.round_value import win_chance
 
 TILE_PIP_BITS = [(1 << int(TILE_LOW[t])) | (1 << int(TILE_HIGH[t])) for t in range(N_TILES)]
 
@@ -71,12 +77,15 @@ def _state(game, batch: GameBatch) -> SniffState:
 class Referee:
     """Turns true positions into OpenSpiel states, resamples them, and plays them out."""
 
-    def __init__(self, game, players: int, seed: int) -> None:
-        self.game, self.players = game, players
+    def __init__(self, game, players: int, seed: int, evaluator: str = "game",
+                 playout: str = "random") -> None:
+        self.game, self.players, self.evaluator = game, players, evaluator
         self.rng = np.random.default_rng(seed)
         self.outside = GameBatch(players, [OUTSIDE] * players, 1, seed,
                                  BatchSettings(external_chance=True))
-        self.random = GameBatch(players, ["random"] * players, 1, seed)
+        # a round's play-out stops at the next deal: chance from outside
+        self.playouts = GameBatch(players, [playout] * players, 1, seed,
+                                  BatchSettings(external_chance=evaluator == "round"))
 
     def root(self, source: GameBatch, game: int) -> SniffState:
         """The true position of game ``game`` as an OpenSpiel state (chance from outside)."""
@@ -93,12 +102,12 @@ class Referee:
                   if not (int(view[slots.HAND]) | int(view[slots.PLAYED])) >> t & 1]
         others = [s for s in range(self.players) if s != player]
         sizes = {s: int(view[slots.HAND_SIZE + s]) for s in others}
-        lacking = {s: int(view[slots.LACKS + s]) for s in others}
+        known = {s: int(view[slots.LACKS + s]) for s in others}
         for attempt in range(50):
             pool = list(self.rng.permutation(hidden))
             hands = {}
-            for seat in sorted(others, key=lambda s: -lacking[s].bit_count()):
-                lacks = lacking[seat] if attempt < 49 else 0
+            for seat in sorted(others, key=lambda s: -known[s].bit_count()):
+                lacks = known[seat] if attempt < 49 else 0
                 fits = [t for t in pool if not TILE_PIP_BITS[t] & lacks][:sizes[seat]]
                 if len(fits) < sizes[seat]:
                     break
@@ -112,20 +121,48 @@ class Referee:
         return _state(self.game, batch)
 
     def playout(self, state: SniffState) -> np.ndarray:
-        """Returns after uniformly random legal moves to the end of the game (compiled)."""
-        batch = self.random.copy()
+        """Returns after ``--playout``'s moves (compiled) to the end of the game, or of the
+        round valued by the chance to win the game from there; the position's first move
+        is uniformly random."""
+        batch = self.playouts.copy()
         batch.load_position(0, state.table.batch, 0)
         batch.deal_ids[0] = int(self.rng.integers(1 << 40))  # later rounds' deals
         decisions = batch.pending()
         if len(decisions):
             pick = int(self.rng.integers(decisions.n_moves[0]))
-            batch.advance(decisions.moves[:, pick])
+            decisions = batch.advance(decisions.moves[:, pick])
+        while len(decisions) and decisions.kinds[0] == KIND_DRAW:
+            boneyard = batch.boneyard(0)
+            tile = boneyard[int(self.rng.integers(len(boneyard)))]
+            decisions = batch.advance(np.array([tile], dtype=np.int64))
         winner = int(batch.winners[0])
-        if winner < 0:
-            return np.zeros(self.players)
         loss = -1.0 if self.players != 3 else -0.5
-        return np.array([1.0 if (s % 2 if self.players == 4 else s) == winner else loss
-                         for s in range(self.players)])
+        if winner >= 0:
+            return np.array([1.0 if team_of(s, self.players) == winner else loss
+                             for s in range(self.players)])
+        if batch.done:  # the round cap
+            return np.zeros(self.players)
+        return self.round_value(batch)
+
+    def round_value(self, batch: GameBatch) -> np.ndarray:
+        """Each seat's expected return from a round's end: ``expert``'s model of the chance
+        to win the game from these scores with this next leader."""
+        players, scores = self.players, batch.scores[0]
+        target = float(batch.observe(0, 0)[slots.TARGET])
+        out = [seat for seat in range(players) if batch.hand_sizes[0, seat] == 0]
+        loss = -1.0 if players != 3 else -0.5
+        returns = np.empty(players)
+        for seat in range(players):
+            team = team_of(seat, players)
+            if out:  # who went out leads the next round; a blocked round draws its leader
+                lead = 1.0 if team_of(out[0], players) == team else -1.0
+            else:
+                lead = 2.0 * (2 if players == 4 else 1) / players - 1.0
+            need = [target - float(scores[t]) for t in range(team_count(players))]
+            rival = min(need[t] for t in range(len(need)) if t != team)
+            chance = win_chance(players, need[team], rival, lead, target)
+            returns[seat] = chance + (1.0 - chance) * loss
+        return returns
 
 
 class RolloutEvaluator:
@@ -179,9 +216,9 @@ def play_deal(referee: Referee, players: int, opponent: str, deal: int, seed: in
 
 def table(paths: list[Path]) -> str:
     """The Markdown table of finished games in these JSON Lines files, one row each."""
-    lines = ["| players | opponent | IS-MCTS simulations | games | IS-MCTS won | 95% Wilson | "
-             "IS-MCTS ms/move (CPU) | opponent ms/decision (CPU) |",
-             "|---:|---|---:|---:|---:|---|---:|---:|"]
+    lines = ["| players | opponent | IS-MCTS simulations | evaluator | games | IS-MCTS won | "
+             "95% Wilson | IS-MCTS ms/move (CPU) | opponent ms/decision (CPU) |",
+             "|---:|---|---:|---|---:|---:|---|---:|---:|"]
     for path in paths:
         rows = [json.loads(line) for line in path.open()]
         if not rows:
@@ -193,8 +230,9 @@ def table(paths: list[Path]) -> str:
         # each session measures the opponent anew: the least figure (an earlier one may have
         # counted a compile)
         builtin = min(r["builtin_seconds_per_move"] for r in rows)
+        evaluator = f"{first.get('evaluator', 'game')}, {first.get('playout', 'random')}"
         lines.append(f"| {first['players']} | {first['opponent']} | {first['simulations']} | "
-                     f"{len(rows)} | {wins / len(rows):.1%} | {low:.1%}-{high:.1%} | "
+                     f"{evaluator} | {len(rows)} | {wins / len(rows):.1%} | {low:.1%}-{high:.1%} | "
                      f"{per_move * 1e3:.1f} | {builtin * 1e3:.2f} |")
     return "\n".join(lines)
 
@@ -209,6 +247,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=50, help="run seed (default 50)")
     parser.add_argument("--simulations", type=int, default=200,
                         help="IS-MCTS simulations per decision (default %(default)s)")
+    parser.add_argument("--evaluator", choices=("game", "round"), default="game",
+                        help="play-outs to the game's end, or to the round's end valued by "
+                             "expert's chance to win the game from there (default %(default)s)")
+    parser.add_argument("--playout", default="random",
+                        help="the strategy of every seat in the play-outs, after a uniformly "
+                             "random first move (default %(default)s)")
     parser.add_argument("--out", type=Path,
                         help="JSON Lines of the finished games (a rerun resumes it)")
     parser.add_argument("--table", type=Path, nargs="+", metavar="JSONL",
@@ -223,7 +267,7 @@ def main() -> None:
         parser.error("--players: 2 or 4 (two sides, swapped on each deal)")
     numba.set_num_threads(1)
     game = pyspiel.load_game(GAME_NAME, {"players": args.players})
-    referee = Referee(game, args.players, args.seed)
+    referee = Referee(game, args.players, args.seed, args.evaluator, args.playout)
     builtin = builtin_seconds_per_move(args.players, args.opponent, 20, args.seed)
     print(f"{args.opponent}: {builtin * 1e3:.2f} ms per decision", flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -237,14 +281,16 @@ def main() -> None:
                 row = play_deal(referee, args.players, args.opponent, deal, args.seed,
                                 args.simulations, swap)
                 row.update(opponent=args.opponent, players=args.players,
-                           simulations=args.simulations, builtin_seconds_per_move=builtin)
+                           simulations=args.simulations, evaluator=args.evaluator,
+                           playout=args.playout, builtin_seconds_per_move=builtin)
                 handle.write(json.dumps(row) + "\n")
                 handle.flush()
     rows = [json.loads(line) for line in args.out.open()]
     wins = sum(r["won"] for r in rows)
     low, high = wilson_interval(wins, len(rows))
     per_move = sum(r["seconds"] for r in rows) / max(sum(r["moves"] for r in rows), 1)
-    print(f"IS-MCTS ({args.simulations} simulations) vs {args.opponent}, {args.players} players:"
+    print(f"IS-MCTS ({args.simulations} simulations, {args.evaluator} play-outs by "
+          f"{args.playout}) vs {args.opponent}, {args.players} players:"
           f" {wins}/{len(rows)} won = {wins / len(rows):.1%} ({low:.1%}-{high:.1%}); "
           f"{per_move * 1e3:.1f} ms per move vs {builtin * 1e3:.2f} ms", flush=True)
 

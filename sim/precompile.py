@@ -15,6 +15,7 @@ import traceback
 
 import numpy as np
 
+from sim.files import write_atomic
 from sim.kernels import generate as kernels
 from sim.kernels.shared import (
     LOCK_NAME,
@@ -104,7 +105,13 @@ def compile_once(order: tuple[str, ...] = PARTS) -> int:
     # The lock appears with its owner's pid already in it (a link of a written file), so
     # no reader ever sees it empty and takes it for stale.
     claim = lock.with_name(f"{LOCK_NAME}.{os.getpid()}")
-    claim.write_text(str(os.getpid()))
+    try:  # made here, exclusively and unfollowed: a name planted in the cache is not written
+        descriptor = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                             | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return 0
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(str(os.getpid()))
     try:
         os.link(claim, lock)
     except FileExistsError:
@@ -113,14 +120,23 @@ def compile_once(order: tuple[str, ...] = PARTS) -> int:
         claim.unlink()
     try:
         compile_everything(order)
-        done_marker().write_text("done\n")
+        _mark(done_marker(), "done\n")
     except Exception:
-        failed_marker().write_text(traceback.format_exc())
+        _mark(failed_marker(), traceback.format_exc())
         traceback.print_exc()
         return 1
     finally:
         lock.unlink(missing_ok=True)
     return 0
+
+
+def _mark(path, text: str) -> None:
+    """Leave a marker, whole and never through a link (``sim.files.write_atomic``); a cache
+    where it cannot be left gets none (the compile runs again next time)."""
+    try:
+        write_atomic(path, lambda temporary: temporary.write_text(text))
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

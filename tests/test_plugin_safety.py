@@ -94,6 +94,14 @@ BROKEN = {
         "x = 1 / 0\n",
         "plugin 'raises_on_import' failed to import: ZeroDivisionError: division by zero",
     ),
+    "exits_on_import": (  # #63: sniff ended with exit 3 and no word
+        "import sys\nsys.exit(3)\n",
+        "plugin 'exits_on_import' called sys.exit(3) while it was imported",
+    ),
+    "base_exception_on_import": (
+        "raise GeneratorExit('closed')\n",
+        "plugin 'base_exception_on_import' failed to import: GeneratorExit: closed",
+    ),
     "needs_missing_package": (
         "import no_such_package_for_sniff\n",
         "plugin 'needs_missing_package' failed to import: ModuleNotFoundError: "

@@ -76,6 +76,8 @@ def test_listed_and_recorded_like_a_plugin(plugins, capsys, tmp_path):
     ("py_memory", "raised MemoryError"),
     ("py_generator_exit", "raised GeneratorExit: closed"),
     ("py_exit", "called sys.exit(0)"),
+    # #63 (scripts/campaign.py): numpy's error making its answer an array was a traceback
+    ("py_bad_array", "returned _NotAnArray, not integer action ids (ValueError: no array here)"),
 ])
 @pytest.mark.parametrize("command", ["simulate", "tournament", "openings"])
 def test_a_misbehaving_python_player_is_one_line_and_no_run(plugins, capsys, tmp_path,

@@ -54,6 +54,9 @@ class Case:
 SERVE = ("starlette", "uvicorn", "httpx")
 # file -> its cases: the smallest real run of each (seconds once the kernels are cached)
 CASES: dict[str, list[Case]] = {
+    "scripts/campaign.py": [Case(
+        ("--surface", "cli", "--cases", "1"),
+        (r"\| cli \| 1 \| 1 \|", r"1 of 1 clean"))],
     "scripts/profile_engine.py": [Case(
         ("--seconds", "0.2", "--players", "2"), (r"busy samples, 2 players",),
         programs=("gcc", "gdb"))],
@@ -104,7 +107,8 @@ CASES: dict[str, list[Case]] = {
          "current", "-o", "answer"), (r"\| rank \| current \|",))],
     "examples/openspiel_ismcts.py": [Case(
         ("--players", "2", "--opponent", "greedy", "--deals", "1", "--simulations", "2",
-         "--out", "games.jsonl"), (r"IS-MCTS \(2 simulations\) vs greedy, 2 players: \d/2",),
+         "--out", "games.jsonl"),
+        (r"IS-MCTS \(2 simulations, game play-outs by random\) vs greedy, 2 players: \d/2",),
         ("pyspiel",))],
     # torch is too big for CI (the rl extra): there the example must say so in one line
     "examples/train_maskable_ppo.py": [Case(HELP, (r"usage:",)), Case(
@@ -201,3 +205,84 @@ def test_the_ismcts_table_shows_the_opponents_warm_time(tmp_path) -> None:
     games.write_text("".join(json.dumps({**row, "swap": swap, "builtin_seconds_per_move": s})
                              + "\n" for swap, s in ((0, 0.0131), (1, 0.00095))))
     assert script.table([games]).splitlines()[-1].endswith("| 10.0 | 0.95 |")
+
+
+def test_the_ismcts_referee_uses_the_batchs_public_tools() -> None:
+    """#63: the referee wrote ``GameBatch._state``; it now moves positions and deals them
+    anew with ``GameBatch.load_position`` and ``redeal``: a resampled root keeps the deciding seat's
+    information (what IS-MCTS asserts) and every seat's known lacks, and both evaluators
+    return one value per seat (``round``: expert's chance to win from the round's end)."""
+    import importlib.util
+
+    pytest.importorskip("pyspiel")
+    import numpy as np
+
+    from sim.core import observation as view
+    from sim.core.tiles import TILE_HIGH, TILE_LOW
+    from sim.kernels.batch import GameBatch
+    from sim.kernels.decisions import OUTSIDE, BatchSettings
+
+    spec = importlib.util.spec_from_file_location("ismcts_script",
+                                                  ROOT / "examples" / "openspiel_ismcts.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    game = script.pyspiel.load_game(script.GAME_NAME, {"players": 2})
+    source = GameBatch(2, [OUTSIDE, "greedy"], 1, 50, BatchSettings(first_game=3))
+    for _ in range(4):
+        source.advance(source.pending().moves[:, 0])
+    for evaluator in ("game", "round"):
+        referee = script.Referee(game, 2, 7, evaluator)
+        root = referee.root(source, 0)
+        player = root.current_player()
+        for _ in range(5):
+            sample = referee.resample(root, player)
+            assert sample.information_state_string(player) == root.information_state_string(player)
+            other = sample.table.batch.observe(0, 1 - player)
+            for tile in range(28):
+                if other[view.HAND] >> int(tile) & 1:
+                    pips = (1 << int(TILE_LOW[tile])) | (1 << int(TILE_HIGH[tile]))
+                    assert not pips & int(other[view.LACKS + 1 - player])
+            values = referee.playout(sample)
+            assert values.shape == (2,) and np.all(np.abs(values) <= 1.0)
+            assert abs(values.sum()) < 1e-9  # two sides: what one wins the other loses
+
+
+def test_the_campaign_tells_each_outcome_apart(tmp_path) -> None:
+    """scripts/campaign.py's classifier (#63): a planted file written is code execution, a
+    protected file changed data loss, no exit a hang, a traceback a traceback, exit 0 where
+    a refusal was due a silently wrong answer, one ``sniff: error:`` line clean."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("campaign_script",
+                                                  ROOT / "scripts" / "campaign.py")
+    campaign = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = campaign  # its dataclasses look their module up there
+    spec.loader.exec_module(campaign)
+
+    def kind(outcome, setup=None, **case):
+        folder = tmp_path / f"case{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        ctx = campaign.Context(None, campaign.Case("cli", "x", [], **case), folder)
+        if setup:
+            setup(ctx)
+        return campaign.classify(ctx, outcome)[0]
+
+    def done(rc, err="", out=""):
+        return campaign.Outcome(rc, out, err, 1.0, 2**20)
+
+    assert kind(done(2, "sniff: error: no such folder\n")) == "clean"
+    assert kind(done(2, "sniff: error: a\nsniff: error: b\n")) == "unclear"
+    assert kind(done(1, "Traceback (most recent call last):\n  x\nValueError: y\n")) == \
+        "traceback"
+    assert kind(done(None)) == "hang"
+    assert kind(done(0, out="wrote it")) == "silently wrong"
+    assert kind(done(0), check=lambda ctx, outcome: None, expect="ok") == "clean"
+    assert kind(done(2, "sniff: error: x\n"),
+                setup=lambda ctx: ctx.sentinel.write_text("ran")) == "code execution"
+
+    def victim(ctx):
+        path = ctx.victim()
+        path.write_text("overwritten")
+    assert kind(done(2, "sniff: error: x\n"), setup=victim) == "data loss"
+    assert kind(campaign.Outcome(2, "", "sniff: error: x\n", 1.0, 3 * 2**30)) == \
+        "unbounded memory"

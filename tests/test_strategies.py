@@ -107,6 +107,9 @@ def test_lineup_text_continues_parameters_after_commas() -> None:
                            "accepted (with defaults): risk=1, shed=0.1"),
         ("defensive:risk=high", "'risk' of strategy 'defensive' must be a finite number"),
         ("defensive:risk=nan", "must be a finite number, got 'nan'"),
+        # #63 (scripts/campaign.py): accepted, and a weight times a feature was infinite
+        ("weighted:points=1e308", "'points' of strategy 'weighted' must be at most 1e+100"),
+        ("weighted:reply=-1e101", "must be at most 1e+100 in size"),
         ("rollout:base=minimax", "'base' of strategy 'rollout' must be one of greedy, random, "
                                  "heavy, got 'minimax'"),
     ],

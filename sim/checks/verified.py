@@ -23,7 +23,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from sim.cache import cache_base
+from sim.cache import cache_base, own_folder
 from sim.files import write_once
 
 __all__ = ["is_verified", "mark_verified", "unverified_note"]
@@ -45,7 +45,9 @@ def _state(folder: Path, parts: list[Path]) -> str:
 
 
 def _stamp(folder: Path, parts: list[Path]) -> Path:
-    return cache_base() / "verified" / _state(folder, parts)
+    """The stamp's name, in a folder of the user's own (``sim.cache.own_folder``: a cache
+    anyone else may write could vouch for any folder)."""
+    return own_folder(cache_base() / "verified") / _state(folder, parts)
 
 
 def _parts(checked) -> list[Path]:
@@ -55,16 +57,18 @@ def _parts(checked) -> list[Path]:
 
 def mark_verified(folder: Path, checked) -> None:
     """Record that the folder, as it is now, was verified (or written) by this user."""
-    stamp = _stamp(folder, _parts(checked))
     try:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp = _stamp(folder, _parts(checked))
         write_once(stamp, str(Path(folder).resolve()).encode())
     except OSError:  # a cache that cannot be written: readers keep saying so, no harm
         pass
 
 
 def is_verified(folder: Path, checked) -> bool:
-    return _stamp(folder, _parts(checked)).is_file()
+    try:
+        return os.path.isfile(_stamp(folder, _parts(checked)))
+    except OSError:  # a cache not the user's own: its word is not taken
+        return False
 
 
 def unverified_note(folder: Path, checked) -> str | None:

@@ -23,7 +23,11 @@ import functools
 import hashlib
 import importlib.util
 import inspect
+import io
 import os
+import pickletools
+import shutil
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -34,7 +38,7 @@ from typing import Any
 
 from numba import types
 
-from sim.cache import cache_base
+from sim.cache import UnsafeCache, cache_base, check_own, own_folder
 from sim.core.calls import SEARCH_SLOT, SLOTS
 from sim.files import write_once
 from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE, SEARCHER_TEMPLATE
@@ -74,8 +78,9 @@ def compile_notice(function: Callable[[str], None] | None) -> Iterator[None]:
 
 
 def cache_dir() -> Path:
-    """Where generated kernel modules and their numba caches live (``SNIFF_CACHE_DIR``)."""
-    return cache_base() / "kernels"
+    """Where generated kernel modules and their numba caches live (``SNIFF_CACHE_DIR``): a
+    folder of the user's own (``sim.cache.own_folder``)."""
+    return own_folder(cache_base() / "kernels")
 
 
 def docstring_text(text: str) -> str:
@@ -229,14 +234,108 @@ def generated_name(prefix: str, template: str, roots: Sequence[str], engine: boo
 
 def write_generated(name: str, source: str) -> Path:
     """Write a generated module ``name`` into the cache folder, once (``sim.files``); its
-    path."""
+    path. A file there that is not exactly this text (another text, a link, a FIFO, a
+    folder: a forged or damaged cache) is replaced, and numba's files of it removed, so
+    that only this text is ever imported; one of another owner is ``UnsafeCache``."""
     directory = cache_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    return write_once(directory / f"{name}.py", source.encode())
+    path = directory / f"{name}.py"
+    data = source.encode()
+    if not _holds(path, data):
+        _remove(path)
+        remove_compiled(path)
+        write_once(path, data)
+        if not _holds(path, data):  # another writer's, in between: never imported unread
+            raise UnsafeCache(path, "changed while sniff wrote it: not imported")
+    return path
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a regular file of the user's own holding exactly ``data`` (read
+    without following a link or waiting on a FIFO)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    check_own(path, info)
+    if info.st_size != len(data):
+        return False
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    with os.fdopen(descriptor, "rb") as handle:
+        return stat.S_ISREG(os.fstat(handle.fileno()).st_mode) and \
+            handle.read(len(data) + 1) == data
+
+
+def _remove(path: Path) -> None:
+    """Remove a cache entry (never what a link points to: the link itself)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def remove_compiled(path: Path) -> None:
+    """Remove numba's cache files of the generated module ``path``: it compiles again."""
+    cache = path.parent / "__pycache__"
+    if os.path.isdir(cache) and not os.path.islink(cache):
+        for entry in cache.glob(f"{path.stem}.*"):
+            _remove(entry)
+
+
+def check_compiled(path: Path) -> None:
+    """Before numba loads the compiled files of the generated module ``path``: its
+    ``__pycache__`` must be a folder of the user's own, and each of the module's files there
+    a regular file of the user's own; a file that is not whole (numba's are pickles: an
+    index of two, a data file of one, each parsed here, never loaded) or not a regular file
+    is removed with the module's others, so numba compiles again instead of failing."""
+    cache = path.parent / "__pycache__"
+    try:
+        info = os.lstat(cache)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):  # a link, a file, a FIFO: numba makes a folder anew
+        _remove(cache)
+        return
+    own_folder(cache)
+    entries = sorted(cache.glob(f"{path.stem}.*"))
+    for entry in entries:
+        info = os.lstat(entry)
+        if not stat.S_ISREG(info.st_mode):
+            remove_compiled(path)
+            return
+        check_own(entry, info)
+    for entry in entries:
+        if entry.suffix in (".nbi", ".nbc") and not _whole_pickles(
+                entry, 2 if entry.suffix == ".nbi" else 1):
+            remove_compiled(path)
+            return
+
+
+def _whole_pickles(path: Path, count: int) -> bool:
+    """Whether ``path`` holds exactly ``count`` whole pickles (parsed, not loaded)."""
+    try:
+        stream = io.BytesIO(path.read_bytes())
+        for _ in range(count):
+            for _op in pickletools.genops(stream):
+                pass
+        return stream.read(1) == b""
+    except Exception:  # truncated, or not a pickle at all
+        return False
 
 
 def import_generated(path: Path) -> ModuleType:
-    """Import a generated module from its file (numba then finds its cache beside it)."""
+    """Import a generated module from its file (numba then finds its cache beside it, once
+    ``check_compiled`` found it whole and the user's own)."""
+    check_compiled(path)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"{path} is not a Python module")

@@ -64,7 +64,14 @@ def _ask(spec: StrategySpec, policy: Callable, takes: int, observations, masks, 
     except BaseException as error:  # MemoryError, GeneratorExit too: one line, no traceback
         what = f"{type(error).__name__}: {' '.join(str(error).split())}".rstrip(": ")
         raise SniffError(f"{_who(spec.strategy)} raised {what}") from None
-    actions = np.asarray(actions)
+    try:  # what it returned is the player's too: an object whose __array__ raises
+        actions = np.asarray(actions)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
+        what = f"{type(error).__name__}: {' '.join(str(error).split())}".rstrip(": ")
+        raise SniffError(f"{_who(spec.strategy)} returned {type(actions).__name__}, not "
+                         f"integer action ids ({what})") from None
     k = observations.shape[0]
     if actions.shape != (k,) or (k and actions.dtype.kind not in "iu"):
         raise SniffError(f"{_who(spec.strategy)} returned {actions.dtype} of shape "

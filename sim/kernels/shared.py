@@ -15,6 +15,7 @@ does, so that it never competes with the tests for the cores).
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 
 from sim.children import ROOT, child_env
+from sim.files import UnsafeFile, read_regular
 from sim.kernels import generate as kernels
 from strategies import BUILTIN_MODULES, Strategy, available
 
@@ -61,11 +63,29 @@ def done_marker() -> Path:
     return kernels.cache_dir() / DONE_NAME.format(kernels.engine_path().stem)
 
 
+def _read_lock(lock: Path) -> int:
+    """The pid the precompile lock names, read without following a link or waiting on a
+    FIFO (a cache from someone else may hold anything there: ``UnsafeFile``)."""
+    return int(read_regular(lock, 64, "precompile lock", follow=False).strip() or 0)
+
+
+def odd_lock(directory: Path) -> bool:
+    """Whether the precompile lock is there but not a regular file (a link, a FIFO, a
+    folder): no background compile is started on such a cache, and nothing waits for one."""
+    try:
+        _read_lock(directory / LOCK_NAME)
+    except (UnsafeFile, IsADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
 def held_by_another(directory: Path) -> bool:
     """Whether a live process other than this one holds the precompile lock (the background
     process itself must not wait for its own compile)."""
     try:
-        holder = int((directory / LOCK_NAME).read_text().strip() or 0)
+        holder = _read_lock(directory / LOCK_NAME)
     except (OSError, ValueError):
         return False
     return holder != os.getpid() and lock_held(directory)
@@ -75,7 +95,7 @@ def lock_held(directory: Path) -> bool:
     """Whether a live process holds the precompile lock (a dead holder's lock is removed)."""
     lock = directory / LOCK_NAME
     try:
-        pid = int(lock.read_text().strip() or 0)
+        pid = _read_lock(lock)
     except (OSError, ValueError):
         return False
     if pid > 0:
@@ -88,6 +108,22 @@ def lock_held(directory: Path) -> bool:
             return True
     lock.unlink(missing_ok=True)
     return False
+
+
+def open_log(path: Path):
+    """The background compile's log, opened to append without following a link or waiting
+    on a FIFO; what is not a regular file there gets no log (``os.devnull``)."""
+    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        descriptor = os.open(path, flags, 0o600)
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise UnsafeFile(path, "not a regular file")
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "ab")
+    except OSError:
+        return open(os.devnull, "ab")
 
 
 def failed_marker() -> Path:
@@ -105,11 +141,11 @@ def start_background(first: tuple[str, ...] = ()) -> bool:
     directory = kernels.cache_dir()
     # Once per process: the next batch may come before the child has taken its lock.
     if (str(directory) in _started or done_marker().exists() or lock_held(directory)
-            or failed_marker().exists()):
+            or failed_marker().exists() or odd_lock(directory)):
         return False
     _started.add(str(directory))
     env = child_env(dict(os.environ, NUMBA_NUM_THREADS="1"))
-    with open(directory / LOG_NAME, "ab") as log:
+    with open_log(directory / LOG_NAME) as log:
         subprocess.Popen(
             [sys.executable, "-P", "-m", "sim.precompile", *first], stdin=subprocess.DEVNULL,
             stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True,

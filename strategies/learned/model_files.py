@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.cache import cache_base
+from sim.cache import cache_base, check_own, own_folder
 from sim.core.seating import PLAYER_COUNTS
-from sim.files import UnsafeFile, open_regular, read_regular, write_atomic, write_once
+from sim.files import UnsafeFile, open_regular, read_regular, write_once
 from strategies import Strategy, StrategyError, StrategySpec, register_spec_parser
 from strategies.learned.net import ModelError, read_layers
 
@@ -46,7 +46,7 @@ def choose_learned(observation, moves, n_moves, params, rng):
 
 
 def models_dir() -> Path:
-    return cache_base() / "learned"
+    return own_folder(cache_base() / "learned")
 
 
 MAX_MODEL_BYTES = 64 * 2**20  # three layers of 512 x 512 float64 are 6 MiB
@@ -107,9 +107,9 @@ def model_strategy(strategy: Strategy, path: str) -> Strategy:
                             f"{error.strerror or error}") from None
     digest = hashlib.sha256(data).hexdigest()[:16]
     folder = models_dir()
-    folder.mkdir(parents=True, exist_ok=True)
     copy = folder / f"model_{digest}.npz"
-    write_once(copy, data)
+    if _cached(copy, len(data)) != data:  # a copy that is not this model's bytes: replaced
+        _replace(copy, data)
     name = f"sniff_learned_{digest}"
     _write_module(folder / f"{name}.py", MODULE_TEMPLATE.format(
         source=ascii(str(source)), copy=ascii(str(copy)), players=players))
@@ -121,18 +121,43 @@ def model_strategy(strategy: Strategy, path: str) -> Strategy:
                    description=f"{strategy.description} (model {path}, {players} players)")
 
 
+def _cached(path: Path, size: int) -> bytes | None:
+    """What a file of the cache holds (at most ``size + 1`` bytes), read without following a
+    link or waiting on a FIFO; None when it is not a regular file (or not there). One of
+    another user's is ``sim.cache.UnsafeCache``."""
+    try:
+        data = read_regular(path, size + 1, "cache file", follow=False)
+    except OSError:
+        return None
+    check_own(path)
+    return data
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Put ``data`` at ``path`` in the cache, whatever is there (never written through)."""
+    if path.is_dir() and not path.is_symlink():
+        import shutil
+
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+    write_once(path, data)
+
+
 def _write_module(path: Path, text: str) -> None:
     """Write the generated module once; rewrite one whose code is not the current template's
-    (written by another version of this module, it may import names that moved). The first
-    line, the comment naming the model's path, is not compared, so the same model named by
-    another path keeps its module and its compiled kernel."""
-    if path.exists():
-        old = path.read_text(encoding="ascii", errors="replace").split("\n", 1)
-        if old[1:] == text.split("\n", 1)[1:] and old[0].startswith("# Generated"):
+    (written by another version of this module, it may import names that moved, or forged).
+    The first line, the comment naming the model's path, is not compared, so the same model
+    named by another path keeps its module and its compiled kernel."""
+    held = _cached(path, 1 << 20)
+    if held is not None:
+        old = held.decode("ascii", errors="replace").split("\n", 1)
+        # the comment line: printable ASCII only (a CR would end it, and Python would run
+        # what follows as a line of code)
+        if (old[1:] == text.split("\n", 1)[1:] and old[0].startswith("# Generated")
+                and all(" " <= c <= "~" for c in old[0])):
             return
-        write_atomic(path, lambda temporary: temporary.write_text(text, encoding="ascii"))
-        return
-    write_once(path, text.encode("ascii"))
+    _replace(path, text.encode("ascii"))
 
 
 def parse_learned(strategy: Strategy, text: str) -> StrategySpec:

@@ -65,7 +65,12 @@ def load_plugin(module: str) -> None:
                 "be importable: install it or put its folder on PYTHONPATH)"
             ) from None
         raise StrategyError(f"plugin {module!r} failed to import: {_one_line(error)}") from None
-    except Exception as error:  # anything a module can raise at import
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM while it imports: the command stops as always
+        raise
+    except SystemExit as error:  # the plugin's exit, not the command's
+        raise StrategyError(f"plugin {module!r} called sys.exit({error.code!r}) while it "
+                            "was imported") from None
+    except BaseException as error:  # anything a module can raise at import (MemoryError too)
         raise StrategyError(f"plugin {module!r} failed to import: {_one_line(error)}") from None
 
 

@@ -14,6 +14,7 @@ from strategies.registry.catalog import _SPEC_PARSERS, Strategy, StrategyError, 
 from strategies.registry.plugins import get
 
 MAX_BEST = 16 * 2**20  # a best.json of sniff tune is a few kilobytes
+MAX_MAGNITUDE = 1e100  # of a parameter value: far past any weight, far below an overflow
 
 
 def parse_spec(text: str) -> StrategySpec:
@@ -97,6 +98,13 @@ def _parse_value(strategy: Strategy, key: str, value: str) -> float:
         raise StrategyError(
             f"parameter {key!r} of strategy {strategy.name!r} must be a finite number, "
             f"got {value!r}"
+        )
+    if abs(number) > MAX_MAGNITUDE:  # 1e308: a weight times a feature is infinite, and the
+        # moves it should order tie at infinity (#63)
+        raise StrategyError(
+            f"parameter {key!r} of strategy {strategy.name!r} must be at most "
+            f"{MAX_MAGNITUDE:g} in size (a larger weight overflows when a strategy multiplies "
+            f"it), got {value}"
         )
     if key in strategy.bounds:
         low, high = strategy.bounds[key]

@@ -35,3 +35,13 @@ def exits(observations, masks):
     import sys
 
     sys.exit(0)
+
+
+class _NotAnArray:
+    def __array__(self, *args, **kwargs):
+        raise ValueError("no array here")
+
+
+@register_python("py_bad_array", "returns an object that cannot become an array")
+def bad_array(observations, masks):
+    return _NotAnArray()
