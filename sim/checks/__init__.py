@@ -5,7 +5,7 @@ of a manifest and of a ledger line before anything uses them (``shape``), and wh
 folder was verified since it last changed (``verified``). Reading and writing the folders
 is ``sim.store``'s; these modules decide whether what is there may be believed.
 
-May import: ``sim.errors``, ``sim.files``, ``sim.cache``, ``sim.core`` (seating).
+May import: ``sim.errors``, ``sim.files``, ``sim.cache``, ``sim.core`` (seating, checks).
 """
 
 __all__ = ["footers", "integrity", "shape", "verified"]
