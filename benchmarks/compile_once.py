@@ -7,6 +7,8 @@ each repetition, so each compiles it afresh) playing 20,000 two-player games to 
 a new plugin (a new name each time); a new ``register_python`` player's first game; lineups
 of built-in strategies never played before.
 
+``--waits lineup --repeats 1``: a check that it runs.
+
 ``python benchmarks/compile_once.py cold``: the same machine with an empty cache (a fresh
 ``SNIFF_CACHE_DIR``): the README's ``sniff simulate``; ``sniff serve``'s first game after the
 server prints its address, and the first hint after that.
@@ -71,43 +73,63 @@ def warm_engine(env: dict | None = None) -> None:
     run(["-m", "sim.precompile"], env=env)
 
 
-def waits(repeats: int) -> dict:
+def _edited_plugin(base: Path, k: int) -> float:
+    """The docs' plugin with one constant changed: a fresh compile each time."""
+    plugin = base / f"edit{k}"
+    plugin.mkdir()
+    (plugin / "my_strategy.py").write_text(PLUGIN.replace("100.0 *", f"{101 + k}.0 *"))
+    seconds, _ = run(sniff("--plugin", "my_strategy", "simulate", "--players", "2",
+                           "--strategies", "doubles_first,greedy", "--games", "20000",
+                           "--seed", str(k), "--out", str(plugin / "run"), "-q"),
+                     cwd=plugin, path=[str(plugin)])
+    return seconds
+
+
+def _new_plugin(base: Path, k: int) -> float:
+    new = base / f"new{k}"
+    new.mkdir()
+    name = f"doubles_{k}"
+    (new / f"plugin_{k}.py").write_text(PLUGIN.replace('"doubles_first"', f'"{name}"'))
+    seconds, _ = run(sniff("--plugin", f"plugin_{k}", "simulate", "--players", "2",
+                           "--strategies", f"{name},greedy", "--games", "20000",
+                           "--out", str(new / "run"), "-q"), cwd=new, path=[str(new)])
+    return seconds
+
+
+def _python_player(base: Path, k: int) -> float:
+    player = base / f"python{k}"
+    player.mkdir()
+    (player / f"player_{k}.py").write_text(PYTHON_PLAYER.format(name=f"first_{k}"))
+    seconds, _ = run(sniff("--plugin", f"player_{k}", "simulate", "--players", "2",
+                           "--strategies", f"first_{k},greedy", "--games", "2",
+                           "--out", str(player / "run"), "-q"),
+                     cwd=player, path=[str(player)])
+    return seconds
+
+
+def _builtin_lineup(base: Path, k: int) -> float:
+    lineup = BUILTIN_LINEUPS[k % len(BUILTIN_LINEUPS)]
+    seconds, _ = run(sniff("simulate", "--players", "2", "--strategies", ",".join(lineup),
+                           "--games", "1", "--seed", str(k), "--out", str(base / f"builtin{k}"),
+                           "-q"))
+    return seconds
+
+
+# --waits NAME: (the figure's name, what is timed), in the order each repetition runs them
+WAITS = {"edited-plugin": ("edited plugin", _edited_plugin),
+         "new-plugin": ("new plugin", _new_plugin),
+         "python-player": ("new Python player", _python_player),
+         "lineup": ("built-in lineup", _builtin_lineup)}
+
+
+def waits(repeats: int, names: tuple[str, ...] = tuple(WAITS)) -> dict:
     warm_engine()
-    figures: dict[str, list[float]] = {"edited plugin": [], "new plugin": [],
-                                       "new Python player": [], "built-in lineup": []}
+    figures: dict[str, list[float]] = {WAITS[name][0]: [] for name in names}
     with tempfile.TemporaryDirectory() as folder:
-        base = Path(folder)
         for k in range(repeats):
-            plugin = base / f"edit{k}"
-            plugin.mkdir()
-            # one constant changed: a fresh compile each time
-            (plugin / "my_strategy.py").write_text(PLUGIN.replace("100.0 *", f"{101 + k}.0 *"))
-            seconds, _ = run(sniff("--plugin", "my_strategy", "simulate", "--players", "2",
-                                   "--strategies", "doubles_first,greedy", "--games", "20000",
-                                   "--seed", str(k), "--out", str(plugin / "run"), "-q"),
-                             cwd=plugin, path=[str(plugin)])
-            figures["edited plugin"].append(seconds)
-            new = base / f"new{k}"
-            new.mkdir()
-            name = f"doubles_{k}"
-            (new / f"plugin_{k}.py").write_text(PLUGIN.replace('"doubles_first"', f'"{name}"'))
-            seconds, _ = run(sniff("--plugin", f"plugin_{k}", "simulate", "--players", "2",
-                                   "--strategies", f"{name},greedy", "--games", "20000",
-                                   "--out", str(new / "run"), "-q"), cwd=new, path=[str(new)])
-            figures["new plugin"].append(seconds)
-            player = base / f"python{k}"
-            player.mkdir()
-            (player / f"player_{k}.py").write_text(PYTHON_PLAYER.format(name=f"first_{k}"))
-            seconds, _ = run(sniff("--plugin", f"player_{k}", "simulate", "--players", "2",
-                                   "--strategies", f"first_{k},greedy", "--games", "2",
-                                   "--out", str(player / "run"), "-q"),
-                             cwd=player, path=[str(player)])
-            figures["new Python player"].append(seconds)
-            lineup = BUILTIN_LINEUPS[k % len(BUILTIN_LINEUPS)]
-            seconds, _ = run(sniff("simulate", "--players", "2", "--strategies",
-                                   ",".join(lineup), "--games", "1", "--seed", str(k),
-                                   "--out", str(base / f"builtin{k}"), "-q"))
-            figures["built-in lineup"].append(seconds)
+            for name in names:
+                figure, timed = WAITS[name]
+                figures[figure].append(timed(Path(folder), k))
     return {name: {"median_s": statistics.median(values), "runs_s": values}
             for name, values in figures.items()}
 
@@ -231,11 +253,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="repetitions (medians of them)")
     parser.add_argument("--baseline", type=Path,
                         help="speed: a checkout of the code to compare with")
+    parser.add_argument("--waits", nargs="+", choices=tuple(WAITS), default=tuple(WAITS),
+                        help="waits: the waits to time (default: all)")
     arguments = parser.parse_args()
     if arguments.repeats < 1:
         parser.error("--repeats must be at least 1")
     if arguments.part == "waits":
-        report = waits(arguments.repeats)
+        report = waits(arguments.repeats, tuple(arguments.waits))
     elif arguments.part == "cold":
         report = cold()
     elif arguments.part == "serve":

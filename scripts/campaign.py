@@ -99,7 +99,7 @@ class Context:
     # --- fixtures
     def copy(self, name: str, to: str | None = None) -> Path:
         """A copy of a base folder (run, tour, open, tune, trace.jsonl, model.npz)."""
-        source = self.campaign.base / name
+        source = self.campaign.ensure(name)
         target = self.dir / (to or name)
         if source.is_dir():
             shutil.copytree(source, target, symlinks=True)
@@ -265,45 +265,50 @@ class Campaign:
                                                                  os.environ.get("PYTHONPATH")])))
         self.server: subprocess.Popen | None = None
 
+    # the base folders the cases copy, each made by one command at its first use
+    FIXTURES = {
+        "run": ["simulate", "--players", "2", "--strategies", "greedy,random", "--games",
+                "200", "--chunk-size", "100", "--seed", "3", "-o", "run", "-q"],
+        "tour": ["tournament", "--players", "2", "--strategies", "greedy,random,heavy",
+                 "--games-per-pair", "40", "--out", "tour", "-q"],
+        "open": ["openings", "--players", "2", "--deals", "1", "-o", "open", "-q"],
+        "tune": ["tune", "defensive", "--against", "random", "--players", "2", "--games",
+                 "400", "--games-per-trial", "50", "--popsize", "4", "--validate-games", "0",
+                 "-o", "tune", "-q"],
+        "trace.jsonl": ["trace", "--players", "2", "--strategies", "greedy,random", "--games",
+                        "2", "-o", "trace.jsonl"],
+        "cmp": ["compare", "greedy", "random", "--players", "2", "--max-games", "400",
+                "--chunk-size", "100", "-o", "cmp", "-q"],
+        "runl": ["simulate", "--players", "2", "--strategies", "learned:model=model.npz,greedy",
+                 "--games", "100", "--seed", "3", "-o", "runl", "-q"],
+    }
+
     def build_base(self) -> None:
-        """The folders the cases copy: a run, a tournament, an openings study, a tuning
-        run, a trace, a model file, the plugins, and a copy of the compile cache."""
+        """What every case needs: a copy of the compile cache, a model file and the plugins
+        (the folders the cases copy are made at their first use: ``ensure``)."""
         self.base.mkdir(parents=True)
         shutil.copytree(self.source_cache / "kernels", self.cache / "kernels", symlinks=True)
         if (self.source_cache / "learned").is_dir():
             shutil.copytree(self.source_cache / "learned", self.cache / "learned",
                             symlinks=True)
         (self.cache / "kernels" / "precompile.lock").unlink(missing_ok=True)
-        env = dict(self.env, SNIFF_CACHE_DIR=str(self.cache))
-        commands = [
-            ["simulate", "--players", "2", "--strategies", "greedy,random", "--games", "200",
-             "--chunk-size", "100", "--seed", "3", "-o", "run", "-q"],
-            ["tournament", "--players", "2", "--strategies", "greedy,random,heavy",
-             "--games-per-pair", "40", "--out", "tour", "-q"],
-            ["openings", "--players", "2", "--deals", "1", "-o", "open", "-q"],
-            ["tune", "defensive", "--against", "random", "--players", "2", "--games", "400",
-             "--games-per-trial", "50", "--popsize", "4", "--validate-games", "0", "-o",
-             "tune", "-q"],
-            ["trace", "--players", "2", "--strategies", "greedy,random", "--games", "2",
-             "-o", "trace.jsonl"],
-            ["compare", "greedy", "random", "--players", "2", "--max-games", "400",
-             "--chunk-size", "100", "-o", "cmp", "-q"],
-        ]
-        models = sorted((ROOT / "strategies" / "learned" / "models").glob("*2*.npz"))
-        if models:
-            shutil.copy2(models[0], self.base / "model.npz")
-            commands.append(["simulate", "--players", "2", "--strategies",
-                             "learned:model=model.npz,greedy", "--games", "100", "--seed", "3",
-                             "-o", "runl", "-q"])
-        for command in commands:
-            done = subprocess.run(self.sniff + command, cwd=self.base, env=env,
-                                  capture_output=True, text=True)
-            if done.returncode != 0 and not (self.base / command[-2]).exists():
-                raise SystemExit(f"campaign: could not build {command}: {done.stderr}")
+        shutil.copy2(ROOT / "strategies" / "learned" / "models" / "learned-2p.npz",
+                     self.base / "model.npz")
         plugins = self.base / "plugins"
         plugins.mkdir()
         for name, text in PLUGINS.items():
             (plugins / f"{name}.py").write_text(text)
+
+    def ensure(self, name: str) -> Path:
+        """The base folder ``name`` (a run, a tournament...), made by its command if new."""
+        path = self.base / name
+        if name in self.FIXTURES and not path.exists():
+            env = dict(self.env, SNIFF_CACHE_DIR=str(self.cache))
+            done = subprocess.run(self.sniff + self.FIXTURES[name], cwd=self.base, env=env,
+                                  capture_output=True, text=True)
+            if not path.exists():
+                raise SystemExit(f"campaign: could not make {name}: {done.stderr}")
+        return path
 
     def run_case(self, case: Case, index: int) -> dict:
         folder = self.work / "cases" / f"{index:03d}-{re.sub(r'[^a-z0-9]+', '-', case.name)[:40]}"
@@ -646,7 +651,7 @@ def _same_games(reference: str) -> Callable:
         import pyarrow.parquet as pq
 
         mine = ctx.dir / "out" / "games"
-        theirs = ctx.campaign.base / reference / "games"
+        theirs = ctx.campaign.ensure(reference) / "games"
         if not mine.is_dir():
             return "no games written"
         columns = ["game_id", "winner_side", "rounds"]
@@ -673,16 +678,23 @@ class _Pickled:
         return (exec, (self.code,))
 
 
-def _names(cache: Path) -> dict[str, str]:
-    """The generated modules' names in the base cache: the engine, greedy's and random's
-    wrappers (what the command of the cache cases loads)."""
-    os.environ["SNIFF_CACHE_DIR"] = str(cache)
-    from sim.kernels import generate
-    from strategies import get
+NAMES_CODE = """
+import json
+from sim.kernels import generate
+from strategies import get
+print(json.dumps({"engine": generate.engine_path().stem,
+                  "greedy": generate.chooser_path(get("greedy")).stem,
+                  "random": generate.chooser_path(get("random")).stem}))
+"""
 
-    return {"engine": generate.engine_path().stem,
-            "greedy": generate.chooser_path(get("greedy")).stem,
-            "random": generate.chooser_path(get("random")).stem}
+
+def _names(campaign: Campaign) -> dict[str, str]:
+    """The generated modules' names in the base cache, as the code the cases run names them:
+    the engine, greedy's and random's wrappers (what the command of the cache cases loads)."""
+    done = subprocess.run([sys.executable, "-P", "-c", NAMES_CODE], capture_output=True,
+                          text=True, env=dict(campaign.env, SNIFF_CACHE_DIR=str(campaign.cache)),
+                          check=True)
+    return json.loads(done.stdout)
 
 
 NAMES: dict[str, str] = {}
@@ -1723,7 +1735,7 @@ def main() -> None:
     rows: list[dict] = []
     try:
         campaign.build_base()
-        NAMES.update(_names(campaign.cache))
+        NAMES.update(_names(campaign))
         cases = all_cases(campaign.is_root)
         if not campaign.runs_as(NOBODY):
             skipped = [c.name for c in cases if c.user is not None]

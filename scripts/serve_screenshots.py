@@ -6,7 +6,7 @@ settlement, the result with the analysis and its chart, review of an earlier eve
 replayed trace, and the set-up board. Starts the app with uvicorn on a free port in a
 thread and drives headless Chromium through Selenium (the ``test`` extra), as the browser
 tests do. Run: ``.venv/bin/python scripts/serve_screenshots.py`` (``--only phone`` for one
-size).
+size; ``--until start --out DIR``: the first state alone, elsewhere).
 """
 
 from __future__ import annotations
@@ -33,6 +33,12 @@ from sim.serve.guard import Guard, allowed_hosts
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {"wide": (1280, 900), "phone": (390, 844)}
+STATES = ("start", "midgame", "botmove", "hint", "settlement", "result", "analysis", "review",
+          "replay", "setup")  # in the order they are shot
+
+
+class Enough(Exception):
+    """The last state asked for is shot (``--until``)."""
 
 
 def free_port() -> int:
@@ -57,8 +63,9 @@ def chromium(size: str):
 class Page:
     """The page in one browser, with the steps the states need."""
 
-    def __init__(self, driver, base: str, size: str) -> None:
+    def __init__(self, driver, base: str, size: str, out: Path, last: str) -> None:
         self.driver, self.base, self.size = driver, base, size
+        self.out, self.last = out, last
 
     def until(self, condition, patience: float = 300):
         return WebDriverWait(self.driver, patience).until(condition)
@@ -75,9 +82,11 @@ class Page:
 
     def shot(self, state: str) -> None:
         time.sleep(0.4)
-        out = ROOT / "docs" / "img" / f"serve-{state}-{self.size}.png"
+        out = self.out / f"serve-{state}-{self.size}.png"
         self.driver.save_screenshot(str(out))
-        print(f"wrote {out.relative_to(ROOT)}", flush=True)
+        print(f"wrote {out}", flush=True)
+        if state == self.last:
+            raise Enough
 
     def act(self) -> None:
         before = self.js("return game.view.version")
@@ -163,7 +172,12 @@ def states(page: Page, trace: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=list(SIZES))
+    parser.add_argument("--until", choices=STATES, default=STATES[-1],
+                        help="the last state shot (default: every state)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img",
+                        help="the folder of the pictures (default: docs/img)")
     args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     port = free_port()
     guard = Guard(allowed_hosts("127.0.0.1", port))
     server = uvicorn.Server(uvicorn.Config(create_app(guard=guard), port=port,
@@ -178,7 +192,10 @@ def main() -> None:
         for size in [args.only] if args.only else list(SIZES):
             driver = chromium(size)
             try:
-                states(Page(driver, f"http://127.0.0.1:{port}", size), trace)
+                states(Page(driver, f"http://127.0.0.1:{port}", size, args.out, args.until),
+                       trace)
+            except Enough:
+                pass
             finally:
                 driver.quit()
     server.should_exit = True

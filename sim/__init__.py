@@ -17,8 +17,8 @@ __all__ = [
     "SniffError", "load", "simulate",
     # the sub-packages and modules, bottom first (docs/design.md)
     "errors", "version", "files", "cache", "children", "reference", "core", "stats", "display",
-    "kernels", "env", "store", "run", "hint", "table", "openings", "report", "compare", "tune",
-    "learn", "tournament", "precompile", "serve", "cli",
+    "kernels", "env", "checks", "store", "cluster", "run", "audit", "hint", "table", "openings",
+    "analyze", "report", "compare", "tune", "learn", "tournament", "precompile", "serve", "cli",
 ]
 
 

@@ -38,7 +38,7 @@ class UnsafeCache(OSError):
         super().__init__(errno.EPERM, f"{path}: {why}")
 
     def __str__(self) -> str:
-        return self.strerror
+        return self.strerror or ""
 
 
 def trust_problem(info: os.stat_result) -> str | None:
@@ -118,10 +118,12 @@ def use_writable_numba_cache(package_folder: Path) -> None:
     otherwise refuse to compile a ``cache=True`` function ("cannot cache function")."""
     import numba
 
-    if numba.config.CACHE_DIR or _writable(package_folder / "__pycache__"):
+    # numba.config sets its settings when imported, out of the type checker's sight
+    if numba.config.CACHE_DIR or _writable(package_folder / "__pycache__"):  # type: ignore[attr-defined]
         return
     from numba.misc.appdirs import AppDirs
 
     if _writable(Path(AppDirs(appname="numba", appauthor=False).user_cache_dir)):
         return
-    numba.config.CACHE_DIR = str(own_folder(cache_base() / "numba"))
+    # numba.config sets its settings when imported, out of the type checker's sight
+    numba.config.CACHE_DIR = str(own_folder(cache_base() / "numba"))  # type: ignore[attr-defined]

@@ -228,8 +228,9 @@ def own_inode(path: Path) -> None:
         write_atomic(path, lambda temporary: shutil.copyfile(path, temporary))
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """The one atomic file writer: ``write(temporary)``, synced, then renamed into place.
+def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
+    """The one atomic file writer: ``write(temporary)`` (what it returns is not used),
+    synced, then renamed into place.
 
     The temporary file is hidden and beside ``path`` (``.NAME.PID-RANDOM.tmp``: no dataset
     reader picks it up, and a rename within a folder is atomic), so a reader sees the old

@@ -43,6 +43,7 @@ def _strategies() -> None:
 
 
 def _engine() -> None:
+    from sim.core.layout import EMPTY_LAYOUT
     from sim.kernels.batch import GameBatch
     from sim.kernels.decisions import OUTSIDE
     from sim.kernels.runner import lineup_of, play_batch, trace_events
@@ -51,6 +52,10 @@ def _engine() -> None:
     lineup = lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
     play_batch(lineup, 1, np.arange(4, dtype=np.int64))
     trace_events(lineup, 1, 0)
+    engine = kernels.engine_kernel(("first_deals", "opening_points"))  # sniff openings'
+    engine.first_deals(np.uint64(1), np.arange(2, dtype=np.int64), 2)
+    engine.opening_points()
+    engine.layout_rule(1, EMPTY_LAYOUT, 0, 0)  # sniff serve's table, as its layout_rule calls
     for n_games in (1, 2):  # one game (an environment's, sniff play) and a batch's step
         batch = GameBatch(2, [lineup.seats[0], OUTSIDE], n_games, 1)
         while not batch.done:

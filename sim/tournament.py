@@ -27,14 +27,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from sim.checks.integrity import part_record
 from sim.core.seating import check_players
 from sim.display.formatting import shown_name, slug
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import own_folder, refuse_links, write_atomic
 from sim.run.settings import RunControl
 from sim.store.folders import check_writable_folder, remove_unstarted
-from sim.store.integrity import part_record
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.store.rundata import (
     PAIRS_DIR,
@@ -46,6 +47,14 @@ from sim.store.rundata import (
     read_tournament_manifest,
     result_problems,
 )
+
+if TYPE_CHECKING:  # imported where a tournament is played or read
+    import pandas as pd
+
+    from sim.run.plan import Plan
+    from sim.stats.ranking import Ranking
+    from sim.stats.ratings import Ratings
+    from sim.store.io import Run
 
 DEFAULT_GAMES_PER_PAIR = 10_000
 DEFAULT_CHUNK = 50_000
@@ -82,11 +91,11 @@ class Tournament:
 
     folder: Path
     manifest: dict
-    runs: list  # sim.store.io.Run per pairing, in order
-    matrix: object  # pandas DataFrame (long form, see sim.report.tables.pairwise_matrix)
-    ratings: object  # sim.stats.ratings.Ratings
+    runs: list[Run]  # per pairing, in order
+    matrix: pd.DataFrame  # long form, see sim.report.tables.pairwise_matrix
+    ratings: Ratings
     files: dict
-    ranking: object = None  # sim.stats.ranking.Ranking: rank ranges, tie groups, goodness of fit
+    ranking: Ranking | None = None  # rank ranges, tie groups, goodness of fit
 
     @property
     def games(self):
@@ -228,8 +237,8 @@ class TournamentPlan:
 
         return parse_lineup_text(",".join(self.labels))
 
-    def pairings(self) -> list[tuple[str, tuple[str, ...], object]]:
-        """(folder name, lineup, ``sim.run.plan.Plan``) of each pairing, in order."""
+    def pairings(self) -> list[tuple[str, tuple[str, ...], Plan]]:
+        """(folder name, lineup, plan) of each pairing, in order."""
         from sim.run.plan import Plan
 
         by_label = {spec.label: spec for spec in self.specs}
@@ -268,7 +277,7 @@ def run_tournament(
     interrupted tournament in ``out`` (settings left as None are the recorded ones; others
     must match); its ``notice`` gets one line per pairing; its ``scheduler``
     (``tcp://HOST:PORT`` or ``local:N``) plays every pairing's chunks on one Dask cluster,
-    opened once for all pairings (``sim.run.cluster``); the folder is the same as a local
+    opened once for all pairings (``sim.cluster.dask``); the folder is the same as a local
     tournament's.
     """
     control = control or RunControl()
@@ -379,7 +388,7 @@ def _play_pairings(folder: Path, manifest: dict, pairs: list, control: RunContro
     cluster = None
     try:
         if isinstance(control.scheduler, str):  # one cluster for every pairing
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = DaskCluster(control.scheduler, control.threads)
             control = control.but(scheduler=cluster)
@@ -408,7 +417,7 @@ def _play_pairing(pair_folder: Path, title: str, plan, control: RunControl):
     say = control.notice
     if io.is_run_folder(pair_folder) and io.read_manifest(pair_folder).get(
             "status") == "complete":
-        # its parts checked (sim.store.integrity); a bad one: the resume replays it
+        # its parts checked (sim.checks.integrity); a bad one: the resume replays it
         try:
             run = io.open_run(pair_folder)
             say(f"{title}: already played")
@@ -493,8 +502,8 @@ def _finish(folder: Path, manifest: dict, runs: list, write: bool = True) -> Tou
         "ranking.csv": lambda t: csv_table(ranked).to_csv(t, index=False),
     }
     files = {}
-    for name, write in writers.items():
-        write_atomic(folder / name, write)
+    for name, writer in writers.items():
+        write_atomic(folder / name, writer)
         files[name] = folder / name
     return Tournament(folder, manifest, runs, matrix, ratings, files, ranked)
 

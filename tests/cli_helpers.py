@@ -98,7 +98,7 @@ def as_stopped_before(run: Path, chunk: int) -> None:
     (run / "manifest.json").write_text(json.dumps(manifest))
 
 
-UNVERIFIED = "was not verified since it last changed"  # sim.store.verified's reader note
+UNVERIFIED = "was not verified since it last changed"  # sim.checks.verified's reader note
 
 
 def load_unverified(folder: Path):

@@ -113,13 +113,17 @@ def _lineup():
 
 
 def _compile_whole_games() -> None:
-    """Whole games (``play_batch``) and a trace (``trace_game``)."""
+    """Whole games (``play_batch``), a trace (``trace_game``) and ``sniff openings``' deals
+    (``first_deals``, ``opening_points``)."""
     import numpy as np
 
     from sim.kernels.runner import play_batch, trace_events
 
     play_batch(_lineup(), 1, np.arange(4, dtype=np.int64))
     trace_events(_lineup(), 1, 0)
+    engine = kernels.engine_kernel(("first_deals", "opening_points"))
+    engine.first_deals(np.uint64(1), np.arange(2, dtype=np.int64), 2)
+    engine.opening_points()
 
 
 def _compile_batches() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compiled_functions import cached
 
 import strategies
 from sim.core import engine
@@ -25,6 +26,7 @@ from sim.core.rng import seed_word
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels import batch as batch_module
+from sim.kernels import generate as kernels
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import (
     KIND_DEAL,
@@ -37,13 +39,18 @@ from sim.kernels.decisions import (
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import MAX_PARAMS, parse_spec
 
+# the engine's deal, called from Python through a cached wrapper (tests/compiled_functions.py)
+deal_round = cached("sim.core.engine.deal_round")
+
 GAMES = 40
 FIELDS = ("games", "seats", "positions", "kinds", "observations", "moves", "n_moves", "masks",
           "streams")
 
 
 def _choose_function(spec):
-    return getattr(importlib.import_module(spec.strategy.module), spec.strategy.attribute)
+    """The strategy's compiled choose, through its cached wrapper (its ``@njit`` function
+    called from Python would be compiled again in every test process)."""
+    return kernels.python_choose(spec.strategy)
 
 
 def _play_outside(batch: GameBatch, spec) -> int:
@@ -246,7 +253,7 @@ def _engine_deal(batch: GameBatch, game: int) -> tuple[np.ndarray, int]:
     scratch = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     scratch[engine.PLAYERS] = batch.players
     leader = int(batch._state[game, engine.NEXT_LEADER])
-    leader = engine.deal_round(
+    leader = deal_round(
         scratch, seed_word(batch.seed), int(batch.deal_ids[game]),
         int(batch.round_numbers[game]) + 1, -1, leader, np.zeros(1, dtype=np.uint64))
     return scratch[engine.DECK: engine.DECK + N_TILES].copy(), leader
@@ -323,49 +330,43 @@ def test_a_strategy_that_raises_in_a_batch_is_one_sniff_error(monkeypatch):
                 batch.advance(decisions.moves[:, 0])
 
 
-def test_take_and_redeal_move_a_position_and_deal_what_its_seat_cannot_see():
-    """#63: the search tools IS-MCTS's referee uses instead of the private arrays: a game
-    goes on in another batch (other seats, other chance) exactly where it stands, and the
-    tiles hidden from the deciding seat are dealt anew without changing what it sees."""
-    source = GameBatch(2, [OUTSIDE, "greedy"], 4, 3)
-    rng = np.random.default_rng(1)
+def test_a_position_goes_on_in_another_batch_with_that_batchs_chance():
+    """#61: ``load_position``, a referee's public tool (the IS-MCTS example's root and
+    play-outs): the game's every view and pending choice come over; chance stays the
+    batch's own."""
+    source = GameBatch(2, [OUTSIDE, OUTSIDE], 3, 5)
     for _ in range(3):
-        d = source.pending()
-        source.advance(d.moves[np.arange(len(d)), (rng.random(len(d)) * d.n_moves).astype(int)])
-    game = int(source.pending().games[0])
-    outside = GameBatch(2, [OUTSIDE, OUTSIDE], 1, 3, BatchSettings(external_chance=True))
-    taken = outside.take(0, source, game)
-    row = list(source.pending().games).index(game)
-    np.testing.assert_array_equal(taken.observations[0], source.pending().observations[row])
-    for seat in range(2):
-        np.testing.assert_array_equal(outside.observe(0, seat), source.observe(game, seat))
-    np.testing.assert_array_equal(outside.scores[0], source.scores[game])
+        source.advance(source.pending().moves[:, 0].copy())
+    for external in (False, True):
+        target = GameBatch(2, [OUTSIDE, OUTSIDE], 1, 9,
+                           BatchSettings(external_chance=external))
+        target.load_position(0, source, 2)
+        for seat in range(2):
+            assert np.array_equal(target.observe(0, seat), source.observe(2, seat))
+        row = int(np.flatnonzero(source.pending().games == 2)[0])
+        assert np.array_equal(target.pending().moves[0], source.pending().moves[row])
+        assert target.external_chance is external
+    with pytest.raises(SniffError, match="of 2 players"):
+        GameBatch(3, [OUTSIDE] * 3, 1, 9).load_position(0, source, 0)
 
-    seat, other = int(taken.seats[0]), 1 - int(taken.seats[0])
-    hand = [t for t in range(N_TILES) if outside.observe(0, other)[view.HAND] >> t & 1]
-    pool = sorted(hand + outside.boneyard(0))
-    dealt = rng.permutation(pool).tolist()
-    hands = [None, None]
-    hands[other] = dealt[: len(hand)]
-    before = outside.observe(0, seat)
-    for bad in ([dealt[0]] * len(hand), dealt[: len(hand) - 1], [99] + dealt[1: len(hand)]):
-        with pytest.raises(IllegalMove):
-            outside.redeal(0, [bad if s == other else None for s in range(2)], dealt[len(hand):])
-    with pytest.raises(IllegalMove, match="the tiles they hold now"):
-        outside.redeal(0, hands, dealt[len(hand):-1] + [dealt[0]])
-    np.testing.assert_array_equal(outside.observe(0, seat), before)  # nothing changed
-    after = outside.redeal(0, hands, dealt[len(hand):])
-    np.testing.assert_array_equal(after.observations[0], taken.observations[0])
-    assert outside.observe(0, other)[view.HAND] == sum(1 << t for t in hands[other])
-    assert outside.boneyard(0) == sorted(dealt[len(hand):])
 
-    playout = GameBatch(2, ["random", "random"], 1, 3)
-    waiting = playout.take(0, outside, 0)
-    playout.advance(waiting.moves[:, 0])
-    assert playout.done and playout.winners[0] in (0, 1)
-    outside.advance(after.moves[:, 0])
-    while outside.pending().kinds[0] not in (KIND_DRAW, KIND_DEAL):
-        outside.advance(outside.pending().moves[:, 0])
-    assert outside.pending().kinds[0] == KIND_DRAW  # this game draws before its round ends
-    with pytest.raises(IllegalMove, match="waits for chance"):
-        GameBatch(2, ["random", "random"], 1, 3).take(0, outside, 0)
+def test_a_redeal_moves_the_unseen_tiles_and_refuses_any_other_tiles():
+    """#61: ``redeal``, a resampler's public tool: the hands and the boneyard dealt anew
+    from the tiles they hold, each hand its size; anything else refused, nothing changed."""
+    batch = GameBatch(2, [OUTSIDE, OUTSIDE], 1, 3)
+    mine = batch.observe(0, 0)
+    hand = int(mine[view.HAND])
+    unseen = [t for t in range(N_TILES) if not (hand | int(mine[view.PLAYED])) >> t & 1]
+    size = int(mine[view.HAND_SIZE + 1])
+    other = sum(1 << t for t in unseen[:size])
+    with pytest.raises(IllegalMove, match="as many tiles"):
+        batch.redeal(0, [hand, other & (other - 1)], unseen[size - 1:])  # a tile short
+    with pytest.raises(IllegalMove, match="each once"):
+        batch.redeal(0, [hand, other], unseen[size - 1:-1])
+    assert np.array_equal(batch.observe(0, 0), mine)
+    batch.redeal(0, [hand, other], unseen[size:][::-1])
+    assert np.array_equal(batch.observe(0, 0), mine)  # what seat 0 sees stays
+    assert int(batch.observe(0, 1)[view.HAND]) == other
+    assert batch.boneyard(0) == sorted(unseen[size:])
+    while not batch.done:
+        batch.advance(batch.pending().moves[:, 0].copy())

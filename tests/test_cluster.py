@@ -178,7 +178,7 @@ def assert_same_folder(a: Path, b: Path) -> None:
 
 
 def test_tasks_come_back_in_the_order_asked_however_they_finish(tcp):
-    from sim.run.cluster import DaskCluster
+    from sim.cluster.dask import DaskCluster
 
     def late(index: int) -> int:  # (a local function: pickled whole, for the workers)
         import time
@@ -337,8 +337,8 @@ def test_an_openings_study_stopped_part_way_resumes_to_the_same_tables(
 @pytest.mark.parametrize("command", ["simulate", "openings"])
 def test_a_lost_scheduler_stops_with_one_line_and_the_folder_resumes(
         tmp_path, openings_reference, command):
+    from sim.cluster.dask import ClusterLost
     from sim.openings.study import measure_openings
-    from sim.run.cluster import ClusterLost
     from sim.run.plan import resolve_plan
     from sim.run.simulation import execute
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from cli_helpers import run_main
 
+from sim.checks.integrity import check_run
 from sim.compare.play import compare
 from sim.errors import SniffError
 from sim.run.chunks import RunInterrupted
 from sim.run.settings import RunControl
 from sim.stats.sprt import DealOutcomes, Sprt, elo_of_difference, simulate_tests
-from sim.store.integrity import check_run
 from sim.store.io import read_manifest
 
 DEFAULT = Sprt(0.0, 0.05, 0.05, 0.05)

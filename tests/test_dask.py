@@ -22,8 +22,9 @@ from distributed import Client, LocalCluster
 from frames import assert_frame_equal
 
 import sim
+from sim.checks.footers import read_footer
+from sim.cluster import dask as dask_cluster
 from sim.errors import SniffError
-from sim.run import cluster as dask_cluster
 from sim.run import cluster_chunks
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
@@ -119,7 +120,7 @@ def test_scheduler_address_gives_the_local_tables(tmp_path, reference, cluster):
     for worker in manifest(folder)["sessions"][-1]["cluster"]["workers"]:
         assert worker["numba_threads"] == max(1, cores // 2)
         assert worker["numba_threads"] * 2 <= max(cores, 2)
-    metadata = run_io.part_metadata(folder / "games" / run_io.part_name(3))
+    metadata = read_footer(folder / "games" / run_io.part_name(3))[1]
     assert metadata["chunk"]["first_game"] == 3 * CHUNK and metadata["run_id"] == run.manifest[
         "run_id"]
 
@@ -218,7 +219,7 @@ def test_without_dask_scheduler_says_how_to_install_it(tmp_path, monkeypatch, ca
 
 
 def test_sim_imports_dask_only_for_a_scheduler():
-    code = ("import sys, sim.cli.main, sim.run.simulation, sim.run.cluster; "
+    code = ("import sys, sim.cli.main, sim.run.simulation, sim.cluster.dask; "
             "assert 'distributed' not in sys.modules and 'dask' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -5,7 +5,7 @@ The batches run in the kernel of ``tests/test_strategies.py`` (every built-in st
 ``tests/compiled_strategies.py``, so this file adds no compile of its own beyond the
 sampler's.
 Strength is not tested here beyond a cheap sanity game: it is measured by
-``scripts/expert_curve.py`` (docs/expert.md).
+``benchmarks/expert_curve.py`` (docs/expert.md).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import compiled_strategies as compiled
 import numpy as np
 import pytest
 from cli_helpers import run_main
+from compiled_functions import cached
 from test_strategies import decisions, redealt_views, view_of, win_rate
 
 import strategies
@@ -26,11 +27,16 @@ from sim.core import observation as view
 from sim.core.tiles import ALL_TILES, parse_tile
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import StrategyError, parse_spec
-from strategies.heuristics.features import tiles_with_values
-from strategies.search import determinize as det
+from strategies.heuristics.features import tiles_with_values as compiled_tiles_with_values
 from strategies.search import expert, playout
-from strategies.search.rollout import deal_hidden
-from strategies.value import round_value
+
+# Called from Python through cached wrappers (tests/compiled_functions.py): compiled once per
+# machine, not in every test process.
+tiles_with_values = compiled_tiles_with_values.py_func  # a loop over 7 values: plain Python
+prepare = cached("strategies.search.determinize.prepare")
+deal_count = cached("strategies.search.determinize.deal_count")
+sample_deal = cached("strategies.search.determinize.sample_deal")
+deal_hidden = cached("strategies.search.rollout.deal_hidden")
 
 HIDDEN = ("0-0", "0-1", "1-2", "2-3", "3-4", "4-6", "1-5")
 SIZES = {1: 2, 2: 2, 3: 1}  # seat 0 decides; two tiles are left for the boneyard
@@ -85,15 +91,15 @@ def hands_of(state: np.ndarray) -> tuple[int, int, int]:
 def test_sampler_counts_the_deals_and_draws_each_equally_often() -> None:
     observation = small_position()
     deals = consistent_deals(observation)
-    plan, counts = det.prepare(observation)
-    assert det.deal_count(plan, counts) == len(deals) > 20
+    plan, counts = prepare(observation)
+    assert deal_count(plan, counts) == len(deals) > 20
     rng = np.array([3], dtype=np.uint64)
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     per_deal = 60
     drawn: Counter = Counter()
     boneyard_orders: Counter = Counter()
     for _ in range(per_deal * len(deals)):
-        assert det.sample_deal(observation, plan, counts, state, rng)
+        assert sample_deal(observation, plan, counts, state, rng)
         drawn[hands_of(state)] += 1
         boneyard_orders[tuple(state[engine.DECK + 26:engine.DECK + 28])] += 1
     assert set(drawn) == set(deals)  # every draw is consistent, every deal is drawn
@@ -124,11 +130,11 @@ def test_sampled_deals_agree_with_every_real_decision() -> None:
     for players, text in ((4, "random,greedy"), (3, "greedy,heavy,random"), (2, "greedy,random")):
         for state, seat, forced, move in itertools.islice(decisions(players, text, 5, 1), 60):
             observation, _, _ = view_of(state, seat, forced, move)
-            plan, counts = det.prepare(observation)
+            plan, counts = prepare(observation)
             true_hands = [int(state[engine.HANDS + s]) for s in range(players)]
             for _ in range(5):
                 other = np.zeros_like(state)
-                assert det.sample_deal(observation, plan, counts, other, rng)
+                assert sample_deal(observation, plan, counts, other, rng)
                 everything = int(other[engine.PLAYED])
                 for s in range(players):
                     hand = int(other[engine.HANDS + s])
@@ -153,7 +159,7 @@ def test_sampled_deals_agree_with_every_real_decision() -> None:
 def test_win_model_is_a_probability_that_favours_the_side_ahead() -> None:
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     features = np.zeros(expert.N_FEATURES)
-    win_probability = round_value.win_probability
+    win_probability = cached("strategies.value.round_value.win_probability")
     for players, target in ((2, 250), (4, 200)):
         state[engine.PLAYERS] = players
         state[engine.TARGET] = target
@@ -198,9 +204,9 @@ def test_a_limited_play_out_policy_hands_over_to_greedy() -> None:
             differ += own != plain
     assert checked > 20 and differ > 0  # the two policies do disagree here
     codes = np.full(4, blocker, dtype=np.int64)
-    playout.limit_policy(codes, 0, 9)
+    playout.limit_policy.py_func(codes, 0, 9)
     assert (codes == blocker).all()  # plies 0: the whole round
-    playout.limit_policy(codes, 4, 9)
+    playout.limit_policy.py_func(codes, 4, 9)
     assert (codes == blocker + unit * 13).all()
 
 
@@ -208,7 +214,7 @@ def test_halving_schedule_spends_about_the_budget() -> None:
     shares = np.zeros(8, dtype=np.int64)
     for n_moves in range(2, 20):
         for budget in (16, 192, 1000):
-            stages = expert.schedule(n_moves, budget, True, shares)
+            stages = expert.schedule.py_func(n_moves, budget, True, shares)
             alive, spent = n_moves, 0
             for stage in range(stages):
                 spent += shares[stage] * alive

@@ -168,8 +168,9 @@ LAYERS = [
     ("sim.errors", "sim.version", "sim.files", "sim.cache", "sim.children", "sim.reference"),
     ("sim.core",),
     ("sim.stats",), ("sim.display",),
-    *STRATEGY_ROOMS, ("sim.kernels",), ("sim.env",), ("sim.store",), ("sim.run",), ("sim.hint",),
-    ("sim.table",), ("sim.openings",), ("sim.report",), ("sim.compare",),
+    *STRATEGY_ROOMS, ("sim.kernels",), ("sim.env",), ("sim.checks",), ("sim.store",),
+    ("sim.cluster",), ("sim.run",), ("sim.audit",), ("sim.hint",),
+    ("sim.table",), ("sim.openings",), ("sim.analyze",), ("sim.report",), ("sim.compare",),
     ("sim.tune", "sim.learn"),
     ("sim.tournament",), ("sim.precompile",), ("sim.serve",), ("sim.cli",), ("sim",),
 ]
@@ -212,6 +213,16 @@ def test_the_compiled_core_imports_nothing_above_it():
     for room in STRATEGIES:
         assert graph[room] <= below, room
     assert graph["sim.kernels"] <= below
+
+
+def test_no_room_of_sim_holds_more_than_12_modules():
+    """A room that outgrows 12 modules holds two concerns: split it (#61)."""
+    crowded = []
+    for init in sorted((ROOT / "sim").rglob("__init__.py")):
+        modules = [path.name for path in init.parent.glob("*.py") if path.name != "__init__.py"]
+        if len(modules) > 12:
+            crowded.append(f"{init.parent.relative_to(ROOT)} holds {len(modules)} modules")
+    assert not crowded, "\n".join(crowded)
 
 
 def test_strategies_is_in_rooms():

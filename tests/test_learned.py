@@ -184,16 +184,16 @@ def test_the_curve_measure_pairs_deals_and_a_heuristic_against_itself_is_even() 
     """A deterministic player against itself on duplicate deals wins each deal's two games
     once each: every deal's share is exactly one half, and so is the rate, with no spread;
     another seat row on the same deals gives other shares (the measure is of the rows)."""
-    from sim.learn import measure, selfplay
+    from sim.learn import measure, seat
 
-    blocker = selfplay.player_row(selfplay.BLOCKER)
+    blocker = seat.player_row(seat.BLOCKER)
     per_deal = measure.deal_wins(2, 11, 41, blocker, blocker)  # rounded down to 40 games
     assert per_deal.shape == (20,)
     np.testing.assert_array_equal(per_deal, 0.5)
     result = measure.evaluate(2, 11, 40, blocker, blocker)
     assert (result["games"], result["wins"], result["rate"], result["low"], result["high"]) \
         == (40, 20, 0.5, 0.5, 0.5)
-    partner = selfplay.player_row(selfplay.PARTNER)
+    partner = seat.player_row(seat.PARTNER)
     against = measure.deal_wins(2, 11, 40, partner, blocker)
     assert set(np.unique(against)) <= {0.0, 0.5, 1.0} and not np.all(against == 0.5)
     assert measure.evaluate(2, 11, 40, partner, blocker)["wins"] == int(2 * against.sum())

@@ -283,7 +283,7 @@ def test_a_folder_from_before_the_parts_is_still_read(tmp_path):
     games.to_parquet(buffer)
     (folder / "games.parquet").write_bytes(buffer.getvalue())
     summary["files"].pop("games/part-000000.parquet")
-    from sim.store.integrity import part_record
+    from sim.checks.integrity import part_record
 
     summary["files"]["games.parquet"] = part_record(folder / "games.parquet", len(games))
     (folder / "summary.json").write_text(json.dumps(summary))

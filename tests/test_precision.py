@@ -33,7 +33,6 @@ from sim.stats.intervals import (
     wilson_half_width,
     wilson_interval,
     win_rate_difference,
-    z_for,
 )
 
 # random against random is even: a half-width of 0.03 needs about (1.96 * 0.5 / 0.03)**2
@@ -186,7 +185,6 @@ def test_precision_stop_checks_on_the_game_id_grid():
 def test_normal_quantiles():
     assert normal_quantile(0.975) == pytest.approx(Z95, abs=1e-12)
     assert normal_quantile(0.995) == pytest.approx(Z99, abs=1e-12)
-    assert z_for(0.95) == pytest.approx(Z95, abs=1e-12)
     for p in (1e-9, 0.01, 0.3, 0.5, 0.8, 0.999999):
         assert normal_cdf(normal_quantile(p)) == pytest.approx(p, rel=1e-9)
     assert two_sided_p(Z95) == pytest.approx(0.05)

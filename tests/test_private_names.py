@@ -1,6 +1,7 @@
-"""No module of ``sim``, ``strategies`` or ``scripts`` reaches for another package's private
-name (an underscore name imported, or read off an imported module): what one package
-offers another is public, so a private name can change without breaking a caller elsewhere.
+"""No module of ``sim``, ``strategies``, ``scripts``, ``benchmarks`` or ``examples`` reaches
+for another package's private name (an underscore name imported, or read off an imported
+module): what one package offers another is public, so a private name can change without
+breaking a caller elsewhere.
 Inside one package (``sim.stats.tally`` and ``sim.stats.intervals``) private names are the
 package's own business."""
 
@@ -51,7 +52,8 @@ def _reaches(text: str, module: str) -> list[str]:
 
 
 def test_no_private_name_is_used_across_packages() -> None:
-    files = [path for folder in ("sim", "strategies", "scripts")
+    folders = ("sim", "strategies", "scripts", "benchmarks", "examples")
+    files = [path for folder in folders
              for path in sorted((ROOT / folder).rglob("*.py"))]
     assert len(files) > 100
     problems = [f"{path.relative_to(ROOT)}: {what}" for path in files

@@ -1,8 +1,10 @@
-"""Every package states its public face, and tests, scripts and plugins use only that.
+"""Every package states its public face, and tests, scripts, benchmarks, examples and plugins
+use only that.
 
 The rule (docs/design.md, "Public names"): a package's ``__init__`` lists in ``__all__`` its
 public names and every module whose name does not start with ``_`` (a module named ``_x`` is
-private to its package). Code outside the packages (tests/, scripts/, tests/plugins/)
+private to its package). Code outside the packages (tests/, scripts/, benchmarks/,
+examples/, tests/plugins/)
 imports a package's names in its ``__all__``, its modules listed there, and from such a
 module the names that do not start with ``_`` (those in its ``__all__`` if it states one).
 The files are read with ``ast``, nothing is imported.
@@ -16,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sim", "strategies")
-OUTSIDE = ("tests", "scripts")
+OUTSIDE = ("tests", "scripts", "benchmarks", "examples")
 
 
 def _path(module: str) -> Path | None:
@@ -170,7 +172,8 @@ def outside_problems(path: Path) -> list[str]:
 
 
 def outside_files() -> list[Path]:
-    """The Python files of tests/ (its plugins included) and scripts/; not tests/fixtures,
+    """The Python files of tests/ (its plugins included), scripts/, benchmarks/ and examples/;
+    not tests/fixtures,
     whose scripts record how a fixture was made with the code of their time."""
     fixtures = ROOT / "tests" / "fixtures"
     return sorted(path for folder in OUTSIDE for path in (ROOT / folder).rglob("*.py")
@@ -180,6 +183,24 @@ def outside_files() -> list[Path]:
 def test_tests_scripts_and_plugins_import_only_public_names():
     problems = [p for path in outside_files() for p in outside_problems(path)]
     assert not problems, "imports past a public face:\n" + "\n".join(problems)
+
+
+def private_attributes_read(path: Path) -> list[str]:
+    """Each ``thing._name`` in ``path`` read off anything but ``self`` or ``cls``."""
+    return [f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}"
+            for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+
+
+def test_scripts_benchmarks_and_examples_read_no_private_attribute():
+    """#61: what a user copies from them works on public names only (the IS-MCTS example
+    wrote a batch's ``_state``)."""
+    files = [path for folder in OUTSIDE[1:] for path in sorted((ROOT / folder).glob("*.py"))]
+    assert len(files) > 5
+    problems = [problem for path in files for problem in private_attributes_read(path)]
+    assert not problems, "\n".join(problems)
 
 
 def doc_examples() -> list[tuple[str, ast.Module]]:

@@ -5,12 +5,12 @@ import json
 import pytest
 
 from sim.table.render import (
+    ReplayState,
     SniffSpot,
     advance,
     render_event,
     render_layout,
     replay_lines,
-    replay_state,
 )
 
 GAME_START = {"event": "game_start", "players": 2, "target": 250, "seed": 1, "game": 0}
@@ -21,6 +21,14 @@ ROUND_START = {
     "hands": [["4-4", "4-1", "0-3"], ["4-6", "4-2", "5-5"]],
     "boneyard": ["2-5", "1-1", "0-6"],
 }
+
+
+def replay_state(events) -> ReplayState:
+    """The state after all ``events``: a hand-built position to draw."""
+    state = ReplayState()
+    for event in events:
+        state.apply(event)
+    return state
 
 
 def play(seat, tile, end, count, points, ends, scores):

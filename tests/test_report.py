@@ -306,7 +306,7 @@ def test_bad_input_gets_one_clear_line(runs, tmp_path, capsys):
     shutil.copytree(runs["four"], broken)
     table = pq.read_table(broken / "games" / "part-000001.parquet")
     pq.write_table(table.drop(["winner_side"]), broken / "games" / "part-000001.parquet")
-    altered = tmp_path / "altered"  # the ledger (sim.store.integrity) catches the rewrite first
+    altered = tmp_path / "altered"  # the ledger (sim.checks.integrity) catches the rewrite first
     shutil.copytree(broken, altered)
     (broken / "parts.jsonl").unlink()  # a run without a ledger: its footers pass
     for written in broken.glob("*/part-*.parquet"):  # as versions before the ledger wrote

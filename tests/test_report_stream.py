@@ -54,7 +54,7 @@ def test_progress_is_heard_for_every_chunk(runs):
 
 
 def test_a_damaged_part_met_by_the_report_is_one_line(runs, tmp_path, capsys, monkeypatch):
-    from sim.store import integrity
+    from sim.checks import integrity
 
     monkeypatch.setattr(integrity, "SMALL_RUN", 0)  # as in a big run: parts not hashed
     damaged = tmp_path / "damaged"

@@ -21,12 +21,13 @@ import pytest
 from cli_helpers import ROOT, SNIFF, UNVERIFIED, error_lines, load_unverified, run_main
 
 import sim
+from sim.checks import integrity
 from sim.errors import SniffError
 from sim.run import space as run_space
 from sim.run.plan import resolve_plan
 from sim.run.settings import RunControl
 from sim.run.simulation import execute
-from sim.store import folders, integrity
+from sim.store import folders
 from sim.store import io as run_io
 from sim.store.lock import RunLock
 
@@ -134,7 +135,7 @@ def test_a_part_of_another_run_is_named_as_such(run, tmp_path) -> None:
 
 def test_overwritten_bytes_are_named_never_a_raw_error(run, reference, capsys,
                                                       monkeypatch) -> None:
-    from sim.store import integrity
+    from sim.checks import integrity
 
     monkeypatch.setattr(integrity, "SMALL_RUN", 0)  # as in a big run: parts not hashed
     bad = part(run, "rounds", 1)

@@ -1,7 +1,7 @@
 """``sniff serve`` under load: memory bounded by the session store over 1,000 games created
 and finished, and 50 games played at once through the API, every one to its end.
 
-Timings are in ``scripts/serve_timings.py`` (docs/serve.md): a test run shares the machine,
+Timings are in ``benchmarks/serve_timings.py`` (docs/serve.md): a test run shares the machine,
 so these tests assert what holds under any load (no growth, no game blocked or mixed up).
 """
 

@@ -103,6 +103,19 @@ def test_a_finished_game_is_analysed_charted_and_played_again(base_url, browser)
     if marks:
         marks[0].click()
         wait(browser, lambda b: "you played" in b.find_element(By.ID, "status").text)
+    # the game's accuracy as sniff analyze counts it, and each graded move a button that
+    # shows the table at that decision
+    accuracy = browser.find_element(By.ID, "accuracy").text
+    assert accuracy.startswith("Accuracy ") and "inaccurac" in accuracy and "blunder" in accuracy
+    costly = browser.find_elements(By.CSS_SELECTOR, "#mistakes button")
+    assert len(costly) == browser.execute_script(
+        "return [...document.querySelectorAll('#analysis-table tbody tr')].length") - round(
+        int(accuracy.split()[1].rstrip("%")) / 100 * len(decisions))
+    if costly:
+        event = int(costly[-1].get_attribute("data-event"))
+        costly[-1].send_keys(Keys.ENTER)
+        wait(browser, lambda b: b.execute_script(LAST_DRAWN)["index"] == event - 1)
+        assert browser.find_element(By.ID, "status").text.startswith(f"reviewing event {event}")
     browser.find_element(By.ID, "dock-live").click()
     session = browser.execute_script("return game.view.session")
     browser.find_element(By.ID, "again").click()

@@ -1,5 +1,6 @@
 """Fast synthetic tests of the decision statistics: multiple comparisons, rank intervals,
-tie groups, the Bradley–Terry goodness of fit, score states, planning and effect sizes."""
+tie groups, the Bradley–Terry goodness of fit and planning (score states and effect sizes,
+from the report's counts: test_report_counts.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from scipy.stats import norm
 from statsmodels.stats.multitest import multipletests
 
 from sim.errors import SniffError
-from sim.stats import effects, multiple, planning, ranking, score_states
+from sim.stats import multiple, planning, ranking
 from sim.stats.intervals import wilson_interval
 from sim.stats.ratings import Contest, fit_ratings
 
@@ -112,7 +113,9 @@ def test_equal_strengths_form_a_tie_group():
     top = result.table[result.table["strategy"].isin(["x", "y"])]
     assert (top["rank_low"] == 1).all() and (top["rank_high"] == 2).all()
     assert result.gaps["separated"].tolist() == [False, True]
-    assert "group 1: " in ranking.group_text(result)[0]
+    lines = ranking.ranking_lines(result)
+    assert sum(line.strip().startswith("1-2  group 1") for line in lines) == 2
+    assert any(line.strip().startswith("3  group 2  z") for line in lines)
 
 
 def test_fit_rejects_intransitive_results():
@@ -156,67 +159,6 @@ def test_fit_with_three_sides_counts_cells():
     assert fit.cells == 12
 
 
-# --- score states
-
-
-def tiny_run() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Three 2-player games of A (lineup seat 0) against B, scores chosen by hand."""
-    games = pd.DataFrame({
-        "game_id": [0, 1, 2], "players": 2, "rotation": [0, 1, 0],
-        "seat0_strategy": ["A", "B", "A"], "seat1_strategy": ["B", "A", "B"],
-        "first_leader": [0, 1, 1], "winner_team": [0, 0, 0], "winner_side": [0, 1, 0],
-        "team0_score": [150, 130, 130], "team1_score": [20, 40, 15]})
-    rounds = pd.DataFrame({
-        "game_id": [0, 0, 0, 1, 1, 2, 2, 2], "round_number": [1, 2, 3, 1, 2, 1, 2, 3],
-        "team0_score": [30, 60, 150, 5, 130, 10, 20, 130],
-        "team1_score": [10, 20, 20, 40, 40, 5, 15, 15]})
-    return games, rounds
-
-
-def test_score_states_by_hand():
-    games, rounds = tiny_run()
-    table = score_states.score_states(games, rounds, bin_size=25)
-    a = table[table["strategy"] == "A"].set_index(["own_low", "opponents_low"])
-    # A: game 0 starts at 0-0, 30-10, 60-20 (won); game 1 (A is team 1) at 0-0, 40-5
-    # (lost); game 2 at 0-0, 10-5, 20-15, all in the 0-0 bin, counted once (won)
-    assert a.loc[(0, 0), ["games", "wins"]].tolist() == [3, 2]
-    assert a.loc[(25, 0), ["games", "wins"]].tolist() == [2, 1]
-    assert a.loc[(50, 0), ["games", "wins"]].tolist() == [1, 1]
-    assert len(a) == 3
-    b = table[table["strategy"] == "B"].set_index(["own_low", "opponents_low"])
-    assert b.loc[(0, 0), ["games", "wins"]].tolist() == [3, 1]
-    assert b.loc[(0, 25), ["games", "wins"]].tolist() == [2, 1]
-    assert b.loc[(0, 50), ["games", "wins"]].tolist() == [1, 0]
-    assert (b["opponents"] == "A").all()
-    row = a.loc[(0, 0)]
-    assert row["win_rate"] == pytest.approx(2 / 3)
-    assert (row["low"], row["high"]) == pytest.approx(wilson_interval(2, 3))
-    assert list(table.columns) == score_states.COLUMNS
-    merged = score_states.merge_states([table, table])
-    m = merged[merged["strategy"] == "A"].set_index(["own_low", "opponents_low"])
-    assert m.loc[(0, 0), ["games", "wins"]].tolist() == [6, 4]
-
-
-def test_score_state_and_convergence_charts():
-    games, rounds = tiny_run()
-    table = score_states.score_states(games, rounds, bin_size=25)
-    figure = score_states.score_states_figure(table, min_games=1)
-    assert len(figure.axes) == 3  # two panels and the colour bar
-    path = score_states.convergence(games)
-    a = path[path["strategy"] == "A"]
-    assert a["games"].tolist() == [3] and a["wins"].tolist() == [2]  # from 10 games, or all
-    n = 1000
-    many = pd.DataFrame({"game_id": range(n), "players": 2, "rotation": 0,
-                         "seat0_strategy": "A", "seat1_strategy": "B",
-                         "winner_side": (np.arange(n) % 4 == 0).astype(int)})  # B wins 1/4
-    path = score_states.convergence(many, points=50)
-    b = path[path["strategy"] == "B"].set_index("games")
-    assert b.index.min() == 10 and b.index.max() == n and len(b) <= 50
-    assert b.loc[n, "wins"] == 250 and b.loc[n, "win_rate"] == 0.25
-    assert (b.loc[n, "low"], b.loc[n, "high"]) == pytest.approx(wilson_interval(250, n))
-    assert score_states.convergence_figure(path).axes[0].get_xscale() == "log"
-
-
 # --- planning
 
 
@@ -249,55 +191,6 @@ def test_planning_refuses_bad_input():
     assert "games" in planning.plan_text(0.02)[1]
 
 
-# --- effects
-
-
-def leader_games() -> pd.DataFrame:
-    """Eight 2-player games: the first leader's side wins 6 of them."""
-    return pd.DataFrame({
-        "game_id": range(8), "players": 2, "rotation": [0, 1] * 4,
-        "seat0_strategy": ["A", "B"] * 4, "seat1_strategy": ["B", "A"] * 4,
-        "first_leader": [0, 0, 1, 1, 0, 1, 0, 1],
-        "winner_team": [0, 0, 1, 1, 1, 0, 0, 1],
-        "winner_side": [0, 1, 1, 0, 1, 1, 0, 0],
-        "team0_score": [150, 150, 20, 40, 60, 150, 150, 30],
-        "team1_score": [10, 40, 150, 150, 150, 90, 20, 150]})
-
-
-def test_leader_effect_by_hand():
-    effect = effects.leader_effect(leader_games())
-    assert effect["leader_win_rate"] == pytest.approx(6 / 8)
-    assert effect["others_win_rate"] == pytest.approx(2 / 8)
-    assert effect["estimate"] == pytest.approx(0.5)
-    assert effect["low"] < 0.5 < effect["high"]
-    by_side = effects.leader_effect_by_side(leader_games())
-    assert by_side["strategy"].tolist() == ["A", "B"]
-    assert (by_side["estimate"] > 0).all()
-
-
-def test_seat_effects_family():
-    rng = np.random.default_rng(0)
-    n = 4000
-    games = pd.DataFrame({"game_id": range(n), "players": 3, "rotation": np.arange(n) % 3,
-                          "winner_team": rng.choice(3, size=n, p=[0.40, 0.30, 0.30]),
-                          "first_leader": 0})
-    table = effects.seat_effects(games)
-    assert table["estimate"].sum() == pytest.approx(0.0, abs=1e-12)
-    assert table.loc[0, "low"] > 0  # seat 0 clearly better than the average seat
-    assert (table["p_adjusted"] >= table["p_value"]).all()
-    assert table["family"].iloc[0] == "Holm-adjusted over the 3 table positions"
-
-
-def test_margin_quantiles_signed():
-    table = effects.margin_quantiles(leader_games())
-    a = table.set_index("strategy").loc["A"]
-    # A's margins: +140, -110 (A is team 1 in game 1), -130, +110, -90, -60, +130, +120
-    assert a["mean"] == pytest.approx((140 - 110 - 130 + 110 - 90 - 60 + 130 + 120) / 8)
-    assert a["ahead"] == pytest.approx(4 / 8)
-    b = table.set_index("strategy").loc["B"]
-    assert b["q50"] == pytest.approx(-a["q50"])
-
-
 # --- helpers for the report and the command line
 
 
@@ -322,17 +215,6 @@ def test_printed_ranking_and_csv_columns():
     assert any(line.strip().startswith("4  group 2  d") for line in lines)
     assert any("warning: the ratings do not describe" in line for line in lines)
     assert ranking.csv_table(result).columns.tolist()[-3:] == ["rank_low", "rank_high", "group"]
-
-
-def test_run_tables_and_outputs(tmp_path):
-    games, rounds = tiny_run()
-    states, paths = score_states.run_tables([("r1", games, rounds), ("r2", games, rounds)])
-    assert states.set_index(["strategy", "own_low", "opponents_low"]).loc[
-        ("A", 0, 0), "games"] == 6
-    assert set(paths["run"]) == {"r1", "r2"}
-    files = score_states.write_outputs(tmp_path, states, paths)
-    assert all(path.stat().st_size > 0 for path in files.values())
-    assert pd.read_csv(files["score-states.csv"]).columns.tolist() == score_states.COLUMNS
 
 
 def test_detectable_line():

@@ -17,9 +17,9 @@ import pytest
 from cli_helpers import copy_of, load_unverified, one_line, run_main
 
 import sim
+from sim.checks import integrity
 from sim.errors import SniffError
 from sim.openings.study import run_openings
-from sim.store import integrity
 from sim.tournament import load as load_tournament
 from sim.tournament import run_tournament
 

@@ -118,7 +118,7 @@ def test_a_fifo_tournament_json_is_one_line(tmp_path, capsys) -> None:
 
 def test_readers_say_when_a_folder_was_not_verified_since_it_changed(played, tmp_path,
                                                                      capsys) -> None:
-    """Readers check sizes and footers, not the sha256 (sim.store.verified): a copy is
+    """Readers check sizes and footers, not the sha256 (sim.checks.verified): a copy is
     unverified until ``sniff verify``; a part written again (same size) is unverified
     again. The run's writer counts as its verifier."""
     note = "was not verified since it last changed"

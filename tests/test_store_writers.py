@@ -16,9 +16,9 @@ import pytest
 from cli_helpers import copy_of, one_line, run_main
 
 import sim
+from sim.checks import integrity
 from sim.errors import SniffError
 from sim.files import UnsafeFile, open_lock_file, write_atomic
-from sim.store import integrity
 from sim.store.lock import RunLock
 
 

@@ -12,24 +12,32 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import compiled_strategies as compiled
 import numpy as np
 import pytest
 from cli_helpers import sniff
 from click.testing import CliRunner
+from compiled_functions import CachedModule, cached
 
 import strategies
 from sim.core import engine
 from sim.core import observation as view
-from sim.core.layout import ARM_L, ARM_R, legal_moves, place_tile, tile_moves
+from sim.core.layout import ARM_L, ARM_R
 from sim.core.tiles import ALL_TILES, PIP_MASK, parse_tile
+from sim.kernels import generate as kernels
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
 from sim.kernels.trace import placements_from_events
 from sim.run.plan import rotation_for
 from sim.stats.intervals import Z99, wilson_interval
 from strategies import StrategyError, parse_lineup_text, parse_spec
-from strategies.heuristics import features as feat
-from strategies.search.rollout import deal_hidden
+
+# The compiled functions a test calls from Python, through cached wrappers
+# (tests/compiled_functions.py): compiled once per machine, not in every test process.
+feat = CachedModule("strategies.heuristics.features")
+deal_hidden = cached("strategies.search.rollout.deal_hidden")
+place_tile = cached("sim.core.layout.place_tile")
+tile_moves = cached("sim.core.layout.tile_moves")
+legal_moves = cached("sim.core.layout.legal_moves")
+fill_observation = cached("sim.core.engine.fill_observation")
 
 BUILTINS = (
     "blocker", "defensive", "expert", "greedy", "heavy", "partner", "random", "rollout", "weighted",
@@ -39,14 +47,10 @@ PLUGINS = Path(__file__).parent / "plugins"
 
 
 def choose_function(name: str) -> Callable[..., int]:
-    """The jitted ``choose`` of a registered strategy, callable from Python. ``expert``'s and
-    ``rollout``'s through ``compiled_strategies``: the same functions, compiled once and
-    cached (called here directly, they compiled their searches again in this process, a
-    minute and a half)."""
-    if name in ("expert", "rollout"):
-        return {"expert": compiled.choose_expert, "rollout": compiled.choose_rollout}[name]
-    strategy = strategies.get(name)
-    return getattr(sys.modules[strategy.module], strategy.attribute)
+    """The compiled ``choose`` of a registered strategy, callable from Python through its
+    cached wrapper, the one the engine calls (its ``@njit`` function called here would be
+    compiled again in every test process)."""
+    return kernels.python_choose(strategies.get(name))
 
 
 def win_rate(players: int, text: str, games: int, seed: int) -> tuple[float, float, int]:
@@ -266,7 +270,7 @@ def view_of(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """What the engine hands the seat's strategy: its observation and legal moves."""
     observation = np.zeros(view.OBSERVATION_SIZE, dtype=np.int64)
-    engine.fill_observation(state, seat, int(forced), observation)
+    fill_observation(state, seat, int(forced), observation)
     moves = np.zeros(engine.MAX_MOVES, dtype=np.int64)
     layout = int(state[engine.LAYOUT])
     if forced:  # a tile just drawn: only its own placements

@@ -456,7 +456,7 @@ def flip_winners(run: Path) -> None:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from sim.store import integrity
+    from sim.checks import integrity
 
     records = integrity.read_ledger(run)
     for record in records.values():
@@ -489,7 +489,7 @@ def reverse_labels(run: Path) -> None:
     ledger recomputed: the games and every hash agree, the names of the seats do not."""
     import pyarrow.parquet as pq
 
-    from sim.store import integrity
+    from sim.checks import integrity
 
     edit_json(run / "manifest.json", lambda m: m["config"].update(
         labels=m["config"]["labels"][::-1]))

@@ -4,5 +4,6 @@ around its library call (``commands``). ``python -m sim.cli`` runs it.
 May import: anything in ``sim`` and ``strategies``; nothing imports it.
 """
 
-__all__ = ["commands", "compare", "hint", "learn", "main", "options", "query", "serve", "tune",
+__all__ = ["analyze", "commands", "compare", "hint", "learn", "main", "options", "query", "serve",
+           "tune",
            "verify"]

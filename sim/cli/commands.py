@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from sim.display.formatting import printable, shown_name
-from sim.run.progress import ProgressBar
+from sim.display.progress import ProgressBar
 from sim.run.settings import RunControl
 
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
@@ -162,7 +162,7 @@ def openings_command(options: dict, out: Path | None, *, control: RunControl,
 
 def report_command(paths: Sequence, out: Path | None, *, placement_sample: int | None,
                    title: str | None, openings: Sequence = (),
-                   pairings: bool = False) -> dict[str, Path]:
+                   pairings: bool = False, analyses: Sequence = ()) -> dict[str, Path]:
     """``sniff report``: build, write, and print where the files went."""
     from sim.report.build import build
     from sim.report.build import default_folder as report_folder
@@ -174,11 +174,13 @@ def report_command(paths: Sequence, out: Path | None, *, placement_sample: int |
         report = build(paths, placement_sample=placement_sample, title=title,
                        notice=lambda text: click.echo(printable(f"sniff: {text}", one_line=True),
                                                       err=True),
-                       openings=openings, pairings=pairings, progress=bar.callback)
+                       openings=openings, pairings=pairings, progress=bar.callback,
+                       analyses=analyses)
     with ctrl_c_stops():  # charts drawn while it writes
         files = report.write(folder)
     charts = sorted(name for name in files if name.endswith(".png"))
-    what = f"{len(report.runs)} run(s)" if report.runs else "openings"
+    what = (f"{len(report.runs)} run(s)" if report.runs else
+            "openings" if report.openings else "analysis")
     click.echo(printable(f"report of {what}: {folder / 'report.html'} (self-contained), "
                          f"report.md, report.json and {len(charts)} charts in {folder}/",
                          one_line=True))
@@ -265,6 +267,7 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         check_trace_game(events, game, trace_file)  # an impossible (edited) game: refused
         position = position_from_trace(events, game, round_number, turn).position
     else:
+        assert position_file is not None  # one of the two was given
         if round_number is not None or turn is not None:
             raise SniffError("--round and --turn choose a position of a --trace")
         if str(position_file) == "-":

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from sim.cli.analyze import analyze as analyze_command
 from sim.cli.compare import compare as compare_command
 from sim.cli.hint import hint as hint_command
 from sim.cli.learn import learn as learn_command
@@ -317,13 +318,17 @@ def tally(points: int, ascii: bool, inline: bool) -> None:
 @click.option("--title", help="Title of the report [default: from the run names].")
 @click.option("--openings", "openings", multiple=True, type=TextPath(path_type=Path),
               help="A `sniff openings` folder whose per-tile section to add (repeatable).")
+@click.option("--analysis", "analyses", multiple=True, type=TextPath(path_type=Path),
+              help="A `sniff analyze` folder whose section to add (repeatable).")
 def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | None,
-           pairings: bool, title: str | None, openings: tuple[Path, ...]) -> None:
+           pairings: bool, title: str | None, openings: tuple[Path, ...],
+           analyses: tuple[Path, ...]) -> None:
     """Charts and a statistical report (HTML, Markdown, JSON) of simulate runs.
 
     RUN is a run folder of `sniff simulate`, a `sniff tournament` folder (its pairings, in
     the aggregate: each strategy against the field, matrix, ratings; --pairings adds each
-    pairing's section) or a `sniff openings` folder (its per-tile section). Win rates with
+    pairing's section), a `sniff openings` folder (its per-tile section) or a `sniff
+    analyze` folder (error rates by phase, the win chance lost per decision). Win rates with
     95% Wilson intervals (overall, by seat, by first leader), differences between
     strategies with intervals and p-values (paired by deal for --duplicate runs), the
     value of leading and of each seat, scoring distributions and, for three or more
@@ -333,7 +338,7 @@ def report(runs: tuple[Path, ...], out: Path | None, placement_sample: int | Non
     from sim.cli.commands import report_command
 
     report_command(list(runs), out, placement_sample=placement_sample, title=title,
-                   openings=list(openings), pairings=pairings)
+                   openings=list(openings), pairings=pairings, analyses=list(analyses))
 
 
 @cli.command()
@@ -417,6 +422,7 @@ def plan(difference: float, paired: bool, sd: float | None, power: float,
 
 # sniff hint lives in its own module (sim/cli/hint.py) to keep this one short.
 cli.add_command(hint_command)
+cli.add_command(analyze_command)  # sniff analyze: sim/cli/analyze.py, the work in sim/analyze
 cli.add_command(learn_command)  # sniff learn: sim/cli/learn.py
 cli.add_command(compare_command)  # sniff compare: sim/cli/compare.py
 cli.add_command(tune_command)  # sniff tune: sim/cli/tune.py

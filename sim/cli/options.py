@@ -148,7 +148,7 @@ def sprt_options(show: bool = True):
 
 def scheduler_option(what: str = "the chunks"):
     """``--scheduler``: one definition for every command that plays on a Dask cluster
-    (``sim.run.cluster``), so its name and help never drift."""
+    (``sim.cluster.dask``), so its name and help never drift."""
     return click.option(
         "--scheduler", metavar="ADDRESS",
         help=f"Play {what} on a Dask cluster: tcp://HOST:PORT (a running scheduler) or "

@@ -27,14 +27,17 @@ from sim.cli.options import TextPath
               metavar="SECONDS", help="Stop the query after this long (one line, exit 2).")
 def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite: bool,
           max_rows: int, timeout: float) -> None:
-    """Answer SQL about a run folder (tables games, rounds) or an openings folder (its
-    tables: openings, games), read-only, in bounded memory.
+    """Answer SQL about a run folder (tables games, rounds), an openings folder (its
+    tables: openings, games) or an analysis folder (decisions, curve), read-only, in
+    bounded memory.
 
     The tables are views over the folder's checked parts (DuckDB SQL; one SELECT).
     Example: sniff query results/NAME "SELECT end_reason, count(*) FROM rounds GROUP BY ALL".
     Prints an aligned table of the first --max-rows rows; --csv prints all rows as CSV;
     --parquet OUT writes them to a Parquet file. See docs/query.md.
     """
+    from sim.analyze.folder import is_analysis_folder
+    from sim.analyze.folder import table_files as analysis_tables
     from sim.display.formatting import printable
     from sim.errors import SniffError
     from sim.openings.folder import is_openings_folder, table_files
@@ -48,8 +51,10 @@ def query(folder: Path, sql: str, as_csv: bool, parquet: Path | None, overwrite:
     if is_openings_folder(folder):  # its tables, checked against its summary.json
         sources = {name: files for name, files in table_files(folder).items()
                    if files and files[0].suffix == ".parquet"}
+    elif is_analysis_folder(folder):  # sniff analyze: its recorded parts, checked
+        sources = analysis_tables(folder)
     elif (folder / "manifest.json").is_file():  # a compare run's decision, as verify checks it
-        from sim.run.stops import require_recorded_stop
+        from sim.audit.stops import require_recorded_stop
         from sim.store.io import open_run, read_manifest
 
         if read_manifest(folder)["config"].get("sequential") is not None:

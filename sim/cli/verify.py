@@ -3,7 +3,7 @@ what readers show recomputed from the parts, and (``--replay N``) games played a
 line per folder, one ``bad:`` line per problem, every line escaped for the terminal.
 
 Its own module to keep ``sim.cli.commands`` short; the checks are the library's
-(``sim.store.integrity``, ``sim.run.reproduce``, ``sim.openings.bound``, ...).
+(``sim.checks.integrity``, ``sim.audit.reproduce``, ``sim.openings.bound``, ...).
 """
 
 from __future__ import annotations
@@ -29,15 +29,17 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     """``sniff verify``: every part of each run (a tournament: of each pairing) hashed
     against the run's ledger, decoded page by page and its game ids checked; one line per
     run, one per problem; a problem ends in an error (exit 2)."""
+    from sim.audit.reproduce import lineup_problem, replay_problems
+    from sim.audit.stops import stop_problem
+    from sim.checks import integrity
+    from sim.checks.verified import mark_verified
     from sim.compare.bound import result_problem
     from sim.errors import SniffError
     from sim.openings.bound import derived_problems
     from sim.openings.folder import STUDY, folder_problems, is_openings_folder
     from sim.openings.play import SLOTS_PER_DEAL
     from sim.openings.reproduce import replay_problem as replay_openings
-    from sim.run.reproduce import lineup_problem, replay_problems
-    from sim.run.stops import stop_problem
-    from sim.store import integrity, io
+    from sim.store import io
     from sim.store.folders import size_text
     from sim.store.rundata import (
         TOURNAMENT_MANIFEST,
@@ -45,7 +47,6 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
         read_tournament_manifest,
         stray_pairs,
     )
-    from sim.store.verified import mark_verified
 
     runs: list[Path] = []
     results: list[Path] = []  # complete tournaments

@@ -85,8 +85,9 @@ def chunk_line(row: dict, sprt: Sprt) -> str:
             f"{sprt.upper:+.2f}]  difference {row['estimate']:+.2%}")
 
 
-def lineup_text(a: str, b: str, players: int) -> str:
-    """A against B: one strategy per side (with 3 players, B in both other seats)."""
+def lineup_text(a: str | None, b: str | None, players: int) -> str:
+    """A against B: one strategy per side (with 3 players, B in both other seats); a
+    missing or malformed name is one line."""
     from strategies import parse_lineup_text
 
     texts = []
@@ -101,8 +102,9 @@ def lineup_text(a: str, b: str, players: int) -> str:
     return ",".join([a, b, b] if players == 3 else [a, b])
 
 
-def compare_plan(a: str, b: str, *, players: int = 4, seed: int = 0, test: Sprt | None = None,
-                 max_games: int = DEFAULT_MAX_GAMES, chunk_size: int | None = None) -> Plan:
+def compare_plan(a: str | None, b: str | None, *, players: int = 4, seed: int = 0,
+                 test: Sprt | None = None, max_games: int = DEFAULT_MAX_GAMES,
+                 chunk_size: int | None = None) -> Plan:
     """The run plan of a comparison (checked: one line for each bad setting); ``test``: the
     sequential test's hypotheses and error rates (default ``Sprt(H0, H1, ALPHA, BETA)``)."""
     test = test or DEFAULT_TEST

@@ -31,7 +31,8 @@ from llvmlite import binding, ir
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "RAISED", "SLOTS", "call_choose", "slot"]
+__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "RAISED", "SEARCH_CHOICE", "SEARCH_SIGNATURE",
+           "SEARCH_SLOT", "SEARCH_VALUES", "SLOTS", "call_choose", "call_search", "slot"]
 
 # The wrapper's C signature: observation (pointer, length), moves (pointer, length), n_moves,
 # params (pointer, length), rng (pointer, length) -> the chosen index.
@@ -40,12 +41,24 @@ CHOOSE_SIGNATURE = types.int64(
     types.int64, types.CPointer(types.float64), types.int64, types.CPointer(types.uint64),
     types.int64,
 )
+# A search compiled alone (``expert``'s, called by its ``choose``, by ``sniff learn``'s teacher
+# and by the tests): mode, then the arrays of a choose, then values (pointer, length) -> an int.
+SEARCH_SIGNATURE = types.int64(
+    types.int64, types.CPointer(types.int64), types.int64, types.CPointer(types.int64),
+    types.int64, types.int64, types.CPointer(types.float64), types.int64,
+    types.CPointer(types.uint64), types.int64, types.CPointer(types.float64), types.int64,
+)
+# What a search does, by its mode: the move to play, or every move's value into ``values``.
+SEARCH_CHOICE, SEARCH_VALUES = 0, 1
 # What a wrapper returns when its strategy raised: never a move index.
 RAISED = -(1 << 62)
 
 # The table of addresses compiled code reads at run time (0: not filled), by index.
 N_SLOTS = 16
 SLOTS = (ctypes.c_int64 * N_SLOTS)()
+# The slot of expert's search (the play-out policies take the first ones, by their index in
+# ``strategies.search.playout.POLICIES``).
+SEARCH_SLOT = N_SLOTS - 1
 _SYMBOL = "sniff_calls_slots"
 binding.add_symbol(_SYMBOL, ctypes.addressof(SLOTS))
 
@@ -72,27 +85,46 @@ def _contiguous_vector(value: types.Type) -> bool:
     return isinstance(value, types.Array) and value.ndim == 1 and value.layout == "C"
 
 
+def _call_address(address, arguments):
+    """The signature and code generator of a call to the C function at ``address`` with
+    ``arguments`` (integers, and contiguous vectors passed as pointer and length), returning
+    an int64; None when an argument has another type."""
+    if not isinstance(address, types.Integer):
+        return None
+    for value in arguments:
+        if not (_contiguous_vector(value) or isinstance(value, types.Integer)):
+            return None
+    signature = types.int64(types.int64, *arguments)
+
+    def codegen(context, builder, signature, args):
+        flat = []
+        for kind, value in zip(signature.args[1:], args[1:], strict=True):
+            if isinstance(kind, types.Array):
+                array = context.make_array(kind)(context, builder, value)
+                flat += [array.data, builder.extract_value(array.shape, 0)]
+            else:
+                flat.append(context.cast(builder, value, kind, types.int64))
+        word = ir.IntType(64)
+        function = builder.inttoptr(
+            args[0], ir.FunctionType(word, [a.type for a in flat]).as_pointer())
+        return builder.call(function, flat)
+
+    return signature, codegen
+
+
 @intrinsic
 def call_choose(typingctx, address, observation, moves, n_moves, params, rng):
     """``choose(observation, moves, n_moves, params, rng)`` of the strategy whose wrapper
     lives at ``address`` (its index, or :data:`RAISED`). Every array must be contiguous."""
-    if not all(_contiguous_vector(a) for a in (observation, moves, params, rng)):
+    if not isinstance(n_moves, types.Integer):
         return None
-    if not isinstance(address, types.Integer) or not isinstance(n_moves, types.Integer):
+    return _call_address(address, (observation, moves, n_moves, params, rng))
+
+
+@intrinsic
+def call_search(typingctx, address, mode, observation, moves, n_moves, params, rng, values):
+    """``search(mode, observation, moves, n_moves, params, rng, values)`` of the search whose
+    wrapper (of :data:`SEARCH_SIGNATURE`) lives at ``address``: an int, or :data:`RAISED`."""
+    if not all(isinstance(v, types.Integer) for v in (mode, n_moves)):
         return None
-    signature = types.int64(types.int64, observation, moves, types.int64, params, rng)
-
-    def codegen(context, builder, signature, args):
-        arguments = []
-        for kind, value in zip(signature.args[1:], args[1:], strict=True):
-            if isinstance(kind, types.Array):
-                array = context.make_array(kind)(context, builder, value)
-                arguments += [array.data, builder.extract_value(array.shape, 0)]
-            else:
-                arguments.append(value)
-        word = ir.IntType(64)
-        function = builder.inttoptr(
-            args[0], ir.FunctionType(word, [a.type for a in arguments]).as_pointer())
-        return builder.call(function, arguments)
-
-    return signature, codegen
+    return _call_address(address, (mode, observation, moves, n_moves, params, rng, values))

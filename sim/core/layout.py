@@ -237,7 +237,7 @@ def can_play(layout: int, hand: int) -> bool:
 @njit(inline="always")
 def bit_index(mask: int) -> int:
     """Index of the lowest set bit of a non-zero mask (LLVM's count-trailing-zeros)."""
-    return trailing_zeros(mask)
+    return trailing_zeros(mask)  # type: ignore[call-arg]  # numba passes an intrinsic's typing context itself
 
 
 @njit(inline="always")

@@ -149,7 +149,7 @@ def _grouped_rates(axes, table: pd.DataFrame, title: str) -> None:
 def _leader_effect(axes, leading: pd.DataFrame) -> None:
     """Per side: win rate when its side leads round 1 minus when another side leads.
 
-    ``leading`` is ``sim.stats.effects.leader_effect_by_side`` (``side``, ``estimate``, ``low``,
+    ``leading`` is ``sim.stats.effects.leader_by_side_from`` (``side``, ``estimate``, ``low``,
     ``high``): the numbers are computed there, the chart only draws them.
     """
     sides = list(leading["side"])
@@ -278,7 +278,7 @@ def score_margin(table: pd.DataFrame, run: str, mean_se: tuple[float, float]) ->
     top = int(table["margin"].max()) if len(table) else 10
     bins = np.arange(0, max(top, 10) + 10, 10)
     for index, (side, rows) in enumerate(table.groupby("winner", sort=False)):
-        axes.hist(rows["margin"], bins=bins, weights=rows["games"], histtype="step",
+        axes.hist(rows["margin"], bins=bins.tolist(), weights=rows["games"], histtype="step",
                   linewidth=2, color=_color(index), label=f"won by {side} "
                   f"({int(rows['games'].sum()):,} games)")
     mean, se = mean_se

@@ -23,6 +23,7 @@ from sim.core.seating import check_players, team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import N_ACTIONS
 
 __all__ = ["SniffAEC", "env", "raw_env"]
@@ -40,6 +41,7 @@ class SniffAEC(AECEnv):
     """One game of Sniff for ``players`` agents, turn by turn (PettingZoo AEC API)."""
 
     metadata = {"name": "sniff_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    _batch: GameBatch  # the game being played: opened by reset, let go by close
 
     def __init__(self, players: int = 2, *, rewards: str = "game", round_cap: int = ROUND_CAP,
                  render_mode: str | None = None) -> None:
@@ -55,7 +57,6 @@ class SniffAEC(AECEnv):
         self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.agents}
         self._seed: int | None = None
         self._next_game = 0
-        self._batch = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -76,7 +77,7 @@ class SniffAEC(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
         self._scores = np.zeros_like(self._batch.scores)  # every game starts at 0
         self._after_move()
 
@@ -132,7 +133,7 @@ class SniffAEC(AECEnv):
                f"{self.agent_selection} to move"
 
     def close(self) -> None:
-        self._batch = None
+        self.__dict__.pop("_batch", None)  # the batch's buffers go (a reset opens another)
 
 
 def raw_env(**kwargs) -> SniffAEC:

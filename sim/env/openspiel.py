@@ -137,7 +137,8 @@ class StateTable:
     def refresh(self, decision) -> None:
         """The new pending decision; whose turn it is and the legal moves, cached
         (OpenSpiel asks for them several times per action)."""
-        self.decision, self.legal = decision, None
+        self.decision = decision
+        self.legal: tuple[int, ...] | None = None
         self.over = over = self.batch.done
         if decision.games.size:  # one game: one row, read as Python ints
             kind, seat = decision.kinds.item(), decision.seats.item()
@@ -263,10 +264,10 @@ class SniffState(pyspiel.State):
         self._table = table
 
     @property
-    def batch(self):
-        """The one-game ``GameBatch`` this state plays: hidden tiles included, a referee's or
-        a search's (``GameBatch.take``, ``GameBatch.redeal``), never a player's."""
-        return self._table.batch
+    def table(self) -> StateTable:
+        """What the state holds: its batch (the true position), the deal so far, the log of
+        its events (a referee reads it: examples/openspiel_ismcts.py)."""
+        return self._table
 
     # --- whose turn
     def current_player(self) -> int:

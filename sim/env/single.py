@@ -26,6 +26,7 @@ from sim.core.seating import check_players
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
 from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import N_ACTIONS
 
 __all__ = ["SniffEnv"]
@@ -35,6 +36,7 @@ class SniffEnv(gym.Env):
     """One learning seat against built-in strategies (Gymnasium API, with action masks)."""
 
     metadata = {"render_modes": ["ansi"]}
+    _batch: GameBatch  # the game being played: opened by reset
 
     def __init__(self, players: int = 2, opponents: str | Sequence[str] = "greedy", *,
                  rewards: str = "game", round_cap: int = ROUND_CAP,
@@ -46,9 +48,8 @@ class SniffEnv(gym.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.Box(LOW, HIGH, (ENCODING_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
-        self._seed = None
+        self._seed: int | None = None
         self._next_game = 0
-        self._batch = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

@@ -132,9 +132,9 @@ def analysis_text(annotated: list[Annotated], budget: int, policy: str, seed: in
         mine = [a for a in annotated if a.decision.seat == seat]
         total = sum(a.loss.mean for a in mine)
         marks = sum(1 for a in mine if a.mark == "?"), sum(1 for a in mine if a.mark == "??")
-        best = sum(1 for a in mine if a.played.move == a.best.move)
+        played_best = sum(1 for a in mine if a.played.move == a.best.move)
         lines.append(
-            f"seat {seat}: {len(mine)} decisions, best move played {best}, "
+            f"seat {seat}: {len(mine)} decisions, best move played {played_best}, "
             f"{marks[0]} ?, {marks[1]} ??, summed loss {100 * total:.1f} points"
         )
     return "\n".join(lines) + "\n"

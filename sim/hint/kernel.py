@@ -76,9 +76,11 @@ def load(search: bool = False) -> ModuleType:
         kernels.load_policies()  # the search's play-outs call them (loaded once)
     if search and not _announced:
         _announced = True
-        if not kernels.is_compiled(_path, ("search",)):
-            _wait_for_background(_path)
-        if not kernels.is_compiled(_path, ("search",)) and kernels.notice is not None:
+        path = _path
+        assert path is not None  # written with _module
+        if not kernels.is_compiled(path, ("search",)):
+            _wait_for_background(path)
+        if not kernels.is_compiled(path, ("search",)) and kernels.notice is not None:
             kernels.notice(
                 f"compiling the engine's hint search (first use after an install or an edit "
                 f"of the engine or a strategy, about {COMPILE_SECONDS} s; later runs load it "

@@ -96,6 +96,11 @@ def _entry(dispatcher, arguments: tuple) -> Callable:
     return dispatcher.compile(types)
 
 
+def _tiles_of(masks: Sequence[int]) -> list[int]:
+    """The tile ids of 28-bit tile masks, each mask's in order."""
+    return [tile for mask in masks for tile in range(N_TILES) if mask >> tile & 1]
+
+
 def _most_references(rows: tuple[np.ndarray, ...]) -> int:
     """The most references any array of ``rows`` has (a view taken from one is one)."""
     return max(sys.getrefcount(array) for array in rows)
@@ -122,6 +127,8 @@ class GameBatch(ExternalChance):
     rows (``sim.kernels.trace``) as it is played (``sniff play`` shows them).
     The first :class:`Decisions` is ready at once (:meth:`pending`).
     """
+
+    _decisions: Decisions  # who waits now: set by every step, the first in __init__
 
     def __init__(
         self, players: int, lineup: Sequence, n_games: int, seed: int,
@@ -168,7 +175,10 @@ class GameBatch(ExternalChance):
         self._rounds = np.empty((n, FIRST_SLOTS, engine.ROUND_FIELDS), dtype=np.int32)
         self._dealt = np.zeros(n, dtype=bool)
         # compiled entry points, found at first use
-        self._serial = self._gather_rows = self._stepper = self._decisions = None
+        self._serial: Callable | None = None
+        self._gather_rows: Callable | None = None
+        self._stepper: Callable | None = None
+        self._timed = False  # the first step (from the deal, longer per game) is not timed
         self._pool: list[tuple[np.ndarray, ...]] = []  # buffers of waiting rows (_free_rows)
         self._kernel.start_batch(seed_word(self.seed), self.game_ids, players,
                                  int(self.external_chance), self._state, self._games)
@@ -208,7 +218,8 @@ class GameBatch(ExternalChance):
         if self._state.shape[0] == 1:
             self._run_one(games, answers)
             return
-        rows, timed = self._free_rows(), self._decisions is not None
+        rows, timed = self._free_rows(), self._timed
+        self._timed = True
         where = (games, self.rotations, *rows)  # the games asked, then where their rows go
         while True:
             bad, room, k = self._step(games, answers, where, timed)
@@ -492,76 +503,46 @@ class GameBatch(ExternalChance):
         self._pool = []
         self._compile()  # the kernel (from the cache) and what is derived from the seats
 
-    # --- a search's tools: they see and set hidden tiles (a referee's, never a player's)
-    def take(self, game: int, source: GameBatch, source_game: int) -> Decisions:
-        """Game ``game`` goes on from ``source``'s game ``source_game`` as it stands now (its
-        hands, boneyard, scores, round so far and streams), played on by this batch's seats
-        in this batch's rotation, with this batch's chance; returns the games waiting now.
-        A search's play-out or a referee's position: what it copies holds the hidden tiles.
-        """
+    # --- a referee's tools: they see and move hidden tiles (as ``deal`` and ``boneyard``)
+    def redeal(self, game: int, hands: Sequence[int], boneyard: Sequence[int]) -> None:
+        """Deal the tiles of game ``game``'s hands and boneyard anew, in the middle of its
+        round: ``hands`` (a 28-bit tile mask per seat) and ``boneyard`` (the tiles left to
+        draw, in draw order). Each hand keeps its size and the tiles stay those of the hands
+        and the boneyard now; the layout, the record and the scores stay. For a resampler
+        (an IS-MCTS search deals anew what its seat cannot see:
+        examples/openspiel_ismcts.py)."""
+        row = self._state[game]
+        start = engine.DECK + int(row[engine.BONEYARD_POS])
+        now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
+        masks = [int(mask) for mask in hands]
+        tiles = [int(tile) for tile in boneyard]
+        if len(masks) != self.players or [m.bit_count() for m in masks] != [
+                m.bit_count() for m in now]:
+            raise IllegalMove(f"game {game}: a redeal gives each of the {self.players} seats "
+                              "as many tiles as it holds")
+        pool = row[start: engine.DECK + N_TILES].tolist()
+        if sorted(_tiles_of(masks) + tiles) != sorted(_tiles_of(now) + pool):
+            raise IllegalMove(f"game {game}: a redeal places the tiles of the hands and the "
+                              "boneyard, each once")
+        row[engine.HANDS: engine.HANDS + self.players] = masks
+        row[start: engine.DECK + N_TILES] = tiles
+        self._decisions = self._gather()
+
+    def load_position(self, game: int, source: GameBatch, source_game: int) -> None:
+        """Game ``game`` goes on from where game ``source_game`` of ``source`` (a batch of as
+        many players) is now: that game's state, its round's row and its game row are copied
+        (not its finished rounds, its ids or its rotation), and whether chance comes from
+        outside stays this batch's. A referee's tool: a search from a true position, a
+        play-out of it by other players (examples/openspiel_ismcts.py). Like
+        :meth:`redeal`, it moves hidden tiles: for a referee only."""
         if source.players != self.players:
-            raise SniffError(f"a game of {source.players} players cannot go on in a batch of "
-                             f"{self.players}")
-        row = source._state[source_game]
-        if not self.external_chance and row[engine.WAITING] in (engine.WAIT_DRAW,
-                                                                 engine.WAIT_DEAL):
-            raise IllegalMove(f"game {source_game} waits for chance (a deal or a draw): a "
-                              "batch without external chance cannot take it")
-        while self._rounds.shape[1] < source._rounds.shape[1]:
-            self._grow_rounds()
-        self._state[game] = row
+            raise SniffError(f"a position of {source.players} players cannot go on in a batch "
+                             f"of {self.players}")
+        self._state[game] = source._state[source_game]
         self._state[game, engine.EXTERNAL] = int(self.external_chance)
         self._round_rows[game] = source._round_rows[source_game]
         self._games[game] = source._games[source_game]
-        slots = source._rounds.shape[1]
-        self._rounds[game, :slots] = source._rounds[source_game]
-        self._dealt[game] = source._dealt[source_game]
         self._decisions = self._gather()
-        return self._decisions
-
-    def redeal(self, game: int, hands: Sequence, boneyard: Sequence) -> Decisions:
-        """Deal game ``game``'s tiles in hand and in the boneyard anew, as it waits for a
-        move: ``hands[s]`` the tiles of seat ``s`` (its size kept; ``None`` keeps it as it
-        is), ``boneyard`` the tiles left to draw in draw order; together the very tiles in
-        hands and boneyard now. A determinization (a search's sample of what a seat cannot
-        see): the caller keeps the public facts it wants kept (a seat's known lacks); the
-        deciding seat's hand stays as it is while it places a tile it just drew. Returns
-        the games waiting now; IllegalMove for anything else, changing nothing."""
-        row = self._state[game]
-        if row[engine.WAITING] not in (engine.WAIT_MOVE, engine.WAIT_FORCED, engine.WAIT_DRAW):
-            raise IllegalMove(f"game {game} does not wait for a move or a draw: nothing to "
-                              "deal anew")
-        if len(hands) != self.players:
-            raise IllegalMove(f"game {game}: hands must give {self.players} seats")
-        now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
-        masks = []
-        for seat in range(self.players):
-            tiles = None if hands[seat] is None else [int(t) for t in hands[seat]]
-            if tiles is None:
-                masks.append(now[seat])
-                continue
-            mask = sum(1 << t for t in set(tiles) if 0 <= t < N_TILES)
-            if len(tiles) != mask.bit_count() or mask.bit_count() != now[seat].bit_count():
-                raise IllegalMove(f"game {game}: seat {seat} holds {now[seat].bit_count()} "
-                                  f"distinct tiles (ids 0..{N_TILES - 1}), got {tiles}")
-            masks.append(mask)
-        seat = int(row[engine.TURN_SEAT])
-        if row[engine.WAITING] == engine.WAIT_FORCED and masks[seat] != now[seat]:
-            raise IllegalMove(f"game {game}: seat {seat} places the tile it drew: its hand "
-                              "stays")
-        position = engine.DECK + int(row[engine.BONEYARD_POS])
-        left = [int(t) for t in boneyard]
-        before = sorted(row[position: engine.DECK + N_TILES].tolist())
-        placed = [t for mask in masks for t in range(N_TILES) if mask >> t & 1] + left
-        held = [t for mask in now for t in range(N_TILES) if mask >> t & 1] + before
-        if len(left) != len(before) or sorted(placed) != sorted(held):
-            raise IllegalMove(f"game {game}: the hands and the boneyard must hold the tiles "
-                              "they hold now, each once, the boneyard its size")
-        for seat, mask in enumerate(masks):
-            row[engine.HANDS + seat] = mask
-        row[position: engine.DECK + N_TILES] = left
-        self._decisions = self._gather()
-        return self._decisions
 
     def copy(self) -> GameBatch:
         """An independent copy (same kernel), e.g. for a search that tries moves."""

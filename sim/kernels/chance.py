@@ -21,7 +21,7 @@ from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, Decisions, IllegalMove
 __all__ = ["ExternalChance"]
 
 
-def _rows_of(decisions: Decisions, kind: int) -> Sequence[int]:
+def _rows_of(decisions: Decisions, kind: int) -> Sequence[int] | np.ndarray:
     """The rows of ``decisions`` that wait for ``kind`` (one row, an environment's step,
     tested on a Python int: NumPy's search costs more than the rest of the check)."""
     if len(decisions) == 1:
@@ -38,7 +38,7 @@ class ExternalChance:
     players: int
 
     def _checked_chance(self, moves: np.ndarray, decisions: Decisions
-                        ) -> tuple[Sequence[int], Sequence[int]]:
+                        ) -> tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray]:
         """The rows that name a tile drawn and those that wait for their deal, or
         IllegalMove for a tile not in the boneyard or a deal not supplied (external
         chance)."""

@@ -34,13 +34,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from numba import types
 
 from sim.cache import UnsafeCache, cache_base, check_own, own_folder
-from sim.core.calls import SLOTS
+from sim.core.calls import SEARCH_SLOT, SLOTS
 from sim.files import write_once
-from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE
+from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE, SEARCHER_TEMPLATE
 from strategies import Strategy, StrategyError, get
 
 _loaded: dict[str, ModuleType] = {}
@@ -53,6 +54,7 @@ ARRAY_SIGNATURE = (
 # About how long the first compile of the game loop takes on a quiet 2-core machine
 # (docs/speed.md), and of one strategy.
 ENGINE_SECONDS = 25
+SEARCH_SECONDS = 60
 
 
 def _stderr_notice(text: str) -> None:
@@ -147,7 +149,7 @@ def _imported_modules(module: ModuleType) -> set[str]:
 
 def _imported_names(tree: ast.Module) -> set[tuple[str, str]]:
     """(``a.b``, ``a``) for ``from a import b``: a module ``a.b`` if there is one, else ``a``."""
-    names = set()
+    names: set[tuple[str, str]] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update((alias.name, alias.name) for alias in node.names)
@@ -189,6 +191,7 @@ def data_files(modules: Sequence[str]) -> list[Path]:
 
 def _strip(tree: ast.AST) -> ast.AST:
     """Drop imports and docstrings everywhere: they do not change what the code computes."""
+    node: Any  # any node whose ``body`` is a list of statements
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if not isinstance(body, list):
@@ -212,8 +215,8 @@ def code_hash(source: str) -> str:
 def template_hash() -> str:
     """:func:`code_hash` of the generated modules' own code (the engine's and a strategy
     wrapper's templates, filled neutrally)."""
-    return code_hash(ENGINE_TEMPLATE + CHOOSER_TEMPLATE.format(name="", module="m",
-                                                               attribute="choose"))
+    return code_hash(ENGINE_TEMPLATE + SEARCHER_TEMPLATE
+                     + CHOOSER_TEMPLATE.format(name="", module="m", attribute="choose"))
 
 
 def generated_name(prefix: str, template: str, roots: Sequence[str], engine: bool = True) -> str:
@@ -334,6 +337,8 @@ def import_generated(path: Path) -> ModuleType:
     ``check_compiled`` found it whole and the user's own)."""
     check_compiled(path)
     spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[path.stem] = module
     spec.loader.exec_module(module)
@@ -383,7 +388,7 @@ def engine_kernel(uses: tuple[str, ...] = ("play_batch",)) -> ModuleType:
     call, then loads it from the cache) is announced through :data:`notice`."""
     global _engine
     with _loading:
-        path = engine_path() if _engine is None else Path(_engine.__file__)
+        path = engine_path() if _engine is None else Path(inspect.getfile(_engine))
         if not set(uses) <= _announced and not is_compiled(path, uses) and notice is not None:
             _announced.update(uses)
             notice(f"compiling the game engine ({', '.join(uses)}; first use on this machine "
@@ -430,6 +435,71 @@ def load_policies() -> None:
             SLOTS[index] = chooser(strategy)
 
 
+_searcher: list[ModuleType] = []  # expert's search, kept alive while its address is in use
+
+
+def searcher_path() -> Path:
+    """The generated module of expert's search (written if absent), named by a hash of every
+    file its compiled code may hold."""
+    return write_generated(generated_name("sniff_search_expert", SEARCHER_TEMPLATE,
+                                          ["strategies.search.expert"], engine=False),
+                           SEARCHER_TEMPLATE)
+
+
+def load_search() -> None:
+    """Put the address of ``expert``'s search (``strategies.search.expert.run_search``,
+    compiled alone the first time) in ``SLOTS[SEARCH_SLOT]``, and the play-out policies it
+    calls in theirs: ``expert``'s ``choose``, ``sniff learn``'s teacher and the tests call it
+    there, so the search is compiled once for all of them."""
+    if SLOTS[SEARCH_SLOT]:
+        return
+    load_policies()
+    with _loading:
+        if SLOTS[SEARCH_SLOT]:
+            return
+        path = searcher_path()
+        with _compiling_alone(path, ("searcher",)):
+            if not is_compiled(path, ("searcher",)) and notice is not None:
+                notice("compiling expert's search (first use on this machine or after an "
+                       f"update, about {SEARCH_SECONDS} s)")
+            module = import_generated(path)
+        _searcher.append(module)
+        SLOTS[SEARCH_SLOT] = int(module.searcher.address)
+
+
+def python_search(mode: int, observation, moves, n_moves: int, params, rng, values) -> int:
+    """``strategies.search.expert.run_search`` called from Python through its compiled-alone
+    wrapper (:func:`load_search`; no compile of its own): the arrays as for
+    :func:`python_choose`, ``values`` a float64 array it fills."""
+    import ctypes
+
+    import numpy as np
+
+    load_search()
+    function = _searcher[0].searcher.ctypes
+    if not (isinstance(rng, np.ndarray) and rng.dtype == np.uint64 and rng.flags.c_contiguous):
+        raise TypeError("rng must be a contiguous uint64 array (its word is advanced)")
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64
+            and values.flags.c_contiguous):
+        raise TypeError("values must be a contiguous float64 array (it is filled)")
+    arrays = [np.ascontiguousarray(observation, dtype=np.int64),
+              np.ascontiguousarray(moves, dtype=np.int64),
+              np.ascontiguousarray(params, dtype=np.float64), rng, values]
+    pointers = (arrays[0].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                arrays[1].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                arrays[2].ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                arrays[3].ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)),
+                arrays[4].ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+    return int(function(int(mode), pointers[0], arrays[0].size, pointers[1], arrays[1].size,
+                        int(n_moves), pointers[2], arrays[2].size, pointers[3], arrays[3].size,
+                        pointers[4], arrays[4].size))
+
+
+def _searches(strategy: Strategy) -> bool:
+    """Whether the strategy's compiled code may call expert's search through its slot."""
+    return "strategies.search.expert" in module_closure([strategy.module], engine=False)
+
+
 def _plays_out(strategy: Strategy) -> bool:
     """Whether the strategy's compiled code may call the play-out policies' slots."""
     return "strategies.search.playout" in module_closure([strategy.module], engine=False)
@@ -447,7 +517,9 @@ def chooser(strategy: Strategy) -> int:
 
 
 def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
-    if _plays_out(strategy):
+    if _searches(strategy):
+        load_search()
+    elif _plays_out(strategy):
         load_policies()
     path = chooser_path(strategy)
     with _compiling_alone(path, ("chooser",)):
@@ -455,7 +527,7 @@ def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
             if notice is not None:
                 notice(f"compiling strategy {strategy.name} (first use, or its code changed; "
                        "a few seconds)")
-            if not strategy.module.startswith("strategies."):
+            if not strategy.module.startswith(("strategies.", "sim.")):
                 check_signature(strategy)  # a plugin's mistake in one line naming it
         try:
             module = import_generated(path)
@@ -512,9 +584,10 @@ def python_choose(strategy: Strategy) -> Callable[..., int]:
             raise TypeError("rng must be a contiguous uint64 array (its word is advanced)")
         arrays = [np.ascontiguousarray(a, dtype=kind) for a, kind in
                   zip((observation, moves, params), kinds[:3], strict=True)] + [rng]
-        pointers = [a.ctypes.data_as(kind) for a, kind in zip(arrays, (
-            ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
-            ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_uint64)), strict=True)]
+        pointers = (arrays[0].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                    arrays[1].ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                    arrays[2].ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                    arrays[3].ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)))
         return int(function(pointers[0], arrays[0].size, pointers[1], arrays[1].size,
                             int(n_moves), pointers[2], arrays[2].size, pointers[3],
                             arrays[3].size))

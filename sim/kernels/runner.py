@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from types import ModuleType
 
 import numba
 import numpy as np
@@ -200,7 +201,7 @@ def seat_specs_of(seat_index: np.ndarray, rotations: np.ndarray, players: int) -
 class _Batch:
     """The games of one ``play_batch`` call in its kernel: played in parts, rounds packed."""
 
-    kernel: object
+    kernel: ModuleType  # the engine's generated module (sim.kernels.generate)
     games: Games
     dispatch: Dispatch
     lineup: Lineup
@@ -294,6 +295,8 @@ def refuse_bad_choices(games: np.ndarray, seat_specs: np.ndarray, lineup: Lineup
     """
     bad = np.flatnonzero(games[:, engine.GAME_BAD_CHOICE])
     if bad.size:
+        assert settings.game_ids is not None and settings.deal_ids is not None
+        assert settings.rotations is not None and settings.forced_leads is not None
         game = int(bad[0])
         one = slice(game, game + 1)
         that_game = BatchSettings(

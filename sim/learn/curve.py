@@ -1,6 +1,7 @@
 """The learning curve of a training folder: ``log.jsonl`` read back, ``curve.csv`` and
 ``curve.png`` written from it (the win rate against the heuristic after each iteration, with
-its interval), and the panel ``scripts/learned_curves.py`` draws for several folders.
+its interval), and one panel of it (``plot_curve``: docs/learned.md's panels of several
+folders).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def write_curve(path: Path) -> None:
 
 def plot_curve(axes, rows: list[dict], even: float) -> None:
     """A learning curve on ``axes``: the win rate per iteration with its 95% paired
-    interval, and a dashed line at an even share (also ``scripts/learned_curves.py``)."""
+    interval, and a dashed line at an even share."""
     its = [r["iteration"] for r in rows]
     axes.plot(its, [r["win_rate"] for r in rows], marker="o", color="C0")
     axes.fill_between(its, [r["low"] for r in rows], [r["high"] for r in rows], alpha=0.25,

@@ -1,9 +1,10 @@
-"""The learning curve's measurement: a network's seat row (``sim.learn.selfplay``) against
+"""The learning curve's measurement: a network's seat row (``sim.learn.seat``) against
 the heuristic's on held-out duplicate deals, with the paired interval over deals.
 
 The deals are those of the folder's seed plus ``EVAL_SALT``, never the training games';
-every measurement of a folder (each iteration's, ``scripts/learned_ablation.py``'s) plays
-the same ones, so two networks are compared deal by deal (``deal_wins``).
+every measurement of a folder (each iteration's, and each refit of docs/learned.md's "What
+each input family is worth") plays the same ones, so two networks are compared deal by deal
+(``deal_wins``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.kernels.runner import ROUND_CAP
-from sim.learn import kernel, selfplay
+from sim.learn import kernel, seat
 from sim.stats.intervals import mean_interval
 from strategies.learned.features import N_BASE_INPUTS
 
@@ -23,20 +24,21 @@ def seat_roles(players: int, first: np.ndarray, second: np.ndarray) -> np.ndarra
     1+3; else ``first`` in seat 0 against ``second`` in every other seat)."""
     rows = [first, second, first, second] if players == 4 else [first] + [second] * (
         players - 1)
-    return selfplay.roles_matrix(rows)
+    return seat.roles_matrix(rows)
 
 
 def deal_wins(players: int, seed: int, games: int, first: np.ndarray, second: np.ndarray
               ) -> np.ndarray:
     """``first``'s share of wins on each duplicate deal (deal g // 2, rotation g %
     players; ``games`` rounded down to even): the paired unit of ``evaluate``, and of a
-    comparison of two networks on the same deals (``scripts/learned_ablation.py``)."""
+    comparison of two networks on the same deals (docs/learned.md, "What each input family is
+    worth")."""
     games -= games % 2
     ids = np.arange(games, dtype=np.int64)
     winners = np.zeros(games, dtype=np.int64)
     empty = np.zeros((1, N_BASE_INPUTS), dtype=np.float32)
     if games:
-        kernel.load().play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
+        kernel.play_games(np.uint64(seed), ids, ids // 2, ids % players, players,
                                  seat_roles(players, first, second), ROUND_CAP,
                                  (empty, np.zeros(1), np.zeros(1)), winners)
     return (winners == 0).astype(float).reshape(-1, 2).mean(axis=1)

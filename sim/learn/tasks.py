@@ -38,15 +38,15 @@ def play_records(job: GamesJob, roles: np.ndarray, ids: np.ndarray) -> tuple[np.
     value = np.zeros(rows)
     outcome = np.zeros(rows)
     winners = np.zeros(ids.size, dtype=np.int64)
-    n = kernel.load().play_games(np.uint64(job.seed), ids, ids, ids % job.players, job.players,
+    n = kernel.play_games(np.uint64(job.seed), ids, ids, ids % job.players, job.players,
                                  roles, ROUND_CAP, (x, value, outcome), winners)
     return x[:n].copy(), value[:n], outcome[:n]
 
 
 def warm_up_task(job: GamesJob, roles: np.ndarray) -> dict:
     """Load (or compile) the self-play loop on this worker by playing one game."""
+    from sim.cluster.dask import worker_report
     from sim.learn import kernel
-    from sim.run.cluster import worker_report
 
     return worker_report(kernel.module_name(), job.threads_by_host, job.threads,
                          lambda: play_records(job, roles, np.zeros(1, dtype=np.int64)))
@@ -54,14 +54,14 @@ def warm_up_task(job: GamesJob, roles: np.ndarray) -> dict:
 
 def records_task(job: GamesJob, roles: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, ...]:
     """One chunk on a worker."""
-    from sim.run.cluster import worker_threads
+    from sim.cluster.dask import worker_threads
 
     worker_threads(job.threads_by_host, job.threads)
     return play_records(job, roles, ids)
 
 
 def play_on_cluster(cluster, job: GamesJob, chunks: list) -> list[tuple[np.ndarray, ...]]:
-    """The chunks ``(roles, ids)`` as tasks of ``cluster`` (``sim.run.cluster``), in order."""
+    """The chunks ``(roles, ids)`` as tasks of ``cluster`` (``sim.cluster.dask``), in order."""
     from dataclasses import replace
     from functools import partial
 

@@ -40,7 +40,7 @@ import numpy as np
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import check_replaceable, own_folder, own_inode, read_regular, write_atomic
-from sim.learn import selfplay
+from sim.learn import seat
 from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
 from sim.learn.state import load_state, save_state
@@ -143,7 +143,7 @@ class LearnConfig:
 
     @property
     def heuristic(self) -> int:
-        return selfplay.PARTNER if self.players == 4 else selfplay.BLOCKER
+        return seat.PARTNER if self.players == 4 else seat.BLOCKER
 
     @property
     def heuristic_name(self) -> str:
@@ -171,13 +171,15 @@ def network_row(weights, sizes, epsilon: float = 0.0, recording: bool = False,
     """A network's seat row; recording Monte-Carlo returns, or with ``teacher`` (its
     parameter row) the teacher's labels at ``config.label_rate``."""
     if teacher is not None and recording:
-        return selfplay.player_row(selfplay.NET, epsilon, True, LABELLED_PER_SEAT, weights,
+        assert config is not None  # the teacher labels at its config's rate
+        return seat.player_row(seat.NET, epsilon, True, LABELLED_PER_SEAT, weights,
                                    sizes, config.label_rate, teacher)
-    return selfplay.player_row(selfplay.NET, epsilon, recording,
+    return seat.player_row(seat.NET, epsilon, recording,
                                RECORDS_PER_SEAT if recording else 0, weights, sizes)
 
 
-def iteration_games(config: LearnConfig, iteration: int, network, threads: int = 1,
+def iteration_games(config: LearnConfig, iteration: int,
+                    network: tuple[np.ndarray, np.ndarray] | None, threads: int = 1,
                     cluster=None) -> tuple[np.ndarray, ...]:
     """Records ``(inputs, value, outcome)`` of one iteration's games (``network``:
     ``(weights, sizes)`` of the network before it, None for the heuristic's games).
@@ -191,12 +193,12 @@ def iteration_games(config: LearnConfig, iteration: int, network, threads: int =
     teacher = config.teacher_row()
     if teacher is not None:
         per_seat, chunk = LABELLED_PER_SEAT, LABELLED_CHUNK
-        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
+        heuristic = seat.player_row(config.heuristic, eps, True, per_seat,
                                         label_rate=config.label_rate, teacher=teacher,
                                         inputs=config.inputs)
     else:
         per_seat, chunk = RECORDS_PER_SEAT, CHUNK
-        heuristic = selfplay.player_row(config.heuristic, eps, True, per_seat,
+        heuristic = seat.player_row(config.heuristic, eps, True, per_seat,
                                         inputs=config.inputs)
     if network is None:
         parts = [(seat_roles(players, heuristic, heuristic), config.games)]
@@ -297,8 +299,9 @@ def recorded_config(path: Path, saved: dict) -> LearnConfig:
     come from someone else): one line naming what is wrong."""
     kinds = {f.name: f.type for f in fields(LearnConfig)}
     given = {name: saved[name] for name in kinds if name in saved}  # older: the defaults
+    types: dict[str, type | tuple[type, ...]] = {"int": int, "float": (int, float), "str": str}
     for name, value in given.items():
-        wanted = {"int": int, "float": (int, float), "str": str}.get(str(kinds[name]), object)
+        wanted = types.get(str(kinds[name]), object)
         if isinstance(value, bool) or not isinstance(value, wanted):
             raise SniffError(f"{path}/settings.json: {name} is {value!r}, which no training "
                              "records; the folder is damaged or was edited")
@@ -387,7 +390,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     cluster instead (``sim.learn.tasks``), with the same model bit for bit."""
     config.check()
     if scheduler is not None:
-        from sim.run.cluster import check_scheduler
+        from sim.cluster.dask import check_scheduler
 
         check_scheduler(scheduler)
     folder = _Folder(out)
@@ -395,7 +398,7 @@ def learn(config: LearnConfig, out: Path, resume: bool = False, given: set[str] 
     cluster = None
     try:
         if scheduler is not None:
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = DaskCluster(scheduler)
         return _train(folder, config, resume, given, progress, threads, cluster)
@@ -428,7 +431,7 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
         return {}
     regressor = regressor if regressor is not None else new_regressor(config)
     window: list[tuple[np.ndarray, np.ndarray]] = []
-    heuristic = selfplay.player_row(config.heuristic)
+    heuristic = seat.player_row(config.heuristic)
     eval_seed = config.seed + EVAL_SALT
     signals = Signals()
     signals.__enter__()

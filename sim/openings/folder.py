@@ -18,6 +18,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim.checks.footers import config_field, error_text
+from sim.checks.integrity import (
+    SET_ASIDE,
+    absent_problem,
+    file_problem,
+    part_name,
+    part_record,
+)
 from sim.errors import SniffError
 from sim.files import (
     TEMP_SUFFIX,
@@ -28,14 +36,6 @@ from sim.files import (
     write_atomic,
 )
 from sim.openings.play import FORMAT, OpeningsConfig
-from sim.store.footers import config_field, error_text
-from sim.store.integrity import (
-    SET_ASIDE,
-    absent_problem,
-    file_problem,
-    part_name,
-    part_record,
-)
 from sim.store.lock import LOCK_NAME
 from sim.version import __version__
 
@@ -142,11 +142,13 @@ class GamesParts:
     def _write(self, end_deal: int) -> None:
         import pyarrow as pa
 
-        index = self.first_deal // self.part_deals
+        first_deal = self.first_deal
+        assert first_deal is not None  # set by the add that has a part to write
+        index = first_deal // self.part_deals
         path = self.folder / part_key(index)
         own_folder(path.parent, GAMES_DIR)  # never a link out of the folder
         metadata = parquet_metadata(self.config, self.command, "games", part=index,
-                                    first_deal=self.first_deal, end_deal=end_deal)
+                                    first_deal=first_deal, end_deal=end_deal)
         rows = write_arrow(pa.concat_tables(self.pending), path, metadata)
         self.records[part_key(index)] = part_record(path, rows)
         self.rows += rows

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim.checks.integrity import file_problem, part_record
 from sim.core.tiles import N_PIPS
 from sim.display.blocks import Chart, Heading, Paragraph, Table, html_body, to_markdown
 from sim.display.formatting import signed
@@ -35,7 +36,6 @@ from sim.openings.folder import (
     write_parquet,
 )
 from sim.openings.play import FORMAT, METRIC_TITLES, OpeningsConfig
-from sim.store.integrity import file_problem, part_record
 from sim.store.io import write_json
 from sim.version import __version__
 
@@ -238,9 +238,9 @@ def _heatmap_axes(figure, axes, table: pd.DataFrame, metric: str) -> None:
         bar.formatter = PercentFormatter(xmax=1.0)
         bar.update_ticks()
     title = METRIC_TITLES[metric]
-    low, high = f"{metric}_vs_avg_low", f"{metric}_vs_avg_high"
-    if low in table:
-        half = float(np.median(table[high] - table[low]) / 2)
+    low_column, high_column = f"{metric}_vs_avg_low", f"{metric}_vs_avg_high"
+    if low_column in table:
+        half = float(np.median(table[high_column] - table[low_column]) / 2)
         scale = 100 if metric.startswith("p_") else 1
         unit = " pp" if metric.startswith("p_") else ""
         sign = "+" if metric == "differential" else ""

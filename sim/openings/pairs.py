@@ -78,11 +78,11 @@ class CrossSums:
     def combination(self, weights: np.ndarray) -> Moments:
         """The moments of ``weights @ v`` over the deals (integer weights, ``scale`` kept):
         its sum and its sum of squares follow from the tile sums and the products."""
-        weights = [int(w) for w in weights]
-        total = sum(w * int(t) for w, t in zip(weights, self.total))
-        square = sum(weights[i] * weights[j] * int(self.cross[i, j])
-                     for i in range(N_TILES) if weights[i]
-                     for j in range(N_TILES) if weights[j])
+        ints = [int(w) for w in weights]
+        total = sum(w * int(t) for w, t in zip(ints, self.total))
+        square = sum(ints[i] * ints[j] * int(self.cross[i, j])
+                     for i in range(N_TILES) if ints[i]
+                     for j in range(N_TILES) if ints[j])
         moments = Moments(scale=self.scale)
         moments.add_sums(self.n, total, square)
         return moments
@@ -108,9 +108,9 @@ def _cross_sums(games: pd.DataFrame, column: str) -> CrossSums:
     """The sums of the forced games' ``column`` per deal (deals with all 28 tiles only)."""
     forced = games.loc[games["forced"], ["deal_id", "opening_tile_id", column]].copy()
     forced[column] = forced[column].astype(np.float64)
-    grid = forced.pivot_table(index="deal_id", columns="opening_tile_id",
-                              values=column, aggfunc="first", observed=True)
-    grid = grid.reindex(columns=range(N_TILES)).dropna().to_numpy(dtype=np.float64)
+    pivot = forced.pivot_table(index="deal_id", columns="opening_tile_id",
+                               values=column, aggfunc="first", observed=True)
+    grid = pivot.reindex(columns=range(N_TILES)).dropna().to_numpy(dtype=np.float64)
     scale = 0.5 if column == "differential" else 1.0
     integers = np.rint(grid / scale)
     if not np.array_equal(integers * scale, grid):

@@ -25,6 +25,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from sim.checks.integrity import (
+    append_record,
+    file_problem,
+    part_record,
+    read_ledger,
+    set_aside,
+)
 from sim.errors import SettingError, SniffError
 from sim.files import UnsafeFile, own_folder, read_regular
 from sim.openings.folder import (
@@ -38,13 +45,6 @@ from sim.openings.folder import (
 )
 from sim.openings.play import FORMAT, OpeningsConfig, iter_openings, make_config
 from sim.openings.tally import OpeningsTally
-from sim.store.integrity import (
-    append_record,
-    file_problem,
-    part_record,
-    read_ledger,
-    set_aside,
-)
 
 MAX_STUDY = 2**20  # a study.json sniff writes is some 1 KiB
 
@@ -198,7 +198,7 @@ def footer_difference(folder: Path, index: int, config: OpeningsConfig) -> str |
     (``its footer's seed is 0``), or None."""
     import pyarrow as pa
 
-    from sim.store.footers import read_footer
+    from sim.checks.footers import read_footer
 
     wanted = config.to_dict()
     try:
@@ -280,7 +280,7 @@ def _job_config(job: PartJob) -> OpeningsConfig:
 
 def warm_up_task(job: PartJob) -> dict:
     """Load (or compile) the study's kernel on this worker; report what it runs with."""
-    from sim.run.cluster import worker_report
+    from sim.cluster.dask import worker_report
 
     config = _job_config(job)
     return worker_report(kernel_of(config), job.threads_by_host, job.threads,
@@ -289,7 +289,7 @@ def warm_up_task(job: PartJob) -> dict:
 
 def play_part_task(job: PartJob, index: int, lo: int, hi: int) -> tuple[dict, OpeningsTally]:
     """Play and write one part on a worker; hand back its record and its sums."""
-    from sim.run.cluster import worker_threads
+    from sim.cluster.dask import worker_threads
 
     _, address, _ = worker_threads(job.threads_by_host, job.threads)
     folder = Path(job.folder)
@@ -335,7 +335,7 @@ def play_here(run: PartsRun, todo: list, tally: OpeningsTally,
 def play_on_cluster(run: PartsRun, todo: list, tally: OpeningsTally, cluster,
                     progress: Callable[[int], None], check: Callable[[], None]
                     ) -> Iterator[dict]:
-    """The parts of ``todo`` as Dask tasks (``sim.run.cluster``), taken in part order."""
+    """The parts of ``todo`` as Dask tasks (``sim.cluster.dask``), taken in part order."""
     def job() -> PartJob:
         return PartJob(config_record(run.config), str(run.folder.resolve()), run.command,
                        (run.chunk_deals, run.part_deals), run.kernel,

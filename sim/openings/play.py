@@ -34,14 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
 from sim.core import engine
-from sim.core.layout import ARM_L, EMPTY_LAYOUT, move_points
 from sim.core.rng import seed_word
 from sim.core.seating import check_players, team_count, team_of
 from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.errors import SettingError, SniffError
+from sim.kernels.generate import engine_kernel
 from sim.kernels.runner import ROUND_CAP, Lineup, play_batch
 from sim.run.plan import check_player_count, check_seed, check_strategies
 
@@ -149,45 +148,20 @@ def game_id_of(deal: int | np.ndarray, slot: int | np.ndarray):
     return deal * SLOTS_PER_DEAL + slot
 
 
-# --- compiled helpers: the engine's own deal and scoring, so no rule is written twice
-
-
-@njit
-def _deal_table(seed, deal_ids, players):
-    """Round 1 of each deal as the engine deals it: ``(leaders, decks)``, no tile forced.
-
-    ``decks[i]`` is the shuffled order (hands dealt from the front, seat by seat, then the
-    boneyard); the forced deals differ from it only by the engine's one swap.
-    """
-    state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
-    n = deal_ids.shape[0]
-    leaders = np.zeros(n, dtype=np.int64)
-    decks = np.zeros((n, N_TILES), dtype=np.int64)
-    for i in range(n):
-        state[engine.PLAYERS] = players
-        leaders[i] = engine.deal_round(state, seed, deal_ids[i], 1, -1, -1, rng)
-        for index in range(N_TILES):
-            decks[i, index] = state[engine.DECK + index]
-    return leaders, decks
-
-
-@njit
-def _opening_points_table():
-    points = np.zeros(N_TILES, dtype=np.int64)
-    for tile in range(N_TILES):
-        points[tile] = move_points(EMPTY_LAYOUT, tile * 4 + ARM_L)
-    return points
+# --- the engine's own deal and scoring (compiled once, in the engine's generated module), so
+# no rule is written twice
 
 
 def opening_points() -> np.ndarray:
     """Points scored by each tile (by id) as the opening placement, from ``sim.core.layout``."""
-    return _opening_points_table()
+    return engine_kernel(("opening_points",)).opening_points()
 
 
 def deal_table(config: OpeningsConfig, deal_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Leader and round-1 deck order of each deal (unforced), as the engine deals them."""
-    return _deal_table(
+    """Leader and round-1 deck order of each deal (unforced), as the engine deals them:
+    ``decks[i]`` is the shuffled order (hands dealt from the front, seat by seat, then the
+    boneyard); the forced deals differ from it only by the engine's one swap."""
+    return engine_kernel(("first_deals",)).first_deals(
         seed_word(config.seed), np.ascontiguousarray(deal_ids, dtype=np.int64),
         config.players,
     )
@@ -231,11 +205,6 @@ def hand_texts(masks: np.ndarray) -> np.ndarray:
     names = pa.array(TILE_NAMES).take(pa.array(tiles))
     joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), names), " ")
     return joined.to_numpy(zero_copy_only=False)
-
-
-def hand_tiles(text: str) -> list[int]:
-    """Tile ids of a ``leader_hand`` string."""
-    return [TILE_NAMES.index(name) for name in text.split()]
 
 
 # --- playing
@@ -346,10 +315,10 @@ def _play_chunk(config: OpeningsConfig, deals: np.ndarray) -> pd.DataFrame:
         "leader_team": side.astype(np.int8),
         "leader_hand": hand_texts(hands),
         "swapped": swapped,
-        "opening_tile": pd.Categorical.from_codes(opening, TILE_NAMES),
+        "opening_tile": pd.Categorical.from_codes(opening, pd.Index(TILE_NAMES)),
         "opening_tile_id": opening.astype(np.int8),
         "opening_points": points_table[opening].astype(np.int16),
-        "end_reason": pd.Categorical.from_codes(reason, engine.END_NAMES),
+        "end_reason": pd.Categorical.from_codes(reason, pd.Index(engine.END_NAMES)),
         "domino_seat": domino.astype(np.int8),
         "side_points": side_points.astype(np.int16),
         "side_penalty": side_penalty.astype(np.int16),

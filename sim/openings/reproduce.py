@@ -6,7 +6,7 @@ game), the lineup, the seed, the round cap and the code, whatever the chunks and
 again with the configuration ``summary.json`` records, and their rows are compared with
 the games parts, field by field. A part forged with its hash updated in ``summary.json``
 (a column no figure reads, such as ``rounds``), and a study forged consistently (games,
-table, summary and hashes together), fail here. As for a run (``sim.run.reproduce``), the
+table, summary and hashes together), fail here. As for a run (``sim.audit.reproduce``), the
 proof is as good as the code it runs with: a folder played by another release of sniff
 may differ without being forged.
 """
@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from sim.audit.reproduce import first_difference
 from sim.openings.folder import read_summary, table_files
 from sim.openings.play import SLOTS_PER_DEAL, iter_openings, make_config
-from sim.run.reproduce import first_difference
 
 __all__ = ["replay_problem"]
 

@@ -129,7 +129,7 @@ def measure_openings(
     says how: mode ``"resume"`` completes a study stopped there (``config`` then from
     :func:`resume_config`; ``alert`` says which bad part it set aside), to the tables of an
     uninterrupted one; ``scheduler`` (``tcp://HOST:PORT``, ``local:N`` or an open
-    ``sim.run.cluster.DaskCluster``) plays the parts on Dask, with ``threads`` numba threads
+    ``sim.cluster.dask.DaskCluster``) plays the parts on Dask, with ``threads`` numba threads
     per task (locally, ``threads`` are numba's threads while it plays); ``command`` is
     recorded. The results are written at the end
     (``summary.json`` last); a new study first clears a previous run's openings files from
@@ -179,7 +179,7 @@ def _measure(config: OpeningsConfig, folder: Path | None, progress, control: Run
             start_study(folder, config, part_deals, kernel, command)
             started = True
         if isinstance(scheduler, str):
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = scheduler = DaskCluster(scheduler, control.threads)
         run = PartsRun(folder, config, command, chunk_deals, part_deals, kernel)

@@ -117,8 +117,8 @@ class OpeningsTally:
             mine.n += theirs.n
             mine.total += theirs.total
             mine.cross += theirs.cross
-        for mine, theirs in ((self.lead, other.lead), (self.lead_points, other.lead_points)):
-            mine.add_sums(theirs.n, theirs.total, theirs.total_sq)
+        for own, others in ((self.lead, other.lead), (self.lead_points, other.lead_points)):
+            own.add_sums(others.n, others.total, others.total_sq)
         self.unforced += other.unforced
         self.unforced_out += other.unforced_out
         self.unforced_won += other.unforced_won

@@ -66,7 +66,7 @@ def moves_for(layout: Layout, hand: set[int]) -> list[tuple[int, str]]:
     """Legal placements in the engine's order: arm by arm, tiles by id."""
     if not layout.opened:
         return [(tile, "L") for tile in sorted(hand)]
-    moves = []
+    moves: list[tuple[int, str]] = []
     for arm in ARMS:
         value = layout.ends[arm]
         if value is not None:

@@ -5,7 +5,7 @@ games). Each of its figures is a sum over games or rounds — wins by side and s
 points, penalties, margins and lengths, score-state cells, running win counts at the
 convergence chart's marks — so :class:`RunFigures` adds them up a chunk at a time
 (``sim.store.scan``: the checked parts, page checksums verified) and ``sim.report.tables``,
-``sim.report.effects`` and ``sim.stats.score_states`` turn the counts into the same tables the
+``sim.report.effects`` and ``sim.report.states`` turn the counts into the same tables the
 in-memory arrays gave. The counts are exact integers (``sim.stats.tally``), so the figures do
 not depend on the order or the threads the parts were read with. A game's rounds are in its
 chunk's rounds part, so per-game quantities (score states) are complete within a chunk; a
@@ -37,16 +37,6 @@ def _labels(column) -> np.ndarray:
         names = np.array(array.dictionary.to_pylist(), dtype=object)
         return names[to_numpy(array.indices)]
     return np.array(array.to_pylist(), dtype=object)
-
-
-def _codes(column, names) -> np.ndarray:
-    """A dictionary column as indices into ``names`` (-1: a value not among them)."""
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    if not pa.types.is_dictionary(array.type):
-        array = array.dictionary_encode()
-    lookup = np.array([names.index(v) if v in names else -1
-                       for v in array.dictionary.to_pylist()] or [-1], dtype=np.int64)
-    return lookup[to_numpy(array.indices)]
 
 
 def _by_side(values: np.ndarray, rotation: np.ndarray, players: int) -> np.ndarray:
@@ -408,7 +398,7 @@ class RunFigures:
 
 
 def convergence_marks(n: int, points: int = 200) -> np.ndarray:
-    """The game counts ``sim.stats.score_states.convergence`` shows for ``n`` games."""
+    """The game counts ``sim.report.states.convergence_table`` shows for ``n`` games."""
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
     start = min(10, n)
@@ -417,7 +407,7 @@ def convergence_marks(n: int, points: int = 200) -> np.ndarray:
 
 
 def field_marks(lengths, points: int = 200) -> np.ndarray:
-    """The game counts per pairing ``sim.stats.score_states.field_convergence`` shows."""
+    """The game counts per pairing ``sim.report.states.field_convergence_table`` shows."""
     longest = max(lengths) if len(lengths) else 0
     if longest <= 0:
         return np.zeros(0, dtype=np.int64)

@@ -54,8 +54,8 @@ from sim.report.tables import (
     summary_rows,
 )
 from sim.stats.multiple import add_adjusted
-from sim.stats.ranking import rank
-from sim.stats.ratings import fit_ratings
+from sim.stats.ranking import Ranking, rank
+from sim.stats.ratings import Ratings, fit_ratings
 from sim.store.rundata import RunData, open_runs
 
 # --- the report
@@ -74,12 +74,13 @@ class Report:
     distributions: dict[str, dict]
     placements: dict[str, dict]
     matrix: pd.DataFrame | None = None
-    ratings: object = None  # sim.stats.ratings.Ratings
+    ratings: Ratings | None = None
     ratings_note: str | None = None
     created_at: str = ""
     title: str = "sniff report"
     openings: list[Path] = field(default_factory=list)  # `sniff openings` folders to include
-    ranking: object = None  # sim.stats.ranking.Ranking: rank ranges, tie groups, goodness of fit
+    analyses: list = field(default_factory=list)  # sim.analyze.section.Analysis, each a section
+    ranking: Ranking | None = None  # rank ranges, tie groups, goodness of fit
     score_states: pd.DataFrame | None = None  # sim.stats.score_states columns (score-states.csv)
     convergence: pd.DataFrame | None = None  # running win rates, a ``run`` column
     compact: list[str] = field(default_factory=list)  # runs shown only in the aggregates
@@ -121,6 +122,8 @@ class Report:
                 name: {key: (records(value) if isinstance(value, pd.DataFrame) else value)
                        for key, value in parts.items()}
                 for name, parts in self.effects.items()},
+            **({"analyses": [_analysis_record(item) for item in self.analyses]}
+               if self.analyses else {}),
         }
 
     def write(self, out: str | os.PathLike) -> dict[str, Path]:
@@ -135,7 +138,7 @@ MAX_PLACEMENT_SAMPLE = 100_000  # games traced again per run: minutes at most
 
 def build(paths: Sequence, placement_sample: int | None = None,
           title: str | None = None, notice=None, openings: Sequence = (),
-          pairings: bool = False, progress=None) -> Report:
+          pairings: bool = False, progress=None, analyses: Sequence = ()) -> Report:
     """The report of run folders (or ``sim.store.io.Run`` objects, tournament or openings folders).
 
     A tournament's pairings are shown in the aggregate only (each strategy against the
@@ -157,11 +160,17 @@ def build(paths: Sequence, placement_sample: int | None = None,
     """
     _check_sample(placement_sample)
     openings, paths = _split_openings(paths, openings)
+    analyses, paths = _split_analyses(paths, analyses)
     if not paths:
-        if not openings:
+        if not openings and not analyses:
             raise SniffError("give at least one run folder")
-        return _openings_only(openings, title)
-    from sim.run.stops import require_recorded_stop
+        report = _openings_only(openings, title)
+        report.analyses = analyses
+        if not openings:
+            names = ", ".join(item.name for item in analyses)
+            report.title = title or f"sniff report: analysis {names}"
+        return report
+    from sim.audit.stops import require_recorded_stop
 
     runs = open_runs(paths)
     for run in runs:  # a compare run's decision, replayed over its parts (as verify does)
@@ -177,6 +186,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
     report.title = title or "sniff report: " + ", ".join(run.name for run in runs[:4]) + (
         f" and {len(runs) - 4} more" if len(runs) > 4 else "")
     report.openings = [Path(folder) for folder in openings]
+    report.analyses = analyses
     report.effects = {run.name: run_effects(run) for run in runs if run.name not in compact}
     report.score_states, report.convergence = run_tables(runs)
     if compact:  # a tournament in the aggregate: each strategy against the field
@@ -221,6 +231,23 @@ def _split_openings(paths: Sequence, openings: Sequence) -> tuple[list, list]:
     return openings, paths
 
 
+def _split_analyses(paths: Sequence, analyses: Sequence) -> tuple[list, list]:
+    """The analysis folders (those given and those among ``paths``), each read and checked
+    now (a bad one is refused before anything is written), and the other paths."""
+    from sim.analyze.folder import is_analysis_folder
+    from sim.analyze.section import load_analysis
+
+    folders = list(analyses) + [p for p in paths if is_analysis_folder(p)]
+    paths = [p for p in paths if not is_analysis_folder(p)]
+    return [load_analysis(Path(folder)) for folder in folders], paths
+
+
+def _analysis_record(analysis) -> dict:
+    from sim.analyze.section import analysis_record
+
+    return analysis_record(analysis)
+
+
 def _run_report(runs: list[RunData], compact: list[str], placement_sample: int | None,
                 notice) -> Report:
     """The per-run tables of runs whose figures are read (``read_figures``), and the
@@ -246,29 +273,29 @@ def _run_report(runs: list[RunData], compact: list[str], placement_sample: int |
 def _add_ratings(report: Report, runs: list[RunData]) -> None:
     """The pairwise matrix, and the ratings and ranking fitted to it (or why there are
     none); the differences then read strongest first."""
-    report.matrix = pairwise_matrix(runs)
+    matrix = report.matrix = pairwise_matrix(runs)
     try:
-        report.ratings = fit_ratings(contests(runs))
+        ratings = report.ratings = fit_ratings(contests(runs))
     except SniffError as error:
         report.ratings_note = f"no ratings: {error}"
         return
-    unmet = report.matrix[(report.matrix["games"] == 0)
-                          & (report.matrix["row"] < report.matrix["column"])]
+    unmet = matrix[(matrix["games"] == 0) & (matrix["row"] < matrix["column"])]
     if len(unmet):
         pairs = ", ".join(f"{a} and {b}" for a, b in zip(unmet["row"], unmet["column"]))
-        report.ratings.notes.append(
+        ratings.notes.append(
             f"never met: {pairs}; their rating gap rests on the model alone (through "
             "the opponents they shared)")
-    report.ranking = rank(contests(runs), report.ratings)
+    report.ranking = rank(contests(runs), ratings)
     report.differences = sort_stronger_first(
-        report.differences, list(report.ratings.table["strategy"]))
+        report.differences, list(ratings.table["strategy"]))
 
 
 def _field_convergence(paths: pd.DataFrame, runs: list[RunData],
                        compact: list[str]) -> pd.DataFrame:
     """Per-run convergence for runs shown in full, one field panel per compact tournament."""
     parts = [paths[~paths["run"].isin(compact)]]
-    folders = dict.fromkeys(r.tournament for r in runs if r.name in compact)
+    folders = dict.fromkeys(r.tournament for r in runs
+                            if r.name in compact and r.tournament is not None)
     for folder in folders:
         members = [r for r in runs if r.tournament == folder and r.name in compact]
         path = field_convergence_table(members)

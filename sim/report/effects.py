@@ -1,7 +1,7 @@
 """The report's effects section: the value of leading, of each seat, and signed final margins.
 
-Why a module of its own: ``sim.stats.effects`` computes the effects (on a games table, or
-from the counts ``sim.report.aggregate`` adds up over a run's parts); a report needs them per
+Why a module of its own: ``sim.stats.effects`` computes the effects (from the counts
+``sim.report.aggregate`` adds up over a run's parts); a report needs them per
 run (with the run's side names) and, for a tournament shown in the aggregate, pooled over
 its pairings (each strategy against the field), and then as tables.
 Both jobs are here, so ``sim.report.build`` (numbers) and ``sim.report.html`` (layout) stay
@@ -11,11 +11,11 @@ Per key (a run's name, or ``tournament NAME`` for pooled pairings) :func:`run_ef
 :func:`tournament_effects` give a dict of:
 
 - ``leader``: the leader's side's win rate minus the other sides' average
-  (:func:`sim.stats.effects.leader_effect`, score test);
+  (:func:`sim.stats.effects.leader_effect_from`, score test);
 - ``leader_by_side``: per side (or strategy), win rate when its side led round 1 minus
   when another led (Newcombe interval) — the same numbers the by-position chart draws;
 - ``seats``: each table position's win rate minus the average position's, Holm-adjusted
-  over the positions (:func:`sim.stats.effects.seat_effects`);
+  over the positions (:func:`sim.stats.effects.seat_effects_from`);
 - ``margins``: signed final margin per side (own final score − the best other's):
   mean ± SE, share of games ahead, quantiles.
 """

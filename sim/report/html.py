@@ -139,6 +139,7 @@ def _run_meta(run) -> str:
 def _field_blocks(report: Report) -> list:
     """A tournament in the aggregate: each strategy's win rate against the whole field."""
     table = report.field_table
+    assert table is not None  # a report with a tournament has its field table
     rows = [[r["strategy"], str(int(r["runs"])), f"{int(r['games']):,}", f"{int(r['wins']):,}",
              f"{pct(r['win_rate'], 2)} ({ci(r['low'], r['high'], 2)})",
              f"{r['points_per_round']:.2f} ± {r['points_se']:.2f}"]
@@ -218,15 +219,17 @@ def _summary_blocks(report: Report) -> list:
 
 def _pairwise_blocks(report: Report) -> list:
     """The pairwise matrix, then the ratings (or the note saying why there are none)."""
+    matrix = report.matrix
+    assert matrix is not None  # a report with pairings has its matrix
     names = (list(report.ratings.table["strategy"]) if report.ratings is not None
-             else list(dict.fromkeys(report.matrix["row"])))
+             else list(dict.fromkeys(matrix["row"])))
     out: list = [Heading("Pairwise results and ratings"), Paragraph(
         "Each cell: the row strategy's share of the games decided between it and the "
         "column strategy, ± the 95% Wilson half-width, and (in the table) how many games "
         "that is. With 3 players, the share of the games won by either of the two."),
         Chart("matrix.png", "Pairwise win-rate matrix.",
-              charts.png_bytes(charts.pairwise_matrix(report.matrix, names))),
-        _matrix_table(report.matrix, names)]
+              charts.png_bytes(charts.pairwise_matrix(matrix, names))),
+        _matrix_table(matrix, names)]
     if report.ratings is not None:
         out += _ratings_blocks(report)
     elif report.ratings_note:
@@ -242,13 +245,15 @@ def _ratings_blocks(report: Report) -> list:
         "(1500 + 400·log10 strength, the field averaging 1500; 100 points ≈ 64% "
         "expected wins head to head). Intervals from the Fisher information, relative "
         "to the field's average; for duplicate deals they are conservative.")]
-    for note in report.ratings.notes:
+    ratings = report.ratings
+    assert ratings is not None  # shown only when there are ratings
+    for note in ratings.notes:
         out.append(Paragraph(note, note=True))
     out.append(Chart("ratings.png", "Ratings with 95% intervals.",
-                     charts.png_bytes(charts.ratings(report.ratings.table))))
+                     charts.png_bytes(charts.ratings(ratings.table))))
     ranking = report.ranking
     if ranking is None:
-        return out + [_ratings_table(report.ratings.table)]
+        return out + [_ratings_table(ratings.table)]
     out.append(Paragraph(
         "Rank (95% range): the 2.5%–97.5% range of each strategy's rank over "
         f"{ranking.draws:,} draws from the ratings' estimated distribution. "
@@ -266,7 +271,8 @@ def _ratings_blocks(report: Report) -> list:
 
 def _score_state_blocks(report: Report) -> list:
     """Win probability from each round's starting score, and the running win rate."""
-    states = report.score_states
+    states, convergence = report.score_states, report.convergence
+    assert states is not None and convergence is not None  # a report of runs has both
     if report.field_table is not None:  # panels strongest first, as the field table
         place = {name: k for k, name in enumerate(report.field_table["strategy"])}
         states = states.sort_values("strategy", kind="stable", key=lambda column: column.map(
@@ -279,7 +285,7 @@ def _score_state_blocks(report: Report) -> list:
         Chart("score-states.png", "Win probability from each score state.",
               charts.png_bytes(score_states_figure(states))),
         Chart("convergence.png", "Running win rate with its 95% band.",
-              charts.png_bytes(convergence_figure(report.convergence)))]
+              charts.png_bytes(convergence_figure(convergence)))]
 
 
 def _run_keys(report: Report) -> list[str]:
@@ -355,8 +361,14 @@ def blocks(report: Report) -> list:
 
         for folder in report.openings:
             out += openings_blocks(folder)
-    out.append(Heading("How the numbers are computed"))
-    out += [Paragraph(text) for text in METHODS]
+    if report.analyses:
+        from sim.analyze.section import analysis_blocks
+
+        for analysis in report.analyses:
+            out += analysis_blocks(analysis)
+    if report.runs or report.openings:
+        out.append(Heading("How the numbers are computed"))
+        out += [Paragraph(text) for text in METHODS]
     return out
 
 

@@ -54,19 +54,21 @@ def sample_placements(run: RunData, size: int = DEFAULT_PLACEMENT_SAMPLE) -> dic
         return {**empty, "note": f"placement scores not sampled: {error}"}
     players = run.players
     seed = int(run.config["seed"])
-    by_id = pd.DataFrame(run.figures.sample_rows()).set_index("game_id")
+    rows = run.figures.sample_rows()  # the sampled games' columns, by the game's place
+    place = {int(game_id): index for index, game_id in enumerate(rows["game_id"])}
     seats, points = [], []
     mismatched = 0
     for game_id in ids:
-        rotation = int(by_id.at[game_id, "rotation"])
+        at = place[int(game_id)]
+        rotation = int(rows["rotation"][at])
         events, game_row = trace_events(
             plan.lineup, seed, int(game_id), int(run.config["round_cap"]),
-            deal_id=int(by_id.at[game_id, "deal_id"]),
+            deal_id=int(rows["deal_id"][at]),
             rotation=rotation)
         # The final scores and the winner: a table whose winners were rewritten (with the
         # ledger recomputed to match) is caught here too.
-        expected = [int(by_id.at[game_id, f"team{t}_score"]) for t in range(run.n_sides)]
-        expected.append(int(by_id.at[game_id, "winner_side"]))
+        expected = [int(rows[f"team{t}_score"][at]) for t in range(run.n_sides)]
+        expected.append(int(rows["winner_side"][at]))
         got = [int(v) for v in game_row[engine.GAME_SCORES:engine.GAME_SCORES + run.n_sides]]
         team = int(game_row[engine.GAME_WINNER_TEAM])
         got.append(int(side_of_team(team, rotation, players)) if team >= 0 else -1)

@@ -1,10 +1,11 @@
 """The report's win probability by score state and convergence, from a run's added-up counts.
 
-Why: ``sim.stats.score_states`` defines both figures on a run's games and rounds tables; a
-report no longer holds those tables, so this module builds the same tables (the same
-columns, rows and order) from the counts ``sim.report.aggregate.RunFigures`` kept: the
-score-state cells (games and wins per side and cell) and each side's running wins at the
-chart's marks.
+``sim.stats.score_states`` says what the two tables mean (and draws them); a report never
+holds a run's games and rounds tables, so the tables are built here from the counts
+``sim.report.aggregate.RunFigures`` kept in its one pass over the parts: the score-state
+cells (games and wins per side and cell) and each side's running wins at the chart's marks
+(``convergence_marks``, ``field_marks``). These are the only tables of both: what
+``score-states.csv``, ``score-states.png`` and ``convergence.png`` show.
 """
 
 from __future__ import annotations
@@ -13,12 +14,16 @@ import pandas as pd
 
 from sim.stats.intervals import wilson_interval
 from sim.stats.score_states import COLUMNS, merge_states, with_intervals
-from sim.stats.sides import opponents_text
 from sim.store.rundata import RunData
 
 
+def opponents_text(strategies: list[str], side: int) -> str:
+    """The other sides' strategies, comma-separated (what side ``side`` played against)."""
+    return ", ".join(s for k, s in enumerate(strategies) if k != side)
+
+
 def score_state_table(run: RunData) -> pd.DataFrame:
-    """``sim.stats.score_states.score_states`` of one run, from its cells."""
+    """One run's score-state table (``sim.stats.score_states.COLUMNS``), from its cells."""
     f = run.figures
     strategies = list(run.strategies)
     rows = [{"players": run.players, "side": side, "strategy": strategies[side],
@@ -32,7 +37,9 @@ def score_state_table(run: RunData) -> pd.DataFrame:
 
 
 def convergence_table(run: RunData) -> pd.DataFrame:
-    """``sim.stats.score_states.convergence`` of one run, from its running wins."""
+    """One run's running win rate per side over its first n games (game order), with its
+    95% Wilson band, at the marks of ``convergence_marks``: columns ``side``, ``strategy``,
+    ``games`` (n), ``wins``, ``win_rate``, ``low``, ``high``."""
     from sim.report.aggregate import convergence_marks
 
     columns = ["side", "strategy", "games", "wins", "win_rate", "low", "high"]
@@ -49,7 +56,13 @@ def convergence_table(run: RunData) -> pd.DataFrame:
 
 
 def field_convergence_table(members: list[RunData]) -> pd.DataFrame:
-    """``sim.stats.score_states.field_convergence`` of a tournament's pairings."""
+    """Each strategy's running win rate against the field, over a tournament's pairings.
+
+    After the first n games of every pairing (game order; a shorter pairing counts all its
+    games), a strategy's wins over its games so far, with the 95% Wilson band: how the
+    aggregate win rates of a tournament settled as its pairings grew. Columns as
+    :func:`convergence_table` (``side`` is the strategy's index) plus ``label`` (the
+    strategy); ``games`` is n, games per pairing."""
     import numpy as np
 
     from sim.report.aggregate import field_marks
@@ -82,8 +95,9 @@ def field_convergence_table(members: list[RunData]) -> pd.DataFrame:
 
 
 def run_tables(runs: list[RunData]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Score states (merged over runs) and convergence (with a ``run`` column), as
-    ``sim.stats.score_states.run_tables`` gives them for the runs' tables."""
+    """Score states (merged over runs) and convergence (with a ``run`` column) of runs.
+    With more than two strategies (a tournament) each strategy's score states are pooled
+    against the field."""
     states = [score_state_table(run) for run in runs]
     names = {s for table in states for s in table["strategy"]}
     pool_opponents = len(names) > 2

@@ -302,11 +302,11 @@ def pairwise_matrix(runs: Sequence[RunData]) -> pd.DataFrame:
         for b in names:
             if a == b:
                 continue
-            won, lost = wins[(a, b)], wins[(b, a)]
-            games = won + lost
-            low, high = wilson_interval(won, games)
-            rows.append({"row": a, "column": b, "wins": won, "games": games,
-                         "share": won / games if games else math.nan, "low": low,
+            a_won, b_won = wins[(a, b)], wins[(b, a)]
+            games = a_won + b_won
+            low, high = wilson_interval(a_won, games)
+            rows.append({"row": a, "column": b, "wins": a_won, "games": games,
+                         "share": a_won / games if games else math.nan, "low": low,
                          "high": high})
     return pd.DataFrame(rows, columns=["row", "column", "wins", "games", "share", "low", "high"])
 

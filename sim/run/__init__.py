@@ -1,11 +1,11 @@
 """Playing many games: the plan of a run, its chunks (ahead, interruption, resume), the
-precision rule, the Dask cluster every command's ``--scheduler`` plays on (``cluster``) and a
-run's chunks as its tasks (``cluster_chunks``), and ``sniff bench``.
+precision rule, a run's chunks as tasks of the Dask cluster (``cluster_chunks``, on
+``sim.cluster``), and ``sniff bench``.
 
-May import: the packages below it (``sim.core`` … ``sim.store``).
+May import: the packages below it (``sim.core`` … ``sim.store``, ``sim.cluster``).
 """
 
 __all__ = [
-    "bench", "chunks", "cluster", "cluster_chunks", "plan", "precision", "progress",
-    "reproduce", "sequential", "session", "settings", "simulation", "space", "state", "stops",
+    "bench", "chunks", "cluster_chunks", "plan", "precision", "sequential", "session",
+    "settings", "simulation", "space", "state",
 ]

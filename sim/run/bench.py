@@ -19,26 +19,32 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numba
 import numpy as np
 
+from sim.checks.shape import MAX_GAMES
 from sim.children import child_env
 from sim.core import engine
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SettingError, SniffError
 from sim.kernels.runner import lineup_of, play_batch
-from sim.store.shape import MAX_GAMES
 from strategies import available, parse_spec
 
+T = TypeVar("T")
 
-def _median_time(run: Callable[[], object], repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
+
+def _median_time(run: Callable[[], T], repeats: int) -> tuple[float, T]:
+    """The median seconds of ``repeats`` calls of ``run`` (at least one), and what the last
+    returned."""
+    times = []
+    while True:
         start = time.perf_counter()
         result = run()
         times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        if len(times) >= repeats:
+            return statistics.median(times), result
 
 
 def machine() -> dict:
@@ -53,7 +59,8 @@ def machine() -> dict:
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),
-        "numba_threads": numba.config.NUMBA_NUM_THREADS,
+        # numba.config sets its settings when imported, out of the type checker's sight
+        "numba_threads": numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
         "python": platform.python_version(),
         "numba": numba.__version__,
         "numpy": np.__version__,
@@ -219,7 +226,7 @@ def simulate_ratio(games: int, repeats: int) -> dict:
 
     times: dict[str, list[float]] = {"engine": [], "simulate": [], "no_rounds": []}
     with tempfile.TemporaryDirectory() as folder:
-        jobs = {
+        jobs: dict[str, Callable[..., object]] = {
             "engine": engine_only,
             "simulate": lambda k: simulate(4, "greedy,greedy", games, 1,
                                            out=f"{folder}/run{k}"),
@@ -244,10 +251,9 @@ def simulate_ratio(games: int, repeats: int) -> dict:
 def strategy_costs(games: int, repeats: int) -> list[dict]:
     """Time per decision with one strategy on every seat, 4 players, all threads."""
     rows = []
-    everything = list(available().values())  # one kernel for all of them: one compile
     for name in available():
         count = games if name not in ("rollout", "expert") else max(50, games // 200)
-        row = engine_rate(4, name, numba.get_num_threads(), count, repeats, everything)
+        row = engine_rate(4, name, numba.get_num_threads(), count, repeats)
         rows.append({"strategy": name, "ns_per_decision": row["ns_per_decision"],
                      "games": count})
     return rows

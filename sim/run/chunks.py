@@ -1,7 +1,7 @@
 """Playing a run's chunks: the local executor, a chunk's tables and parts, stopping.
 
 ``execute`` (``sim.run.simulation``) asks an executor for the chunks it lacks, in order: here
-:class:`LocalChunks`, or ``sim.run.cluster.DaskChunks`` on a Dask cluster; both hand back
+:class:`LocalChunks`, or ``sim.run.cluster_chunks.DaskChunks`` on a Dask cluster; both hand back
 :class:`PlayedChunk` objects. Ctrl-C and SIGTERM stop a run at the next batch
 (:class:`StopOnInterrupt`) and surface as :class:`RunInterrupted`.
 """
@@ -16,12 +16,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sim.errors import Stopped
 from sim.run.plan import Plan, rotation_for
 from sim.run.precision import PRECISION_STEP
+
+if TYPE_CHECKING:  # imported where a run plays
+    from concurrent.futures import ThreadPoolExecutor
 
 BATCH_GAMES = 8192  # games per kernel call: a few MB of round rows (greedy), ~100 MB at worst
 PRECISION_BATCH_SECONDS = 1.0  # a --precision run's batches: about this long, to check often
@@ -70,7 +74,7 @@ class StopOnInterrupt:
     def requested(self) -> bool:
         return self.signum is not None
 
-    def __enter__(self):
+    def __enter__(self) -> StopOnInterrupt:
         # Only the main thread may set handlers; a signal the process ignores (SIGINT in a
         # script's background job) stays ignored: there is nothing to catch.
         if threading.current_thread() is threading.main_thread():
@@ -88,7 +92,7 @@ class StopOnInterrupt:
         self.notice(f"stopping: the finished chunks are kept ({again} again to stop at once)")
 
     def check(self) -> None:
-        if self.requested:
+        if self.signum is not None:  # requested
             raise Stopped(self.signum)
 
     def __exit__(self, *exc) -> None:
@@ -152,10 +156,10 @@ def batch_games(threads: int) -> int:
 def write_parts(folder: Path, chunk: int, lo: int, hi: int, seconds: float, tables: dict,
                  metadata: dict, exclusive: bool = False) -> dict:
     """Write a chunk's parts (atomically), with the run's and the chunk's metadata; return
-    the chunk's ledger record (``sim.store.integrity``), which ``execute`` appends in chunk
+    the chunk's ledger record (``sim.checks.integrity``), which ``execute`` appends in chunk
     order."""
+    from sim.checks.integrity import chunk_record
     from sim.store import io
-    from sim.store.integrity import chunk_record
 
     info = {
         "index": chunk, "first_game": lo, "end_game": hi, "games": hi - lo,
@@ -178,7 +182,7 @@ class PlayedChunk:
     tables: dict  # both tables; only the summary's columns when ``written``
     kernel: str  # the kernel it was played with (another name: the code was edited)
     written: bool = False  # its parts are already in the run folder (a Dask worker wrote them)
-    record: dict | None = None  # then: their ledger record (sim.store.integrity.chunk_record)
+    record: dict | None = None  # then: their ledger record (sim.checks.integrity.chunk_record)
 
 
 class LocalChunks:
@@ -194,7 +198,7 @@ class LocalChunks:
         self.plan = plan
         self.kernel = kernel
         self._cancel = threading.Event()
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def threads(self) -> int:
@@ -247,10 +251,10 @@ class LocalChunks:
             # to sim/ or strategies/ during the run would switch code mid-run. The kernel a
             # chunk starts with goes with it, for execute to compare with the run's.
             kernel = lineup_code(self.plan.lineup)
-            return self._pool.submit(play_one, chunk, kernel)
+            return pool.submit(play_one, chunk, kernel)
 
         self._cancel.clear()
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sniff-play")
+        pool = self._pool = ThreadPoolExecutor(1, thread_name_prefix="sniff-play")
         try:
             chunks = iter(todo)
             following = next(chunks, None)

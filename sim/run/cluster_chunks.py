@@ -1,4 +1,4 @@
-"""A run's chunks as tasks on a Dask cluster (``sim.run.cluster``): ``simulate``,
+"""A run's chunks as tasks on a Dask cluster (``sim.cluster.dask``): ``simulate``,
 ``tournament`` and ``compare`` with ``--scheduler``.
 
 A task is (the run's plan, one chunk): the worker plays the chunk's games in its own
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.cluster.dask import DaskCluster, worker_report, worker_threads
 from sim.errors import SettingError
-from sim.run.cluster import DaskCluster, worker_report, worker_threads
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,8 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
     started = time.perf_counter()
     threads, address, _ = worker_threads(job.threads_by_host, job.threads)
     plan = _job_plan(job)
-    if job.write and not Path(job.folder, "games").is_dir():
+    folder = None if job.folder is None else Path(job.folder)  # given whenever job.write
+    if job.write and folder is not None and not (folder / "games").is_dir():
         raise SettingError(
             f"the Dask worker {address} cannot see the run folder {job.folder}: on a cluster "
             "of several machines, {out} must be on storage that every machine mounts at the "
@@ -91,7 +92,8 @@ def play_chunk_task(job: ChunkJob, chunk: int, lo: int, hi: int):
         return PlayedChunk(chunk, {}, kernel)
     if not job.write:
         return PlayedChunk(chunk, tables, kernel)
-    record = write_parts(Path(job.folder), chunk, lo, hi, time.perf_counter() - started,
+    assert folder is not None and job.metadata is not None  # a job that writes names both
+    record = write_parts(folder, chunk, lo, hi, time.perf_counter() - started,
                          tables, job.metadata, exclusive=True)
     columns = summary_columns(plan.players, plan.rounds)
     return PlayedChunk(chunk, {name: tables[name].select(columns[name]) for name in columns},
@@ -108,7 +110,8 @@ class DaskChunks:
     def __init__(self, scheduler: str | DaskCluster, plan, kernel: str,
                  threads: int | None = None) -> None:
         self.owned = not isinstance(scheduler, DaskCluster)
-        self.cluster = DaskCluster(scheduler, threads) if self.owned else scheduler
+        self.cluster = scheduler if isinstance(scheduler, DaskCluster) else DaskCluster(
+            scheduler, threads)
         self.plan = plan
         self.kernel = kernel
         self.threads_option = threads if self.owned else self.cluster.threads_option

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from sim.checks.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 from sim.core.seating import check_players
 from sim.errors import SettingError, SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
-from sim.store.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
 
 DEFAULTS = {
     "players": 4,
@@ -113,9 +114,10 @@ class Plan:
     @classmethod
     def build(
         cls, players: int, strategies, games: int, seed: int, duplicate: bool, chunk_size: int,
-        round_cap: int | None = None, precision: float | None = None, rounds: bool = True,
-        sequential=None,
+        precision: float | None = None, rounds: bool = True, sequential=None,
     ) -> Plan:
+        """The plan of these settings, checked, at the engine's round cap (a recorded plan's
+        own cap: ``dataclasses.replace``, as ``from_config`` does)."""
         from sim.kernels.runner import ROUND_CAP, lineup_of
         from strategies import parse_lineup_text, parse_spec
 
@@ -156,7 +158,7 @@ class Plan:
             seed=seed,
             duplicate=bool(duplicate),
             chunk_size=chunk_size,
-            round_cap=ROUND_CAP if round_cap is None else round_cap,
+            round_cap=ROUND_CAP,
             precision=precision,
             rounds=bool(rounds),
             sequential=sequential,
@@ -172,12 +174,12 @@ class Plan:
         user's own client, not from a folder.
         """
         require_plugins(zip(config["strategy_names"], config["modules"]), import_plugins)
-        return cls.build(
+        plan = cls.build(
             config["players"], ",".join(config["strategies"]), config["games"], config["seed"],
-            config["duplicate"], config["chunk_size"], config["round_cap"],
-            config.get("precision"), config.get("rounds", True),
-            sequential=config.get("sequential"),
+            config["duplicate"], config["chunk_size"], config.get("precision"),
+            config.get("rounds", True), sequential=config.get("sequential"),
         )
+        return replace(plan, round_cap=config["round_cap"])
 
     @cached_property
     def lineup(self):
@@ -278,10 +280,11 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
     and every option given must then agree with the recorded one.
     """
     if manifest is None:
-        values = {k: DEFAULTS[k] if options.get(k) is None else options[k] for k in DEFAULTS}
+        values: dict[str, Any] = {k: DEFAULTS[k] if options.get(k) is None else options[k]
+                                  for k in DEFAULTS}  # Plan.build's keywords
         return Plan.build(**values)
     if folder is not None:  # believe the manifest only where its parts agree with it
-        from sim.store.integrity import check_run
+        from sim.checks.integrity import check_run
 
         edited = check_run(folder, manifest).manifest_problem
         if edited is not None:
@@ -291,14 +294,14 @@ def resolve_plan(options: dict, manifest: dict | None = None, folder: Path | Non
     differ = [name for name in scalars if options[name] != getattr(recorded, name)]
     if differ:
         refuse_resume(folder, recorded, differ, {name: options[name] for name in differ})
-    values = {
+    values = {  # Plan.build's keywords
         "players": recorded.players, "strategies": list(recorded.strategies),
         "games": recorded.games, "seed": recorded.seed, "duplicate": recorded.duplicate,
         "chunk_size": recorded.chunk_size, "precision": recorded.precision,
         "rounds": recorded.rounds, "sequential": recorded.sequential,
     }
     values.update({k: v for k, v in options.items() if k in DEFAULTS and v is not None})
-    asked = Plan.build(**values, round_cap=recorded.round_cap)
+    asked = replace(Plan.build(**values), round_cap=recorded.round_cap)
     differ = [name for name in DEFAULTS if getattr(asked, name) != getattr(recorded, name)]
     if differ:
         refuse_resume(folder, recorded, differ, {}, asked)

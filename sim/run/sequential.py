@@ -25,6 +25,7 @@ class SequentialStop:
     """The test of a run: its settings, the deals' outcomes so far, a line per chunk."""
 
     def __init__(self, plan: Plan) -> None:
+        assert plan.sequential is not None  # a plan with a sequential test
         self.sprt = Sprt(*plan.sequential)
         self.outcomes = DealOutcomes(team_count(plan.players), plan.group)
         self.games = 0

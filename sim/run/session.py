@@ -20,7 +20,7 @@ class Session:
     played: int = 0
     seconds: float = 0.0
     threads: int = 0
-    cluster: dict | None = None  # a Dask run: scheduler and workers (sim.run.cluster)
+    cluster: dict | None = None  # a Dask run: scheduler and workers (sim.cluster.dask)
 
     def record(self, status: str) -> dict:
         return {
@@ -33,8 +33,8 @@ class Session:
 
 
 def new_manifest(plan: Plan, run_id: str, kernel: str, session: Session) -> dict:
+    from sim.checks.integrity import LEDGER
     from sim.store import io
-    from sim.store.integrity import LEDGER
     from sim.version import __version__
 
     return {
@@ -48,10 +48,10 @@ def new_manifest(plan: Plan, run_id: str, kernel: str, session: Session) -> dict
 
 def prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> set[int]:
     """Make the folder ready and write the manifest; return the chunks already finished
-    (on a resume, every part hashed against the ledger: ``sim.store.integrity.resume_chunks``)."""
+    (on a resume, every part hashed against the ledger: ``sim.checks.integrity.resume_chunks``)."""
+    from sim.checks.integrity import resume_chunks
     from sim.files import own_folder
     from sim.store import io
-    from sim.store.integrity import resume_chunks
 
     done: set[int] = set()
     try:

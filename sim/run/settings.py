@@ -15,8 +15,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from sim.errors import SettingError
+
+if TYPE_CHECKING:  # Dask's module is imported only for a --scheduler
+    from sim.cluster.dask import DaskCluster
 
 __all__ = ["MODES", "RunControl", "check_threads", "mode_of", "numba_threads", "quiet_notice",
            "stderr_notice"]
@@ -57,7 +61,7 @@ class RunControl:
     notices are off: a bad part it set aside, and where. ``announce()`` is called once the
     folder is ready, ``on_chunk(chunk)`` after each chunk is written (tests use it to
     interrupt). ``scheduler`` (``tcp://HOST:PORT``, ``local:N``
-    or an open ``sim.run.cluster.DaskCluster`` several runs share) plays the chunks on Dask,
+    or an open ``sim.cluster.dask.DaskCluster`` several runs share) plays the chunks on Dask,
     with the same tables. ``check_space`` refuses a run whose estimated size exceeds the free
     disk space.
     """
@@ -70,7 +74,7 @@ class RunControl:
     alert: Callable[[str], None] | None = None
     announce: Callable[[], None] | None = None
     on_chunk: Callable[[int], None] | None = None
-    scheduler: object = None
+    scheduler: str | DaskCluster | None = None
     check_space: bool = True
 
     def __post_init__(self) -> None:
@@ -92,7 +96,7 @@ class RunControl:
         if self.scheduler is None:
             check_threads(self.threads)
             return
-        from sim.run.cluster import check_scheduler, check_threads_option
+        from sim.cluster.dask import check_scheduler, check_threads_option
 
         check_scheduler(self.scheduler)
         check_threads_option(self.threads)
@@ -122,7 +126,8 @@ def check_threads(threads: int | None) -> None:
 
     if threads is None:
         return
-    maximum = numba.config.NUMBA_NUM_THREADS
+    # numba.config sets its settings when imported, out of the type checker's sight
+    maximum = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= maximum:
         raise SettingError(f"{{threads}} must be from 1 to {maximum} (this machine's cores), "
                            f"got {threads}")

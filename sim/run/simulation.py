@@ -3,7 +3,7 @@
 What decides the games is in ``sim.run.plan`` (and ``sim.run.precision`` for a precision
 target); how the run is played (its folder mode, threads, notices, scheduler) is one
 ``sim.run.settings.RunControl``; how chunks are played, in ``sim.run.chunks``
-(``sim.run.cluster`` on Dask); the run chunk by chunk (summary, parts, manifest), in
+(``sim.cluster.dask`` on Dask); the run chunk by chunk (summary, parts, manifest), in
 ``sim.run.state``; the folder's files, in ``sim.store.io``. This module runs a plan: it
 checks the target folder, the code a resume continues and the disk, locks the folder, opens
 the executor and hands the chunks to a ``RunState``.
@@ -92,12 +92,12 @@ def execute(plan: Plan, folder: Path | None, control: RunControl | None = None,
     try:
         run = _execute(plan, folder, control, sequential)
         if folder is not None:  # its writer hashed every part it wrote or kept (#51)
-            from sim.store.verified import mark_verified
+            from sim.checks.verified import mark_verified
 
             mark_verified(folder, run.checked)
         return run
     finally:
-        if lock is not None:
+        if lock is not None and folder is not None:  # (a lock is a folder's)
             lock.release()
             from sim.store.io import MANIFEST
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.display.progress import ProgressBar
 from sim.errors import SettingError
 from sim.run.chunks import (
     ChunkSizes,
@@ -33,7 +34,6 @@ from sim.run.precision import (
     truncate_chunk,
     widest_half_width,
 )
-from sim.run.progress import ProgressBar
 from sim.run.sequential import SequentialStop
 from sim.run.session import Session, new_manifest, prepare_folder, write_error
 from sim.run.settings import RunControl
@@ -114,8 +114,9 @@ class RunState:
         except KeyboardInterrupt as error:
             status = "interrupted"
             # The signal that asked for the stop, whichever thread's exception carried it.
-            signum = (stop.signum if stop is not None else None) or getattr(
-                error, "signum", signal.SIGINT)
+            signum = stop.signum if stop is not None else None
+            if signum is None:
+                signum = int(getattr(error, "signum", signal.SIGINT))
             raise RunInterrupted(self.folder, self.played_chunks, self.n_chunks,
                                  done_games + self.session.played, signum) from None
         except OSError as error:
@@ -132,16 +133,18 @@ class RunState:
             bar.add(games)
             stop.check()
 
+        precision = plan.precision
+
         def enough(lo: int, winner_side: np.ndarray) -> bool:
             # Asked between batches of chunk lo's games, once every chunk before it is in
-            # the summary.
+            # the summary (a --precision run's only).
             assert summary.games == lo, (summary.games, lo)
-            return precision_stop(summary.wins, summary.games, winner_side,
-                                  plan.precision) is not None
+            return precision is not None and precision_stop(
+                summary.wins, summary.games, winner_side, precision) is not None
 
         played = executor.play(MissingChunks(self.n_chunks, self.done), self.bounds,
                                plan.run_id, self.folder, self.metadata, on_batch, stop.check,
-                               enough if plan.precision is not None else None)
+                               enough if precision is not None else None)
         for chunk in range(self.n_chunks):
             if chunk in self.done:
                 self._read_back(chunk, sequential)
@@ -157,6 +160,7 @@ class RunState:
         """A resumed chunk: its parts are there, read them for the summary."""
         from sim.store import io
 
+        assert self.folder is not None  # a resumed run has a folder
         parts = io.summary_part(self.folder, io.part_name(chunk), self.manifest["config"])
         self.summary.add_tables(*parts)
         if sequential is not None:
@@ -202,8 +206,8 @@ class RunState:
 
     def _keep(self, chunk: int, lo: int, hi: int, result, tables: dict, started: float) -> None:
         """Into memory, or the chunk's parts into the folder and its record into the ledger."""
+        from sim.checks.integrity import append_record
         from sim.run import space as run_space
-        from sim.store.integrity import append_record
 
         if self.folder is None:
             for name in self.memory:

@@ -30,6 +30,7 @@ import json
 import logging
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.core import engine
@@ -363,8 +364,9 @@ ROUTES = (
     ("/api/position/read", position_read, POST),
     ("/api/position/hint", position_hint_route, POST),
 )
-ERRORS = {HTTPException: http_error, SniffError: sniff_error,
-          ClientDisconnect: disconnected, Exception: any_error}
+ERRORS: dict[Any, Callable[..., Awaitable[Response]]] = {
+    HTTPException: http_error, SniffError: sniff_error, ClientDisconnect: disconnected,
+    Exception: any_error}
 
 
 def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> Starlette:
@@ -372,7 +374,8 @@ def create_app(sessions: Sessions | None = None, guard: Guard | None = None) -> 
     (by default for 127.0.0.1 on the default port; ``sniff serve`` passes the bound one)."""
     store = sessions if sessions is not None else Sessions(DEFAULT_TTL)
     guard = guard if guard is not None else Guard(allowed_hosts("127.0.0.1", DEFAULT_PORT))
-    routes = [Route(path, handler, methods=list(methods)) for path, handler, methods in ROUTES]
+    routes: list[BaseRoute] = [Route(path, handler, methods=list(methods))
+                               for path, handler, methods in ROUTES]
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     app = Starlette(routes=routes, exception_handlers=ERRORS)
     app.add_middleware(GuardMiddleware, guard=guard)

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 
 from sim.core import engine
 from sim.core import observation as view
+from sim.core.layout import EMPTY_LAYOUT
 from sim.core.tiles import N_TILES, tile_name
 from sim.errors import SniffError
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import OUTSIDE, BatchSettings
 from sim.kernels.trace import start_event
-from sim.serve.table import BatchTable
+from sim.serve.table import MOVE_POINTS, BatchTable, layout_rule
 from sim.table.play import GAME_ID, person_lineup
 from strategies import StrategySpec
 
@@ -208,6 +209,7 @@ def warm_up(opponent: str) -> threading.Thread:
             # them, which this thread then loads rather than compiles a second time.
             GameBatch(2, [OUTSIDE, "greedy"], 1, 0, BatchSettings(external_chance=True))
             WebGame(2, 0, [parse_spec(opponent)], 0, int(engine.TARGET_FOR_PLAYERS[2]))
+            layout_rule(MOVE_POINTS, EMPTY_LAYOUT, 0)  # the table's rules, from Python
 
     thread = threading.Thread(target=play, name="sniff-warm-up", daemon=True)
     thread.start()

@@ -50,7 +50,7 @@ def game_hint(game: WebGame, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
     return hint_view(position, budget, game.seed)
 
 
-def position_hint(text: str, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+def position_hint(text: Any, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
     """The hint of a position's text (``sniff hint``'s parser, then its analysis)."""
     check_budget(budget, "budget")
     if not isinstance(text, str):

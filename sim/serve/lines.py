@@ -49,7 +49,7 @@ def event_line(event: dict, players: int, viewer: int | None) -> dict[str, Any]:
         tiles = [event["tile"]]
         text = f"{who} {verb} {event['tile']}{where} · {_points(event, players)}"
     elif kind == "draw":
-        if viewer is None or int(seat) == viewer:
+        if viewer is None or (seat is not None and int(seat) == viewer):
             tiles = [event["tile"]]
             text = f"{who} draw{'' if who == 'you' else 's'} {event['tile']}"
         else:

@@ -1,5 +1,6 @@
 """The analysis board's server side: a game's move list, a position from any point of it
-(for the set-up board), and the analysis of a finished game as ``sniff replay --analyze``.
+(for the set-up board), and the analysis of a finished game as ``sniff replay --analyze``,
+with its accuracy and marks as ``sniff analyze`` counts them.
 
 Why here and not in the page: each frame is the replay model's (``sim.table.render``), each
 position ``sim.hint.position``'s tracker, each analysis ``sim.hint.analyze``'s, so the page
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.analyze.settings import AnalyzeSettings, Mark, mark_of
 from sim.errors import SniffError
 from sim.hint.analyze import BLUNDER, MISTAKE, analyze_game
 from sim.hint.estimate import check_budget
@@ -71,11 +73,14 @@ def game_analysis(game: WebGame, budget: int) -> dict[str, Any]:
     """Every decision of the person with more than one move, analysed as ``sniff replay
     --analyze`` does; the costly ones marked ``?`` (mistake) and ``??`` (blunder). Each row
     names its placement's ``event`` (the move list's index), so the page can show the table
-    there."""
+    there, and its ``grade`` as ``sniff analyze`` marks moves (inaccuracy, mistake, blunder
+    at its default thresholds); ``accuracy`` is the share of the person's decisions with no
+    grade, as ``sniff analyze`` counts it, and ``grades`` how many of each."""
     if not game.over:
         raise SniffError("the analysis is made once the game is over")
     check_budget(budget, "budget")
     rows, where = [], _placements(game.events)
+    thresholds = AnalyzeSettings().thresholds
     for item in analyze_game(game.events, 0, game.seat, budget, "greedy", game.seed):
         loss = item.loss
         rows.append({"round": item.decision.round, "turn": item.decision.turn,
@@ -84,5 +89,10 @@ def game_analysis(game: WebGame, budget: int) -> dict[str, Any]:
                      "win": item.played.win.mean, "best_win": item.best.win.mean,
                      "loss": {"mean": max(0.0, loss.mean), "low": max(0.0, loss.low),
                               "high": max(0.0, loss.high)},
-                     "mark": item.mark, "moves": item.n_moves})
-    return {"budget": budget, "mistake": MISTAKE, "blunder": BLUNDER, "decisions": rows}
+                     "mark": item.mark, "moves": item.n_moves,
+                     "grade": mark_of(loss.mean, loss.low, thresholds).value})
+    grades = {grade.value: sum(row["grade"] == grade.value for row in rows)
+              for grade in (Mark.INACCURACY, Mark.MISTAKE, Mark.BLUNDER)}
+    accuracy = (1.0 - sum(grades.values()) / len(rows)) if rows else None
+    return {"budget": budget, "mistake": MISTAKE, "blunder": BLUNDER, "decisions": rows,
+            "accuracy": accuracy, "grades": grades, "thresholds": list(thresholds)}

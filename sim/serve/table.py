@@ -32,11 +32,7 @@ from sim.core.layout import (
     ARM_NAMES,
     ARM_VALUE,
     EMPTY_LAYOUT,
-    arm_field,
-    count_ends,
     decode_ends,
-    place_tile,
-    points_for_count,
 )
 from sim.core.record import DRAW, EVENT_BITS, EVENTS_PER_WORD, PASS
 from sim.core.rng import seed_word
@@ -44,8 +40,18 @@ from sim.core.seating import team_of
 from sim.core.tiles import N_TILES, tile_name
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, KIND_FORCED
+from sim.kernels.generate import engine_kernel
 
 GAME = 0  # the one game of the batch
+# The layout's rules, called from Python through the engine's cached ``layout_rule`` (an
+# ``@njit`` function called from Python would be compiled in every server process).
+PLACE_TILE, MOVE_POINTS, COUNT_ENDS, POINTS_FOR_COUNT, ARM_FIELD = range(5)
+
+
+def layout_rule(rule: int, layout: int, a: int = 0, b: int = 0) -> int:
+    """``place_tile(layout, a, b)``, ``move_points(layout, a)``, ``count_ends(layout)``,
+    ``points_for_count(a)`` or ``arm_field(layout, a)`` of ``sim.core.layout``, by ``rule``."""
+    return int(engine_kernel(("layout_rule",)).layout_rule(rule, int(layout), int(a), int(b)))
 
 
 def record_entries(observation: np.ndarray, start: int) -> list[tuple[int, int, int]]:
@@ -118,7 +124,7 @@ class BatchTable:
         scratch = np.zeros(engine.STATE_SIZE, dtype=np.int64)
         scratch[engine.PLAYERS] = self.players
         leader = -1 if self.batch.needs_leader(GAME) else self.next_leader
-        leader = int(engine.deal_round(
+        leader = int(engine_kernel(("deal_round",)).deal_round(
             scratch, seed_word(self.batch.seed), int(self.batch.deal_ids[GAME]), self.round + 1,
             -1, leader, np.zeros(1, dtype=np.uint64)))
         self.deck = scratch[engine.DECK : engine.DECK + N_TILES].copy()
@@ -153,10 +159,10 @@ class BatchTable:
     def _placement(self, seat: int, move: int) -> None:
         tile, arm = move >> 2, move & 3
         opening = self.layout == EMPTY_LAYOUT
-        matched = None if opening else arm_field(self.layout, arm) & ARM_VALUE
-        self.layout = int(place_tile(self.layout, tile, arm))
-        count = int(count_ends(self.layout))
-        points = int(points_for_count(count))
+        matched = None if opening else layout_rule(ARM_FIELD, self.layout, arm) & ARM_VALUE
+        self.layout = layout_rule(PLACE_TILE, self.layout, tile, arm)
+        count = layout_rule(COUNT_ENDS, self.layout)
+        points = layout_rule(POINTS_FOR_COUNT, 0, count)
         self.scores[team_of(seat, self.players)] += points
         self.events.append({
             "event": "play", "seat": seat, "tile": tile_name(tile, matched),

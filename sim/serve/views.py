@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.core.layout import EMPTY_LAYOUT, move_points
+from sim.core.layout import EMPTY_LAYOUT
 from sim.core.seating import team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.serve.frames import (
@@ -26,6 +26,7 @@ from sim.serve.frames import (
 )
 from sim.serve.game import WebGame
 from sim.serve.lines import event_line
+from sim.serve.table import MOVE_POINTS, layout_rule
 from sim.table.play import move_text
 from sim.table.render import ReplayState, halves
 
@@ -150,7 +151,7 @@ def game_view(session: str, game: WebGame, since: int | None = None) -> dict[str
         view["options"] = [
             {"move": move, "tile": tile_name(move >> 2),
              "end": None if layout == EMPTY_LAYOUT else "LRUD"[move & 3],
-             "text": move_text(layout, move), "points": int(move_points(layout, move))}
+             "text": move_text(layout, move), "points": layout_rule(MOVE_POINTS, layout, move)}
             for move in game.pending.options
         ]
     return view

@@ -6,5 +6,5 @@ May import: ``sim.errors``, ``sim.core`` (seating).
 
 __all__ = [
     "effects", "intervals", "multiple", "planning", "ranking", "ratings", "score_states",
-    "sides", "sprt", "tally",
+    "sprt", "tally",
 ]

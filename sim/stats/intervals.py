@@ -140,13 +140,6 @@ def normal_quantile(p: float) -> float:
     return x
 
 
-def z_for(confidence: float) -> float:
-    """The two-sided normal quantile of a confidence level (0.95 gives 1.96)."""
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    return normal_quantile(0.5 + confidence / 2)
-
-
 def two_sided_p(z: float) -> float:
     """Two-sided p-value of a standard normal statistic ``z``."""
     if math.isnan(z):

@@ -74,10 +74,10 @@ def adjust(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.n
         return out
     if np.any((p[finite] < 0) | (p[finite] > 1)):
         raise SniffError("p-values must lie between 0 and 1")
-    if METHODS[key] is None:
+    if (name := METHODS[key]) is None:
         out[finite] = p[finite]
         return out
-    out[finite] = _multipletests(p[finite], METHODS[key])
+    out[finite] = _multipletests(p[finite], name)
     return out
 
 
@@ -186,9 +186,9 @@ def add_adjusted(frame: pd.DataFrame, column: str = "p_value", method: str = "ho
                 text = family_text(key, int(np.isfinite(p_all[rows]).sum()), family)
                 for row in rows:
                     texts[row] = text
-    out.insert(out.columns.get_loc(column) + 1, target, values)
+    out.insert(list(out.columns).index(column) + 1, target, values)
     if family is not None:
-        out.insert(out.columns.get_loc(target) + 1, "family", texts)
+        out.insert(list(out.columns).index(target) + 1, "family", texts)
     return out
 
 

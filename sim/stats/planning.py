@@ -186,7 +186,7 @@ def detectable_paired(deals: int, sd: float, power: float = POWER,
     return (z_a + z_b) * sd / math.sqrt(deals)
 
 
-# (2.8 / 1e-5)^2: about 8e10 games, below sniff simulate's most (sim.store.shape.MAX_GAMES, 10^12);
+# (2.8 / 1e-5)^2: about 8e10 games, below sniff simulate's most (sim.checks.shape.MAX_GAMES, 10^12);
 # a smaller difference is no plan anyone can play (and 1e-300 would overflow).
 MIN_DIFFERENCE = 1e-5
 

@@ -265,17 +265,6 @@ def rank(contests: Sequence[Contest], ratings: Ratings | None = None, *, draws: 
     return Ranking(table, gaps, fit, draws, seed, notes)
 
 
-def group_text(ranking: Ranking) -> list[str]:
-    """One line per tie group: ``"group 1: partner, blocker, weighted (ranks 1-3)"``."""
-    lines = []
-    for group, members in ranking.table.groupby("group", sort=True):
-        names = ", ".join(members["strategy"])
-        span = rank_text(int(members["rank_low"].min()), int(members["rank_high"].max()))
-        word = "rank" if "-" not in span else "ranks"
-        lines.append(f"group {group}: {names} ({word} {span})")
-    return lines
-
-
 def fit_text(fit: Fit) -> str:
     """One line on the goodness of fit: the warning, or that the ratings describe the data."""
     if fit.warning:

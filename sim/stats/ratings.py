@@ -23,11 +23,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sim.errors import SniffError
 from sim.stats.intervals import Z95
+
+if TYPE_CHECKING:  # pandas is imported where a table is made
+    import pandas as pd
 
 ELO_SCALE = 400 / math.log(10)  # rating points per unit of log-strength
 ELO_CENTRE = 1500.0
@@ -55,7 +59,7 @@ class Contest:
 class Ratings:
     """The fitted ratings: a table sorted best first, and notes on how it was obtained."""
 
-    table: object  # pandas DataFrame: strategy, rating, low, high, se, games, wins, rank
+    table: pd.DataFrame  # strategy, rating, low, high, se, games, wins, rank
     log_likelihood: float
     iterations: int
     pseudo_wins: float = 0.0

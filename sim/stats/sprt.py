@@ -17,7 +17,7 @@ deals played so far, which gives the log-likelihood ratio
 and Wald's bounds ``log(beta / (1 - alpha))`` (accept H0) and ``log((1 - beta) / alpha)``
 (accept H1). The LLR is checked after every chunk of deals (a fixed chunk, so the decision is
 the same for any thread count); the error rates this gives are measured, not assumed
-(:func:`simulate_tests`, ``scripts/compare_check.py``, docs/compare.md).
+(:func:`simulate_tests`, docs/compare.md, "Checked by simulation").
 
 On a scale of Elo: with two sides, a win-rate difference ``d`` is an expected score of
 ``(1 + d) / 2`` head to head, ``400 log10((1 + d) / (1 - d))`` Elo (:func:`elo_of_difference`).

@@ -1,11 +1,11 @@
 """Run folders on disk: the Parquet tables and their schema, the manifest, folder names and
-checks, the per-chunk summary, runs opened for analysis, their tables read chunk by chunk
-(``scan``) and asked in SQL (``query``, ``answer``).
+paths, the writer's lock, the per-chunk summary, runs opened for analysis, their tables
+read chunk by chunk (``scan``) and asked in SQL (``query``, ``answer``). Whether a folder's
+parts may be believed (the ledger, footers, the manifest's shape) is ``sim.checks``'s.
 
-May import: the packages below it (``sim.core`` … ``sim.kernels``).
+May import: the packages below it (``sim.core`` … ``sim.checks``).
 """
 
 __all__ = [
-    "answer", "arrow", "folders", "footers", "integrity", "io", "lock", "query", "rundata", "scan",
-    "shape", "summary", "tables", "verified",
+    "answer", "arrow", "folders", "io", "lock", "query", "rundata", "scan", "summary", "tables",
 ]

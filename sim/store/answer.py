@@ -116,7 +116,7 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
     CSV and Parquet are written batch by batch, so an answer of any size passes in bounded
     memory; the Parquet file appears whole or not at all. ``notice`` gets one line after
     the answer when the run folder was not verified since it last changed
-    (``sim.store.verified``: readers check sizes and footers, not the parts' sha256).
+    (``sim.checks.verified``: readers check sizes and footers, not the parts' sha256).
     ``limits`` (:class:`QueryLimits`): its ``timeout`` (seconds) stops a query that runs
     longer; ``hard_memory`` caps the whole process at its memory limit
     (``sim.store.query.Limits``: ``sniff query`` asks for it).
@@ -131,7 +131,7 @@ def answer(path, sql: str, *, csv: bool = False, parquet: Path | None = None,
         check_output(parquet, overwrite, folder)
     note = None
     if sources is None and folder is not None:
-        from sim.store.verified import unverified_note
+        from sim.checks.verified import unverified_note
 
         run = _open_run_folder(folder)
         sources, threads = run_sources(run), threads_of(run.manifest)

@@ -11,7 +11,7 @@ Chunk ``c`` holds the games ``c * chunk_size`` up to the next chunk, in game id 
 the parts read in name order give the rows sorted by game id (and round). A part is written
 to a temporary file in ``NAME/.partial/`` and renamed into place, so a part either exists
 whole or not at all; a chunk is finished when its parts are recorded in the run's ledger
-(``sim.store.integrity``), and every reader checks the parts against it. Every column is
+(``sim.checks.integrity``), and every reader checks the parts against it. Every column is
 documented in docs/data-format.md (tests check that the two agree).
 """
 
@@ -27,6 +27,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.checks.footers import error_text  # noqa: F401 (part of sim.store.io's API)
+from sim.checks.integrity import (  # noqa: F401 (part of sim.store.io's API)
+    TABLES,
+    part_name,
+    tables_for,
+    tables_of,
+)
 from sim.errors import SettingError, SniffError
 from sim.files import (
     TEMP_SUFFIX,
@@ -36,13 +43,6 @@ from sim.files import (
     read_regular,
     refuse_links,
     write_atomic,
-)
-from sim.store.footers import error_text  # noqa: F401 (part of sim.store.io's API)
-from sim.store.integrity import (  # noqa: F401 (part of sim.store.io's API)
-    TABLES,
-    part_name,
-    tables_for,
-    tables_of,
 )
 from sim.store.scan import read_part  # noqa: F401 (part of sim.store.io's API)
 from sim.store.summary import Summary, summary_columns
@@ -62,13 +62,6 @@ STATISTICS_COLUMNS = ("game_id", "deal_id", "round_number")
 def with_metadata(table: pa.Table, metadata: dict) -> pa.Table:
     """The table with the run's metadata (JSON under the key ``sniff``) in its schema."""
     return table.replace_schema_metadata({METADATA_KEY: json.dumps(metadata).encode()})
-
-
-def part_metadata(path: Path) -> dict:
-    """The ``sniff`` schema metadata of one Parquet part."""
-    schema = pq.read_schema(path)
-    raw = (schema.metadata or {}).get(METADATA_KEY)
-    return json.loads(raw) if raw else {}
 
 
 # --- writing
@@ -121,7 +114,7 @@ def _write_parquet_temp(table: pa.Table, path: Path) -> Path:
 def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table],
                 exclusive: bool = False) -> dict[str, dict]:
     """Write a chunk's parts (``tables``: both, or games alone) atomically: all appear, or
-    none does. Returns each part's record (``sim.store.integrity.part_record``) for the ledger.
+    none does. Returns each part's record (``sim.checks.integrity.part_record``) for the ledger.
 
     Each part goes to a temporary file first; the renames come last (rounds, then games),
     and a failure or interrupt in between takes the renamed part away again.
@@ -130,7 +123,7 @@ def write_chunk(folder: Path, chunk: int, tables: dict[str, pa.Table],
     describes the bytes on disk (the two writes hold the same games; only the timing in
     their metadata differs).
     """
-    from sim.store.integrity import part_record
+    from sim.checks.integrity import part_record
 
     records: dict[str, dict] = {}
     temporaries: dict[str, Path] = {}
@@ -195,7 +188,7 @@ def read_manifest(folder: Path, name: str = MANIFEST, expected: str = FORMAT,
     if not isinstance(manifest, dict) or manifest.get("format") != expected:
         raise SniffError(f"{path} is not a {expected} manifest")
     if expected == FORMAT:  # a run's: every field a reader uses, of the shape runs write
-        from sim.store.shape import check_run_manifest
+        from sim.checks.shape import check_run_manifest
 
         check_run_manifest(manifest, path)
     from sim.store.lock import writer_alive
@@ -235,7 +228,7 @@ def remove_temporaries(folder: Path) -> None:
 def clear_run(folder: Path) -> None:
     """Remove a run's own files (manifest, ledger and both tables); anything else (parts a
     resume set aside) is left alone."""
-    from sim.store.integrity import LEDGER
+    from sim.checks.integrity import LEDGER
 
     refuse_links(folder, (*TABLES, LEDGER, MANIFEST, PARTIAL_DIR), "this run")
     for name in TABLES:
@@ -263,8 +256,8 @@ def summary_part(folder: Path, name: str, config: dict) -> list[pa.Table]:
 
 def summarise_folder(folder: Path, manifest: dict, checked=None) -> Summary:
     """Recompute a run's summary from its finished parts (streaming, chunk by chunk);
-    ``checked`` (``sim.store.integrity.Checked``): the parts already checked."""
-    from sim.store.integrity import check_run, require_sound
+    ``checked`` (``sim.checks.integrity.Checked``): the parts already checked."""
+    from sim.checks.integrity import check_run, require_sound
 
     config = manifest["config"]
     summary = Summary(config["players"], config["labels"], config["deal_group"],
@@ -302,10 +295,10 @@ class Run:
 
     @property
     def checked(self):
-        """The folder's parts checked against the run's ledger and plan (``sim.store.integrity``,
+        """The folder's parts checked against the run's ledger and plan (``sim.checks.integrity``,
         the cheap check: sizes and footers), once; a bad part is one ``SniffError`` line."""
         if self._checked is None and self.path is not None:
-            from sim.store.integrity import check_run, require_sound
+            from sim.checks.integrity import check_run, require_sound
 
             self._checked = check_run(self.path, self.manifest)
             require_sound(self._checked, self.manifest)
@@ -407,9 +400,9 @@ def load(path: str | os.PathLike) -> Run:
 
         warnings.warn(f"{run.path} is still being written (status running): its tables hold "
                       "the chunks finished so far", stacklevel=2)
-    from sim.store.verified import unverified_note
+    from sim.checks.verified import unverified_note
 
-    if (note := unverified_note(run.path, run.checked)) is not None:
+    if (note := unverified_note(Path(path), run.checked)) is not None:  # run.path, as given
         import warnings
 
         warnings.warn(note, stacklevel=2)
@@ -418,7 +411,7 @@ def load(path: str | os.PathLike) -> Run:
 
 def open_run(path: str | os.PathLike) -> Run:
     """``load`` without the warning, for callers that say it their own way (a report)."""
-    from sim.store.integrity import check_run, require_sound
+    from sim.checks.integrity import check_run, require_sound
 
     folder = Path(path)
     if not folder.exists():

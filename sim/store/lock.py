@@ -15,15 +15,17 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 from sim.errors import SniffError
 from sim.files import UnsafeFile, open_lock_file, open_regular
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - not POSIX
+else:  # pragma: no cover - no fcntl on Windows
     fcntl = None
 
 LOCK_NAME = ".lock"
@@ -85,7 +87,7 @@ class RunLock:
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
-        self._handle = None
+        self._handle: BinaryIO | None = None
 
     def acquire(self, command: str = "") -> None:
         """Take the lock, or refuse in one line naming the process that holds it."""

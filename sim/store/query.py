@@ -7,7 +7,7 @@ core dependency for that reason: every run's data is meant to be asked about.
 
 What a query sees: views named ``games`` and ``rounds`` (a run folder; ``--no-rounds``:
 ``games`` only) or an openings folder's tables (``openings``, ``games``, ...), each over the
-parts the folder's checks passed (``sim.store.integrity``: ledger, sizes, footers; an openings
+parts the folder's checks passed (``sim.checks.integrity``: ledger, sizes, footers; an openings
 folder's files against the sha256 in its ``summary.json``). The views scan the parts through
 pyarrow with every Parquet page checksum verified (DuckDB's own reader does not verify
 them); a damaged part met during a scan is one line naming it.
@@ -29,10 +29,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sim.checks.footers import error_text
 from sim.errors import SettingError, SniffError
-from sim.store.footers import error_text
 
 if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
+    import socket
+
     import duckdb
     import pandas as pd
 
@@ -54,7 +56,7 @@ def _checked_dataset(paths: list[Path]):
 
 def run_sources(run) -> dict[str, list[Path]]:
     """The tables of a run (``sim.store.io.Run``) and their checked parts."""
-    from sim.store.integrity import tables_of
+    from sim.checks.integrity import tables_of
 
     return {name: run.parts(name) for name in tables_of(run.config)}
 
@@ -205,8 +207,9 @@ class Limits:
         self.timed_out = self.over_memory = False
         self.signalled: int | None = None
         self._stop = threading.Event()
-        self._watcher = None
-        self._wakeup = None
+        self._watcher: threading.Thread | None = None
+        # the wake-up socket pair, the signal file descriptor it replaced, the thread reading it
+        self._wakeup: tuple[socket.socket, socket.socket, int, threading.Thread] | None = None
         self._capped: tuple[int, int] | None = None  # the address-space limit to restore
 
     def __enter__(self) -> Limits:
@@ -228,11 +231,11 @@ class Limits:
         (Linux; elsewhere the watch alone bounds it)."""
         import resource
 
-        mapped = _status_size("VmSize")
-        if mapped is None:
+        mapped, limit = _status_size("VmSize"), self.memory_limit
+        if mapped is None or limit is None:
             return
         previous = resource.getrlimit(resource.RLIMIT_AS)
-        cap = mapped + self.memory_limit + HEADROOM + ARENA * self.threads
+        cap = mapped + limit + HEADROOM + ARENA * self.threads
         if previous[1] != resource.RLIM_INFINITY:
             cap = min(cap, previous[1])
         if previous[0] != resource.RLIM_INFINITY and previous[0] <= cap:

@@ -20,10 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from sim.checks.footers import required_columns  # noqa: F401  (readers import it here)
 from sim.core.seating import team_count
 from sim.errors import SettingError, SniffError
-from sim.store.footers import required_columns  # noqa: F401  (readers import it here)
+
+if TYPE_CHECKING:
+    from sim.store.io import Run
 
 TOURNAMENT_FORMAT = "sniff-tournament/1"
 TOURNAMENT_MANIFEST = "tournament.json"
@@ -33,8 +37,8 @@ PAIRS_DIR = "pairs"  # a tournament's pairing runs: pairs/NAME
 
 def read_tournament_manifest(folder: Path) -> dict:
     """A tournament folder's ``tournament.json``, checked for its format."""
+    from sim.checks.shape import tournament_manifest_problem
     from sim.store import io
-    from sim.store.shape import tournament_manifest_problem
 
     path = Path(folder) / TOURNAMENT_MANIFEST
     manifest = io.read_manifest(folder, TOURNAMENT_MANIFEST, TOURNAMENT_FORMAT, "tournament")
@@ -49,8 +53,8 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
     pairings: each field of ``tournament.json`` (``recomputed``: field -> value), each CSV
     (``texts``: name -> its text) and each of ``outputs`` against the size and sha256
     ``tournament.json`` records in ``files`` (none recorded: not checked). One line each."""
+    from sim.checks.integrity import file_problem
     from sim.files import link_problem, read_regular
-    from sim.store.integrity import file_problem
 
     where, problems = folder / TOURNAMENT_MANIFEST, []
     for key, value in recomputed.items():
@@ -233,11 +237,13 @@ class RunData:
     name: str
     path: Path | None
     manifest: dict
-    run: object  # sim.store.io.Run, its parts checked
+    run: Run  # its parts checked
     n_games: int
     tournament: Path | None = None
     notes: list[str] = field(default_factory=list)
-    figures: object = None  # sim.report.aggregate.RunFigures
+    # sim.report.aggregate.RunFigures, added by the report: a room above this one, so its
+    # class is not named here
+    figures: Any = None
 
     @property
     def config(self) -> dict:
@@ -283,11 +289,11 @@ class RunData:
         }
 
 
-def expand_paths(paths: Sequence) -> list[tuple[object, Path | None]]:
+def expand_paths(paths: Sequence) -> list[tuple[Run | Path, Path | None]]:
     """Run folders (or Run objects) in order; a tournament folder becomes its pairings."""
     from sim.store import io
 
-    out: list[tuple[object, Path | None]] = []
+    out: list[tuple[Run | Path, Path | None]] = []
     seen: set[str] = set()
     for item in paths:
         if isinstance(item, io.Run):
@@ -302,6 +308,7 @@ def expand_paths(paths: Sequence) -> list[tuple[object, Path | None]]:
                     f"{folder} is a Parquet file; sniff report reads run folders (the folder "
                     f"holding manifest.json, games/ and rounds/), e.g. {folder.parent.parent}")
             raise SniffError(f"{folder} is a file, not a run folder")
+        members: list[tuple[Path, Path | None]]
         if (folder / TOURNAMENT_MANIFEST).exists():
             members = [(member, folder) for member in pairing_folders(folder)]
         elif not (folder / io.MANIFEST).exists():
@@ -360,9 +367,9 @@ def open_runs(paths: Sequence) -> list[RunData]:
                 f"tournament {folder} is {manifest.get('status')}: {len(members)} of its "
                 f"{len(manifest['pairings'])} pairings have games; the matrix and ratings "
                 "cover those")
-    from sim.store.verified import unverified_note
+    from sim.checks.verified import unverified_note
 
-    for r in runs:  # the ledger's word taken, or said so (sim.store.verified), last
+    for r in runs:  # the ledger's word taken, or said so (sim.checks.verified), last
         if r.path is not None and (note := unverified_note(r.path, r.run.checked)):
             r.notes.append(note)
     counts = {r.players for r in runs}

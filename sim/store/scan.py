@@ -4,7 +4,7 @@ Why: a run of 10 million games is 75 million round rows, 8.5 GB as one pandas ta
 figures of a report, a summary or a tournament's matrix are sums over games and rounds,
 so they are computed a chunk at a time (a chunk's games part and its rounds part, the
 same games) and memory stays at one chunk whatever the run's size. Every part read here
-is one that ``sim.store.integrity`` checked against the run's ledger (its size, footer,
+is one that ``sim.checks.integrity`` checked against the run's ledger (its size, footer,
 rows and identity) and is decoded with its Parquet page checksums verified
 (:func:`read_part`): a damaged part is one ``SniffError`` line naming it, as for
 any other reader. pyarrow rather than DuckDB here because DuckDB does not verify Parquet
@@ -24,8 +24,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.checks.footers import error_text
 from sim.errors import SniffError
-from sim.store.footers import error_text
 
 # pandas bytes per value of an Arrow type (a dictionary column becomes int8 codes)
 _WIDTH = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 4, pa.int64(): 8, pa.bool_(): 1,
@@ -50,7 +50,7 @@ def _schema_problem(path: Path, table: str, columns: list[str]) -> str | None:
 
 def chunk_parts(run) -> list[dict[str, Path]]:
     """Per checked chunk, in game id order: its part of each table of the run."""
-    from sim.store.integrity import tables_of
+    from sim.checks.integrity import tables_of
 
     checked = run.checked
     tables = tables_of(run.config)

@@ -263,15 +263,18 @@ class _Game:
         self.phase = "over"
 
 
-def check_game(events: list[dict], first: int = 1, what: str = "the trace") -> None:
+def check_game(events: list[dict], first: int = 1, what: str = "the trace",
+               finished: bool = True) -> None:
     """Refuse a game (its events, ``game_start`` first) the rules cannot produce: one
     ``SniffError`` naming the first bad event (``first``: the number of ``events[0]`` in
-    the file, counted from 1)."""
+    the file, counted from 1). With ``finished`` false, a game whose events stop before its
+    end is accepted (every event so far is one the rules allow)."""
     game = _Game()
     for index, event in enumerate(events):
         kind = event.get("event")
         where = f"{what}: event {first + index} ({kind})"
-        missing = [key for key in KEYS.get(kind, ()) if key not in event]
+        keys = KEYS.get(kind, ()) if isinstance(kind, str) else ()
+        missing = [key for key in keys if key not in event]
         if kind not in KEYS or missing:
             lacks = f"it lacks {', '.join(missing)}" if missing else "an unknown kind of event"
             raise SniffError(f"{where} is not a valid trace event: {lacks}")
@@ -285,6 +288,6 @@ def check_game(events: list[dict], first: int = 1, what: str = "the trace") -> N
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise SniffError(f"{where} is not a valid trace event ({type(error).__name__}: "
                              f"{error})") from None
-    if game.phase != "over":
+    if finished and game.phase != "over":
         raise SniffError(f"{what}: the game ends after event {first + len(events) - 1} "
                          f"without its game_end ({game.out_of_place('the end of the trace')})")

@@ -222,7 +222,7 @@ class PlayGame:
                 self.write(answer + "\n")
             if answer.lower() in ("q", "quit", "exit"):
                 raise PlayQuit("play aborted: you quit the game")
-            if hints and answer.lower() in ("h", "hint"):
+            if hints and options is not None and answer.lower() in ("h", "hint"):
                 self.show_hint(options)
                 continue
             if not answer:
@@ -263,6 +263,7 @@ class PlayGame:
                        "these placements)\n")
             return
         self.write(f"  thinking ({self.hint_budget:,} play-outs per move)...\n")
+        assert self.hint_budget is not None  # hints are offered with a budget only
         hint = analyse(position, self.hint_budget, "greedy", self.seed)
         numbers = {move: number for number, move in enumerate(options, start=1)}
         text = "hint: " + hint_text(hint, numbers).replace("\n", "\n  ").rstrip() + "\n"

@@ -135,14 +135,6 @@ def advance(state: ReplayState, event: Event) -> ReplayState:
     return after
 
 
-def replay_state(events: Iterable[Event]) -> ReplayState:
-    """The state after all ``events`` (handy for pictures of a hand-built position)."""
-    state = ReplayState()
-    for event in events:
-        state.apply(event)
-    return state
-
-
 # ---------------------------------------------------------------- the table picture
 
 
@@ -298,7 +290,8 @@ def _render_play(event: Event, state: ReplayState, ascii: bool) -> str:
     notes = []
     placed_sniff = state.sniff is not None and (
         (arm is None and state.sniff.arm is None)
-        or (state.sniff.arm == arm and state.sniff.index == len(state.arms[arm]) - 1)
+        or (arm is not None and state.sniff.arm == arm
+            and state.sniff.index == len(state.arms[arm]) - 1)
     )
     if placed_sniff:
         notes.append("the Sniff")

@@ -4,7 +4,7 @@
 Why: a fixed match must be long enough for the smallest difference that matters, whatever
 the difference really is; the sequential test stops as soon as the evidence suffices, so a
 clearly better (or clearly equal) candidate is decided in far fewer games, at the same
-planned error rates (measured in docs/tune.md, ``scripts/tune_accept.py``).
+planned error rates (measured in docs/tune.md, "Measured: where --accept sprt saves games").
 
 The test is ``sim.compare.play.compare`` itself, in memory: the tuned values as A against
 the defaults as B, on the validation seed, capped at ``--validate-games``. So the decision
@@ -35,7 +35,7 @@ def accept(config: TuneConfig, tuned: str, defaults: str, label: str,
     """Test ``tuned`` (a spec text) against ``defaults``; the record ``best.json`` keeps as
     ``acceptance``: compare's record (decision, games, llr, bounds, hypotheses, the estimate
     with its note) less the per-chunk rows, with the verdict, the command that repeats it and
-    the lines to print. ``cluster``: the tuning's ``sim.run.cluster.DaskCluster``, if any."""
+    the lines to print. ``cluster``: the tuning's ``sim.cluster.dask.DaskCluster``, if any."""
     seed = derived_seed(config.seed, "validate")
     result = compare(tuned, defaults, players=config.players, seed=seed, out=None,
                      test=Sprt(config.h0, config.h1, config.alpha, config.beta),

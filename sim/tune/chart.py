@@ -23,8 +23,9 @@ def generation_table(trials: pd.DataFrame) -> pd.DataFrame:
     best is the highest of ``popsize`` noisy rates, so it sits above its true value.
     """
     rows = []
-    for generation, group in trials.groupby("generation", sort=True):
-        best = group.loc[group["win_rate"].idxmax()]
+    for generation in np.unique(trials["generation"].to_numpy()):  # sorted
+        group = trials[trials["generation"] == generation]
+        best = group.iloc[int(np.nanargmax(group["win_rate"].to_numpy(dtype=np.float64)))]
         wins, games = int(group["wins"].sum()), int(group["games"].sum())
         rows.append({
             "generation": int(generation),

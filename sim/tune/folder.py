@@ -13,6 +13,7 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -62,7 +63,7 @@ def create(folder: Path, config: TuneConfig, command: str | None) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     from sim.version import __version__
 
-    manifest = {
+    manifest: dict[str, Any] = {
         "format": FORMAT, "version": __version__, "command": command,
         "config": config.to_dict(),
         "optimiser": {"name": "cma", "version": import_cma().__version__},

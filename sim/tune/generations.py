@@ -11,12 +11,13 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from sim.display.progress import ProgressBar
 from sim.errors import SniffError
-from sim.run.progress import ProgressBar
 from sim.run.settings import RunControl
 from sim.stats.intervals import mean_interval, paired_difference, wilson_interval
 from sim.tune import folder as tune_folder
@@ -73,7 +74,7 @@ def replay(es, space: Space, trials: pd.DataFrame, config: TuneConfig) -> int:
         stored = group[list(config.params)].to_numpy()
         asked = np.array([[space.values(p)[key] for key in config.params] for p in z])
         if not np.array_equal(stored, asked):
-            raise SniffError(f"generation {generation} of trials.parquet is not what the "
+            raise SniffError(f"generation {done} of trials.parquet is not what the "
                              "optimiser asks on replay; the folder was tuned by other code")
         wins = group[[f"wins_vs_{i}" for i in range(len(config.against))]].to_numpy()
         es.tell(z, [-objective(row, each) for row in wins])
@@ -84,7 +85,7 @@ def replay(es, space: Space, trials: pd.DataFrame, config: TuneConfig) -> int:
 def run(folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
         cluster=None) -> TuneResult:
     """Play the missing generations, then validate and write best.json (see ``tune``);
-    ``cluster`` (a ``sim.run.cluster.DaskCluster``) plays the matches as its tasks."""
+    ``cluster`` (a ``sim.cluster.dask.DaskCluster``) plays the matches as its tasks."""
     space = Space.of(config)
     player = Player(config, space, cluster)
     kernel = player.kernel(space.spec)
@@ -124,7 +125,7 @@ class Search:
     control: RunControl
     space: Space
     player: Player
-    es: object  # the cma optimiser, replayed to where the trials end
+    es: Any  # the cma optimiser (no type hints), replayed to where the trials end
     trials: pd.DataFrame
     done: int  # generations finished before this session
     session: dict

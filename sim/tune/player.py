@@ -2,7 +2,7 @@
 
 Every match is played in the game loop compiled once (the candidates differ only in their
 parameter rows, which the loop takes as data), so a tuning compiles (or loads) each of its
-strategies once. With ``--scheduler`` (``sim.run.cluster``) a
+strategies once. With ``--scheduler`` (``sim.cluster.dask``) a
 generation's matches, and the validation's, are Dask tasks: each worker rebuilds the
 player from the tuning's config and plays the match it is given (the specs travel as a
 strategy name and its parameter values, exact), and the results are taken in the order
@@ -45,7 +45,7 @@ class Player:
         strategies.update({spec.strategy.name: spec.strategy for spec in self.field})
         self.strategies = list(strategies.values())  # the tuned one and its field
         self.slots: int | None = None  # round buffer per game, sized by the first batch
-        self.cluster = cluster  # a sim.run.cluster.DaskCluster: the matches are its tasks
+        self.cluster = cluster  # a sim.cluster.dask.DaskCluster: the matches are its tasks
         self.job: MatchJob | None = None  # once its workers are warmed up
 
     def kernel(self, spec) -> str:
@@ -114,7 +114,7 @@ def _job_player(job: MatchJob) -> Player:
 
 def warm_up_task(job: MatchJob) -> dict:
     """Load (or compile) the tuning's kernel on this worker; report what it runs with."""
-    from sim.run.cluster import worker_report
+    from sim.cluster.dask import worker_report
 
     player = _job_player(job)
     report = worker_report(code_digest(player.strategies), job.threads_by_host,
@@ -125,7 +125,7 @@ def warm_up_task(job: MatchJob) -> dict:
 def play_task(job: MatchJob, spec: tuple, opponent: tuple, seed: int, first: int,
               games: int) -> np.ndarray:
     """One match on a worker: the lineup side of each game's winner."""
-    from sim.run.cluster import worker_threads
+    from sim.cluster.dask import worker_threads
     from strategies import StrategySpec
 
     worker_threads(job.threads_by_host, job.threads)

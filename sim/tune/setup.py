@@ -11,14 +11,18 @@ import signal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from sim.checks.shape import MAX_SEED
 from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
 from sim.core.seating import check_players
 from sim.errors import SettingError, SniffError, Stopped
-from sim.store.shape import MAX_SEED
+
+if TYPE_CHECKING:  # the registry is imported where a spec is parsed
+    from strategies import StrategySpec
 
 FORMAT = "sniff-tune/1"
 MANIFEST = "manifest.json"
@@ -114,8 +118,9 @@ class TuneConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> TuneConfig:
-        return cls(**{key: tuple(v) if isinstance(v, list) else v for key, v in
-                      data.items() if key in DECIDING})
+        fields: dict[str, Any] = {key: tuple(v) if isinstance(v, list) else v
+                                  for key, v in data.items() if key in DECIDING}
+        return cls(**fields)
 
     def to_dict(self) -> dict:
         return {key: list(v) if isinstance(v, tuple) else v
@@ -147,7 +152,7 @@ class Space:
     parameter that starts at 0 or near it still moves.
     """
 
-    spec: object  # strategies.StrategySpec of the start
+    spec: StrategySpec  # of the start
     keys: tuple[str, ...]
     start: np.ndarray
     scale: np.ndarray
@@ -261,7 +266,7 @@ def _check_acceptance(given: dict, validate_games: int) -> None:
                            f"{validate_games}")
 
 
-def objective(wins: np.ndarray, games_each: int) -> float:
+def objective(wins: Sequence[int] | np.ndarray, games_each: int) -> float:
     """Win rate averaged over the field, from integer counts (so a replay gets the same)."""
     return float(np.mean(np.asarray(wins, dtype=np.int64) / games_each))
 

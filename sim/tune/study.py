@@ -63,7 +63,7 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
     control = control or RunControl(notice=quiet_notice)
     given = {key: value for key, value in settings.items() if value is not None}
     if control.scheduler is not None:
-        from sim.run.cluster import check_scheduler
+        from sim.cluster.dask import check_scheduler
 
         check_scheduler(control.scheduler)
     resume = control.mode == "resume"
@@ -91,7 +91,7 @@ def tune(strategy: str | None = None, against: str | Sequence[str] | None = None
         else:
             manifest = tune_folder.create(folder, config, control.command or None)
         if isinstance(control.scheduler, str):
-            from sim.run.cluster import DaskCluster
+            from sim.cluster.dask import DaskCluster
 
             cluster = DaskCluster(control.scheduler)
         with StopOnInterrupt(at_once=True):  # SIGTERM keeps the generations as Ctrl-C does

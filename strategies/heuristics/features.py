@@ -218,7 +218,7 @@ def expected_best_reply(layout: int, candidates: int, hand_size: int, levels=Non
         if levels is None:
             level = tile_level(layout, tile)
         else:
-            level = np.int64(levels[tile])
+            level = np.int64(levels[tile])  # type: ignore[assignment]  # numba: int64 scalars
         if level > 0:
             tally += 1 << (6 * level)
             top = max(top, level)

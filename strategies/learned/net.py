@@ -135,7 +135,7 @@ def save_model(path: Path, coefs, intercepts, players: int, **extra) -> None:
 
     def write(temporary: Path) -> None:
         with open(temporary, "wb") as handle:  # a handle: np.savez would append ".npz"
-            np.savez(handle, **arrays)
+            np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy's stub matches **arrays to allow_pickle
 
     write_atomic(Path(path), write)
 
@@ -167,7 +167,7 @@ def read_layers(path: Path, players: int) -> tuple[list[np.ndarray], list[np.nda
     if trained_for != players:
         raise ModelError(f"{where} is a model for {trained_for} players, not {players}")
     n_inputs = inputs_for(version, players)
-    coefs, intercepts = [], []
+    coefs, intercepts = [], []  # type: ignore[var-annotated]  # no hint: it would change learned's code digest
     while f"W{len(coefs)}" in arrays:
         coefs.append(arrays[f"W{len(coefs)}"])
         intercepts.append(arrays.get(f"b{len(intercepts)}"))
@@ -181,7 +181,7 @@ def read_layers(path: Path, players: int) -> tuple[list[np.ndarray], list[np.nda
         width = weight.shape[1]
     if not coefs or width != 1 or len(coefs) > MAX_LAYERS:
         raise ModelError(f"{where} has malformed layers (1 to {MAX_LAYERS} layers, one output)")
-    return coefs, intercepts
+    return coefs, intercepts  # type: ignore[return-value]  # the loop refused a None bias
 
 
 def load_model(path: Path, players: int) -> tuple[np.ndarray, np.ndarray]:

@@ -56,7 +56,7 @@ WEIGHTS_3, SIZES_3 = _shipped(3)
 WEIGHTS_4, SIZES_4 = _shipped(4)
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def learned_choice(observation, moves, n_moves, weights, sizes) -> int:
     """Index of the move whose afterstate the network values highest (a winning move
     first; ties: the first move)."""
@@ -85,7 +85,7 @@ def learned_choice(observation, moves, n_moves, weights, sizes) -> int:
     "learned",
     "one ply valued by a small neural network trained by self-play (sniff learn)",
 )
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def choose_learned(observation, moves, n_moves, params, rng):
     players = observation[view.PLAYERS]
     if players == 2:

@@ -51,11 +51,12 @@ def parse_spec(text: str) -> StrategySpec:
 def _tuned_values(strategy: Strategy, path: str) -> dict[str, float]:
     """The parameter values in a ``best.json`` of ``sniff tune``, checked against ``strategy``."""
     import json
+    from pathlib import Path
 
     from sim.files import read_regular
 
     try:  # bounded and never blocking: a FIFO or /dev/zero is one line, not a hang
-        best = json.loads(read_regular(path, MAX_BEST, "best.json"))
+        best = json.loads(read_regular(Path(path), MAX_BEST, "best.json"))
         recorded, params = best["strategy"], best["params"]
         if not isinstance(params, dict):
             raise TypeError

@@ -56,7 +56,7 @@ def _capacity(index: int, plan, j: int) -> int:
     return (index // plan[PLAN_STRIDES + j]) % (plan[PLAN_SIZES + j] + 1)
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def prepare(observation):
     """The plan of a decision: who may hold what, and the completion counts.
 

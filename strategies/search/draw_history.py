@@ -32,7 +32,7 @@ from strategies.heuristics.features import tiles_with_values
 MAX_PERIODS = N_TILES // 2 + 1  # at most 14 draws in a round, so at most 14 runs
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def draw_periods(observation):
     """Per seat, the tiles each period excludes and the hidden tiles each run kept.
 

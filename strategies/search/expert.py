@@ -59,6 +59,14 @@ from numba import njit
 
 from sim.core import engine
 from sim.core import observation as view
+from sim.core.calls import (
+    RAISED,
+    SEARCH_CHOICE,
+    SEARCH_SLOT,
+    SEARCH_VALUES,
+    call_search,
+    slot,
+)
 from sim.core.layout import move_points, popcount
 from sim.core.rng import next_random, stream_key
 from strategies import register
@@ -176,7 +184,7 @@ def schedule(n_moves: int, budget: int, halving: bool, shares) -> int:
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly (the
 # engine's turn loop that calls it is compiled without).
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def choose_expert(observation, moves, n_moves, params, rng):
     seat = observation[view.SEAT]
     team = view.team_of(seat, observation[view.PLAYERS])
@@ -184,6 +192,26 @@ def choose_expert(observation, moves, n_moves, params, rng):
     for index in range(n_moves):
         if move_points(observation[view.LAYOUT], moves[index]) >= needed:
             return index
+    # The search is compiled once, alone, and called through its address
+    # (``sim.kernels.generate.load_search`` fills the slot): its compile is shared with
+    # ``sniff learn``'s teacher, and this wrapper compiles in seconds.
+    values = np.zeros(1, dtype=np.float64)
+    choice = call_search(slot(SEARCH_SLOT), SEARCH_CHOICE, observation, moves, n_moves, params,
+                         rng, values)
+    if choice == RAISED:
+        raise RuntimeError("expert's search failed")
+    return choice
+
+
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
+def run_search(mode, observation, moves, n_moves, params, rng, values) -> int:
+    """The search, as its compiled-alone wrapper calls it (``sim.core.calls.SEARCH_SIGNATURE``):
+    with ``mode`` ``SEARCH_CHOICE``, the move ``choose_expert`` plays (the survivor of the
+    halving when ``halving`` is on); with ``SEARCH_VALUES``, every move's value into
+    ``values`` (:func:`search_values`), returning 0."""
+    if mode == SEARCH_VALUES:
+        search_values(observation, moves, n_moves, params, rng, values)
+        return 0
     totals = np.zeros(n_moves, dtype=np.float64)
     alive = np.ones(n_moves, dtype=np.bool_)
     search(observation, moves, n_moves, params, rng, params[2] >= 0.5, totals, alive)
@@ -193,7 +221,7 @@ def choose_expert(observation, moves, n_moves, params, rng):
     return 0
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def search_values(observation, moves, n_moves, params, rng, values) -> None:
     """Every candidate's mean value (the deciding side's chance to win), each on the same
     ``budget / n_moves`` deals, without halving or prior: what ``sniff learn
@@ -211,7 +239,7 @@ def search_values(observation, moves, n_moves, params, rng, values) -> None:
             values[index] = 1.0
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> int:
     """The search (steps 2 to 4 of the module's text): fills ``totals`` (each candidate's
     summed values, prior included) and leaves the last survivor(s) in ``alive``; returns
@@ -224,9 +252,9 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
     players = observation[view.PLAYERS]
     if policy == AUTO:
         if players == 4:
-            policy, plies = BLOCKER, AUTO_PLIES_4
+            policy, plies = BLOCKER, AUTO_PLIES_4  # type: ignore[assignment]  # numba: int64 scalars
         else:
-            policy = BLOCKER
+            policy = BLOCKER  # type: ignore[assignment]  # numba: int64 scalars
     prior = params[4]
     model = model_of(players)
     favourite = -1
@@ -237,7 +265,7 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
             favourite = model_choice(model, observation, moves, n_moves)
     plan, counts = prepare(observation)
     shares = np.zeros(8, dtype=np.int64)
-    stages = schedule(n_moves, budget, halving, shares)
+    stages = schedule(n_moves, budget, halving, shares)  # type: ignore[arg-type]  # numba: int64 scalars
     deals_needed = 0
     for stage in range(stages):
         deals_needed += shares[stage]
@@ -248,15 +276,16 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
     for index in range(deals_needed):
         give_streams(deals[index], deal_rng)
     state, seats, log = playout_buffers(policy)
-    limit_policy(seats.functions, plies, popcount(observation[view.PLAYED]))
+    # numba: int64 scalars
+    limit_policy(seats.functions, plies, popcount(observation[view.PLAYED]))  # type: ignore[arg-type]
     features = np.zeros(N_FEATURES, dtype=np.float64)
     # value=learned (2 sides only: 2 or 4 players) stops each play-out after ``plies``
     # placements past the candidate (at least 1) and values it with the network.
     placements = 0
     if value_kind == VALUE_LEARNED:
-        value_kind = 0
+        value_kind = 0  # type: ignore[assignment]  # numba: int64 scalars
         if players != 3:
-            placements = max(1, plies)
+            placements = max(1, plies)  # type: ignore[assignment]  # numba: int64 scalars
     x = np.zeros(MAX_INPUTS, dtype=np.float64)
     scratch = np.zeros((2, MAX_WIDTH), dtype=np.float64)
     n_alive = n_moves

@@ -53,7 +53,7 @@ MODEL_BLOCKER = 1
 MODEL_PARTNER = 2
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def past_decisions(observation):
     """The opponents' usable choices this round.
 
@@ -149,7 +149,7 @@ def model_choice(model: int, observation, moves, n_moves: int, levels=None) -> i
     return blocker_choice(observation, moves, n_moves, POLICY_PARAMS[MODEL_BLOCKER], levels)
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def level_tables(views, count: int):
     """For each decision ``d < count``, ``strategies.heuristics.features.fill_levels``' table of the
     layout after every move that some hand could make then (``[d, move, tile]``).
@@ -220,7 +220,7 @@ def fits_draw_history(deal, observation, runs, forbidden, kept) -> bool:
     return True
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def inferred_deals(observation, plan, counts, n_deals: int, tries: int, strength: float,
                    model: int, rng):
     """``n_deals`` deals drawn in proportion to how well they explain the others' choices.

@@ -73,7 +73,7 @@ def choose_policy(code, observation, moves, n_moves, params, rng):
 _, _, play_out = loop.make_game_player(choose_policy)
 
 
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def playout_buffers(policy: int):
     """Scratch of play-outs with ``policy`` in every seat: ``(state, seats, log)``
     (``sim.core.buffers``; the log keeps no trace rows)."""

@@ -128,7 +128,7 @@ def play_candidate(state, sampled, seat, move, win, seats, log) -> float:
 )
 # It allocates its scratch arrays, so it asks for reference counting explicitly: the
 # engine's turn loop that calls it is compiled without (and callees inherit that).
-@njit(_nrt=True)
+@njit(_nrt=True)  # type: ignore[call-overload]  # _nrt: numba's runtime switch, not in its stubs
 def choose_rollout(observation, moves, n_moves, params, rng):
     if observation[view.FORCED] == 1:
         return choose_greedy(observation, moves, n_moves, params, rng)

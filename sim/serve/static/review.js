@@ -113,15 +113,33 @@ function jumpTo(d) {
   return reviewAt(d.event - 1, `your decision ${d.round}.${d.turn}: you played ${d.played}, the search's best ${d.best}`);
 }
 
+// The game's accuracy and its costly moves as sniff analyze grades them, each a button
+// that shows the table at that decision.
+function accuracyHtml(a) {
+  const n = a.decisions.length, g = a.grades;
+  if (!n) return `<p id="accuracy">No decision of yours had more than one legal move.</p>`;
+  const count = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+  const points = a.thresholds.map((t) => `${+(100 * t).toFixed(2)}`).join(", ");
+  const costly = a.decisions.map((d, i) => [d, i]).filter(([d]) => d.grade).map(([d, i]) =>
+    `<li><button type="button" data-row="${i}" data-event="${d.event}">${d.round}.${d.turn} ${d.grade}: you played ${d.played}, the best was ${d.best} (${(100 * d.loss.mean).toFixed(1)} points of win chance given up)</button></li>`);
+  return `<p id="accuracy"><strong>Accuracy ${(100 * a.accuracy).toFixed(0)}%</strong> over your ${count(n, "decision", "decisions")}: ` +
+    `${count(g.inaccuracy, "inaccuracy", "inaccuracies")}, ${count(g.mistake, "mistake", "mistakes")}, ${count(g.blunder, "blunder", "blunders")} ` +
+    `(as sniff analyze grades a move: at least ${points} points of win chance given up, interval above 0)</p>` +
+    (costly.length ? `<h3 id="mistakes-title">Your costly moves</h3><ol id="mistakes" aria-labelledby="mistakes-title">${costly.join("")}</ol>` : "");
+}
+
 async function analyse() {
   $("analysis").textContent = "";
   try {
     const a = await api("POST", `/api/games/${game.view.session}/analysis`, {}, "analysing each of your decisions (the first analysis on this machine compiles the search)");
     await loadMoves();
     const rows = a.decisions.map((d) => `<tr class="${d.mark ? "costly" : ""}" tabindex="0" data-event="${d.event}"><th scope="row">${d.round}.${d.turn}</th><td>${d.played} ${d.mark}</td><td>${(100 * d.win).toFixed(1)}%</td><td>${d.best}</td><td>${(100 * d.best_win).toFixed(1)}%</td><td>${(100 * d.loss.mean).toFixed(1)} [${(100 * d.loss.low).toFixed(1)}, ${(100 * d.loss.high).toFixed(1)}]</td></tr>`);
-    $("analysis").innerHTML = `<h2>Your decisions</h2><p class="legend">chance to win: <span class="key played">the moves you played</span> · <span class="key best">the search's best</span> · a circle marks a costly move (? gives up ≥ ${100 * a.mistake} points of win chance, ?? ≥ ${100 * a.blunder}); click a mark or a row to see the table there</p>` +
+    $("analysis").innerHTML = `<h2>Your decisions</h2>${accuracyHtml(a)}<p class="legend">chance to win: <span class="key played">the moves you played</span> · <span class="key best">the search's best</span> · a circle marks a costly move (? gives up ≥ ${100 * a.mistake} points of win chance, ?? ≥ ${100 * a.blunder}); click a mark or a row to see the table there</p>` +
       `<div class="scroll" tabindex="0" role="region" aria-label="your decisions analysed"><table id="analysis-table"><caption>As <code>sniff replay --analyze</code>, ${a.budget} play-outs per move</caption><thead><tr><th scope="col">round.turn</th><th scope="col">played</th><th scope="col">win</th><th scope="col">best</th><th scope="col">its win</th><th scope="col">loss (points of %)</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
     if (a.decisions.length) $("analysis").insertBefore(winChart(a.decisions), $("analysis").querySelector(".scroll"));
+    $("analysis").querySelectorAll("#mistakes button").forEach((b) => {
+      b.addEventListener("click", () => jumpTo(a.decisions[Number(b.dataset.row)]).catch(fail));
+    });
     $("analysis").querySelectorAll("tbody tr").forEach((tr, i) => {
       const go = () => jumpTo(a.decisions[i]).catch(fail);
       tr.addEventListener("click", go);

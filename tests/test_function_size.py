@@ -1,0 +1,67 @@
+"""No function outside ``sim/cli`` takes more than 10 parameters or runs over 80 lines (#61).
+
+A long function is split into named helpers, a long list of parameters grouped into a frozen
+dataclass (``RunControl``, ``Plan``, ``BatchSettings``). Every function counts: methods,
+nested and numba-compiled ones (their factories' inner functions too), scripts, benchmarks,
+examples and the tests' own helpers. The parameters are the named ones, ``self`` and
+``cls`` included (``*args`` and ``**kwargs`` name none); the lines run from ``def`` to the
+function's last line (its decorators left out). The generated modules' templates are
+strings, not functions of this code, and ``sim/cli``'s click commands take one parameter
+per option by design. The files are read with ``ast``, nothing is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("sim", "strategies", "scripts", "benchmarks", "examples", "tests")
+EXEMPT = ROOT / "sim" / "cli"
+MOST_PARAMETERS = 10
+MOST_LINES = 80
+
+
+def parameters(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> int:
+    arguments = function.args
+    return len(arguments.posonlyargs) + len(arguments.args) + len(arguments.kwonlyargs)
+
+
+def oversized(path: Path, root: Path = ROOT) -> list[str]:
+    """``path:line name: sizes`` (``path`` relative to ``root``) for each function of
+    ``path`` over a limit."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        lines, count = node.end_lineno - node.lineno + 1, parameters(node)
+        if count > MOST_PARAMETERS or lines > MOST_LINES:
+            name = getattr(node, "name", "lambda")
+            found.append(f"{path.relative_to(root)}:{node.lineno} {name}: {count} parameters, "
+                         f"{lines} lines")
+    return found
+
+
+def checked_files() -> list[Path]:
+    return [path for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py"))
+            if not path.is_relative_to(EXEMPT)]
+
+
+def test_no_function_takes_over_10_parameters_or_runs_over_80_lines() -> None:
+    files = checked_files()
+    assert len(files) > 200
+    problems = [problem for path in files for problem in oversized(path)]
+    assert not problems, "split these (#61):\n" + "\n".join(problems)
+
+
+def test_the_check_finds_a_long_function_and_a_long_signature(tmp_path) -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(80))
+    source = (f"def long():\n{body}\n\n"
+              "class C:\n    def wide(self, a, b, c, d, e, f, g, h, i, *rest, j, **more):\n"
+              "        return a\n\n"
+              "def fine(a, b, c, d, e, f, g, h, i, j):\n    return a\n")
+    path = tmp_path / "example.py"
+    path.write_text(source)
+    problems = oversized(path, tmp_path)
+    assert problems == ["example.py:1 long: 0 parameters, 81 lines",
+                        "example.py:85 wide: 11 parameters, 2 lines"]
