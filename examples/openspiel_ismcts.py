@@ -102,12 +102,12 @@ class Referee:
                   if not (int(view[slots.HAND]) | int(view[slots.PLAYED])) >> t & 1]
         others = [s for s in range(self.players) if s != player]
         sizes = {s: int(view[slots.HAND_SIZE + s]) for s in others}
-        lacking = {s: int(view[slots.LACKS + s]) for s in others}
+        known = {s: int(view[slots.LACKS + s]) for s in others}
         for attempt in range(50):
             pool = list(self.rng.permutation(hidden))
             hands = {}
-            for seat in sorted(others, key=lambda s: -lacking[s].bit_count()):
-                lacks = lacking[seat] if attempt < 49 else 0
+            for seat in sorted(others, key=lambda s: -known[s].bit_count()):
+                lacks = known[seat] if attempt < 49 else 0
                 fits = [t for t in pool if not TILE_PIP_BITS[t] & lacks][:sizes[seat]]
                 if len(fits) < sizes[seat]:
                     break

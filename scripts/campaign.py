@@ -99,7 +99,7 @@ class Context:
     # --- fixtures
     def copy(self, name: str, to: str | None = None) -> Path:
         """A copy of a base folder (run, tour, open, tune, trace.jsonl, model.npz)."""
-        source = self.campaign.ensure(name)
+        source = self.campaign.folder(name)
         target = self.dir / (to or name)
         if source.is_dir():
             shutil.copytree(source, target, symlinks=True)
@@ -250,6 +250,25 @@ def classify(ctx: Context, outcome: Outcome) -> tuple[str, str]:
     return "clean", "the right output"
 
 
+# the base folders the cases copy, by name: the command that makes each (in the base folder)
+BASE_COMMANDS: dict[str, list[str]] = {
+    "run": ["simulate", "--players", "2", "--strategies", "greedy,random", "--games", "200",
+            "--chunk-size", "100", "--seed", "3", "-o", "run", "-q"],
+    "tour": ["tournament", "--players", "2", "--strategies", "greedy,random,heavy",
+             "--games-per-pair", "40", "--out", "tour", "-q"],
+    "open": ["openings", "--players", "2", "--deals", "1", "-o", "open", "-q"],
+    "tune": ["tune", "defensive", "--against", "random", "--players", "2", "--games", "400",
+             "--games-per-trial", "50", "--popsize", "4", "--validate-games", "0", "-o",
+             "tune", "-q"],
+    "trace.jsonl": ["trace", "--players", "2", "--strategies", "greedy,random", "--games", "2",
+                    "-o", "trace.jsonl"],
+    "cmp": ["compare", "greedy", "random", "--players", "2", "--max-games", "400",
+            "--chunk-size", "100", "-o", "cmp", "-q"],
+    "runl": ["simulate", "--players", "2", "--strategies", "learned:model=model.npz,greedy",
+             "--games", "100", "--seed", "3", "-o", "runl", "-q"],
+}
+
+
 class Campaign:
     def __init__(self, work: Path, cache: Path, code: Path = ROOT) -> None:
         self.work, self.base = work, work / "base"
@@ -265,49 +284,36 @@ class Campaign:
                                                                  os.environ.get("PYTHONPATH")])))
         self.server: subprocess.Popen | None = None
 
-    # the base folders the cases copy, each made by one command at its first use
-    FIXTURES = {
-        "run": ["simulate", "--players", "2", "--strategies", "greedy,random", "--games",
-                "200", "--chunk-size", "100", "--seed", "3", "-o", "run", "-q"],
-        "tour": ["tournament", "--players", "2", "--strategies", "greedy,random,heavy",
-                 "--games-per-pair", "40", "--out", "tour", "-q"],
-        "open": ["openings", "--players", "2", "--deals", "1", "-o", "open", "-q"],
-        "tune": ["tune", "defensive", "--against", "random", "--players", "2", "--games",
-                 "400", "--games-per-trial", "50", "--popsize", "4", "--validate-games", "0",
-                 "-o", "tune", "-q"],
-        "trace.jsonl": ["trace", "--players", "2", "--strategies", "greedy,random", "--games",
-                        "2", "-o", "trace.jsonl"],
-        "cmp": ["compare", "greedy", "random", "--players", "2", "--max-games", "400",
-                "--chunk-size", "100", "-o", "cmp", "-q"],
-        "runl": ["simulate", "--players", "2", "--strategies", "learned:model=model.npz,greedy",
-                 "--games", "100", "--seed", "3", "-o", "runl", "-q"],
-    }
-
     def build_base(self) -> None:
-        """What every case needs: a copy of the compile cache, a model file and the plugins
-        (the folders the cases copy are made at their first use: ``ensure``)."""
+        """What every case may use: a copy of the compile cache, a model file and the
+        plugins; the folders the cases copy are made when a case first asks (``folder``)."""
         self.base.mkdir(parents=True)
         shutil.copytree(self.source_cache / "kernels", self.cache / "kernels", symlinks=True)
         if (self.source_cache / "learned").is_dir():
             shutil.copytree(self.source_cache / "learned", self.cache / "learned",
                             symlinks=True)
         (self.cache / "kernels" / "precompile.lock").unlink(missing_ok=True)
-        shutil.copy2(ROOT / "strategies" / "learned" / "models" / "learned-2p.npz",
-                     self.base / "model.npz")
+        models = sorted((ROOT / "strategies" / "learned" / "models").glob("*2*.npz"))
+        if models:
+            shutil.copy2(models[0], self.base / "model.npz")
         plugins = self.base / "plugins"
         plugins.mkdir()
         for name, text in PLUGINS.items():
             (plugins / f"{name}.py").write_text(text)
 
-    def ensure(self, name: str) -> Path:
-        """The base folder ``name`` (a run, a tournament...), made by its command if new."""
+    def folder(self, name: str) -> Path:
+        """The base folder or file ``name`` (a run, a tournament, an openings study, a
+        tuning run, a trace, a comparison, a learned run), made by its command the first
+        time a case asks for it, so a smoke run of a few cases makes only what they copy."""
         path = self.base / name
-        if name in self.FIXTURES and not path.exists():
-            env = dict(self.env, SNIFF_CACHE_DIR=str(self.cache))
-            done = subprocess.run(self.sniff + self.FIXTURES[name], cwd=self.base, env=env,
-                                  capture_output=True, text=True)
-            if not path.exists():
-                raise SystemExit(f"campaign: could not make {name}: {done.stderr}")
+        if path.exists() or name not in BASE_COMMANDS:
+            return path
+        env = dict(self.env, SNIFF_CACHE_DIR=str(self.cache))
+        command = BASE_COMMANDS[name]
+        done = subprocess.run(self.sniff + command, cwd=self.base, env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0 and not path.exists():
+            raise SystemExit(f"campaign: could not build {command}: {done.stderr}")
         return path
 
     def run_case(self, case: Case, index: int) -> dict:
@@ -651,7 +657,7 @@ def _same_games(reference: str) -> Callable:
         import pyarrow.parquet as pq
 
         mine = ctx.dir / "out" / "games"
-        theirs = ctx.campaign.ensure(reference) / "games"
+        theirs = ctx.campaign.folder(reference) / "games"
         if not mine.is_dir():
             return "no games written"
         columns = ["game_id", "winner_side", "rounds"]
@@ -678,23 +684,16 @@ class _Pickled:
         return (exec, (self.code,))
 
 
-NAMES_CODE = """
-import json
-from sim.kernels import generate
-from strategies import get
-print(json.dumps({"engine": generate.engine_path().stem,
-                  "greedy": generate.chooser_path(get("greedy")).stem,
-                  "random": generate.chooser_path(get("random")).stem}))
-"""
+def _names(cache: Path) -> dict[str, str]:
+    """The generated modules' names in the base cache: the engine, greedy's and random's
+    wrappers (what the command of the cache cases loads)."""
+    os.environ["SNIFF_CACHE_DIR"] = str(cache)
+    from sim.kernels import generate
+    from strategies import get
 
-
-def _names(campaign: Campaign) -> dict[str, str]:
-    """The generated modules' names in the base cache, as the code the cases run names them:
-    the engine, greedy's and random's wrappers (what the command of the cache cases loads)."""
-    done = subprocess.run([sys.executable, "-P", "-c", NAMES_CODE], capture_output=True,
-                          text=True, env=dict(campaign.env, SNIFF_CACHE_DIR=str(campaign.cache)),
-                          check=True)
-    return json.loads(done.stdout)
+    return {"engine": generate.engine_path().stem,
+            "greedy": generate.chooser_path(get("greedy")).stem,
+            "random": generate.chooser_path(get("random")).stem}
 
 
 NAMES: dict[str, str] = {}
@@ -1081,7 +1080,8 @@ def _edit_json(path: Path, edit: Callable[[dict], None]) -> None:
     path.write_text(json.dumps(data))
 
 
-def folder_cases() -> list[Case]:
+def _run_folder_cases() -> list[Case]:
+    """Run folders: the manifest, the ledger, the parts, the lock, links."""
     cases = []
     for how in ("fifo", "zero", "folder", "nested", "huge-number", "non-utf8", "big", "nan"):
         cases.append(Case("folders", f"run manifest.json: {how}", ["report", "run", "-o", "rep"],
@@ -1151,7 +1151,12 @@ def folder_cases() -> list[Case]:
                                    (ctx.dir / "linked").symlink_to(ctx.dir / "run")),
                       expect="either", check=lambda c, o: None if re.search(r"\b200\b", o.out)
                       else "not 200 games"))
-    # tournaments
+    return cases
+
+
+def _tournament_cases() -> list[Case]:
+    """Tournament folders: the tournament file, its pairings."""
+    cases = []
     for how in ("fifo", "zero", "nested", "non-utf8"):
         cases.append(Case("folders", f"tournament.json: {how}", ["report", "tour", "-o", "rep"],
                           folder_setup("tour", lambda c, f, h=how: _replace(
@@ -1190,7 +1195,12 @@ def folder_cases() -> list[Case]:
                       ["tournament", "--players", "2", "--strategies", "greedy,random",
                        "--games-per-pair", "20", "--out", "tour", "--overwrite", "-q"],
                       folder_setup("tour", pairs_link)))
-    # openings
+    return cases
+
+
+def _openings_cases() -> list[Case]:
+    """Openings folders: the summary, the games, the ranking."""
+    cases = []
     for how in ("fifo", "zero", "big", "nested"):
         cases.append(Case("folders", f"openings summary.json: {how}",
                           ["query", "open", "SELECT count(*) FROM openings"],
@@ -1211,7 +1221,12 @@ def folder_cases() -> list[Case]:
         path.write_text(path.read_text().replace("1", "9"))
     cases.append(Case("folders", "openings ranking.md edited", ["verify", "open"],
                       folder_setup("open", ranking_edit)))
-    # tuning and compare folders
+    return cases
+
+
+def _tune_compare_cases() -> list[Case]:
+    """Tuning and comparison folders."""
+    cases = []
     for how in ("fifo", "zero", "big", "nan"):
         cases.append(Case("folders", f"tune best.json: {how}",
                           ["simulate", "--players", "2", "--strategies",
@@ -1237,7 +1252,12 @@ def folder_cases() -> list[Case]:
         cases.append(Case("folders", f"compare.json: {how}", ["verify", "cmp"],
                           folder_setup("cmp", lambda c, f, h=how: _replace(
                               f / "compare.json", h, c))))
-    # outputs
+    return cases
+
+
+def _output_cases() -> list[Case]:
+    """What the commands write to: FIFOs, links, files, other folders."""
+    cases = []
     outputs = {
         "a FIFO": lambda ctx: _mkfifo(ctx.dir / "out"),
         "/dev/null": None,
@@ -1275,6 +1295,11 @@ def folder_cases() -> list[Case]:
                           "a raw ESC or a forged line" if "\x1b" in o.out + o.err or
                           "\nsniff: error: forged" in o.out + o.err else None)))
     return cases
+
+
+def folder_cases() -> list[Case]:
+    return [*_run_folder_cases(), *_tournament_cases(), *_openings_cases(),
+            *_tune_compare_cases(), *_output_cases()]
 
 
 # ------------------------------------------------------------------ plugins
@@ -1369,7 +1394,8 @@ def _verify_replays(ctx: Context) -> str | None:
 # ------------------------------------------------------------------ the command line
 
 
-def cli_cases() -> list[Case]:
+def _cli_flag_cases() -> list[Case]:
+    """Flags, numbers, strategy specs and special files as inputs."""
     base = ["simulate", "--players", "2", "--strategies", "greedy,random", "-o", "out", "-q"]
     cases = []
     for flags in (["--games", str(10**30)], ["--games", "-5"], ["--games", "1e3"],
@@ -1415,6 +1441,12 @@ def cli_cases() -> list[Case]:
                         ["verify", path], ["query", path, "SELECT 1"]):
             cases.append(Case("cli", f"{command[0]} {name}", command, setup, timeout=60,
                               stdin="/dev/zero"))
+    return cases
+
+
+def _cli_input_cases() -> list[Case]:
+    """Traces, positions, folders and standard inputs of the other commands."""
+    cases = []
     cases.append(Case("cli", "hint - from /dev/zero", ["hint", "-"], stdin="/dev/zero", timeout=60))
     cases.append(Case("cli", "replay a trace, game 10**20",
                       ["replay", "trace.jsonl", "--game", str(10**20)],
@@ -1467,6 +1499,10 @@ def cli_cases() -> list[Case]:
     return cases
 
 
+def cli_cases() -> list[Case]:
+    return [*_cli_flag_cases(), *_cli_input_cases()]
+
+
 def _games_in(ctx: Context, games: int) -> str | None:
     import pyarrow.parquet as pq
 
@@ -1485,12 +1521,29 @@ def _no_raw_controls(ctx: Context, outcome: Outcome) -> str | None:
 # ------------------------------------------------------------------ sniff serve
 
 
+@dataclass(frozen=True)
+class Asked:
+    """How a serve case asks: its headers, the statuses that are a clean answer, whether it
+    sends the page's token, its Host and Origin, whether it names a game, how many times."""
+
+    headers: dict | None = None
+    statuses: tuple = (400,)
+    token: bool = True
+    host: str | None = None
+    origin: str | None = None
+    game: bool = False
+    repeat: int = 1
+
+
 def serve_case(name: str, method: str, path: str, body: bytes | None = None,
-               headers: dict | None = None, statuses: tuple = (400,), token: bool = True,
-               host: str | None = None, origin: str | None = None, game: bool = False,
-               repeat: int = 1) -> Case:
+               **options) -> Case:
     """A request (``{game}`` in ``path`` is a game of this server) and the statuses that
-    are a clean answer."""
+    are a clean answer (``options``: ``Asked``'s fields)."""
+    asked = Asked(**options)
+    headers, statuses, token, host, origin, game, repeat = (
+        asked.headers, asked.statuses, asked.token, asked.host, asked.origin, asked.game,
+        asked.repeat)
+
     def send(ctx: Context) -> tuple[str, str]:
         campaign = ctx.campaign
         address, port, secret = campaign.serve()
@@ -1535,12 +1588,16 @@ def serve_case(name: str, method: str, path: str, body: bytes | None = None,
     return Case("serve", name, send)
 
 
-def serve_cases() -> list[Case]:
-    new = json.dumps({"players": 2, "seat": 0, "opponents": ["greedy"], "target": 250}).encode()
+def _new_game(**fields) -> bytes:
+    """A request body for a new game, ``fields`` replaced."""
+    return json.dumps({"players": 2, "seat": 0, "opponents": ["greedy"], "target": 250,
+                       **fields}).encode()
 
-    def game(**fields):
-        return json.dumps({"players": 2, "seat": 0, "opponents": ["greedy"], "target": 250,
-                           **fields}).encode()
+
+def _serve_new_game_cases() -> list[Case]:
+    """Requests that open a game: the Host, Origin and token checks, the body's size and
+    shape, the new game's settings."""
+    new, game = _new_game(), _new_game
     nested = ("[" * 30_000 + "]" * 30_000).encode()
     return [
         serve_case("Host of another site", "GET", "/api/strategies", host="evil.example:80",
@@ -1576,6 +1633,13 @@ def serve_cases() -> list[Case]:
                    game(opponents=["defensive:@/etc/passwd"]), statuses=(400,)),
         serve_case("a NUL in a name", "POST", "/api/games", game(opponents=["gre\u0000edy"]),
                    statuses=(400,)),
+    ]
+
+
+def _serve_session_cases() -> list[Case]:
+    """Requests to the static files, a game in progress, replays and positions, and many
+    headers or requests."""
+    return [
         serve_case("a path out of static", "GET", "/static/../../../../etc/passwd",
                    statuses=(404, 400)),
         serve_case("an encoded path out of static", "GET", "/static/%2e%2e/%2e%2e/app.py",
@@ -1616,6 +1680,10 @@ def serve_cases() -> list[Case]:
         serve_case("300 requests naming random sessions", "GET", "/api/games/{random}",
                    statuses=(429,), repeat=300),
     ]
+
+
+def serve_cases() -> list[Case]:
+    return [*_serve_new_game_cases(), *_serve_session_cases()]
 
 
 # ------------------------------------------------------------------ sniff query
@@ -1735,7 +1803,7 @@ def main() -> None:
     rows: list[dict] = []
     try:
         campaign.build_base()
-        NAMES.update(_names(campaign))
+        NAMES.update(_names(campaign.cache))
         cases = all_cases(campaign.is_root)
         if not campaign.runs_as(NOBODY):
             skipped = [c.name for c in cases if c.user is not None]

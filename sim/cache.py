@@ -38,7 +38,7 @@ class UnsafeCache(OSError):
         super().__init__(errno.EPERM, f"{path}: {why}")
 
     def __str__(self) -> str:
-        return self.strerror or ""
+        return str(self.strerror)  # always the message given (mypy: OSError's may be None)
 
 
 def trust_problem(info: os.stat_result) -> str | None:

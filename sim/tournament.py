@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sim.checks.integrity import part_record
-from sim.core.seating import check_players
+from sim.core.checks import check_players, check_seed
 from sim.display.formatting import shown_name, slug
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import own_folder, refuse_links, write_atomic
@@ -62,8 +62,8 @@ OUTPUT_FILES = ("matrix.png", "ratings.png", "matrix.csv", "ranking.csv")
 
 
 def pairings(players: int, labels: list[str]) -> list[tuple[str, ...]]:
-    """The lineups of a tournament: pairs (2 and 4 players) or triples (3 players)."""
-    check_players(players)
+    """The lineups of a tournament: pairs (2 and 4 players) or triples (3 players), for a
+    checked player count (``TournamentPlan.new``)."""
     if len(set(labels)) != len(labels):
         twice = sorted({label for label in labels if labels.count(label) > 1})
         raise SettingError(f"strategy {', '.join(twice)} is named twice in {{strategies}}")
@@ -191,11 +191,10 @@ class TournamentPlan:
             seed: int | None, duplicate: bool | None, precision: float | None,
             chunk_size: int | None) -> TournamentPlan:
         """The settings checked (one line each); None takes the default."""
-        from sim.run.plan import check_player_count, check_seed
         from sim.run.precision import DEFAULT_MAX_GAMES, check_precision
         from strategies import parse_lineup_text
 
-        players = check_player_count(4 if players is None else players)
+        players = check_players(4 if players is None else players)
         seed = check_seed(0 if seed is None else seed)
         if strategies is None:
             raise SettingError("give the strategies to play, e.g. "

@@ -370,3 +370,58 @@ def test_a_redeal_moves_the_unseen_tiles_and_refuses_any_other_tiles():
     assert batch.boneyard(0) == sorted(unseen[size:])
     while not batch.done:
         batch.advance(batch.pending().moves[:, 0].copy())
+
+
+def test_a_position_goes_on_and_is_dealt_anew_as_an_ismcts_referee_uses_it():
+    """#63 (with #61's ``load_position`` and ``redeal``): the tools IS-MCTS's referee uses
+    instead of the private arrays: a game goes on in another batch (other seats, other
+    chance) exactly where it stands, the tiles hidden from the deciding seat are dealt anew
+    without changing what it sees, and a position waiting for chance is refused by a batch
+    whose chance is its own."""
+    source = GameBatch(2, [OUTSIDE, "greedy"], 4, 3)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        d = source.pending()
+        source.advance(d.moves[np.arange(len(d)), (rng.random(len(d)) * d.n_moves).astype(int)])
+    game = int(source.pending().games[0])
+    outside = GameBatch(2, [OUTSIDE, OUTSIDE], 1, 3, BatchSettings(external_chance=True))
+    outside.load_position(0, source, game)
+    taken = outside.pending()
+    row = list(source.pending().games).index(game)
+    np.testing.assert_array_equal(taken.observations[0], source.pending().observations[row])
+    for seat in range(2):
+        np.testing.assert_array_equal(outside.observe(0, seat), source.observe(game, seat))
+    np.testing.assert_array_equal(outside.scores[0], source.scores[game])
+
+    seat, other = int(taken.seats[0]), 1 - int(taken.seats[0])
+    mine = int(outside.observe(0, seat)[view.HAND])
+    hand = [t for t in range(N_TILES) if outside.observe(0, other)[view.HAND] >> t & 1]
+    pool = sorted(hand + outside.boneyard(0))
+    dealt = rng.permutation(pool).tolist()
+
+    def masks(tiles):
+        return [mine if s == seat else sum(1 << t for t in set(tiles)) for s in range(2)]
+
+    before = outside.observe(0, seat)
+    for bad in ([dealt[0]] * len(hand), dealt[: len(hand) - 1], [99] + dealt[1: len(hand)]):
+        with pytest.raises(IllegalMove):
+            outside.redeal(0, masks(bad), dealt[len(hand):])
+    with pytest.raises(IllegalMove, match="each once"):
+        outside.redeal(0, masks(dealt[: len(hand)]), dealt[len(hand):-1] + [dealt[0]])
+    np.testing.assert_array_equal(outside.observe(0, seat), before)  # nothing changed
+    outside.redeal(0, masks(dealt[: len(hand)]), dealt[len(hand):])
+    after = outside.pending()
+    np.testing.assert_array_equal(after.observations[0], taken.observations[0])
+    assert outside.observe(0, other)[view.HAND] == sum(1 << t for t in dealt[: len(hand)])
+    assert outside.boneyard(0) == sorted(dealt[len(hand):])
+
+    playout = GameBatch(2, ["random", "random"], 1, 3)
+    playout.load_position(0, outside, 0)
+    playout.advance(playout.pending().moves[:, 0])
+    assert playout.done and playout.winners[0] in (0, 1)
+    outside.advance(after.moves[:, 0])
+    while outside.pending().kinds[0] not in (KIND_DRAW, KIND_DEAL):
+        outside.advance(outside.pending().moves[:, 0])
+    assert outside.pending().kinds[0] == KIND_DRAW  # this game draws before its round ends
+    with pytest.raises(IllegalMove, match="waits for chance"):
+        GameBatch(2, ["random", "random"], 1, 3).load_position(0, outside, 0)

@@ -16,7 +16,7 @@ from sim.env.aec import SniffAEC
 from sim.env.encoding import BLOCKS, ENCODING_SIZE, HIGH, LOW, OFFSETS, decode_tiles, encode
 from sim.env.single import SniffEnv
 from sim.env.vector import SniffVectorEnv
-from sim.errors import SniffError
+from sim.errors import SettingError, SniffError
 from sim.kernels.decisions import IllegalMove
 
 
@@ -72,6 +72,17 @@ def test_aec_refuses_an_illegal_action_and_a_bad_reward_name():
         env.step(int(np.flatnonzero(mask == 0)[0]))
     with pytest.raises(SniffError, match="rewards must be one of"):
         SniffAEC(2, rewards="money")
+
+
+@pytest.mark.parametrize("make", [SniffAEC, SniffEnv,
+                                  lambda players=2: SniffVectorEnv(2, players)])
+def test_each_environment_refuses_a_bad_player_count_and_a_negative_seed(make):
+    with pytest.raises(SettingError) as refused:
+        make(players=5)
+    assert str(refused.value) == "players must be 2, 3 or 4, got 5"
+    with pytest.raises(SettingError) as refused:
+        make().reset(seed=-1)
+    assert str(refused.value) == "seed must be an integer from 0 to 2**63-1, got -1"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

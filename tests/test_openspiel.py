@@ -10,7 +10,8 @@ import pyspiel
 import pytest
 
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE
-from sim.env.openspiel import GAME_NAME, LEADER_ACTION
+from sim.env.openspiel import GAME_NAME, LEADER_ACTION, SniffGame
+from sim.errors import SettingError
 from sim.kernels.decisions import KIND_DRAW
 
 
@@ -21,6 +22,14 @@ from sim.kernels.decisions import KIND_DRAW
 def test_random_sim_test_passes_with_serialization(players, sims):
     game = pyspiel.load_game(GAME_NAME, {"players": players})
     pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
+
+
+def test_the_game_refuses_a_bad_player_count():
+    """OpenSpiel's game has no seed: its chance nodes are the caller's."""
+    for make in (SniffGame, lambda params: pyspiel.load_game(GAME_NAME, params)):
+        with pytest.raises(SettingError) as refused:
+            make({"players": 5})
+        assert str(refused.value) == "players must be 2, 3 or 4, got 5"
 
 
 @pytest.mark.parametrize("players", [2, 4])

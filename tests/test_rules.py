@@ -155,7 +155,7 @@ def test_pass_only_with_an_empty_boneyard_then_domino_settles():
     setup = Setup(players=2, hands=[["3-4"], ["2-5"]], plays=[("1-2", None)])
     reason, state, row, events = play_turns(setup, seat=0)
     assert [e["kind"] for e in events] == [KIND["pass"], KIND["play"], KIND["round_end"]]
-    assert reason == engine.END_DOMINO and row[engine.ROUND_DOMINO_SEAT] == 1
+    assert reason == engine.End.DOMINO and row[engine.ROUND_DOMINO_SEAT] == 1
     assert events[-1]["penalties"][:2] == [5, 0]
     assert list(state[engine.SCORES : engine.SCORES + 2]) == [-5, 0]
     # A pass is public: the passer is known to lack the open values 1 and 2.
@@ -166,7 +166,7 @@ def test_block_when_nobody_can_place_and_the_boneyard_is_empty():
     setup = Setup(players=2, hands=[["3-4"], ["5-6", "0-0"]], plays=[("1-2", None)],
                   scores=[30, 40, 0, 0])
     reason, state, row, events = play_turns(setup, seat=0)
-    assert reason == engine.END_BLOCKED
+    assert reason == engine.End.BLOCKED
     assert [e["kind"] for e in events] == [KIND["pass"], KIND["round_end"]]
     assert row[engine.ROUND_DOMINO_SEAT] == -1
     assert events[-1]["pips"][:2] == [7, 11]
@@ -179,7 +179,7 @@ def test_drawing_the_last_tile_without_a_fit_ends_in_a_pass():
     reason, _, _, events = play_turns(setup, seat=0)
     kinds = [e["kind"] for e in events]
     assert kinds == [KIND["draw"], KIND["pass"], KIND["round_end"]]
-    assert reason == engine.END_BLOCKED
+    assert reason == engine.End.BLOCKED
     assert events[-1]["pips"][:2] == [7, 11]
 
 
@@ -187,7 +187,7 @@ def test_partners_are_settled_hand_by_hand_never_combined():
     setup = Setup(players=4, hands=[["0-2"], ["3-3"], ["1-1"], ["5-6"]],
                   plays=[("4-4", None)], scores=[50, 50, 0, 0])
     reason, state, _, events = play_turns(setup, seat=0)
-    assert reason == engine.END_BLOCKED
+    assert reason == engine.End.BLOCKED
     assert events[-1]["pips"] == [2, 6, 2, 11]
     # 2 and 2 round to 0 each (combined, 4 would have cost 5).
     assert events[-1]["penalties"] == [0, 5, 0, 10]
@@ -197,7 +197,7 @@ def test_partners_are_settled_hand_by_hand_never_combined():
 def test_scores_may_go_below_zero():
     setup = Setup(players=3, hands=[["3-4"], ["6-6", "5-5"], ["1-0"]], plays=[("1-2", None)])
     reason, state, _, _ = play_turns(setup, seat=0)
-    assert reason == engine.END_DOMINO
+    assert reason == engine.End.DOMINO
     assert list(state[engine.SCORES : engine.SCORES + 3]) == [-5, -20, 0]
 
 
@@ -206,7 +206,7 @@ def test_reaching_the_target_wins_at_once_without_settlement(hand):
     setup = Setup(players=4, hands=[hand, ["0-0"], ["0-1"], ["0-3"]],
                   plays=[("1-2", None)], scores=[195, 190, 0, 0])
     reason, state, row, events = play_turns(setup, seat=0)
-    assert reason == engine.END_TARGET
+    assert reason == engine.End.TARGET
     assert events[-1]["kind"] == KIND["play"] and events[-1]["points"] == 5
     assert list(state[engine.SCORES : engine.SCORES + 2]) == [200, 190]
     assert state[engine.WINNER_TEAM] == 0
@@ -219,7 +219,7 @@ def test_points_after_every_placement_including_opening_and_last_tile():
     # Opening 0-5 counts 5; the last tile of seat 1 (0-0, the Sniff on L) counts 0+0+5 = 5.
     assert [(e["tile"], e["count"], e["points"]) for e in events if e["kind"] == KIND["play"]] \
         == [("0-5", 5, 5), ("0-0", 5, 5)]
-    assert reason == engine.END_DOMINO
+    assert reason == engine.End.DOMINO
 
 
 # --- leaders, whole games, round cap, reproducibility

@@ -15,10 +15,10 @@ from cli_helpers import run_main
 
 import sim
 from sim.cli.options import error_text, flag_of
+from sim.core.checks import check_seed
 from sim.display.progress import ProgressBar
 from sim.errors import SettingError, SniffError
 from sim.kernels import generate
-from sim.run.plan import check_seed
 from sim.run.settings import RunControl, mode_of, numba_threads
 
 

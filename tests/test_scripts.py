@@ -54,10 +54,12 @@ class Case:
 SERVE = ("starlette", "uvicorn", "httpx")
 # file -> its cases: the smallest real run of each (seconds once the kernels are cached)
 CASES: dict[str, list[Case]] = {
+    "scripts/campaign.py": [Case(
+        ("--surface", "cli", "--cases", "1"),
+        (r"\| cli \| 1 \| 1 \|", r"1 of 1 clean"))],
     "scripts/profile_engine.py": [Case(
         ("--seconds", "0.2", "--players", "2"), (r"busy samples, 2 players",),
         programs=("gcc", "gdb"))],
-    "scripts/campaign.py": [Case(("--surface", "cli", "--cases", "2"), (r"2 of 2 clean",))],
     "scripts/score_table.py": [Case(("--games", "20", "--out", "table.py"),
                                     (r"4 players: \d+ round starts", r"wrote table\.py"))],
     "scripts/serve_screenshots.py": [Case(
@@ -107,10 +109,6 @@ CASES: dict[str, list[Case]] = {
         ("--players", "2", "--opponent", "greedy", "--deals", "1", "--simulations", "2",
          "--out", "games.jsonl"),
         (r"IS-MCTS \(2 simulations, game play-outs by random\) vs greedy, 2 players: \d/2",),
-        ("pyspiel",)), Case(
-        ("--players", "2", "--opponent", "greedy", "--deals", "1", "--simulations", "2",
-         "--evaluator", "round", "--out", "games.jsonl"),
-        (r"IS-MCTS \(2 simulations, round play-outs by random\) vs greedy, 2 players: \d/2",),
         ("pyspiel",))],
     # torch is too big for CI (the rl extra): there the example must say so in one line
     "examples/train_maskable_ppo.py": [Case(HELP, (r"usage:",)), Case(
@@ -209,11 +207,11 @@ def test_the_ismcts_table_shows_the_opponents_warm_time(tmp_path) -> None:
     assert script.table([games]).splitlines()[-1].endswith("| 10.0 | 0.95 |")
 
 
-def test_the_ismcts_referees_evaluators_value_a_resampled_root() -> None:
-    """#63: IS-MCTS at expert's budget (256 play-outs valued as expert values them): a
-    resampled root keeps the deciding seat's information (what IS-MCTS asserts) and every
-    seat's known lacks, and both evaluators return one value per seat that sums to zero
-    (``round``: expert's chance to win the game from the round's end)."""
+def test_the_ismcts_referee_uses_the_batchs_public_tools() -> None:
+    """#63: the referee wrote ``GameBatch._state``; it now moves positions and deals them
+    anew with ``GameBatch.load_position`` and ``redeal``: a resampled root keeps the deciding seat's
+    information (what IS-MCTS asserts) and every seat's known lacks, and both evaluators
+    return one value per seat (``round``: expert's chance to win from the round's end)."""
     import importlib.util
 
     pytest.importorskip("pyspiel")
@@ -224,7 +222,7 @@ def test_the_ismcts_referees_evaluators_value_a_resampled_root() -> None:
     from sim.kernels.batch import GameBatch
     from sim.kernels.decisions import OUTSIDE, BatchSettings
 
-    spec = importlib.util.spec_from_file_location("ismcts_example",
+    spec = importlib.util.spec_from_file_location("ismcts_script",
                                                   ROOT / "examples" / "openspiel_ismcts.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)

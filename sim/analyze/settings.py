@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
+from sim.core.checks import check_seed
 from sim.errors import SettingError
 from sim.hint.estimate import MAX_BUDGET, check_budget, check_policy
-from sim.run.plan import check_seed
 
 DEFAULT_BUDGET = 100  # play-outs per move of each of the two searches
 DEFAULT_GAMES = 100

@@ -14,12 +14,12 @@ import math
 from pathlib import Path
 from typing import TypeGuard
 
+from sim.core.checks import MAX_SEED
 from sim.errors import SniffError
 
 # Sizes no run can have, refused by the planner (sim.run.plan) before anything starts, and
 # here in a manifest: game ids beyond this would take years to play and petabytes to store.
 MAX_GAMES = 10**12
-MAX_SEED = 2**63 - 1  # the random streams' keys: 0..2**63-1
 MAX_CHUNK_SIZE = 2_000_000  # a chunk is held in memory while written
 PER_SEAT = ("strategies", "labels", "strategy_names", "modules")
 

@@ -244,12 +244,10 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
     from sim.errors import SniffError
     from sim.hint.estimate import analyse, check_budget, check_policy, hint_json, hint_text
     from sim.hint.position import format_position, parse_position, position_from_trace
-    from sim.run.plan import check_seed
     from sim.store.folders import read_user_text
 
-    check_budget(budget)
+    check_budget(budget)  # the seed is --seed's, checked as it was read (options.seed_value)
     check_policy(policy)
-    check_seed(seed)
     if position_file is not None and trace_file is not None:
         raise SniffError("give a POSITION file or --trace, not both")
     if position_file is None and trace_file is None:
@@ -291,10 +289,8 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
     """``sniff replay --analyze``: the decisions of a traced game, the costly ones marked."""
     from sim.hint.analyze import analysis_text, analyze_game
     from sim.hint.position import game_slice
-    from sim.run.plan import check_seed
     from sim.table.replay import check_trace_game, read_trace
 
-    check_seed(seed)
     events = read_trace(trace_file)
     game_slice(events, game)  # --game out of range: one line
     check_trace_game(events, game, trace_file)

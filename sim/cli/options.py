@@ -107,11 +107,11 @@ def run_control(resume: bool = False, overwrite: bool = False, **how):
 
 
 def players_option(ctx, param, value):
-    from sim.core.seating import PLAYER_COUNTS
+    """Every ``--players``: 2, 3 or 4 (``sim.core.checks.check_players``): one line
+    otherwise, the library's own, worded with the flag (``main``)."""
+    from sim.core.checks import check_players
 
-    if value not in PLAYER_COUNTS:
-        raise click.BadParameter(f"must be 2, 3 or 4, got {value}")
-    return value
+    return check_players(value)
 
 
 def players_given(ctx, param, value):
@@ -157,11 +157,11 @@ def scheduler_option(what: str = "the chunks"):
 
 
 def seed_value(ctx, param, value):
-    """Every ``--seed``: an integer 0..2**63-1 (``sim.run.plan.check_seed``), never wrapped
-    around (``2**64`` is not seed 0, ``-3`` not ``2**64 - 3``): one line otherwise."""
+    """Every ``--seed``: an integer 0..2**63-1 (``sim.core.checks.check_seed``), never
+    wrapped around (``2**64`` is not seed 0, ``-3`` not ``2**64 - 3``): one line otherwise."""
     if value is None:
         return None
-    from sim.run.plan import check_seed
+    from sim.core.checks import check_seed
 
     return check_seed(value)  # the same line as every library function's (flags: main)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.compare import ALPHA, BETA, CHUNK_DEALS, DEFAULT_MAX_GAMES, H0, H1, RESULT
-from sim.core.seating import check_players
+from sim.core.checks import check_players
 from sim.errors import SettingError, SniffError
 from sim.run.plan import Plan, deal_group, resolve_plan, spec_text
 from sim.run.sequential import SequentialStop
@@ -108,7 +108,7 @@ def compare_plan(a: str | None, b: str | None, *, players: int = 4, seed: int = 
     """The run plan of a comparison (checked: one line for each bad setting); ``test``: the
     sequential test's hypotheses and error rates (default ``Sprt(H0, H1, ALPHA, BETA)``)."""
     test = test or DEFAULT_TEST
-    check_players(players)
+    players = check_players(players)
     group = deal_group(players, True)
     chunk = CHUNK_DEALS * group if chunk_size is None else chunk_size
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1 or chunk % group:

@@ -31,7 +31,7 @@ __all__ = [
 class Seats(NamedTuple):
     """Who decides at each seat of the game being played, and what a decision uses."""
 
-    functions: np.ndarray  # (MAX_PLAYERS,) int64: each seat's dispatch id (OUTSIDE: the caller)
+    functions: np.ndarray  # (MAX_PLAYERS,) int64: each seat's chooser (Chooser.OUTSIDE: the caller)
     params: np.ndarray  # (MAX_PLAYERS, n_params) float64: each seat's parameter row
     moves: np.ndarray  # (MAX_MOVES,) int64: the legal moves asked about, NO_MOVE when unused
     observation: np.ndarray  # (OBSERVATION_SIZE,) int64: the deciding seat's public view

@@ -23,7 +23,7 @@ Full game state (``STATE_SIZE`` int64, private to the engine)::
                      negative: the strategy raised, sim.core.calls.RAISED), else 0
     DECK + i         the round's shuffled tiles: hands dealt from the front, then boneyard
     RECORD ...       the round's public record (sim.core.record), copied into every view
-    WAITING          what a paused game waits for (WAIT_*; sim.kernels.batch), TURN_SEAT
+    WAITING          what a paused game waits for (``Wait``; sim.kernels.batch), TURN_SEAT
                      the seat it waits for, EXTERNAL 1 when deals and draws come from
                      outside, NEXT_LEADER the next round's leader (-1: drawn)
 
@@ -33,6 +33,8 @@ runner turns them into the Parquet columns.
 """
 
 from __future__ import annotations
+
+from enum import IntEnum, unique
 
 import numpy as np
 from numba import njit
@@ -78,29 +80,71 @@ STREAMS = 21
 BAD_CHOICE = 25
 DECK = 26
 RECORD = DECK + N_TILES
-WAITING = RECORD + record.RECORD_SIZE  # what the game waits for (WAIT_*), see advance_game
+WAITING = RECORD + record.RECORD_SIZE  # what the game waits for (Wait), see advance_game
 TURN_SEAT = WAITING + 1  # the seat whose decision (or draw) the game waits for
 EXTERNAL = WAITING + 2  # 1: the caller supplies every deal and draw (chance from outside)
 NEXT_LEADER = WAITING + 3  # leader of the next round, -1 when the rules draw one
 STATE_SIZE = NEXT_LEADER + 1
 
-# --- what a resumable game waits for (state[WAITING]); sim.kernels.batch documents them
-WAIT_NONE = 0  # nothing: a fresh game, or between two rounds
-WAIT_MOVE = 1  # an outside seat's choice among its legal moves
-WAIT_FORCED = 2  # an outside seat's choice of where to place the tile it just drew
-WAIT_DRAW = 3  # the caller names the next boneyard tile (EXTERNAL games only)
-WAIT_DEAL = 4  # the caller supplies the round's deck and leader (EXTERNAL games only)
-WAIT_ROOM = 5  # the game's round slots are full: the caller grows them and advances again
-WAIT_OVER = 6  # the game is over
-OUTSIDE = -1  # the function id of a seat decided by the caller (a paused game, not a strategy)
-PAUSE = -2  # the "move" of a turn that waits for the caller
-PAUSED = -1  # the "end reason" of a round that waits for the caller
-NEXT_ROUND = -2  # a game's next step is dealing a round
+# The engine's sentinels, one IntEnum per family, unique within it. Numba compiles a member
+# as the constant it is; a variable or a function's result holds the members of one family
+# only (with plain ints), since numba cannot unify two IntEnum classes. Families may share
+# values (Chooser.OUTSIDE, Turn.PASS and End.PAUSED are all -1): they never meet.
+
+
+@unique
+class Wait(IntEnum):
+    """What a resumable game waits for (``state[WAITING]``); sim.kernels.batch documents
+    them, and a ``Decisions`` row's kind is one of ``MOVE``..``DEAL``."""
+
+    NONE = 0  # nothing: a fresh game, or between two rounds
+    MOVE = 1  # an outside seat's choice among its legal moves
+    FORCED = 2  # an outside seat's choice of where to place the tile it just drew
+    DRAW = 3  # the caller names the next boneyard tile (EXTERNAL games only)
+    DEAL = 4  # the caller supplies the round's deck and leader (EXTERNAL games only)
+    ROOM = 5  # the game's round slots are full: the caller grows them and advances again
+    OVER = 6  # the game is over
+
+
+@unique
+class Chooser(IntEnum):
+    """A seat's chooser (``Seats.functions``) that is no strategy's address."""
+
+    OUTSIDE = -1  # the seat is decided by the caller: its game pauses there
+
+
+@unique
+class Turn(IntEnum):
+    """What a turn plays that is no placement (a placement is a move id, 0 or more)."""
+
+    PASS = -1  # nothing fits and the boneyard is empty
+    PAUSE = -2  # the game waits for the caller: an outside seat's choice, or its next draw
+
+
+@unique
+class End(IntEnum):
+    """How a round ended: ``DOMINO``, ``BLOCKED`` or ``TARGET`` (the game won inside the
+    round), the rounds table's and the traces' end reason (named by ``END_NAMES``); or, in
+    the game loop only (never written), why a round has no end yet."""
+
+    DOMINO = 0
+    BLOCKED = 1
+    TARGET = 2
+    PAUSED = -1  # the round waits for the caller (``state[WAITING]`` says for what)
+    NEXT_ROUND = -2  # no round in play: the game's next step is dealing one
+    NONE = -3  # the turn did not end the round: the next seat plays
+
+
+# The two reasons settle_round is called with, as plain ints: numba compiles a call whose
+# argument is an int constant for that constant (settle_round's code folds it in), and one
+# whose argument is an IntEnum member for any member of its class.
+END_DOMINO = int(End.DOMINO)
+END_BLOCKED = int(End.BLOCKED)
 
 # --- round results: one row per round
 ROUND_LEADER = 0  # seat that led
 ROUND_OPENING_TILE = 1  # tile id of the opening placement
-ROUND_END_REASON = 2  # END_DOMINO, END_BLOCKED or END_TARGET (game won inside the round)
+ROUND_END_REASON = 2  # End.DOMINO, End.BLOCKED or End.TARGET (game won inside the round)
 ROUND_DOMINO_SEAT = 3  # seat that went out, -1 otherwise
 ROUND_POINTS = 4  # + team: points scored by placements in the round
 ROUND_PENALTY = 8  # + seat: settlement penalty (0 when the game ended inside the round)
@@ -112,10 +156,7 @@ ROUND_PASSES = 22  # passes in the round
 ROUND_DECISIONS = 23  # times a strategy was asked (placements with more than one choice)
 ROUND_FIELDS = 24
 
-END_DOMINO = 0
-END_BLOCKED = 1
-END_TARGET = 2
-END_NAMES = ("domino", "blocked", "target")  # by END_*: the tables' and traces' names
+END_NAMES = ("domino", "blocked", "target")  # by End value: the tables' and traces' names
 
 # --- game results: one row per game
 GAME_FIRST_LEADER = 0
@@ -317,21 +358,23 @@ def settle_round(state, round_row, events, reason, domino_seat):
 
 @njit(inline="always")
 def finish_turn(state, seat, move, kind, round_row, events):
-    """Play a turn's outcome: place ``move`` (``kind`` a record.PLACE_* kind) or pass (-1).
+    """Play a turn's outcome: place ``move`` (``kind`` a record.PLACE_* kind) or pass
+    (``Turn.PASS``).
 
-    Returns the round's END_* reason when the turn ends the round, else -1.
+    Returns how the round ended (``End.DOMINO``, ``BLOCKED`` or ``TARGET``) when the turn
+    ends it, else ``End.NONE``.
     """
     if move >= 0:
         record.append(state, RECORD, kind, seat, move)
         # Reading of the rules: a placement that reaches the target wins at once,
         # also when it is the player's last tile (no domino, no settlement).
         if apply_placement(state, seat, move, round_row, events):
-            round_row[ROUND_END_REASON] = END_TARGET
+            round_row[ROUND_END_REASON] = End.TARGET
             for team in range(MAX_PLAYERS):
                 round_row[ROUND_SCORES + team] = state[SCORES + team]
-            return END_TARGET
+            return End.TARGET
         if state[HANDS + seat] != 0:
-            return -1
+            return End.NONE
         settle_round(state, round_row, events, END_DOMINO, seat)
     else:
         # Passing is allowed only here: nothing fits and the boneyard is empty (also
@@ -345,7 +388,7 @@ def finish_turn(state, seat, move, kind, round_row, events):
         record.append(state, RECORD, record.PASS, seat, 0)
         for other in range(state[PLAYERS]):
             if can_play(layout, state[HANDS + other]):
-                return -1
+                return End.NONE
         settle_round(state, round_row, events, END_BLOCKED, -1)
     for team in range(MAX_PLAYERS):
         round_row[ROUND_SCORES + team] = state[SCORES + team]
@@ -393,10 +436,10 @@ def end_round(state, reason, round_row, game_results, round_results, game):
     if round_number <= round_results.shape[1]:
         for field in range(ROUND_FIELDS):
             round_results[game, round_number - 1, field] = round_row[field]
-    if reason == END_TARGET:
+    if reason == End.TARGET:
         game_results[game, GAME_WINNER_TEAM] = state[WINNER_TEAM]
         return True
-    state[NEXT_LEADER] = round_row[ROUND_DOMINO_SEAT] if reason == END_DOMINO else -1
+    state[NEXT_LEADER] = round_row[ROUND_DOMINO_SEAT] if reason == End.DOMINO else -1
     return False
 
 
@@ -409,7 +452,7 @@ def end_game(state, game_results, game, events):
     for team in range(MAX_PLAYERS):
         game_results[game, GAME_SCORES + team] = state[SCORES + team]
     game_results[game, GAME_BAD_CHOICE] = state[BAD_CHOICE]
-    state[WAITING] = WAIT_OVER
+    state[WAITING] = Wait.OVER
     record_event(
         events, state, EVENT_GAME_END, -1, -1, game_results[game, GAME_WINNER_TEAM], 0, 0
     )
@@ -427,15 +470,15 @@ def fill_decision(state, observation, moves, mask):
     for slot in range(mask.shape[0]):
         mask[slot] = False
     n_moves = 0
-    if waiting == WAIT_MOVE:
+    if waiting == Wait.MOVE:
         n_moves = legal_moves(state[LAYOUT], state[HANDS + state[TURN_SEAT]], moves)
-    elif waiting == WAIT_FORCED:
+    elif waiting == Wait.FORCED:
         n_moves = tile_moves(state[LAYOUT], state[DECK + state[BONEYARD_POS] - 1], moves)
     if n_moves == 0:
         for slot in range(observation.shape[0]):
             observation[slot] = 0
         return 0
-    fill_observation(state, state[TURN_SEAT], 1 if waiting == WAIT_FORCED else 0, observation)
+    fill_observation(state, state[TURN_SEAT], 1 if waiting == Wait.FORCED else 0, observation)
     for index in range(n_moves):
         mask[moves[index]] = True
     return n_moves

@@ -34,11 +34,7 @@ from sim.core.engine import (
     LAYOUT,
     MAX_PLAYERS,
     NEXT_LEADER,
-    NEXT_ROUND,
     NO_MOVE,
-    OUTSIDE,
-    PAUSE,
-    PAUSED,
     PLAYERS,
     RECORD,
     ROUND,
@@ -48,13 +44,11 @@ from sim.core.engine import (
     STATE_SIZE,
     STREAMS,
     TURN_SEAT,
-    WAIT_DEAL,
-    WAIT_DRAW,
-    WAIT_FORCED,
-    WAIT_MOVE,
-    WAIT_NONE,
-    WAIT_ROOM,
     WAITING,
+    Chooser,
+    End,
+    Turn,
+    Wait,
     deal_hands,
     deal_round,
     end_game,
@@ -94,7 +88,7 @@ def _game_loop(choose_move, tag, pausing):
     ``pausing`` is a constant of the compiled code: False (``sniff simulate``'s whole games,
     the look-ahead strategies) compiles away the checks for an outside seat and for chance
     from outside, so that the loop that never pauses pays nothing for them; True (the
-    batch) also makes a game wait for room (``WAIT_ROOM``) instead of dropping rounds past
+    batch) also makes a game wait for room (``Wait.ROOM``) instead of dropping rounds past
     its slots.
     """
     take_turn = _turn(_decision(choose_move, pausing), pausing)
@@ -133,8 +127,8 @@ def _decision(choose_move, pausing):
         that no seat's draws show or shift another's. An index out of range is recorded in
         ``BAD_CHOICE`` (the runner stops the run naming the strategy; a strategy that
         raised, ``RAISED``, is recorded as the seat's negative) and the first move
-        is played so that the game can finish. An ``OUTSIDE`` seat is not asked: the game
-        records what it waits for and the turn returns ``PAUSE``.
+        is played so that the game can finish. A ``Chooser.OUTSIDE`` seat is not asked: the game
+        records what it waits for and the turn returns ``Turn.PAUSE``.
         """
         moves = seats.moves
         if n_moves == 1:
@@ -142,12 +136,12 @@ def _decision(choose_move, pausing):
             moves[0] = NO_MOVE
             return move
         function = seats.functions[seat]
-        if pausing and function == OUTSIDE:
-            state[WAITING] = WAIT_FORCED if forced else WAIT_MOVE
+        if pausing and function == Chooser.OUTSIDE:
+            state[WAITING] = Wait.FORCED if forced else Wait.MOVE
             state[TURN_SEAT] = seat
             for slot in range(n_moves):
                 moves[slot] = NO_MOVE
-            return PAUSE
+            return Turn.PAUSE
         observation = seats.observation
         rng = seats.rng
         fill_observation(state, seat, forced, observation)
@@ -171,8 +165,8 @@ def _turn(choose, pausing):
 
     @njit(inline="always", _nrt=False)
     def take_turn(state, seat, forced_lead, free_draws, seats, log):
-        """The move of ``seat``'s turn and its record kind: a placement, -1 (a pass) or
-        ``PAUSE`` (the game waits: an outside seat's choice, or the caller's next draw;
+        """The move of ``seat``'s turn and its record kind: a placement, ``Turn.PASS`` or
+        ``Turn.PAUSE`` (the game waits: an outside seat's choice, or the caller's next draw;
         ``free_draws`` 1 draws the first tile without waiting, the caller named it)."""
         layout = state[LAYOUT]
         if layout == EMPTY_LAYOUT and forced_lead >= 0:
@@ -190,9 +184,9 @@ def _turn(choose, pausing):
             while state[BONEYARD_POS] < N_TILES:
                 if pausing and state[EXTERNAL] != 0:
                     if free_draws == 0:
-                        state[WAITING] = WAIT_DRAW
+                        state[WAITING] = Wait.DRAW
                         state[TURN_SEAT] = seat
-                        return PAUSE, record.PLACE_FORCED
+                        return Turn.PAUSE, record.PLACE_FORCED
                     free_draws = 0
                 tile = state[DECK + state[BONEYARD_POS]]
                 state[BONEYARD_POS] += 1
@@ -206,7 +200,7 @@ def _turn(choose, pausing):
                 if n_moves > 0:
                     # A playable drawn tile must be played at once (any end it fits).
                     return choose(state, seat, 1, n_moves, seats), record.PLACE_FORCED
-        return NO_MOVE, record.PLACE_CHOSEN
+        return Turn.PASS, record.PLACE_CHOSEN
 
     return take_turn
 
@@ -216,8 +210,9 @@ def _rounds(take_turn):
 
     @njit(_nrt=False)
     def play_turns(state, seat, forced_lead, seats, log):
-        """Play turns from ``seat`` until the round ends; return its END_* reason, or
-        ``PAUSED`` when the game waits for the caller (``state[WAITING]`` says for what).
+        """Play turns from ``seat`` until the round ends; return how (``End.DOMINO``,
+        ``BLOCKED`` or ``TARGET``), or ``End.PAUSED`` when the game waits for the caller
+        (``state[WAITING]`` says for what).
 
         Also the entry point for look-ahead strategies: they build a state consistent with
         what their player knows, place a candidate, and play the rest of the round from here.
@@ -225,10 +220,10 @@ def _rounds(take_turn):
         players = state[PLAYERS]
         while True:
             move, kind = take_turn(state, seat, forced_lead, 0, seats, log)
-            if move == PAUSE:
-                return PAUSED
+            if move == Turn.PAUSE:
+                return End.PAUSED
             reason = finish_turn(state, seat, move, kind, log.round_row, log.events)
-            if reason >= 0:
+            if reason >= 0:  # the round ended (End.DOMINO, BLOCKED or TARGET), else End.NONE
                 return reason
             seat += 1
             if seat == players:
@@ -237,26 +232,27 @@ def _rounds(take_turn):
     @njit(_nrt=False)
     def resume_turns(state, answer, forced_lead, seats, log):
         """Go on with a round that waits: ``answer`` is the outside seat's move, or for
-        ``WAIT_DRAW`` nothing (the caller put the named tile next in ``DECK``)."""
+        ``Wait.DRAW`` nothing (the caller put the named tile next in ``DECK``)."""
         seat = state[TURN_SEAT]
         waiting = state[WAITING]
-        state[WAITING] = WAIT_NONE
+        state[WAITING] = Wait.NONE
         move = answer
-        kind = record.PLACE_FORCED if waiting == WAIT_FORCED else record.PLACE_CHOSEN
-        if waiting == WAIT_DRAW:
+        kind = record.PLACE_FORCED if waiting == Wait.FORCED else record.PLACE_CHOSEN
+        if waiting == Wait.DRAW:
             move, kind = take_turn(state, seat, forced_lead, 1, seats, log)
-            if move == PAUSE:
-                return PAUSED
+            if move == Turn.PAUSE:
+                return End.PAUSED
         reason = finish_turn(state, seat, move, kind, log.round_row, log.events)
-        if reason >= 0:
+        if reason >= 0:  # the round ended
             return reason
         return play_turns(state, (seat + 1) % state[PLAYERS], forced_lead, seats, log)
 
     @njit(_nrt=False)
     def play_round(state, leader, forced_lead, seats, log):
-        """Play one round from a fresh deal; return its END_* reason.
+        """Play one round from a fresh deal; return how it ended (``End``).
 
-        The round row gets the round's statistics; the game is over when END_TARGET is returned.
+        The round row gets the round's statistics; the game is over when ``End.TARGET`` is
+        returned.
         """
         open_round(state, leader, log.round_row, log.events)
         return play_turns(state, leader, forced_lead, seats, log)
@@ -282,12 +278,12 @@ def _games(play_round, resume_turns, pausing):
         its round (``answer``). Only the batch's build calls it (``pausing``), so the build
         of whole games compiles none of it."""
         waiting = state[WAITING]
-        if waiting == WAIT_NONE or waiting == WAIT_ROOM:
-            state[WAITING] = WAIT_NONE
-            return NEXT_ROUND
-        if waiting == WAIT_DEAL:
+        if waiting == Wait.NONE or waiting == Wait.ROOM:
+            state[WAITING] = Wait.NONE
+            return End.NEXT_ROUND
+        if waiting == Wait.DEAL:
             # The caller wrote the deck into DECK and the leader into NEXT_LEADER.
-            state[WAITING] = WAIT_NONE
+            state[WAITING] = Wait.NONE
             leader = state[NEXT_LEADER]
             deal_hands(state, state[ROUND] + 1, leader)
             return first_turns(state, leader, deal, seats, log, tables, game)
@@ -311,25 +307,25 @@ def _games(play_round, resume_turns, pausing):
         if pausing:
             reason = resume_game(state, answer, deal, seats, log, tables, game)
         else:  # a game that never pauses starts here, and only here
-            state[WAITING] = WAIT_NONE
-            reason = NEXT_ROUND
-        while reason != PAUSED:
-            if reason != NEXT_ROUND and end_round(state, reason, log.round_row, tables.games,
+            state[WAITING] = Wait.NONE
+            reason = End.NEXT_ROUND
+        while reason != End.PAUSED:
+            if reason != End.NEXT_ROUND and end_round(state, reason, log.round_row, tables.games,
                                                   tables.rounds, game):
                 break
             if state[ROUND] >= deal.round_cap:
                 break
             if pausing and state[ROUND] >= tables.rounds.shape[1]:
-                state[WAITING] = WAIT_ROOM
+                state[WAITING] = Wait.ROOM
                 return
             if state[EXTERNAL] != 0:
-                state[WAITING] = WAIT_DEAL
+                state[WAITING] = Wait.DEAL
                 state[TURN_SEAT] = -1
                 return
             leader = deal_round(state, deal.seed, deal.deal_id, state[ROUND] + 1,
                                 deal.forced_lead, state[NEXT_LEADER], deal.rng)
             reason = first_turns(state, leader, deal, seats, log, tables, game)
-        if reason != PAUSED:
+        if reason != End.PAUSED:
             end_game(state, tables.games, game, log.events)
 
     @njit(_nrt=False)

@@ -10,22 +10,13 @@ wherever the rotation put it (with 4 players the partnership of lineup seats ``k
 
 The functions take ints or numpy arrays (element-wise). ``sim.core.observation`` compiles
 :func:`team_of` and :func:`team_count` with numba for the engine and the strategies, so
-this module imports nothing but ``sim.errors`` and belongs to the compiled core: the engine
+this module imports nothing and belongs to the compiled core: the engine
 may import it, and ``sim.kernels.generate`` hashes it into every kernel's name.
 """
 
 from __future__ import annotations
 
-from sim.errors import SniffError
-
 PLAYER_COUNTS = (2, 3, 4)
-
-
-def check_players(players, name: str = "players") -> int:
-    """``players`` as an int, or a one-line ``SniffError`` naming the option ``name``."""
-    if isinstance(players, bool) or players not in PLAYER_COUNTS:
-        raise SniffError(f"{name} must be 2, 3 or 4, got {players}")
-    return int(players)
 
 
 def team_count(players: int) -> int:

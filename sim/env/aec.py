@@ -19,10 +19,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from sim.core.seating import check_players, team_count
+from sim.core.checks import check_players, check_seed
+from sim.core.seating import team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, open_batch
-from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.env.outcome import Rewards, check_rewards, game_rewards, point_rewards
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import N_ACTIONS
 
@@ -43,7 +44,7 @@ class SniffAEC(AECEnv):
     metadata = {"name": "sniff_v0", "render_modes": ["ansi"], "is_parallelizable": False}
     _batch: GameBatch  # the game being played: opened by reset, let go by close
 
-    def __init__(self, players: int = 2, *, rewards: str = "game", round_cap: int = ROUND_CAP,
+    def __init__(self, players: int = 2, *, rewards: Rewards = "game", round_cap: int = ROUND_CAP,
                  render_mode: str | None = None) -> None:
         super().__init__()
         self.players = check_players(players)
@@ -66,7 +67,7 @@ class SniffAEC(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._seed is None:
-            self._seed, self._next_game = (fresh_seed() if seed is None else int(seed)), 0
+            self._seed, self._next_game = (fresh_seed() if seed is None else check_seed(seed)), 0
         self.game_id = self._next_game
         self._next_game += 1
         self._batch, self._decision = open_batch(

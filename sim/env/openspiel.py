@@ -33,8 +33,9 @@ import pyspiel
 
 from sim.core import observation as slots
 from sim.core import record
+from sim.core.checks import check_players
 from sim.core.engine import HAND_SIZE_FOR_PLAYERS
-from sim.core.seating import check_players, team_of
+from sim.core.seating import team_of
 from sim.core.tiles import N_TILES
 from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode_record
 from sim.env.lineups import ROUND_CAP, open_batch
@@ -76,7 +77,7 @@ class SniffGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None) -> None:
         params = dict(params or {})
-        self.players = check_players(int(params.get("players", 2)))
+        self.players = check_players(params.get("players", 2))
         self.round_cap = int(params.get("round_cap", ROUND_CAP))
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS,

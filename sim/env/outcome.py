@@ -14,21 +14,25 @@ one seat each.
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
 from sim.core.seating import team_count, team_of
 from sim.errors import SniffError
 
-__all__ = ["REWARDS", "check_rewards", "game_rewards", "point_rewards"]
+__all__ = ["REWARDS", "Rewards", "check_rewards", "game_rewards", "point_rewards"]
 
-REWARDS = ("game", "points")
+# The reward schemes: the game's result (+1 / -1), or points as they are scored
+Rewards = Literal["game", "points"]
+REWARDS: tuple[Rewards, ...] = get_args(Rewards)
 
 
-def check_rewards(rewards: str) -> str:
+def check_rewards(rewards: object) -> Rewards:
     """The reward scheme's name, or a one-line error naming the choices."""
     if rewards not in REWARDS:
         raise SniffError(f"rewards must be one of {', '.join(REWARDS)}, got {rewards!r}")
-    return rewards
+    return rewards  # narrowed to Rewards by the test above
 
 
 def _seat_teams(players: int) -> np.ndarray:

@@ -22,10 +22,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sim.core.seating import check_players
+from sim.core.checks import check_players, check_seed
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
-from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.env.outcome import Rewards, check_rewards, game_rewards, point_rewards
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import N_ACTIONS
 
@@ -39,7 +39,7 @@ class SniffEnv(gym.Env):
     _batch: GameBatch  # the game being played: opened by reset
 
     def __init__(self, players: int = 2, opponents: str | Sequence[str] = "greedy", *,
-                 rewards: str = "game", round_cap: int = ROUND_CAP,
+                 rewards: Rewards = "game", round_cap: int = ROUND_CAP,
                  render_mode: str | None = None) -> None:
         self.players = check_players(players)
         self.reward_scheme = check_rewards(rewards)
@@ -52,9 +52,10 @@ class SniffEnv(gym.Env):
         self._next_game = 0
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = None if seed is None else check_seed(seed)
         super().reset(seed=seed)
         if seed is not None or self._seed is None:
-            self._seed = int(seed) if seed is not None else fresh_seed(self.np_random)
+            self._seed = seed if seed is not None else fresh_seed(self.np_random)
             self._next_game = 0
         self.game_id = self._next_game
         self._next_game += 1

@@ -25,10 +25,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from sim.core.seating import check_players, team_count
+from sim.core.checks import check_players, check_seed
+from sim.core.seating import team_count
 from sim.env.encoding import ENCODING_SIZE, HIGH, LOW, encode
 from sim.env.lineups import ROUND_CAP, fresh_seed, learner_lineup, open_batch
-from sim.env.outcome import check_rewards, game_rewards, point_rewards
+from sim.env.outcome import Rewards, check_rewards, game_rewards, point_rewards
 from sim.kernels.decisions import N_ACTIONS
 
 __all__ = ["SniffVectorEnv"]
@@ -47,7 +48,7 @@ class SniffVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int, players: int = 2,
-                 opponents: str | Sequence[str] = "greedy", *, rewards: str = "game",
+                 opponents: str | Sequence[str] = "greedy", *, rewards: Rewards = "game",
                  round_cap: int = ROUND_CAP) -> None:
         self.num_envs = int(num_envs)
         self.players = check_players(players)
@@ -62,7 +63,7 @@ class SniffVectorEnv(VectorEnv):
         self._open: list[_Open] = []
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        self._seed = int(seed) if seed is not None else fresh_seed()
+        self._seed = check_seed(seed) if seed is not None else fresh_seed()
         self._next_game = 0
         self._open = []
         self._views = np.zeros((self.num_envs, 0), dtype=np.int64)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sim.core import engine
+from sim.core.checks import check_seed
 from sim.core.layout import POINTS_FOR_COUNT
 from sim.core.rng import seed_word
 from sim.core.seating import team_name
@@ -30,7 +31,6 @@ from sim.errors import SettingError, SniffError
 from sim.hint import kernel as hint_kernel
 from sim.hint.position import Position, format_position
 from sim.hint.search import HEURISTICS, N_VALUES, VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
-from sim.run.plan import check_seed
 from strategies import MAX_PARAMS
 from strategies import get as get_strategy
 from strategies.search.playout import POLICIES
@@ -126,7 +126,7 @@ def analyse(position: Position, budget: int = DEFAULT_BUDGET, policy: str = "gre
     """Play every legal move of ``position`` out ``budget`` times on the same deals."""
     budget = check_budget(budget)
     policy_index = check_policy(policy)
-    check_seed(seed)
+    seed = check_seed(seed)
     kernel = hint_kernel.load(search=True)
     moves_list = position.legal_moves()
     if not moves_list:

@@ -24,8 +24,9 @@ import numpy as np
 
 from sim.core import engine
 from sim.core import observation as view
+from sim.core.checks import check_players
 from sim.core.layout import ARM_NAMES, ARM_VALUE, EMPTY_LAYOUT
-from sim.core.seating import PLAYER_COUNTS, check_players, team_count
+from sim.core.seating import PLAYER_COUNTS, team_count
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, parse_tile, tile_name
 from sim.errors import SettingError, SniffError
 
@@ -135,7 +136,7 @@ class Position:
 
     def check(self) -> Position:
         """Self, or one ``SniffError`` line saying what makes the position impossible."""
-        players = check_players(self.players, "players")
+        players = check_players(self.players)
         if not 0 <= self.seat < players:
             raise SniffError(f"position: seat must be 0..{players - 1}, got {self.seat}")
         if not 0 <= self.leader < players:
@@ -369,7 +370,10 @@ def parse_position(text: str, source: str = "position") -> Position:
     if missing:
         raise SniffError(f"{source} is not a sniff position: missing {', '.join(missing)} "
                          "(docs/hint.md)")
-    players = check_players(_int("players", values["players"]), "position: players")
+    try:
+        players = check_players(_int("players", values["players"]))
+    except SettingError as error:  # a line of the position, not a setting: no flag
+        raise SniffError(f"position: {error}") from None
     if "target" in values and _int("target", values["target"]) <= 0:  # 0 means the default
         raise SniffError(f"position: target must be positive, got {values['target']}")
     hand = tuple(_tile("hand", item) for item in values["hand"].replace(",", " ").split())

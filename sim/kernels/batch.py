@@ -50,9 +50,10 @@ from sim.core.buffers import (
     Tables,
     new_rows,
 )
+from sim.core.checks import check_players, check_seed
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
-from sim.core.seating import check_players, team_count
+from sim.core.seating import team_count
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.chance import ExternalChance
@@ -136,8 +137,8 @@ class GameBatch(ExternalChance):
     ) -> None:
         settings = settings if settings is not None else BatchSettings()
         self.players = check_players(players)
-        self.seats = lineup_positions(players, lineup)
-        self.seed = int(seed)
+        self.seats = lineup_positions(self.players, lineup)
+        self.seed = check_seed(seed)
         self.round_cap = int(settings.round_cap)
         self.external_chance = bool(settings.external_chance)
         first = settings.first_game
@@ -196,7 +197,8 @@ class GameBatch(ExternalChance):
             if spec not in self.specs:
                 self.specs.append(spec)
         self._spec_functions = np.array(
-            [engine.OUTSIDE if s is None else addresses[s.strategy.name] for s in self.specs],
+            [engine.Chooser.OUTSIDE if s is None else addresses[s.strategy.name]
+             for s in self.specs],
             dtype=np.int64)
         self._spec_params = np.zeros((len(self.specs), MAX_PARAMS), dtype=np.float64)
         for index, spec in enumerate(self.specs):
@@ -229,7 +231,7 @@ class GameBatch(ExternalChance):
             games, answers = room, np.full(room.size, -1, dtype=np.int64)
         if bad >= 0:
             self._refuse_bad_choice(bad)
-        self._done = not k and bool(np.all(self._state[:, engine.WAITING] == engine.WAIT_OVER))
+        self._done = not k and bool(np.all(self._state[:, engine.WAITING] == engine.Wait.OVER))
         numbers, observations, moves, masks, streams = rows
         self._decisions = Decisions(
             numbers[GAME_ROW, :k], numbers[SEAT_ROW, :k], numbers[POSITION_ROW, :k],
@@ -281,7 +283,7 @@ class GameBatch(ExternalChance):
         ints and no array searches, the game's trace rows written as it goes."""
         while True:
             self._advance_one(games, answers)
-            if self._state[0, engine.WAITING] != engine.WAIT_ROOM:
+            if self._state[0, engine.WAITING] != engine.Wait.ROOM:
                 break
             self._grow_rounds()
             answers = np.full(1, -1, dtype=np.int64)
@@ -331,16 +333,16 @@ class GameBatch(ExternalChance):
         they wait for (fresh arrays); notes whether every game is over."""
         if self._state.shape[0] == 1:  # one game (an environment's): Python ints, no searches
             kind = int(self._state[0, engine.WAITING])
-            self._done = kind == engine.WAIT_OVER
-            if not engine.WAIT_MOVE <= kind <= engine.WAIT_DEAL:
+            self._done = kind == engine.Wait.OVER
+            if not engine.Wait.MOVE <= kind <= engine.Wait.DEAL:
                 return (np.zeros(0, dtype=np.int64),) * 4
             seat = int(self._state[0, engine.TURN_SEAT])
             position = (seat + int(self.rotations[0])) % self.players if seat >= 0 else -1
             row = np.array([0, seat, position, kind], dtype=np.int64)  # one allocation
             return row[0:1], row[1:2], row[2:3], row[3:4]
         waiting = self._state[:, engine.WAITING]
-        games = np.flatnonzero((waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DEAL))
-        self._done = games.size == 0 and bool(np.all(waiting == engine.WAIT_OVER))
+        games = np.flatnonzero((waiting >= engine.Wait.MOVE) & (waiting <= engine.Wait.DEAL))
+        self._done = games.size == 0 and bool(np.all(waiting == engine.Wait.OVER))
         seats = self._state[games, engine.TURN_SEAT]
         positions = np.where(seats >= 0, (seats + self.rotations[games]) % self.players, -1)
         return games, seats, positions, waiting[games]
@@ -419,7 +421,7 @@ class GameBatch(ExternalChance):
     @property
     def finished(self) -> np.ndarray:
         """(n,) bool: the games that are over."""
-        return self._state[:, engine.WAITING] == engine.WAIT_OVER
+        return self._state[:, engine.WAITING] == engine.Wait.OVER
 
     @property
     def done(self) -> bool:
@@ -461,7 +463,7 @@ class GameBatch(ExternalChance):
     def to_move(self) -> np.ndarray:
         """(n,) the seat each game waits for, -1 when none (over, or waiting for a deal)."""
         waiting = self._state[:, engine.WAITING]
-        asking = (waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DRAW)
+        asking = (waiting >= engine.Wait.MOVE) & (waiting <= engine.Wait.DRAW)
         return np.where(asking, self._state[:, engine.TURN_SEAT], -1)
 
     @property
@@ -478,7 +480,7 @@ class GameBatch(ExternalChance):
         """Game and round tables of the batch, as ``runner.play_batch`` returns them (an
         unfinished game has the rounds it finished so far and a provisional game row)."""
         waiting = self._state[:, engine.WAITING]
-        in_round = (waiting >= engine.WAIT_MOVE) & (waiting <= engine.WAIT_DRAW)
+        in_round = (waiting >= engine.Wait.MOVE) & (waiting <= engine.Wait.DRAW)
         counts = self._state[:, engine.ROUND] - in_round
         counts = np.where(self.finished, self._games[:, engine.GAME_ROUNDS], counts)
         n = counts.shape[0]
@@ -510,8 +512,12 @@ class GameBatch(ExternalChance):
         draw, in draw order). Each hand keeps its size and the tiles stay those of the hands
         and the boneyard now; the layout, the record and the scores stay. For a resampler
         (an IS-MCTS search deals anew what its seat cannot see:
-        examples/openspiel_ismcts.py)."""
+        examples/openspiel_ismcts.py). Only while the game waits for a move or a draw, and the
+        deciding seat's hand stays while it places a tile it just drew."""
         row = self._state[game]
+        if row[engine.WAITING] not in (engine.Wait.MOVE, engine.Wait.FORCED, engine.Wait.DRAW):
+            raise IllegalMove(f"game {game} does not wait for a move or a draw: nothing to "
+                              "deal anew")
         start = engine.DECK + int(row[engine.BONEYARD_POS])
         now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
         masks = [int(mask) for mask in hands]
@@ -520,6 +526,10 @@ class GameBatch(ExternalChance):
                 m.bit_count() for m in now]:
             raise IllegalMove(f"game {game}: a redeal gives each of the {self.players} seats "
                               "as many tiles as it holds")
+        seat = int(row[engine.TURN_SEAT])
+        if row[engine.WAITING] == engine.Wait.FORCED and masks[seat] != now[seat]:
+            raise IllegalMove(f"game {game}: seat {seat} places the tile it drew: its hand "
+                              "stays")
         pool = row[start: engine.DECK + N_TILES].tolist()
         if sorted(_tiles_of(masks) + tiles) != sorted(_tiles_of(now) + pool):
             raise IllegalMove(f"game {game}: a redeal places the tiles of the hands and the "
@@ -534,10 +544,15 @@ class GameBatch(ExternalChance):
         (not its finished rounds, its ids or its rotation), and whether chance comes from
         outside stays this batch's. A referee's tool: a search from a true position, a
         play-out of it by other players (examples/openspiel_ismcts.py). Like
-        :meth:`redeal`, it moves hidden tiles: for a referee only."""
+        :meth:`redeal`, it moves hidden tiles: for a referee only. A position that waits for
+        chance (a deal or a draw) goes on only in a batch whose chance comes from outside."""
         if source.players != self.players:
             raise SniffError(f"a position of {source.players} players cannot go on in a batch "
                              f"of {self.players}")
+        if not self.external_chance and source._state[source_game, engine.WAITING] in (
+                engine.Wait.DRAW, engine.Wait.DEAL):
+            raise IllegalMove(f"game {source_game} waits for chance (a deal or a draw): a "
+                              "batch without external chance cannot go on from it")
         self._state[game] = source._state[source_game]
         self._state[game, engine.EXTERNAL] = int(self.external_chance)
         self._round_rows[game] = source._round_rows[source_game]

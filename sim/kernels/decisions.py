@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import Final
 
 import numpy as np
 
 from sim.core import engine
-from sim.core.seating import check_players
 from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.result import ROUND_CAP
@@ -27,11 +27,12 @@ __all__ = [
 ]
 
 N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
-OUTSIDE = None  # a lineup position decided by the caller
-KIND_MOVE = engine.WAIT_MOVE  # choose among the hand's legal moves
-KIND_FORCED = engine.WAIT_FORCED  # choose where the tile just drawn goes (observation FORCED)
-KIND_DRAW = engine.WAIT_DRAW  # chance: name the next tile drawn (external_chance only)
-KIND_DEAL = engine.WAIT_DEAL  # chance: deal the round (external_chance only)
+OUTSIDE: Final = None  # a lineup position decided by the caller (engine.Chooser.OUTSIDE)
+# The kinds of stop (Decisions.kinds): what the game waits for (engine.Wait), by their names here
+KIND_MOVE = engine.Wait.MOVE  # choose among the hand's legal moves
+KIND_FORCED = engine.Wait.FORCED  # choose where the tile just drawn goes (observation FORCED)
+KIND_DRAW = engine.Wait.DRAW  # chance: name the next tile drawn (external_chance only)
+KIND_DEAL = engine.Wait.DEAL  # chance: deal the round (external_chance only)
 
 
 class IllegalMove(ValueError):
@@ -81,8 +82,8 @@ class BatchSettings:
 
 def lineup_positions(players: int, lineup: Sequence) -> list[StrategySpec | None]:
     """A ``GameBatch``'s lineup: one spec (or OUTSIDE) per lineup position; names are
-    parsed; 2 given for 4 players are the two partnerships."""
-    check_players(players)
+    parsed; 2 given for 4 players are the two partnerships. ``players``: a checked count
+    (``sim.core.checks.check_players``)."""
     seats = [parse_spec(s) if isinstance(s, str) else s for s in getattr(lineup, "seats", lineup)]
     if players == 4 and len(seats) == 2:
         seats = seats * 2

@@ -17,7 +17,7 @@ import numpy as np
 from sim.core import engine
 from sim.core.buffers import Dispatch, Games, Tables
 from sim.core.rng import seed_word
-from sim.core.seating import check_players, side_of_team
+from sim.core.seating import side_of_team
 from sim.errors import SniffError
 from sim.kernels.batch import raised_message
 from sim.kernels.decisions import BatchSettings
@@ -40,7 +40,6 @@ class Lineup:
     seats: tuple[StrategySpec, ...]
 
     def __post_init__(self) -> None:
-        check_players(self.players)
         if len(self.seats) != self.players:
             raise SniffError(f"{self.players} players need {self.players} seat strategies")
 
@@ -74,8 +73,9 @@ def _slot_buffer(count: int, slots: int) -> np.ndarray:
 
 
 def lineup_of(players: int, specs: list[StrategySpec]) -> Lineup:
-    """Seats from the names given: one per seat, or one per partnership with 4 players."""
-    check_players(players)
+    """Seats from the names given: one per seat, or one per partnership with 4 players.
+    ``players``: a checked count (``sim.core.checks.check_players``, where it entered); a
+    count no strategy plays is refused here too, naming the strategy."""
     if players == 4 and len(specs) == 2:
         specs = [specs[0], specs[1], specs[0], specs[1]]
     for spec in specs:
@@ -96,14 +96,15 @@ def compile_lineup(lineup: Lineup, uses: tuple[str, ...] = ("play_batch",)):
 
     Every lineup plays in the one game loop, compiled once (``sim.kernels.shared``); each
     strategy is compiled on its own and called through its address. Returns
-    ``(kernel, spec_functions, spec_params, seat_index)``: the address (``OUTSIDE`` for a
+    ``(kernel, spec_functions, spec_params, seat_index)``: the address (``Chooser.OUTSIDE`` for a
     Python player) and parameter row of each distinct spec, and each seat's spec before
     rotation.
     """
     kernel, addresses = kernel_for([spec.strategy for spec in lineup.seats], uses)
     specs = lineup.specs
     spec_functions = np.array(
-        [engine.OUTSIDE if s.strategy.python else addresses[s.strategy.name] for s in specs],
+        [engine.Chooser.OUTSIDE if s.strategy.python else addresses[s.strategy.name]
+         for s in specs],
         dtype=np.int64)
     spec_params = np.zeros((len(specs), MAX_PARAMS), dtype=np.float64)
     for index, spec in enumerate(specs):

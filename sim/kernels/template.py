@@ -118,17 +118,17 @@ def _waiting_games(states, asked, waiting_games):
     bad = -1
     for game in asked:
         waiting = states[game, engine.WAITING]
-        if waiting >= engine.WAIT_MOVE and waiting <= engine.WAIT_DEAL:
+        if waiting >= engine.Wait.MOVE and waiting <= engine.Wait.DEAL:
             waiting_games[k] = game
             k += 1
-        elif waiting == engine.WAIT_ROOM:
+        elif waiting == engine.Wait.ROOM:
             room += 1
         if bad < 0 and states[game, engine.BAD_CHOICE] != 0:
             bad = game
     room_games = np.empty(room, dtype=np.int64)
     room = 0
     for game in asked:
-        if states[game, engine.WAITING] == engine.WAIT_ROOM:
+        if states[game, engine.WAITING] == engine.Wait.ROOM:
             room_games[room] = game
             room += 1
     # While games wait for room, the batch grows and plays them on first: no rows yet.
@@ -190,7 +190,7 @@ def gather_decisions(states, games, observations, moves, n_moves, masks, streams
 @njit(cache=True)
 def observe(state, seat, observation):
     waiting = state[engine.WAITING]
-    forced = 1 if waiting == engine.WAIT_FORCED and state[engine.TURN_SEAT] == seat else 0
+    forced = 1 if waiting == engine.Wait.FORCED and state[engine.TURN_SEAT] == seat else 0
     engine.fill_observation(state, seat, forced, observation)
 
 

@@ -14,6 +14,7 @@ from typing import IO
 import numpy as np
 
 from sim.core import engine, record
+from sim.core.checks import check_players, check_seed
 from sim.core.layout import ARM_L, ARM_NAMES, EMPTY_LAYOUT, arm_field, decode_ends, open_values_mask
 from sim.core.seating import team_count
 from sim.core.tiles import mask_tiles, tile_name
@@ -102,7 +103,7 @@ class EventDecoder:
                 "event": "round_end",
                 "round": self.round_number,
                 "reason": engine.END_NAMES[reason],
-                "winner_seat": seat if reason == engine.END_DOMINO else None,
+                "winner_seat": seat if reason == engine.End.DOMINO else None,
                 "hand_pips": [int(v) for v in extra[:players]],
                 "penalties": [int(v) for v in extra[4 : 4 + players]],
                 "scores": scores,
@@ -181,8 +182,8 @@ def iter_trace(
 
 def trace_games(players: int, seed: int, strategies: list[str], games: int) -> list[dict]:
     """Events of games 0..games-1 for strategy names given per seat (or per partnership)."""
-    lineup = lineup_of(players, [parse_spec(name) for name in strategies])
-    return list(iter_trace(lineup, seed, games))
+    lineup = lineup_of(check_players(players), [parse_spec(name) for name in strategies])
+    return list(iter_trace(lineup, check_seed(seed), games))
 
 
 def write_trace(events: Iterator[dict], out: IO[str] | Path) -> int:

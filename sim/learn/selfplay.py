@@ -109,9 +109,9 @@ def play_games(seed, game_ids, deal_ids, rotations, players, roles, round_cap, r
             for team in range(engine.MAX_PLAYERS):
                 round_scores[rounds - 1, team] = state[engine.SCORES + team]
             round_domino[rounds - 1] = round_row[engine.ROUND_DOMINO_SEAT]
-            if reason == engine.END_TARGET:
+            if reason == engine.End.TARGET:
                 break
-            leader = round_row[engine.ROUND_DOMINO_SEAT] if reason == engine.END_DOMINO else -1
+            leader = round_row[engine.ROUND_DOMINO_SEAT] if reason == engine.End.DOMINO else -1
         winner = state[engine.WINNER_TEAM]
         if winner < 0:
             winners[game] = -1

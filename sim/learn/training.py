@@ -34,10 +34,11 @@ import sys
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 
-from sim.core.seating import PLAYER_COUNTS
+from sim.core.checks import check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import check_replaceable, own_folder, own_inode, read_regular, write_atomic
 from sim.learn import seat
@@ -45,7 +46,6 @@ from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
 from sim.learn.state import load_state, save_state
 from sim.learn.tasks import GamesJob, play_on_cluster, play_records
-from sim.run.plan import check_seed
 from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
@@ -57,8 +57,12 @@ RECORDS_PER_SEAT = 600
 LABELLED_PER_SEAT = 2000  # every candidate of a labelled decision is a record
 CHUNK = 500  # games per call of the compiled loop (bounds the record buffers)
 LABELLED_CHUNK = 100
-TARGETS = ("value", "outcome", "mix")
-TEACHERS = ("none", "expert")
+# What a decision's value is fitted to: the Monte-Carlo return, the game's outcome, or a mix
+Target = Literal["value", "outcome", "mix"]
+TARGETS: tuple[Target, ...] = get_args(Target)
+# Who labels sampled decisions' candidates: nobody, or expert's value of each
+Teacher = Literal["none", "expert"]
+TEACHERS: tuple[Teacher, ...] = get_args(Teacher)
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,9 @@ class LearnConfig:
     batch: int = 256
     rate: float = 0.001
     window: int = 3
-    target: str = "value"
+    target: Target = "value"
     eval_games: int = 2000
-    teacher: str = "none"
+    teacher: Teacher = "none"
     label_rate: float = 0.3
     teacher_budget: int = 256
     feature_version: int = FEATURE_VERSION
@@ -85,8 +89,7 @@ class LearnConfig:
         ranges = {"iterations": (1, 1000), "games": (2, 10_000_000), "epochs": (1, 100),
                   "batch": (8, 65536), "window": (1, 1000), "eval_games": (0, 1_000_000),
                   "teacher_budget": (1, 4096)}
-        if isinstance(self.players, bool) or self.players not in PLAYER_COUNTS:
-            raise SettingError(f"{{players}} must be 2, 3 or 4, got {self.players}")
+        check_players(self.players)
         for name, (low, high) in ranges.items():
             value = getattr(self, name)
             if not low <= value <= high:

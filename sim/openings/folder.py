@@ -15,6 +15,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Literal, get_args
 
 import pandas as pd
 
@@ -45,7 +46,9 @@ PAIRS = "tile-pairs.csv"
 GAMES_DIR = "games"
 GAMES_FILE = "games.parquet"  # the games table of a folder written before the parts
 HEATMAP = "heatmap.png"  # recorded (size, sha256) by folders written since #51
-CHECKS = ("size", "hash")
+# How table_files checks each file against its record: its size, or its size and sha256
+Check = Literal["size", "hash"]
+CHECKS: tuple[Check, ...] = get_args(Check)
 OUTPUT_FILES = (TABLE, GAMES_FILE, HEATMAP, "ranking.md", SUMMARY, PAIRS)  # and games/
 STUDY = "study.json"  # a study under way: what decides it (sim.openings.parts)
 LEDGER = "parts.jsonl"  # and its finished parts, one line each
@@ -310,7 +313,7 @@ def game_part_keys(files: dict[str, dict]) -> list[str]:
     return sorted(name for name in files if name.startswith(prefix))
 
 
-def table_files(folder: Path | str, check: str = "hash") -> dict[str, list[Path]]:
+def table_files(folder: Path | str, check: Check = "hash") -> dict[str, list[Path]]:
     """The tables of an openings folder by name, each as the files that hold it, checked.
 
     For readers that go to the files themselves (``sniff query``'s DuckDB views, reports):

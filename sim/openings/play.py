@@ -36,13 +36,14 @@ import numpy as np
 import pandas as pd
 
 from sim.core import engine
+from sim.core.checks import check_players, check_seed
 from sim.core.rng import seed_word
-from sim.core.seating import check_players, team_count, team_of
+from sim.core.seating import team_count, team_of
 from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.errors import SettingError, SniffError
 from sim.kernels.generate import engine_kernel
 from sim.kernels.runner import ROUND_CAP, Lineup, play_batch
-from sim.run.plan import check_player_count, check_seed, check_strategies
+from sim.run.plan import check_strategies
 
 FORMAT = "sniff-openings/1"
 SLOTS_PER_DEAL = N_TILES + 1  # 28 forced games, then the unforced one
@@ -98,10 +99,10 @@ class OpeningsConfig:
 
 def leader_lineup(players: int, strategies: str | Sequence[str]) -> Lineup:
     """Seats counted from the leader: ``S`` (everyone), ``S,T`` (the leader's side plays S,
-    everyone else T) or one name per seat (the leader first, then clockwise)."""
+    everyone else T) or one name per seat (the leader first, then clockwise); ``players``: a
+    checked count (``make_config``)."""
     from strategies import parse_lineup_text, parse_spec
 
-    check_players(players)
     specs = (
         parse_lineup_text(strategies)
         if isinstance(strategies, str)
@@ -131,11 +132,11 @@ def make_config(
     round_cap: int = ROUND_CAP,
 ) -> OpeningsConfig:
     """Check the options (one-line ``SniffError`` for each bad one) and build the config."""
-    players = check_player_count(players)
+    players = check_players(players)
     lineup = leader_lineup(players, check_strategies(strategies))
     if isinstance(deals, bool) or not isinstance(deals, int | np.integer) or deals <= 0:
         raise SettingError(f"{{deals}} must be a positive integer, got {deals!r}")
-    check_seed(seed)
+    seed = check_seed(seed)
     if isinstance(round_cap, bool) or not isinstance(round_cap, int) or round_cap < 1:
         raise SniffError(f"round cap must be a positive integer, got {round_cap}")
     if deals * SLOTS_PER_DEAL >= 2**63:
@@ -326,7 +327,7 @@ def _play_chunk(config: OpeningsConfig, deals: np.ndarray) -> pd.DataFrame:
         "others_penalty": others_penalty.astype(np.int16),
         "differential": (side_points - side_penalty)
         - (others_points - others_penalty) / (teams - 1),
-        "side_out": (reason == engine.END_DOMINO)
+        "side_out": (reason == engine.End.DOMINO)
         & (team_table[np.maximum(domino, 0)] == side),
         "winner_team": winner.astype(np.int8),
         "side_won": winner == side,

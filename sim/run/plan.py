@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from sim.checks.shape import MAX_CHUNK_SIZE, MAX_GAMES, MAX_SEED
-from sim.core.seating import check_players
+from sim.checks.shape import MAX_CHUNK_SIZE, MAX_GAMES
+from sim.core.checks import check_players, check_seed
 from sim.errors import SettingError, SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
 
@@ -42,22 +42,6 @@ DEFAULTS = {
     "precision": None,
     "rounds": True,
 }
-def check_seed(seed, name: str = "seed") -> int:
-    """The one check of a run seed, for every command, function and request that takes one:
-    an integer 0..2**63-1 (what the random streams are keyed by; never wrapped around, so
-    ``2**64`` is not seed 0), as an ``int``; else a ``SettingError`` naming ``name``."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
-            0 <= seed <= MAX_SEED):
-        raise SettingError(f"{{{name}}} must be an integer from 0 to 2**63-1, got {seed}")
-    return int(seed)
-
-
-def check_player_count(players) -> int:
-    """A library caller's player count: an integer 2, 3 or 4 as an ``int``, else a
-    ``SettingError`` naming it (``2.0`` or ``"2"`` failed deep inside the lineup code)."""
-    if isinstance(players, bool) or not isinstance(players, int | np.integer):
-        raise SettingError(f"{{players}} must be 2, 3 or 4, got {players!r}")
-    return check_players(int(players))
 
 
 def check_strategies(strategies):
@@ -121,7 +105,7 @@ class Plan:
         from sim.kernels.runner import ROUND_CAP, lineup_of
         from strategies import parse_lineup_text, parse_spec
 
-        players = check_player_count(players)
+        players = check_players(players)
         strategies = check_strategies(strategies)
         for name, flag in (("duplicate", duplicate), ("rounds", rounds)):
             if not isinstance(flag, bool | np.bool_) and flag not in (0, 1):
@@ -133,7 +117,7 @@ class Plan:
             if value > most:
                 name = "max_games" if name == "games" and precision is not None else name
                 raise SettingError(f"{{{name}}} must be at most {most:,}, got {value:,}")
-        check_seed(seed)
+        seed = check_seed(seed)
         if isinstance(strategies, str):
             specs = parse_lineup_text(strategies)
         else:

@@ -11,6 +11,7 @@ from pathlib import Path
 from sim.errors import SettingError, SniffError
 from sim.run.chunks import utc_now
 from sim.run.plan import Plan
+from sim.run.settings import Mode
 
 
 @dataclass
@@ -46,7 +47,7 @@ def new_manifest(plan: Plan, run_id: str, kernel: str, session: Session) -> dict
     }
 
 
-def prepare_folder(folder: Path, mode: str, manifest: dict, notice, alert) -> set[int]:
+def prepare_folder(folder: Path, mode: Mode, manifest: dict, notice, alert) -> set[int]:
     """Make the folder ready and write the manifest; return the chunks already finished
     (on a resume, every part hashed against the ledger: ``sim.checks.integrity.resume_chunks``)."""
     from sim.checks.integrity import resume_chunks

@@ -15,17 +15,19 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from sim.errors import SettingError
 
 if TYPE_CHECKING:  # Dask's module is imported only for a --scheduler
     from sim.cluster.dask import DaskCluster
 
-__all__ = ["MODES", "RunControl", "check_threads", "mode_of", "numba_threads", "quiet_notice",
-           "stderr_notice"]
+__all__ = ["MODES", "Mode", "RunControl", "check_threads", "mode_of", "numba_threads",
+           "quiet_notice", "stderr_notice"]
 
-MODES = ("new", "overwrite", "resume")
+# A run folder's mode: a new run, a run that replaces the one there, or the one there resumed
+Mode = Literal["new", "overwrite", "resume"]
+MODES: tuple[Mode, ...] = get_args(Mode)
 
 
 def stderr_notice(message: str) -> None:
@@ -42,7 +44,7 @@ def quiet_notice(message: str) -> None:
     """A notice that says nothing (``--quiet``)."""
 
 
-def mode_of(resume: bool, overwrite: bool) -> str:
+def mode_of(resume: bool, overwrite: bool) -> Mode:
     """The folder mode of the two switches a caller has: ``resume`` and ``overwrite``."""
     if resume and overwrite:
         raise SettingError("{resume} and {overwrite} exclude each other")
@@ -66,7 +68,7 @@ class RunControl:
     disk space.
     """
 
-    mode: str = "new"
+    mode: Mode = "new"
     threads: int | None = None
     progress: bool = False
     command: str = ""

@@ -18,7 +18,7 @@ from sim.run.chunks import LocalChunks
 from sim.run.plan import Plan, resolve_plan
 from sim.run.precision import cap_options
 from sim.run.sequential import SequentialStop
-from sim.run.settings import RunControl, mode_of, numba_threads
+from sim.run.settings import Mode, RunControl, mode_of, numba_threads
 from sim.run.state import RunState
 from sim.store.lock import LOCK_NAME, RunLock
 
@@ -38,7 +38,7 @@ def _check_folder_path(folder: Path, run_id: str | None = None) -> None:
     check_writable_folder(folder, run_id)  # run_id: a tournament's pairing is let in
 
 
-def check_target(plan: Plan, folder: Path | None, mode: str) -> dict | None:
+def check_target(plan: Plan, folder: Path | None, mode: Mode) -> dict | None:
     """Refuse a target the run may not use; return the manifest of a run to resume."""
     from sim.store import io
 

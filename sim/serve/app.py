@@ -43,10 +43,10 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.core import engine
-from sim.core.seating import PLAYER_COUNTS, check_players
+from sim.core.checks import check_players, check_seed
+from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SniffError
 from sim.hint.estimate import MIN_BUDGET
-from sim.run.plan import check_seed
 from sim.serve.game import StaleMove, WebGame
 from sim.serve.guard import Guard, GuardMiddleware, allowed_hosts
 from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sim.core.checks import check_players
 from sim.core.layout import ARM_NAMES, ARM_VALUE, decode_ends
-from sim.core.seating import check_players
 from sim.core.tiles import N_TILES, parse_tile, tile_name
 from sim.errors import SniffError
 from sim.hint.position import OPENING, Position, format_position, parse_position

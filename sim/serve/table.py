@@ -176,14 +176,14 @@ class BatchTable:
             return
         row = self.batch.round_row(GAME)
         reason = int(row[engine.ROUND_END_REASON])
-        if reason == engine.END_TARGET:
+        if reason == engine.End.TARGET:
             return
         self.scores = [int(s) for s in self.batch.scores[GAME]]
         domino = int(row[engine.ROUND_DOMINO_SEAT])
-        self.next_leader = domino if reason == engine.END_DOMINO else -1
+        self.next_leader = domino if reason == engine.End.DOMINO else -1
         self.events.append({
             "event": "round_end", "round": self.round, "reason": engine.END_NAMES[reason],
-            "winner_seat": domino if reason == engine.END_DOMINO else None,
+            "winner_seat": domino if reason == engine.End.DOMINO else None,
             "hand_pips": [int(row[engine.ROUND_HAND_PIPS + s]) for s in range(self.players)],
             "penalties": [int(row[engine.ROUND_PENALTY + s]) for s in range(self.players)],
             "scores": list(self.scores)})

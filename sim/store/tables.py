@@ -127,5 +127,5 @@ def rounds_table(result, players: int, run_id: str) -> pa.Table:
     columns["draws"] = _int(r[engine.ROUND_DRAWS], pa.int16(), "draws")
     columns["placements"] = _int(r[engine.ROUND_PLACEMENTS], pa.int16(), "placements")
     columns["passes"] = _int(r[engine.ROUND_PASSES], pa.int16(), "passes")
-    columns["game_ended"] = arrow.bools(r[engine.ROUND_END_REASON] == engine.END_TARGET)
+    columns["game_ended"] = arrow.bools(r[engine.ROUND_END_REASON] == engine.End.TARGET)
     return required_table(columns)

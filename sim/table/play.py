@@ -26,6 +26,7 @@ import numpy as np
 
 from sim.core import engine
 from sim.core import observation as view
+from sim.core.checks import check_players, check_seed
 from sim.core.layout import (
     ARM_DOUBLE,
     ARM_NAMES,
@@ -39,7 +40,7 @@ from sim.core.layout import (
     decode_ends,
     move_points,
 )
-from sim.core.seating import check_players, team_count, team_name, team_of
+from sim.core.seating import team_count, team_name, team_of
 from sim.core.tiles import tile_name
 from sim.errors import SettingError, SniffError
 from sim.files import write_atomic
@@ -70,8 +71,8 @@ class PlayQuit(PlayAborted):
 
 def person_lineup(players: int, seat: int, opponents: list[StrategySpec]) -> Lineup:
     """The person at ``seat``; ``opponents`` fill the other seats in seat order (one spec
-    fills them all). With 4 players the other seats include the person's partner."""
-    check_players(players)
+    fills them all). With 4 players the other seats include the person's partner.
+    ``players``: a checked count (``sim.core.checks.check_players``)."""
     if not 0 <= seat < players:
         raise SettingError(f"{{seat}} must be 0..{players - 1} with {players} players, got {seat}")
     others = [s for s in range(players) if s != seat]
@@ -479,9 +480,8 @@ def play_game(
     Raises :class:`PlayAborted` when the input ends or the person quits (nothing is saved:
     a trace without its ``game_end`` is not a game).
     """
-    lineup = person_lineup(players, seat, opponents)
-    if seed is None:
-        seed = new_seed()
+    lineup = person_lineup(check_players(players), seat, opponents)
+    seed = new_seed() if seed is None else check_seed(seed)
     if trace_path is None:
         trace_path = default_trace_path(seed)
         trace_path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,14 +11,13 @@ import signal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 
-from sim.checks.shape import MAX_SEED
 from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
-from sim.core.seating import check_players
+from sim.core.checks import MAX_SEED, check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
 
 if TYPE_CHECKING:  # the registry is imported where a spec is parsed
@@ -44,7 +43,8 @@ DECIDING = ("strategy", "against", "players", "games", "seed", "params", "games_
 ADDED_WITH_ACCEPT = ("accept", "h0", "h1", "alpha", "beta")
 # How the tuned values are accepted against the defaults: a match of --validate-games
 # (fixed), or sniff compare's sequential test capped at --validate-games (sprt).
-ACCEPT = ("fixed", "sprt")
+Accept = Literal["fixed", "sprt"]
+ACCEPT: tuple[Accept, ...] = get_args(Accept)
 
 
 def import_cma():
@@ -77,7 +77,7 @@ class TuneConfig:
     sigma: float  # initial step, in units of each parameter's scale
     validate_games: int  # games of each validation match (with sprt: the test's cap)
     # The defaults keep a manifest written before --accept existed readable as "fixed".
-    accept: str = "fixed"
+    accept: Accept = "fixed"
     h0: float = H0  # the sequential test's settings (sim.compare's defaults), sprt only
     h1: float = H1
     alpha: float = ALPHA
@@ -100,7 +100,7 @@ class TuneConfig:
                              f"{', '.join(DECIDING[2:])}")
         given = {**SETTING_DEFAULTS,
                  **{key: value for key, value in settings.items() if value is not None}}
-        check_players(given["players"])
+        given["players"] = check_players(given["players"])
         start = parse_spec(strategy)
         field_specs = (parse_lineup_text(against) if isinstance(against, str)
                        else [parse_spec(item) for item in against])
@@ -205,14 +205,11 @@ def _tuned_params(strategy, params: Sequence[str] | None) -> list[str]:
 
 def _check_counts(given: dict) -> None:
     """The seed, the budgets and the step size: in range, one line each."""
-    from sim.run.plan import check_seed
-
-    for name, low in (("seed", 0), ("games", 1), ("games_per_trial", 1),
-                      ("validate_games", 0)):
+    given["seed"] = check_seed(given["seed"])
+    for name, low in (("games", 1), ("games_per_trial", 1), ("validate_games", 0)):
         value = given[name]
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise SettingError(f"{{{name}}} must be an integer of at least {low}, got {value}")
-    check_seed(given["seed"])
     if given["games"] > MAX_GAMES:
         raise SettingError(f"{{games}} must be at most {MAX_GAMES:,}, got {given['games']:,}")
     sigma = given["sigma"]

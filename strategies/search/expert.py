@@ -90,11 +90,13 @@ from strategies.search.playout import (
     play_round_until,
     playout_buffers,
 )
-from strategies.value.round_value import outcome
+from strategies.value.round_value import Value, outcome
 from strategies.value.score_table import N_FEATURES
 
-VALUES = ("win", "points", "learned")
-VALUE_LEARNED = VALUES.index("learned")
+VALUES = tuple(kind.name.lower() for kind in Value)  # "win", "points", "learned"
+# Value.WIN as a plain int, for the call that passes it as an argument: numba compiles that
+# call for the constant (as sim.core.engine.END_DOMINO says), not for any Value.
+VALUE_WIN = int(Value.WIN)
 GUIDES = ("heuristic", "learned")
 # "auto": blocker for the first plies with 2 and 3 players, for the first 2 with 4 (where 4
 # cost a quarter more time for no clear gain): what the measurements in docs/expert.md
@@ -148,7 +150,7 @@ def play_candidate_until(
         value = model_value(seats.observation, seats.moves[0], team, x, scratch)
         seats.moves[0] = engine.NO_MOVE
         return value
-    return outcome(state, deal, team, 0, features)
+    return outcome(state, deal, team, VALUE_WIN, features)
 
 
 @njit
@@ -282,8 +284,8 @@ def search(observation, moves, n_moves, params, rng, halving, totals, alive) -> 
     # value=learned (2 sides only: 2 or 4 players) stops each play-out after ``plies``
     # placements past the candidate (at least 1) and values it with the network.
     placements = 0
-    if value_kind == VALUE_LEARNED:
-        value_kind = 0  # type: ignore[assignment]  # numba: int64 scalars
+    if value_kind == Value.LEARNED:
+        value_kind = Value.WIN  # type: ignore[assignment]  # numba: int64 scalars
         if players != 3:
             placements = max(1, plies)  # type: ignore[assignment]  # numba: int64 scalars
     x = np.zeros(MAX_INPUTS, dtype=np.float64)

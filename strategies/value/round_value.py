@@ -5,13 +5,14 @@ end is worth to the deciding side is its probability of winning the game from th
 score state with the next leader, from the logistic model fitted to simulated games
 (``strategies.value.score_table``, made by ``scripts/score_table.py``), or 1 / 0 when a side
 reached the target inside the round.
-``value_kind`` 1 values it in points instead (own side's points minus the others', plus or
+``Value.POINTS`` values it in points instead (own side's points minus the others', plus or
 minus ``POINTS_WIN_BONUS`` for a won game), as ``rollout`` does.
 """
 
 from __future__ import annotations
 
 import math
+from enum import IntEnum, unique
 
 from numba import njit
 
@@ -20,6 +21,16 @@ from sim.core import observation as view
 from strategies.value.score_table import COEFFICIENTS, N_FEATURES
 
 POINTS_WIN_BONUS = 50.0
+
+
+@unique
+class Value(IntEnum):
+    """What a play-out's end is worth to a side: the kinds of ``expert``'s ``value``
+    parameter, whose choices are these names in lower case (``expert:value=points``)."""
+
+    WIN = 0  # the chance to win the game from the new scores and leader
+    POINTS = 1  # the side's points minus the others', POINTS_WIN_BONUS more for a won game
+    LEARNED = 2  # learned's network, a few placements into the play-out (expert only)
 
 
 @njit(inline="always")
@@ -101,10 +112,11 @@ def win_probability(state, team: int, lead: float, features) -> float:
 
 @njit
 def outcome(state, start, team: int, value_kind: int, features) -> float:
-    """The value of a finished play-out for ``team`` (``start``: the state before it)."""
+    """The value of a finished play-out for ``team`` (``start``: the state before it), as
+    ``value_kind`` (``Value.WIN`` or ``Value.POINTS``) values it."""
     players = state[engine.PLAYERS]
     winner = state[engine.WINNER_TEAM]
-    if value_kind == 1:
+    if value_kind == Value.POINTS:
         teams = view.team_count(players)
         others = 0.0
         for other in range(teams):
