@@ -230,8 +230,10 @@ def test_the_background_compile_writes_no_marker_through_a_link(cache, tmp_path,
 
 def test_a_forged_copy_of_a_model_or_its_module_is_replaced(cache, tmp_path):
     """The copy of a ``learned:model=PATH`` file in the cache was trusted by name (another
-    model's bytes there played other games), and a CR in the generated module's first line
-    (the comment naming the path, not compared) made Python run what followed it."""
+    model's bytes there played other games). And the generated module is read as bytes
+    now, without the newline translation that used to turn a CR into a line of its own: a
+    CR in its first line (the comment naming the path, not compared), where Python ends a
+    line, must not let what follows it run."""
     from strategies.learned.model_files import model_strategy
 
     models = Path(__file__).resolve().parents[1] / "strategies" / "learned" / "models"
