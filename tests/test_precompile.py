@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -69,7 +70,16 @@ def test_it_compiles_every_builtin_and_every_entry_point_then_leaves_its_marker(
     # In the suite's own cache: what it compiles here, the other tests load.
     monkeypatch.setattr(kernels, "notice", None)
     shared.done_marker().unlink(missing_ok=True)
-    assert precompile.compile_once() == 0
+    # Another test's process may be running the same compile in this cache (a benchmark of
+    # tests/test_scripts.py): compile_once then returns at once, leaving it to that one, so
+    # wait for its lock to go and ask again.
+    deadline = time.monotonic() + 600
+    while True:
+        while shared.lock_held(kernels.cache_dir()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert precompile.compile_once() == 0
+        if shared.done_marker().exists() or time.monotonic() > deadline:
+            break
     assert shared.done_marker().exists()
     for strategy in shared.builtin_strategies():
         assert kernels.is_compiled(kernels.chooser_path(strategy), ("chooser",)), strategy.name

@@ -3,7 +3,8 @@
 Why one call: a decision's search takes a few milliseconds, and a Python call per decision
 would leave the second core idle. So the decisions of a part are stacked into arrays (their
 observations, legal moves and seeds) and the hint search (``sim.hint.search.search_moves``,
-every legal move on the same deals) runs on each of them inside one ``prange`` loop, one
+every legal move on the same deals, called through expert's compiled-alone search, so this
+module compiles no play-out loop) runs on each of them inside one ``prange`` loop, one
 decision per iteration; each iteration keeps the per-deal win values of every move. A
 decision whose every hand is known is solved exactly instead (``sim.analyze.endgame``).
 
@@ -59,7 +60,7 @@ def round_end_value(state, start, team):
     features = np.zeros(N_FEATURES, dtype=np.float64)
     return outcome(state, start, team, 0, features)
 '''
-COMPILE_SECONDS = 90
+COMPILE_SECONDS = 30
 _module: ModuleType | None = None
 _path: Path | None = None
 
@@ -71,20 +72,40 @@ def module_name() -> str:
 
 
 def load(search: bool = True) -> ModuleType:
-    """The generated module, written and imported once per process; with ``search`` the
-    play-out policies are loaded too and a first compile is announced."""
+    """The generated module, written and imported once per process; with ``search`` expert's
+    compiled-alone search, which holds the paired search its ``value_batch`` calls by
+    address (``sim.kernels.generate.load_search``, announced there), is loaded too, and the
+    module's own first compile (its parallel loop and the exact solver) is announced."""
     global _module, _path
     if _module is None:
         _path = kernels.write_generated(module_name(), TEMPLATE)
         _module = kernels.import_generated(_path)
-        if search and not kernels.is_compiled(_path, ("value_batch",)) \
-                and kernels.notice is not None:
-            kernels.notice(f"compiling the analysis's batched search (first use after an "
-                           f"install or an edit of the engine or a strategy, about "
-                           f"{COMPILE_SECONDS} s; later runs load it from the cache)")
     if search:
-        kernels.load_policies()
+        kernels.load_search()
+        if not _compiled:
+            assert _path is not None  # written with _module
+            with kernels.compiling_alone(_path, ("value_batch",)):
+                if not kernels.is_compiled(_path, ("value_batch",)) \
+                        and kernels.notice is not None:
+                    kernels.notice(f"compiling the analysis's batched search (first use "
+                                   f"after an install or an edit of the engine or a "
+                                   f"strategy, about {COMPILE_SECONDS} s; later runs load it "
+                                   f"from the cache)")
+                _compile_now(_module)
+            _compiled.append(True)
     return _module
+
+
+def _compile_now(module: ModuleType) -> None:
+    """``value_batch`` compiled (or loaded from the cache) on an empty batch, inside the
+    machine-wide lock of the caller, so that two processes never compile it at once."""
+    empty = np.zeros((0, 1), dtype=np.int64)
+    module.value_batch(empty, empty, np.zeros(0, dtype=np.int64), 1, 0,
+                       np.zeros(0, dtype=np.uint64), True, np.zeros((0, 1, 1)), np.zeros(0),
+                       np.zeros(0, dtype=np.bool_))
+
+
+_compiled: list[bool] = []  # value_batch compiled or loaded in this process
 
 
 def value_batch(observations: np.ndarray, moves: np.ndarray, n_moves: np.ndarray,

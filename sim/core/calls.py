@@ -31,8 +31,9 @@ from llvmlite import binding, ir
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "RAISED", "SEARCH_CHOICE", "SEARCH_SIGNATURE",
-           "SEARCH_SLOT", "SEARCH_VALUES", "SLOTS", "call_choose", "call_search", "slot"]
+__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "RAISED", "SEARCH_CHOICE", "SEARCH_PAIRED",
+           "SEARCH_SIGNATURE", "SEARCH_SLOT", "SEARCH_VALUES", "SLOTS", "call_choose",
+           "call_search", "slot"]
 
 # The wrapper's C signature: observation (pointer, length), moves (pointer, length), n_moves,
 # params (pointer, length), rng (pointer, length) -> the chosen index.
@@ -48,8 +49,10 @@ SEARCH_SIGNATURE = types.int64(
     types.int64, types.int64, types.CPointer(types.float64), types.int64,
     types.CPointer(types.uint64), types.int64, types.CPointer(types.float64), types.int64,
 )
-# What a search does, by its mode: the move to play, or every move's value into ``values``.
-SEARCH_CHOICE, SEARCH_VALUES = 0, 1
+# What a search does, by its mode: the move to play, every move's value into ``values``, or
+# every move on the same deals (``strategies.search.paired.paired_values``: the search of
+# ``sniff hint`` and ``sniff analyze``).
+SEARCH_CHOICE, SEARCH_VALUES, SEARCH_PAIRED = 0, 1, 2
 # What a wrapper returns when its strategy raised: never a move index.
 RAISED = -(1 << 62)
 

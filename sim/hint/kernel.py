@@ -1,8 +1,9 @@
 """The compiled functions of ``sniff hint``, as one generated module cached like the kernels.
 
-Why a generated module: the search (``sim.hint.search``) compiles the engine's turn loop,
-the exact deal sampler and six heuristics, which takes tens of seconds; a person asking for
-a hint at the table should pay that once, not on every run. numba's ``cache=True`` keys a
+Why a generated module: the hint's functions compile the heuristics a hint shows and call
+the paired search (compiled once, inside expert's compiled-alone search, a minute or more
+on a fresh machine) through its address; a person asking for a hint at the table should
+pay that once, not on every run. numba's ``cache=True`` keys a
 function's cache by its own file only, and would keep a stale compiled callee after an edit
 of the engine or a strategy. So, as ``sim.kernels.generate`` does for the batch kernels, a small
 module of ``cache=True`` wrappers is written under ``SNIFF_CACHE_DIR`` with a name that
@@ -55,7 +56,6 @@ def count(layout):
 def open_values(layout):
     return hint_search.open_values(layout)
 '''
-COMPILE_SECONDS = 60
 _module: ModuleType | None = None
 
 
@@ -65,27 +65,19 @@ def module_name() -> str:
 
 def load(search: bool = False) -> ModuleType:
     """The generated module (written and imported once per process). ``search``: the caller
-    is about to search, which compiles (lazily, at its first call) when numba's cache lacks
-    it, so that is announced then; the layout functions a position reads (``--print-position``)
-    compile in a moment, unsaid."""
-    global _module, _path, _announced
+    is about to search, so expert's compiled-alone search, which holds the paired search
+    (``sim.kernels.generate.load_search``), and its play-out policies are loaded first; their
+    first compile is announced there. The layout functions a position reads
+    (``--print-position``) compile in a moment, unsaid."""
+    global _module, _path
     if _module is None:
         _path = kernels.write_generated(module_name(), TEMPLATE)
         _module = kernels.import_generated(_path)
     if search:
-        kernels.load_policies()  # the search's play-outs call them (loaded once)
-    if search and not _announced:
-        _announced = True
-        path = _path
-        assert path is not None  # written with _module
-        if not kernels.is_compiled(path, ("search",)):
+        path = kernels.searcher_path()
+        if not kernels.is_compiled(path, ("searcher",)):
             _wait_for_background(path)
-        if not kernels.is_compiled(path, ("search",)) and kernels.notice is not None:
-            kernels.notice(
-                f"compiling the engine's hint search (first use after an install or an edit "
-                f"of the engine or a strategy, about {COMPILE_SECONDS} s; later runs load it "
-                "from the cache)"
-            )
+        kernels.load_search()
     return _module
 
 
@@ -96,7 +88,7 @@ def _wait_for_background(path: Path, limit_s: float = 300.0) -> None:
 
     said = False
     deadline = time.monotonic() + limit_s
-    while (held_by_another(path.parent) and not kernels.is_compiled(path, ("search",))
+    while (held_by_another(path.parent) and not kernels.is_compiled(path, ("searcher",))
            and time.monotonic() < deadline):
         if not said and kernels.notice is not None:
             kernels.notice("waiting for the background compile of the hint search")
@@ -105,4 +97,3 @@ def _wait_for_background(path: Path, limit_s: float = 300.0) -> None:
 
 
 _path: Path | None = None
-_announced = False  # the search's compile was considered (announced if due) in this process

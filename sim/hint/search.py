@@ -5,14 +5,11 @@ generates (whose file name carries a hash of this file, the engine's and the str
 for the reason ``sim.kernels.generate`` gives: numba's cache of a function does not notice edits to
 the functions it calls in other files.
 
-Nothing here is new game logic. The deals come from ``strategies.search.determinize``
-(every deal consistent with the public view exactly equally likely), a candidate is placed
-and the round played out by ``strategies.search.expert.play_candidate`` (the engine's own
-turn loop with a heuristic policy in every seat) and valued by
-``strategies.value.round_value.outcome``, exactly as the ``expert`` strategy does; only the
-budget is spent differently: every move gets every deal (no successive halving), so each
-move's estimate has the same number of play-outs on the same deals and the differences
-between moves are paired (common random numbers).
+The search itself (``strategies.search.paired``: every move on the same deals, paired
+differences) is compiled once, inside expert's compiled-alone search, and
+:func:`search_moves` calls it through that address (``sim.core.calls.SEARCH_SLOT``, filled by
+``sim.kernels.generate.load_search``): the hint's and the analysis's modules then compile no
+play-out loop of their own.
 """
 
 from __future__ import annotations
@@ -20,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core import engine
-from sim.core import observation as view
+from sim.core.calls import RAISED, SEARCH_PAIRED, SEARCH_SLOT, call_search, slot
 from sim.core.layout import count_ends, legal_moves, open_values_mask, place_tile, tile_moves
 from sim.core.rng import stream_key
 from strategies.heuristics.blocker import choose_blocker
@@ -31,17 +27,18 @@ from strategies.heuristics.heavy import choose_heavy
 from strategies.heuristics.partner import choose_partner
 from strategies.heuristics.weighted import choose_weighted
 from strategies.learned.player import choose_learned
-from strategies.search.determinize import deal_count, prepare, sample_deal
-from strategies.search.expert import play_candidate
-from strategies.search.playout import give_streams, playout_buffers
-from strategies.value.score_table import N_FEATURES
+from strategies.search.paired import (
+    N_VALUES,
+    SALT_HINT,
+    VALUE_MARGIN,
+    VALUE_POINTS,
+    VALUE_WIN,
+)
 
-SALT_HINT = np.uint64(0x3C6EF372FE94F82B)
-# Per play-out values written by search_moves, in this order.
-VALUE_WIN = 0  # P(the mover's side wins the game), as round_value.outcome values the round's end
-VALUE_POINTS = 1  # change of the mover's side's score to the round's end (placements - penalties)
-VALUE_MARGIN = 2  # that change minus the average change of the other sides
-N_VALUES = 3
+__all__ = ["HEURISTICS", "N_VALUES", "VALUE_MARGIN", "VALUE_POINTS", "VALUE_WIN",
+           "choose_heuristic", "count", "heuristic_choices", "moves_of", "open_values",
+           "place", "search_moves"]
+
 # The one-ply heuristics whose choice a hint shows, in this order: a heuristic's place is
 # its row of ``heuristic_choices``' parameters and choices and the number of its stream.
 HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "learned")
@@ -50,39 +47,24 @@ GREEDY, HEAVY, DEFENSIVE, BLOCKER, PARTNER, WEIGHTED, LEARNED = range(len(HEURIS
 
 @njit
 def search_moves(observation, moves, n_moves, budget, policy, seed, values) -> float:
-    """Play every move out on the same ``budget`` deals; fill ``values[move, deal, kind]``.
-
-    Returns the number of consistent deals of the hidden hands (0: none, nothing played).
-    Deal ``d`` and the play-out streams it carries are keyed by ``(seed, d)`` alone, so a
-    larger budget keeps the first deals and adds more.
-    """
-    plan, counts = prepare(observation)
-    total = deal_count(plan, counts)
-    if total <= 0.0:
-        return total
-    seat = observation[view.SEAT]
-    players = observation[view.PLAYERS]
-    team = view.team_of(seat, players)
-    teams = view.team_count(players)
-    deal = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    deal_rng = np.zeros(1, dtype=np.uint64)
-    state, seats, log = playout_buffers(policy)
-    features = np.zeros(N_FEATURES, dtype=np.float64)
-    for index in range(budget):
-        deal_rng[0] = stream_key(seed, index, 0, SALT_HINT)
-        sample_deal(observation, plan, counts, deal, deal_rng)
-        give_streams(deal, deal_rng)
-        for move in range(n_moves):
-            win = play_candidate(state, deal, seat, moves[move], 0, seats, log, features)
-            own = float(state[engine.SCORES + team] - deal[engine.SCORES + team])
-            others = 0.0
-            for rival in range(teams):
-                if rival != team:
-                    others += state[engine.SCORES + rival] - deal[engine.SCORES + rival]
-            values[move, index, VALUE_WIN] = win
-            values[move, index, VALUE_POINTS] = own
-            values[move, index, VALUE_MARGIN] = own - others / (teams - 1)
-    return total
+    """``strategies.search.paired.search_moves`` through expert's compiled-alone search:
+    every move played out on the same ``budget`` deals into ``values[move, deal, kind]``;
+    returns the number of consistent deals of the hidden hands (0: none, nothing played)."""
+    address: int = slot(SEARCH_SLOT)  # type: ignore[call-arg]  # numba intrinsic: typingctx is implied
+    if address == 0:
+        raise RuntimeError("expert's search is not loaded (sim.kernels.generate.load_search)")
+    params = np.empty(2, dtype=np.float64)
+    params[0] = budget
+    params[1] = policy
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = seed
+    size = n_moves * budget * N_VALUES
+    flat = np.zeros(size + 1, dtype=np.float64)
+    if call_search(address, SEARCH_PAIRED, observation, moves, n_moves, params, rng,
+                   flat) == RAISED:
+        raise RuntimeError("the paired search failed")
+    values[:n_moves] = flat[:size].reshape((n_moves, budget, N_VALUES))
+    return flat[size]
 
 
 @njit

@@ -442,7 +442,8 @@ def searcher_path() -> Path:
     """The generated module of expert's search (written if absent), named by a hash of every
     file its compiled code may hold."""
     return write_generated(generated_name("sniff_search_expert", SEARCHER_TEMPLATE,
-                                          ["strategies.search.expert"], engine=False),
+                                          ["strategies.search.expert",
+                                           "strategies.search.paired"], engine=False),
                            SEARCHER_TEMPLATE)
 
 
@@ -458,7 +459,7 @@ def load_search() -> None:
         if SLOTS[SEARCH_SLOT]:
             return
         path = searcher_path()
-        with _compiling_alone(path, ("searcher",)):
+        with compiling_alone(path, ("searcher",)):
             if not is_compiled(path, ("searcher",)) and notice is not None:
                 notice("compiling expert's search (first use on this machine or after an "
                        f"update, about {SEARCH_SECONDS} s)")
@@ -522,7 +523,7 @@ def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
     elif _plays_out(strategy):
         load_policies()
     path = chooser_path(strategy)
-    with _compiling_alone(path, ("chooser",)):
+    with compiling_alone(path, ("chooser",)):
         if not is_compiled(path, ("chooser",)):
             if notice is not None:
                 notice(f"compiling strategy {strategy.name} (first use, or its code changed; "
@@ -538,7 +539,7 @@ def _load_chooser(strategy: Strategy) -> tuple[ModuleType, int]:
 
 
 @contextmanager
-def _compiling_alone(path: Path, functions: tuple[str, ...]) -> Iterator[None]:
+def compiling_alone(path: Path, functions: tuple[str, ...]) -> Iterator[None]:
     """Around a load that may compile: one process of the machine at a time compiles a
     generated module's functions (a lock file beside it); another that comes meanwhile waits,
     then loads what the first wrote to the cache. No lock once they are compiled."""
