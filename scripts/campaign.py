@@ -1014,7 +1014,7 @@ def cache_cases(root: bool) -> list[Case]:
                           forge_numba("engine", "play_batch", "nbi", how),
                           root_only=how != "pickle-world-writable-folder", **ok))
     cases.append(Case("cache", "engine's numba index: a forged pickle in a cache of one's own "
-                      "(a copied cache: the documented limit)", SIM,
+                      "(a copied cache)", SIM,
                       forge_numba("engine", "play_batch", "nbi", "pickle-own"), **ok))
     for how in ("fifo", "link-victim", "folder", "link-fifo"):
         cases.append(Case("cache", f"greedy's compile lock: {how}", SIM,

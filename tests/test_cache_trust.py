@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sim import precompile
-from sim.cache import UnsafeCache, cache_base, own_folder
+from sim.cache import UnsafeCache, cache_base, own_folder, seal, sealed
 from sim.kernels import generate as kernels
 from sim.kernels import shared
 from strategies import get
@@ -85,6 +85,7 @@ def test_numba_files_that_are_not_whole_are_compiled_again(cache, tmp_path, how)
     folder.mkdir(exist_ok=True)
     good = folder / "sniff_trust_probe.run-3.py311.nbi"
     good.write_bytes(_nbi(tmp_path))
+    seal(good)  # a good index of one's own: removed only for its module's bad data file
     data = folder / "sniff_trust_probe.run-3.py311.1.nbc"
     if how == "truncated":
         data.write_bytes(pickle.dumps(list(range(100)))[:-20])
@@ -111,9 +112,73 @@ def test_whole_numba_files_of_ones_own_are_kept(cache, tmp_path):
     folder.mkdir(exist_ok=True)
     index = folder / "sniff_trust_probe.run-3.py311.nbi"
     index.write_bytes(_nbi(tmp_path))
-    (folder / "sniff_trust_probe.run-3.py311.1.nbc").write_bytes(pickle.dumps([1, 2]))
+    data = folder / "sniff_trust_probe.run-3.py311.1.nbc"
+    data.write_bytes(pickle.dumps([1, 2]))
+    seal(index)
+    seal(data)
     kernels.check_compiled(path)
-    assert index.exists()
+    assert index.exists() and data.exists()
+
+
+COMPILED_SOURCE = """from numba import njit
+
+
+@njit(cache=True)
+def run(x):
+    return x + 1
+"""
+# A fresh process imports the generated module and calls it: it prints the result and how
+# many of the function's signatures numba loaded from the cache.
+CALL = """import sys
+from sim.kernels import generate as kernels
+module = kernels.import_generated(kernels.write_generated("sniff_trust_sealed", {source!r}))
+print(module.run(1), module.run.stats.cache_hits.get(module.run.signatures[0], 0))
+"""
+
+
+def _call_in_a_fresh_process() -> tuple[int, int]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-P", "-c", CALL.format(source=COMPILED_SOURCE)],
+                          capture_output=True, text=True, env=os.environ.copy(), check=True)
+    result, hits = done.stdout.split()
+    return int(result), int(hits)
+
+
+def test_numba_files_are_loaded_only_under_this_accounts_seal(cache, tmp_path):
+    """#63: a copy of someone else's cache made one's own (``cp -r``, a restored CI cache)
+    passed every check of owner and shape, and numba unpickled its forged index: code ran.
+    Each file numba writes is now sealed under a key outside the cache; a file sealed under
+    another key (or not at all) is compiled again, never loaded."""
+    assert _call_in_a_fresh_process() == (2, 0)  # compiled, and sealed as written
+    assert _call_in_a_fresh_process() == (2, 1)  # loaded: the seal is this account's
+    folder = kernels.cache_dir() / "__pycache__"
+    index = next(folder.glob("sniff_trust_sealed.run-*.nbi"))
+    assert index.with_name(index.name + ".seal").exists()
+    # someone else's cache: the same layout, its index a payload, sealed by their key
+    import hashlib
+    import hmac
+
+    index.write_bytes(pickle.dumps(_Payload()) + pickle.dumps(((1.0, 2), {})))
+    theirs = hmac.new(b"k" * 32, index.name.encode() + b"\0" + index.read_bytes(),
+                      hashlib.sha256).hexdigest().encode()
+    index.with_name(index.name + ".seal").write_bytes(theirs)
+    assert _call_in_a_fresh_process() == (2, 0)  # compiled again; the payload never ran
+    assert sealed(next(folder.glob("sniff_trust_sealed.run-*.nbi")))
+    # and a file with no seal at all
+    index = next(folder.glob("sniff_trust_sealed.run-*.nbi"))
+    index.with_name(index.name + ".seal").unlink()
+    assert _call_in_a_fresh_process() == (2, 0)
+
+
+def test_the_sealing_key_lives_outside_the_cache_and_is_private(cache):
+    from sim import cache as files
+
+    files.seal_key()
+    key = files._key_folder() / "cache.key"
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
+    assert not key.resolve().is_relative_to(cache.resolve())
 
 
 def test_a_cache_folder_others_may_write_is_refused(cache, tmp_path):

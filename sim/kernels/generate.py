@@ -38,11 +38,13 @@ from typing import Any
 
 from numba import types
 
-from sim.cache import UnsafeCache, cache_base, check_own, own_folder
+from sim.cache import UnsafeCache, cache_base, check_own, own_folder, seal_numba_writes, sealed
 from sim.core.calls import SEARCH_SLOT, SLOTS
 from sim.files import write_once
 from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE, SEARCHER_TEMPLATE
 from strategies import Strategy, StrategyError, get
+
+seal_numba_writes()  # numba's files of the generated modules: sealed as written
 
 _loaded: dict[str, ModuleType] = {}
 
@@ -295,8 +297,10 @@ def check_compiled(path: Path) -> None:
     """Before numba loads the compiled files of the generated module ``path``: its
     ``__pycache__`` must be a folder of the user's own, and each of the module's files there
     a regular file of the user's own; a file that is not whole (numba's are pickles: an
-    index of two, a data file of one, each parsed here, never loaded) or not a regular file
-    is removed with the module's others, so numba compiles again instead of failing."""
+    index of two, a data file of one, each parsed here, never loaded), not a regular file,
+    or not sealed by this account's key (``sim.cache.sealed``: a copy of someone else's
+    cache, a forged pickle) is removed with the module's others, so numba compiles again
+    instead of failing or loading it."""
     cache = path.parent / "__pycache__"
     try:
         info = os.lstat(cache)
@@ -314,8 +318,8 @@ def check_compiled(path: Path) -> None:
             return
         check_own(entry, info)
     for entry in entries:
-        if entry.suffix in (".nbi", ".nbc") and not _whole_pickles(
-                entry, 2 if entry.suffix == ".nbi" else 1):
+        if entry.suffix in (".nbi", ".nbc") and not (sealed(entry) and _whole_pickles(
+                entry, 2 if entry.suffix == ".nbi" else 1)):
             remove_compiled(path)
             return
 
