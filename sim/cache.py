@@ -158,6 +158,11 @@ def _key_folder() -> Path:
     return own_folder(folder if _writable(folder) else _private_temporary("sniff-key"))
 
 
+def seal_key_path() -> Path:
+    """Where this account's sealing key lives: ``cache.key`` in ``_key_folder()``."""
+    return _key_folder() / "cache.key"
+
+
 def seal_key() -> bytes:
     """This account's sealing key (``cache.key``, 32 random bytes, mode 600), made at its
     first use; read once per process. One that is not a regular file of the user's own is
@@ -165,7 +170,7 @@ def seal_key() -> bytes:
     global _key
     if _key is not None:
         return _key
-    path = _key_folder() / "cache.key"
+    path = seal_key_path()
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(50):
         try:

@@ -176,7 +176,7 @@ def test_the_sealing_key_lives_outside_the_cache_and_is_private(cache):
     from sim import cache as files
 
     files.seal_key()
-    key = files._key_folder() / "cache.key"
+    key = files.seal_key_path()
     assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
     assert not key.resolve().is_relative_to(cache.resolve())
 
