@@ -3,7 +3,7 @@
 Why one call: a decision's search takes a few milliseconds, and a Python call per decision
 would leave the second core idle. So the decisions of a part are stacked into arrays (their
 observations, legal moves and seeds) and the hint search (``sim.hint.search.search_moves``,
-every legal move on the same deals, called through expert's compiled-alone search, so this
+every legal move on the same deals, compiled alone and called through its address, so this
 module compiles no play-out loop) runs on each of them inside one ``prange`` loop, one
 decision per iteration; each iteration keeps the per-deal win values of every move. A
 decision whose every hand is known is solved exactly instead (``sim.analyze.endgame``).
@@ -72,16 +72,16 @@ def module_name() -> str:
 
 
 def load(search: bool = True) -> ModuleType:
-    """The generated module, written and imported once per process; with ``search`` expert's
-    compiled-alone search, which holds the paired search its ``value_batch`` calls by
-    address (``sim.kernels.generate.load_search``, announced there), is loaded too, and the
+    """The generated module, written and imported once per process; with ``search`` the
+    compiled-alone paired search its ``value_batch`` calls by address
+    (``sim.kernels.generate.load_paired``, announced there) is loaded too, and the
     module's own first compile (its parallel loop and the exact solver) is announced."""
     global _module, _path
     if _module is None:
         _path = kernels.write_generated(module_name(), TEMPLATE)
         _module = kernels.import_generated(_path)
     if search:
-        kernels.load_search()
+        kernels.load_paired()
         if not _compiled:
             assert _path is not None  # written with _module
             with kernels.compiling_alone(_path, ("value_batch",)):

@@ -31,7 +31,7 @@ from llvmlite import binding, ir
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "RAISED", "SEARCH_CHOICE", "SEARCH_PAIRED",
+__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "PAIRED_SLOT", "RAISED", "SEARCH_CHOICE", "SEARCH_PAIRED",
            "SEARCH_SIGNATURE", "SEARCH_SLOT", "SEARCH_VALUES", "SLOTS", "call_choose",
            "call_search", "slot"]
 
@@ -49,9 +49,9 @@ SEARCH_SIGNATURE = types.int64(
     types.int64, types.int64, types.CPointer(types.float64), types.int64,
     types.CPointer(types.uint64), types.int64, types.CPointer(types.float64), types.int64,
 )
-# What a search does, by its mode: the move to play, every move's value into ``values``, or
-# every move on the same deals (``strategies.search.paired.paired_values``: the search of
-# ``sniff hint`` and ``sniff analyze``).
+# What a search does, by its mode: the move to play, every move's value into ``values`` (both
+# expert's searcher), or every move on the same deals (the paired searcher,
+# ``strategies.search.paired.paired_values``: the search of ``sniff hint`` and ``sniff analyze``).
 SEARCH_CHOICE, SEARCH_VALUES, SEARCH_PAIRED = 0, 1, 2
 # What a wrapper returns when its strategy raised: never a move index.
 RAISED = -(1 << 62)
@@ -60,8 +60,10 @@ RAISED = -(1 << 62)
 N_SLOTS = 16
 SLOTS = (ctypes.c_int64 * N_SLOTS)()
 # The slot of expert's search (the play-out policies take the first ones, by their index in
-# ``strategies.search.playout.POLICIES``).
+# ``strategies.search.playout.POLICIES``), and of the paired search of ``sniff hint`` and
+# ``sniff analyze`` (a searcher of the same signature, compiled alone: ``SEARCH_PAIRED``).
 SEARCH_SLOT = N_SLOTS - 1
+PAIRED_SLOT = N_SLOTS - 2
 _SYMBOL = "sniff_calls_slots"
 binding.add_symbol(_SYMBOL, ctypes.addressof(SLOTS))
 

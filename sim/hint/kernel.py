@@ -1,8 +1,8 @@
 """The compiled functions of ``sniff hint``, as one generated module cached like the kernels.
 
 Why a generated module: the hint's functions compile the heuristics a hint shows and call
-the paired search (compiled once, inside expert's compiled-alone search, a minute or more
-on a fresh machine) through its address; a person asking for a hint at the table should
+the paired search (compiled once, alone, most of a minute on a fresh machine) through its
+address; a person asking for a hint at the table should
 pay that once, not on every run. numba's ``cache=True`` keys a
 function's cache by its own file only, and would keep a stale compiled callee after an edit
 of the engine or a strategy. So, as ``sim.kernels.generate`` does for the batch kernels, a small
@@ -65,8 +65,8 @@ def module_name() -> str:
 
 def load(search: bool = False) -> ModuleType:
     """The generated module (written and imported once per process). ``search``: the caller
-    is about to search, so expert's compiled-alone search, which holds the paired search
-    (``sim.kernels.generate.load_search``), and its play-out policies are loaded first; their
+    is about to search, so the compiled-alone paired search
+    (``sim.kernels.generate.load_paired``) and its play-out policies are loaded first; their
     first compile is announced there. The layout functions a position reads
     (``--print-position``) compile in a moment, unsaid."""
     global _module, _path
@@ -74,10 +74,10 @@ def load(search: bool = False) -> ModuleType:
         _path = kernels.write_generated(module_name(), TEMPLATE)
         _module = kernels.import_generated(_path)
     if search:
-        path = kernels.searcher_path()
+        path = kernels.paired_path()
         if not kernels.is_compiled(path, ("searcher",)):
             _wait_for_background(path)
-        kernels.load_search()
+        kernels.load_paired()
     return _module
 
 

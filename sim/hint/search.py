@@ -6,10 +6,9 @@ for the reason ``sim.kernels.generate`` gives: numba's cache of a function does 
 the functions it calls in other files.
 
 The search itself (``strategies.search.paired``: every move on the same deals, paired
-differences) is compiled once, inside expert's compiled-alone search, and
-:func:`search_moves` calls it through that address (``sim.core.calls.SEARCH_SLOT``, filled by
-``sim.kernels.generate.load_search``): the hint's and the analysis's modules then compile no
-play-out loop of their own.
+differences) is compiled once, alone, and :func:`search_moves` calls it through its address
+(``sim.core.calls.PAIRED_SLOT``, filled by ``sim.kernels.generate.load_paired``): the hint's
+and the analysis's modules then compile no play-out loop of their own.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.calls import RAISED, SEARCH_PAIRED, SEARCH_SLOT, call_search, slot
+from sim.core.calls import PAIRED_SLOT, RAISED, SEARCH_PAIRED, call_search, slot
 from sim.core.layout import count_ends, legal_moves, open_values_mask, place_tile, tile_moves
 from sim.core.rng import stream_key
 from strategies.heuristics.blocker import choose_blocker
@@ -47,12 +46,12 @@ GREEDY, HEAVY, DEFENSIVE, BLOCKER, PARTNER, WEIGHTED, LEARNED = range(len(HEURIS
 
 @njit
 def search_moves(observation, moves, n_moves, budget, policy, seed, values) -> float:
-    """``strategies.search.paired.search_moves`` through expert's compiled-alone search:
+    """``strategies.search.paired.search_moves`` through its compiled-alone wrapper:
     every move played out on the same ``budget`` deals into ``values[move, deal, kind]``;
     returns the number of consistent deals of the hidden hands (0: none, nothing played)."""
-    address: int = slot(SEARCH_SLOT)  # type: ignore[call-arg]  # numba intrinsic: typingctx is implied
+    address: int = slot(PAIRED_SLOT)  # type: ignore[call-arg]  # numba intrinsic: typingctx is implied
     if address == 0:
-        raise RuntimeError("expert's search is not loaded (sim.kernels.generate.load_search)")
+        raise RuntimeError("the paired search is not loaded (sim.kernels.generate.load_paired)")
     params = np.empty(2, dtype=np.float64)
     params[0] = budget
     params[1] = policy

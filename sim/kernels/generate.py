@@ -39,9 +39,14 @@ from typing import Any
 from numba import types
 
 from sim.cache import UnsafeCache, cache_base, check_own, own_folder, seal_numba_writes, sealed
-from sim.core.calls import SEARCH_SLOT, SLOTS
+from sim.core.calls import PAIRED_SLOT, SEARCH_SLOT, SLOTS
 from sim.files import write_once
-from sim.kernels.template import CHOOSER_TEMPLATE, ENGINE_TEMPLATE, SEARCHER_TEMPLATE
+from sim.kernels.template import (
+    CHOOSER_TEMPLATE,
+    ENGINE_TEMPLATE,
+    PAIRED_TEMPLATE,
+    SEARCHER_TEMPLATE,
+)
 from strategies import Strategy, StrategyError, get
 
 seal_numba_writes()  # numba's files of the generated modules: sealed as written
@@ -57,6 +62,7 @@ ARRAY_SIGNATURE = (
 # (docs/speed.md), and of one strategy.
 ENGINE_SECONDS = 25
 SEARCH_SECONDS = 60
+PAIRED_SECONDS = 40  # the paired search alone (its play-outs, deals and valuation)
 
 
 def _stderr_notice(text: str) -> None:
@@ -439,16 +445,23 @@ def load_policies() -> None:
             SLOTS[index] = chooser(strategy)
 
 
-_searcher: list[ModuleType] = []  # expert's search, kept alive while its address is in use
+_searcher: list[ModuleType] = []  # the searches, kept alive while their addresses are in use
 
 
 def searcher_path() -> Path:
     """The generated module of expert's search (written if absent), named by a hash of every
     file its compiled code may hold."""
     return write_generated(generated_name("sniff_search_expert", SEARCHER_TEMPLATE,
-                                          ["strategies.search.expert",
-                                           "strategies.search.paired"], engine=False),
+                                          ["strategies.search.expert"], engine=False),
                            SEARCHER_TEMPLATE)
+
+
+def paired_path() -> Path:
+    """The generated module of the paired search (``sniff hint``'s and ``sniff analyze``'s),
+    named like :func:`searcher_path`'s."""
+    return write_generated(generated_name("sniff_search_paired", PAIRED_TEMPLATE,
+                                          ["strategies.search.paired"], engine=False),
+                           PAIRED_TEMPLATE)
 
 
 def load_search() -> None:
@@ -456,20 +469,31 @@ def load_search() -> None:
     compiled alone the first time) in ``SLOTS[SEARCH_SLOT]``, and the play-out policies it
     calls in theirs: ``expert``'s ``choose``, ``sniff learn``'s teacher and the tests call it
     there, so the search is compiled once for all of them."""
-    if SLOTS[SEARCH_SLOT]:
+    _load_searcher(SEARCH_SLOT, searcher_path, "expert's search", SEARCH_SECONDS)
+
+
+def load_paired() -> None:
+    """The same for the paired search (``strategies.search.paired``) in
+    ``SLOTS[PAIRED_SLOT]``: ``sniff hint``, ``sniff serve``'s hints and ``sniff analyze``
+    call it there."""
+    _load_searcher(PAIRED_SLOT, paired_path, "the hint search", PAIRED_SECONDS)
+
+
+def _load_searcher(index: int, where: Callable[[], Path], name: str, seconds: int) -> None:
+    if SLOTS[index]:
         return
     load_policies()
     with _loading:
-        if SLOTS[SEARCH_SLOT]:
+        if SLOTS[index]:
             return
-        path = searcher_path()
+        path = where()
         with compiling_alone(path, ("searcher",)):
             if not is_compiled(path, ("searcher",)) and notice is not None:
-                notice("compiling expert's search (first use on this machine or after an "
-                       f"update, about {SEARCH_SECONDS} s)")
+                notice(f"compiling {name} (first use on this machine or after an update, "
+                       f"about {seconds} s)")
             module = import_generated(path)
         _searcher.append(module)
-        SLOTS[SEARCH_SLOT] = int(module.searcher.address)
+        SLOTS[index] = int(module.searcher.address)
 
 
 def python_search(mode: int, observation, moves, n_moves: int, params, rng, values) -> int:

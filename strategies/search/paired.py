@@ -10,10 +10,9 @@ budget is spent differently: every move gets every deal (no successive halving),
 move's estimate has the same number of play-outs on the same deals and the differences
 between moves are paired (common random numbers).
 
-It is compiled once, inside expert's compiled-alone search (``sim.kernels.template``'s
-``SEARCHER_TEMPLATE``, mode ``sim.core.calls.SEARCH_PAIRED``), because it shares nearly all
-its code with expert's: the hint's and the analysis's modules call it through that address
-(``sim.hint.search.search_moves``) instead of compiling the play-out loop again.
+It is compiled once, alone (``sim.kernels.template``'s ``PAIRED_TEMPLATE``, of expert's
+searcher's signature), and the hint's and the analysis's modules call it through its address
+(``sim.hint.search.search_moves``) instead of each compiling the play-out loop again.
 """
 
 from __future__ import annotations
