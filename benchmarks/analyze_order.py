@@ -1,15 +1,16 @@
 """Do the analysis's error rates order strategies as their tournament ratings do?
 
-Plays a four-player tournament of the strategies (every pairing, the same games for the
-ratings and the analysis), analyses a sample of each pairing's games with the command's
-defaults (each strategy's decisions pooled over its pairings), and prints per strategy its
-rating, error rate and win chance lost per decision with 95% intervals over games, then
-for each pair of neighbours in the ratings' order the difference of their error rates and
-of their losses with a 95% interval from the same resampled games (both strategies'
-figures recomputed on each resample, so their dependence through shared games is kept).
+Plays a tournament of the strategies (four players unless ``--players`` says otherwise;
+every pairing, the same games for the ratings and the analysis), analyses a sample of each
+pairing's games with the command's defaults (each strategy's decisions pooled over its
+pairings), and prints per strategy its rating, error rate and win chance lost per decision
+with 95% intervals over games, then for each pair of neighbours in the ratings' order the
+difference of their error rates and of their losses with a 95% interval from the same
+resampled games (both strategies' figures recomputed on each resample, so their dependence
+through shared games is kept).
 
-Usage: python benchmarks/analyze_order.py [--strategies S] [--games-per-pair N]
-       [--analysed N] [--budget B] [--out FOLDER]
+Usage: python benchmarks/analyze_order.py [--strategies S] [--players N]
+       [--games-per-pair N] [--analysed N] [--budget B] [--out FOLDER]
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from sim.analyze.study import plan_analysis, run_analysis
 STRATEGIES = "random,greedy,partner,learned,expert"
 
 
-def play(strategies: str, games: int, folder: Path) -> pd.DataFrame:
+def play(strategies: str, players: int, games: int, folder: Path) -> pd.DataFrame:
     """The tournament, played by ``sniff tournament``; its ranking (strategy, rating...)."""
-    subprocess.run([sys.executable, "-m", "sim.cli", "tournament", "--players", "4",
+    subprocess.run([sys.executable, "-m", "sim.cli", "tournament", "--players", str(players),
                     "--strategies", strategies, "--games-per-pair", str(games), "--seed", "1",
                     "-o", str(folder), "-q"], check=True, stdout=subprocess.DEVNULL)
     return pd.read_csv(folder / "ranking.csv")
@@ -74,6 +75,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--strategies", default=STRATEGIES,
                         help=f"the tournament's strategies (default {STRATEGIES})")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4,
+                        help="players per game (default 4)")
     parser.add_argument("--games-per-pair", type=int, default=200,
                         help="tournament games per pairing (default 200)")
     parser.add_argument("--analysed", type=int, default=40, help="games analysed per pairing")
@@ -83,7 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     base = args.out or Path(tempfile.mkdtemp(prefix="analyze-order-"))
     started = time.perf_counter()
-    ranking = play(args.strategies, args.games_per_pair, base / "tournament")
+    ranking = play(args.strategies, args.players, args.games_per_pair, base / "tournament")
     played = time.perf_counter() - started
     settings = AnalyzeSettings(budget=args.budget, games=args.analysed, part_games=20)
     started = time.perf_counter()
@@ -93,9 +96,9 @@ def main() -> None:
         "decisions"]).reset_index(drop=True)
     table = tables["strategies"].set_index("strategy")
     order = list(ranking.sort_values("rating", ascending=False)["strategy"])
-    print(f"tournament: {args.games_per_pair} games per pairing ({played:.0f} s); analysed "
-          f"{args.analysed} per pairing, budget {args.budget}: {len(frame):,} decisions in "
-          f"{seconds:.0f} s")
+    print(f"tournament of {args.players} players: {args.games_per_pair} games per pairing "
+          f"({played:.0f} s); analysed {args.analysed} per pairing, budget {args.budget}: "
+          f"{len(frame):,} decisions in {seconds:.0f} s")
     print("| strategy | rating [95%] | games | decisions | error rate [95%] | "
           "lost per decision, points [95%] | noise |")
     print("|---|---|---|---|---|---|---|")
