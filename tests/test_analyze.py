@@ -86,6 +86,37 @@ def test_same_seed_same_rows_whatever_the_parts(run_folder):
         pd.DataFrame(parts).sort_values(key).reset_index(drop=True))
 
 
+def test_one_traced_game_is_valued_as_its_file_is(tmp_path):
+    """``analyse_trace_game`` (the browser's analysis) on one game's events gives the rows
+    the analysis of the trace file gives that game, and a seat's alone when asked."""
+    import json
+
+    from sim.analyze.study import analyse_trace_game
+    from sim.hint.position import game_slice
+    from sim.kernels.trace import trace_games
+
+    events = trace_games(2, 4, ["greedy", "random"], 3)  # seed 4, three games
+    path = tmp_path / "three.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    plan = plan_analysis([path], settings(games=3))
+    ref = plan.games[2]
+    assert ref == GameRef("three.jsonl", 2)
+    whole = pd.DataFrame(analyse_games(plan, [ref])["decisions"])
+    alone = analyse_trace_game(game_slice(events, 2), ref, plan.settings)
+    assert len(whole) > 5 and alone["decisions"].equals(
+        whole.astype(alone["decisions"].dtypes.to_dict()))
+    seat = analyse_trace_game(game_slice(events, 2), ref, plan.settings, (1,))["decisions"]
+    assert set(seat["seat"]) == {1}
+    assert seat.reset_index(drop=True).equals(
+        alone["decisions"][alone["decisions"]["seat"] == 1].reset_index(drop=True))
+    marked = (seat["mark"] != "").mean()
+    strategies = analyse_trace_game(game_slice(events, 2), ref, plan.settings, (1,))
+    assert strategies["strategies"]["accuracy"].tolist() == [pytest.approx(1 - marked)]
+    other = analyse_trace_game(game_slice(events, 2), GameRef("renamed.jsonl", 2),
+                               plan.settings)["decisions"]
+    assert not other["win_played"].equals(alone["decisions"]["win_played"])  # other deals
+
+
 def test_a_stopped_analysis_resumes_to_the_same_tables(run_folder, tmp_path):
     plan = plan_analysis([run_folder], settings())
     whole = run_analysis(plan, tmp_path / "whole")
