@@ -117,6 +117,47 @@ def test_one_traced_game_is_valued_as_its_file_is(tmp_path):
     assert not other["win_played"].equals(alone["decisions"]["win_played"])  # other deals
 
 
+THREADS_SCRIPT = """
+import sys, threading
+from sim.analyze.settings import AnalyzeSettings
+from sim.analyze.sources import GameRef
+from sim.analyze.study import analyse_trace_game
+from sim.kernels.trace import trace_games
+import numba
+
+events = trace_games(2, 4, ["greedy", "greedy"], 1)
+analyse_trace_game(events, GameRef("a.jsonl", 0), AnalyzeSettings(budget=2))
+found = []
+def analyse():
+    tables = analyse_trace_game(events, GameRef("a.jsonl", 0), AnalyzeSettings(budget=200))
+    found.append(tables["decisions"][["win_played", "win_best"]].to_numpy().tolist())
+threads = [threading.Thread(target=analyse) for _ in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(numba.threading_layer(), len(found), all(rows == found[0] for rows in found))
+"""
+
+
+def test_analyses_in_several_threads_take_turns_on_any_threading_layer():
+    """Four threads analysing at once (four analyses of ``sniff serve``) under numba's
+    workqueue layer, which aborts the process when two threads enter a parallel loop
+    together: each analysis waits its turn and all four give the same figures."""
+    import os
+    import subprocess
+    import sys
+
+    from cli_helpers import ROOT
+
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue", NUMBA_NUM_THREADS="2",
+               PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", THREADS_SCRIPT], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["workqueue", "4", "True"]
+
+
 def test_a_stopped_analysis_resumes_to_the_same_tables(run_folder, tmp_path):
     plan = plan_analysis([run_folder], settings())
     whole = run_analysis(plan, tmp_path / "whole")
