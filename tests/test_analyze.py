@@ -86,6 +86,78 @@ def test_same_seed_same_rows_whatever_the_parts(run_folder):
         pd.DataFrame(parts).sort_values(key).reset_index(drop=True))
 
 
+def test_one_traced_game_is_valued_as_its_file_is(tmp_path):
+    """``analyse_trace_game`` (the browser's analysis) on one game's events gives the rows
+    the analysis of the trace file gives that game, and a seat's alone when asked."""
+    import json
+
+    from sim.analyze.study import analyse_trace_game
+    from sim.hint.position import game_slice
+    from sim.kernels.trace import trace_games
+
+    events = trace_games(2, 4, ["greedy", "random"], 3)  # seed 4, three games
+    path = tmp_path / "three.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    plan = plan_analysis([path], settings(games=3))
+    ref = plan.games[2]
+    assert ref == GameRef("three.jsonl", 2)
+    whole = pd.DataFrame(analyse_games(plan, [ref])["decisions"])
+    alone = analyse_trace_game(game_slice(events, 2), ref, plan.settings)
+    assert len(whole) > 5 and alone["decisions"].equals(
+        whole.astype(alone["decisions"].dtypes.to_dict()))
+    seat = analyse_trace_game(game_slice(events, 2), ref, plan.settings, (1,))["decisions"]
+    assert set(seat["seat"]) == {1}
+    assert seat.reset_index(drop=True).equals(
+        alone["decisions"][alone["decisions"]["seat"] == 1].reset_index(drop=True))
+    marked = (seat["mark"] != "").mean()
+    strategies = analyse_trace_game(game_slice(events, 2), ref, plan.settings, (1,))
+    assert strategies["strategies"]["accuracy"].tolist() == [pytest.approx(1 - marked)]
+    other = analyse_trace_game(game_slice(events, 2), GameRef("renamed.jsonl", 2),
+                               plan.settings)["decisions"]
+    assert not other["win_played"].equals(alone["decisions"]["win_played"])  # other deals
+
+
+THREADS_SCRIPT = """
+import sys, threading
+from sim.analyze.settings import AnalyzeSettings
+from sim.analyze.sources import GameRef
+from sim.analyze.study import analyse_trace_game
+from sim.kernels.trace import trace_games
+import numba
+
+events = trace_games(2, 4, ["greedy", "greedy"], 1)
+analyse_trace_game(events, GameRef("a.jsonl", 0), AnalyzeSettings(budget=2))
+found = []
+def analyse():
+    tables = analyse_trace_game(events, GameRef("a.jsonl", 0), AnalyzeSettings(budget=200))
+    found.append(tables["decisions"][["win_played", "win_best"]].to_numpy().tolist())
+threads = [threading.Thread(target=analyse) for _ in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(numba.threading_layer(), len(found), all(rows == found[0] for rows in found))
+"""
+
+
+def test_analyses_in_several_threads_take_turns_on_any_threading_layer():
+    """Four threads analysing at once (four analyses of ``sniff serve``) under numba's
+    workqueue layer, which aborts the process when two threads enter a parallel loop
+    together: each analysis waits its turn and all four give the same figures."""
+    import os
+    import subprocess
+    import sys
+
+    from cli_helpers import ROOT
+
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue", NUMBA_NUM_THREADS="2",
+               PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", THREADS_SCRIPT], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["workqueue", "4", "True"]
+
+
 def test_a_stopped_analysis_resumes_to_the_same_tables(run_folder, tmp_path):
     plan = plan_analysis([run_folder], settings())
     whole = run_analysis(plan, tmp_path / "whole")

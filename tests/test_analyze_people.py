@@ -2,9 +2,10 @@
 (its downloaded trace) and one played with ``sniff play --trace``, end to end.
 
 The browser's game is played through the app itself (Starlette's TestClient, the first
-legal move each time); its trace is what *Download trace* gives. The analysis of the
-person's seat must value exactly the person's decisions with a choice, the ones the
-browser's own analysis lists, and write positions ``sniff hint`` reads.
+legal move each time); its trace is what *Download trace* gives, under the name it gives.
+The analysis of the person's seat must value exactly the person's decisions with a choice,
+with the very figures, marks and accuracy the browser's own analysis shows, and write
+positions ``sniff hint`` reads.
 """
 
 from __future__ import annotations
@@ -59,12 +60,25 @@ def decisions_of(folder) -> pd.DataFrame:
     return pd.concat(pd.read_parquet(path) for path in table_files(folder)["decisions"])
 
 
+def download_name(response) -> str:
+    """The file name *Download trace* saves the game under."""
+    disposition = response.headers["content-disposition"]
+    assert disposition.startswith("attachment; filename=")
+    return disposition.split("filename=", 1)[1].strip('"')
+
+
+FIGURES = ["decision", "round", "turn", "seat", "phase", "kind", "moves", "played", "best",
+           "win_played", "win_best", "loss", "loss_full", "loss_low", "loss_high", "separated",
+           "best_separated", "deals", "exact"]
+
+
 def test_a_game_played_at_the_browser_table_is_analysed(served_client, tmp_path):
     client = served_client
     view = play_at_the_table(client)
     trace = client.get(f"/api/games/{view['session']}/trace")
     assert trace.status_code == 200
-    path = tmp_path / "table.jsonl"
+    path = tmp_path / download_name(trace)
+    assert path.name == "serve-seed5.jsonl"
     path.write_text(trace.text)
     assert json.loads(trace.text.splitlines()[0])["strategies"] == ["greedy", "human"]
     out = tmp_path / "analysis"
@@ -72,15 +86,29 @@ def test_a_game_played_at_the_browser_table_is_analysed(served_client, tmp_path)
                               "-o", str(out), "-q"])
     assert code == 0, err
     assert text.splitlines()[2].startswith("human ")
-    rows = decisions_of(out)
+    rows = decisions_of(out).reset_index(drop=True)
     assert set(rows["strategy"]) == {"human"} and set(rows["seat"]) == {1}
     assert read_record(out)["sources"][0]["kind"] == "trace"
-    # the same decisions the browser's own analysis lists, in the same order
+    # the browser's analysis is sniff analyze's on the downloaded trace: every figure
     board = client.post(f"/api/games/{view['session']}/analysis", json={"budget": 8}).json()
-    assert [(d["round"], d["turn"], d["played"]) for d in board["decisions"]] == list(
-        zip(rows["round"], rows["turn"], rows["played"]))
-    assert 0.0 <= board["accuracy"] <= 1.0
-    assert sum(board["grades"].values()) == sum(d["grade"] != "" for d in board["decisions"])
+    assert board["command"] == f"sniff analyze {path.name} --strategy human --budget 8"
+    assert len(board["decisions"]) == len(rows) > 5
+    for mine, theirs in zip(board["decisions"], rows.to_dict("records")):
+        assert {column: mine[column] for column in FIGURES} == {
+            column: theirs[column] for column in FIGURES}
+        assert mine["grade"] == theirs["mark"]
+    assert len({d["win_played"] for d in board["decisions"]}) > 1  # real values, not a default
+    summary = json.loads((out / "summary.json").read_text())["strategies"][0]
+    assert board["accuracy"] == pytest.approx(summary["accuracy"], abs=1e-9)
+    for column in ("loss", "loss_full", "noise_share", "inaccuracies", "mistakes", "blunders"):
+        assert board["summary"][column] == pytest.approx(summary[column], abs=1e-9), column
+    assert board["grades"] == {"inaccuracy": summary["inaccuracies"],
+                               "mistake": summary["mistakes"], "blunder": summary["blunders"]}
+    # each row names its placement: the person's play of that move, in that round
+    history = client.get(f"/api/games/{view['session']}/history").json()["frames"]
+    for row in board["decisions"]:
+        frame = history[row["event"]]
+        assert (frame["kind"], frame["seat"], frame["round"]) == ("play", 1, row["round"]), row
     assert parse_position((out / "positions" / "01.txt").read_text()).legal_moves()
     # its end at the house target (40 points) must be where a placement reached it
     lines = trace.text.splitlines()

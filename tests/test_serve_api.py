@@ -349,13 +349,31 @@ def test_a_finished_game_is_analysed_and_its_last_round_settled(served):
     assert view["banner"] and view["phase"] == "over"
     analysis = client.post(f"/api/games/{view['session']}/analysis", json={"budget": 10})
     assert analysis.status_code == 200, analysis.text
-    rows = analysis.json()["decisions"]
-    assert all(r["loss"]["low"] >= 0 and r["mark"] in ("", "?", "??") for r in rows)
+    result = analysis.json()
+    rows = result["decisions"]
     game = sessions.get(view["session"])
-    from sim.hint.analyze import analyze_game
+    from sim.analyze.decisions import game_decisions
+    from sim.analyze.settings import mark_of
+    from sim.analyze.sources import GameRef
 
-    expected = analyze_game(game.events, 0, game.seat, 10, "greedy", game.seed)
-    assert [r["played"] for r in rows] == [a.played.name for a in expected]
+    # the person's decisions with a choice, each graded by sniff analyze's own rule
+    expected = [item for item in game_decisions(GameRef("x", 0), game.events, 0)
+                if item.seat == game.seat]
+    assert [(r["round"], r["turn"]) for r in rows] == [(i.round, i.turn) for i in expected]
+    assert rows and all(r["seat"] == game.seat and r["moves"] > 1 for r in rows)
+    thresholds = tuple(result["thresholds"])
+    for row in rows:
+        assert row["grade"] == mark_of(row["loss_full"], row["loss_low"], thresholds).value
+        assert row["mark"] == result["symbols"].get(row["grade"], "")
+        assert row["win_best"] >= row["win_played"] and row["loss_full"] >= 0
+        assert row["separated"] == (row["best"] != row["played"] and row["loss_low"] > 0)
+        assert game.events[row["event"]]["event"] == "play"
+        assert game.events[row["event"]]["seat"] == game.seat
+    graded = sum(row["grade"] != "" for row in rows)
+    assert sum(result["grades"].values()) == graded
+    assert result["accuracy"] == pytest.approx(1 - graded / len(rows))
+    assert result["summary"]["decisions"] == len(rows)
+    assert result["budget"] == 10 and result["source"] == f"serve-seed{game.seed}.jsonl"
 
 
 def test_a_replay_position_is_the_movers(served):

@@ -83,8 +83,21 @@ def test_a_finished_game_is_analysed_charted_and_played_again(base_url, browser)
     play_to(browser, "over")
     assert browser.find_element(By.ID, "banner").is_displayed()
     assert browser.find_element(By.ID, "again").is_displayed()
-    browser.find_element(By.ID, "analyse").click()
+    # a slow analysis (the first on a machine compiles its search) shows it works: the
+    # button waits and the progress line counts the seconds
+    browser.execute_script("""window.realFetch = window.fetch;  // every answer 2.5 s late
+      window.fetch = (...a) => new Promise((r) => setTimeout(r, 2500))
+        .then(() => realFetch(...a));""")
+    button = browser.find_element(By.ID, "analyse")
+    button.click()
+    progress = browser.find_element(By.ID, "progress")
+    wait(browser, lambda b: progress.is_displayed() and " 1 s" in progress.text, 5)
+    assert "as sniff analyze does" in progress.text and not button.is_enabled()
     wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr"))
+    browser.execute_script("window.fetch = window.realFetch")
+    wait(browser, lambda b: button.is_enabled() and not progress.is_displayed(), 10)
+    caption = browser.find_element(By.CSS_SELECTOR, "#analysis-table caption").text
+    assert "sniff analyze serve-seed2.jsonl --strategy human --budget 100" in caption
     chart = browser.find_element(By.ID, "win-chart")
     assert len(chart.find_elements(By.CSS_SELECTOR, "polyline")) == 2
     assert "chance to win" in chart.get_attribute("aria-label")

@@ -16,6 +16,7 @@ stale cache. It also carries the round-end valuation the tests' exact solver rea
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -61,6 +62,10 @@ def round_end_value(state, start, team):
     return outcome(state, start, team, 0, features)
 '''
 COMPILE_SECONDS = 30
+# One parallel call at a time in this process: numba's workqueue threading layer (where
+# neither OpenMP nor TBB is found) aborts the process when two threads enter a parallel
+# loop at once (two analyses of ``sniff serve``), and one call already uses every thread.
+_one_call = threading.Lock()
 _module: ModuleType | None = None
 _path: Path | None = None
 
@@ -82,17 +87,18 @@ def load(search: bool = True) -> ModuleType:
         _module = kernels.import_generated(_path)
     if search:
         kernels.load_paired()
-        if not _compiled:
-            assert _path is not None  # written with _module
-            with kernels.compiling_alone(_path, ("value_batch",)):
-                if not kernels.is_compiled(_path, ("value_batch",)) \
-                        and kernels.notice is not None:
-                    kernels.notice(f"compiling the analysis's batched search (first use "
-                                   f"after an install or an edit of the engine or a "
-                                   f"strategy, about {COMPILE_SECONDS} s; later runs load it "
-                                   f"from the cache)")
-                _compile_now(_module)
-            _compiled.append(True)
+        with _one_call:  # a second thread waits for the first's compile, never repeats it
+            if not _compiled:
+                assert _path is not None  # written with _module
+                with kernels.compiling_alone(_path, ("value_batch",)):
+                    if not kernels.is_compiled(_path, ("value_batch",)) \
+                            and kernels.notice is not None:
+                        kernels.notice(f"compiling the analysis's batched search (first use "
+                                       f"after an install or an edit of the engine or a "
+                                       f"strategy, about {COMPILE_SECONDS} s; later runs load "
+                                       f"it from the cache)")
+                    _compile_now(_module)
+                _compiled.append(True)
     return _module
 
 
@@ -115,7 +121,7 @@ def value_batch(observations: np.ndarray, moves: np.ndarray, n_moves: np.ndarray
     ``(wins[decision, move, deal], consistent deals per decision, solved)``; moves past a
     decision's ``n_moves`` read 0. With ``exact``, a decision whose every hand is known is
     solved instead (``sim.analyze.endgame``): each move's exact value on every deal, and
-    ``solved`` true."""
+    ``solved`` true. Calls from several threads take turns (``_one_call``)."""
     module = load()
     count = observations.shape[0]
     width = max(1, int(n_moves.max())) if count else 1
@@ -123,7 +129,7 @@ def value_batch(observations: np.ndarray, moves: np.ndarray, n_moves: np.ndarray
     deals = np.zeros(count, dtype=np.float64)
     solved = np.zeros(count, dtype=np.bool_)
     if count:
-        with numba.parallel_chunksize(1):
+        with _one_call, numba.parallel_chunksize(1):
             module.value_batch(np.ascontiguousarray(observations, dtype=np.int64),
                                np.ascontiguousarray(moves, dtype=np.int64),
                                np.ascontiguousarray(n_moves, dtype=np.int64), int(budget),

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from sim.analyze import folder as disk
 from sim.analyze.decisions import game_decisions
 from sim.analyze.output import results, write_results
@@ -26,6 +28,7 @@ from sim.analyze.sources import (
     source_of,
     source_record,
 )
+from sim.analyze.table import arrow_table
 from sim.analyze.valuation import value_decisions
 from sim.errors import SettingError, SniffError
 
@@ -87,6 +90,26 @@ def analyse_games(plan: AnalysisPlan, refs: list[GameRef],
         ref, reader.events(ref), settings.seed, settings.strategies)]
     rows, curve = value_decisions(pending, settings) if pending else ([], [])
     return {"decisions": rows, "curve": curve}
+
+
+def analyse_trace_game(events: list[dict], ref: GameRef, settings: AnalyzeSettings,
+                       seats: tuple[int, ...] = ()) -> dict[str, pd.DataFrame]:
+    """Game ``ref.game`` of the trace file named ``ref.source`` (its events given, from its
+    ``game_start``) valued as ``sniff analyze FILE`` values it: the same decisions, each
+    decision's deals drawn from the same seed, source name and place, the same figures and
+    marks. Only the decisions of ``seats`` are kept (every seat's when empty), as
+    ``--strategy`` keeps a label's: the others' are never valued. The results' tables by
+    name (``strategies`` holds the accuracy), and ``decisions``: a row per decision, the
+    columns of the Parquet table. Why here: the browser's analysis of a finished game is
+    this call, so its figures are those of ``sniff analyze`` on the game's downloaded trace."""
+    settings.check()
+    pending = [item for item in game_decisions(ref, events, settings.seed, settings.strategies)
+               if not seats or item.seat in seats]
+    rows, curve = value_decisions(pending, settings) if pending else ([], [])
+    decisions = arrow_table("decisions", rows).to_pandas()
+    tables = results(decisions, arrow_table("curve", curve).to_pandas(), settings)
+    tables["decisions"] = decisions
+    return tables
 
 
 @dataclass(frozen=True)
@@ -206,5 +229,5 @@ def run_analysis(plan: AnalysisPlan | None, folder: Path, *, resume: bool = Fals
     return tables
 
 
-__all__ = ["AnalysisPlan", "Hooks", "analyse_games", "analyse_part_task", "plan_analysis",
-           "run_analysis", "warm_up_task"]
+__all__ = ["AnalysisPlan", "Hooks", "analyse_games", "analyse_part_task", "analyse_trace_game",
+           "plan_analysis", "run_analysis", "warm_up_task"]

@@ -14,7 +14,8 @@ from the move on); ``POST /api/games/{id}/next`` {version} after a settlement; `
 ``GET /api/games/{id}/trace`` the JSON Lines trace, once the game is over; ``POST
 /api/games/{id}/takeback`` {version}; ``GET /api/games/{id}/history`` the move list's
 frames; ``POST /api/games/{id}/position`` {event} the person's position there as text;
-``POST /api/games/{id}/analysis`` {budget?} the finished game analysed;
+``POST /api/games/{id}/analysis`` {budget?} the finished game analysed as ``sniff analyze``
+analyses its trace;
 ``GET /api/strategies`` the opponents one may choose; ``POST /api/replay?game=N`` (the body
 a JSON Lines trace) the frames of one traced game (``/api/replay/position?game=N&event=K``
 the position there); ``POST /api/position/write`` (a draft),
@@ -42,6 +43,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from sim.analyze.settings import DEFAULT_BUDGET as ANALYZE_BUDGET
 from sim.core import engine
 from sim.core.checks import check_players, check_seed
 from sim.core.seating import PLAYER_COUNTS
@@ -51,7 +53,7 @@ from sim.serve.game import StaleMove, WebGame
 from sim.serve.guard import Guard, GuardMiddleware, allowed_hosts
 from sim.serve.hints import DEFAULT_BUDGET, game_hint, position_hint
 from sim.serve.replay import MAX_TRACE, trace_frames, trace_position
-from sim.serve.review import game_analysis, game_history, game_position
+from sim.serve.review import game_analysis, game_history, game_position, trace_name
 from sim.serve.sessions import DEFAULT_TTL, ServerFull, Sessions, UnknownSession
 from sim.serve.setup import draft_position, position_view, read_text
 from sim.serve.views import game_view
@@ -63,7 +65,7 @@ MAX_BODY = 64 * 1024  # bytes of a request body: every real request is under 1 K
 DEFAULT_OPPONENT = "learned"
 DEFAULT_PORT = 8737
 MAX_HINT_BUDGET = 5_000  # play-outs per move a hint may ask: a few seconds of the server
-DEFAULT_ANALYSIS_BUDGET = 100  # play-outs per move of a finished game's analysis
+DEFAULT_ANALYSIS_BUDGET = ANALYZE_BUDGET  # play-outs per move of a finished game's analysis
 LOG = logging.getLogger("sniff.serve")
 CLIENT_COOKIE = "sniff-client"  # the browser session a game is charged to
 CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -280,7 +282,7 @@ async def trace(request: Request) -> Response:
         raise HTTPException(409, "the trace is sent once the game is over")
     text = "".join(json.dumps(event) + "\n" for event in game.events)
     return Response(text, media_type="application/x-ndjson", headers={
-        "content-disposition": f'attachment; filename="serve-seed{game.seed}.jsonl"'})
+        "content-disposition": f'attachment; filename="{trace_name(game)}"'})
 
 
 async def replay(request: Request) -> Response:

@@ -1,20 +1,25 @@
 """The analysis board's server side: a game's move list, a position from any point of it
-(for the set-up board), and the analysis of a finished game as ``sniff replay --analyze``,
-with its accuracy and marks as ``sniff analyze`` counts them.
+(for the set-up board), and the analysis of a finished game as ``sniff analyze`` makes it
+on the game's downloaded trace: the same figures, marks and accuracy.
 
 Why here and not in the page: each frame is the replay model's (``sim.table.render``), each
-position ``sim.hint.position``'s tracker, each analysis ``sim.hint.analyze``'s, so the page
-holds no rule. A game in play is seen from the person's seat only (the other hands as
-sizes, their draws as "draws a tile"); a finished trace shows every hand.
+position ``sim.hint.position``'s tracker, each analysis ``sim.analyze``'s own valuation
+(``sim.analyze.study.analyse_trace_game``), so the page holds no rule and the browser's
+figures never drift from the command's. A game in play is seen from the person's seat
+only (the other hands as sizes, their draws as "draws a tile"); a finished trace shows
+every hand.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sim.analyze.settings import AnalyzeSettings, Mark, mark_of
+import numpy as np
+
+from sim.analyze.settings import DEFAULT_BUDGET, AnalyzeSettings, Mark
+from sim.analyze.sources import GameRef
+from sim.analyze.study import analyse_trace_game
 from sim.errors import SniffError
-from sim.hint.analyze import BLUNDER, MISTAKE, analyze_game
 from sim.hint.estimate import check_budget
 from sim.hint.position import PublicTracker, decisions, format_position
 from sim.serve.frames import table_frames
@@ -69,30 +74,61 @@ def _placements(events: list[dict]) -> dict[tuple[int, int], int]:
     return where
 
 
-def game_analysis(game: WebGame, budget: int) -> dict[str, Any]:
-    """Every decision of the person with more than one move, analysed as ``sniff replay
-    --analyze`` does; the costly ones marked ``?`` (mistake) and ``??`` (blunder). Each row
-    names its placement's ``event`` (the move list's index), so the page can show the table
-    there, and its ``grade`` as ``sniff analyze`` marks moves (inaccuracy, mistake, blunder
-    at its default thresholds); ``accuracy`` is the share of the person's decisions with no
-    grade, as ``sniff analyze`` counts it, and ``grades`` how many of each."""
+SYMBOLS = {Mark.INACCURACY.value: "?!", Mark.MISTAKE.value: "?", Mark.BLUNDER.value: "??"}
+ROW_COLUMNS = ("decision", "round", "turn", "seat", "phase", "kind", "moves", "played", "best",
+               "win_played", "win_best", "loss", "loss_full", "loss_low", "loss_high",
+               "separated", "best_separated", "deals", "exact")
+SUMMARY_COLUMNS = ("decisions", "loss", "loss_full", "accuracy", "error_rate", "inaccuracies",
+                   "mistakes", "blunders", "separated", "noise_share", "best_played")
+
+
+def trace_name(game: WebGame) -> str:
+    """The file name *Download trace* gives the game: ``sniff analyze`` draws each
+    decision's deals from the source's name, so the browser's analysis uses it too."""
+    return f"serve-seed{game.seed}.jsonl"
+
+
+def _plain(value: Any) -> Any:
+    """A table's cell as a JSON value (a numpy number as Python's)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def analysis_command(game: WebGame, settings: AnalyzeSettings) -> str:
+    """The ``sniff analyze`` line that gives the same figures on the downloaded trace."""
+    seed = f" --seed {settings.seed}" if settings.seed else ""
+    return (f"sniff analyze {trace_name(game)} --strategy human --budget "
+            f"{settings.budget}{seed}")
+
+
+def game_analysis(game: WebGame, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+    """Every decision of the person with more than one move, valued by ``sniff analyze``'s
+    own call (``sim.analyze.study.analyse_trace_game``: its two searches of ``budget``
+    play-outs per move, its policy, exact endgames and seed) on the game as its downloaded
+    trace, so each figure is the one ``sniff analyze`` gives on that file. Each row holds
+    the decisions table's figures, names its placement's ``event`` (the move list's index),
+    so the page can show the table there, its ``grade`` (``sniff analyze``'s mark:
+    inaccuracy, mistake, blunder) and that grade's ``mark`` (?!, ?, ??); ``accuracy`` and
+    the other ``summary`` figures are the ``strategies`` table's."""
     if not game.over:
         raise SniffError("the analysis is made once the game is over")
     check_budget(budget, "budget")
-    rows, where = [], _placements(game.events)
-    thresholds = AnalyzeSettings().thresholds
-    for item in analyze_game(game.events, 0, game.seat, budget, "greedy", game.seed):
-        loss = item.loss
-        rows.append({"round": item.decision.round, "turn": item.decision.turn,
-                     "event": where[(item.decision.round, item.decision.turn)],
-                     "played": item.played.name, "best": item.best.name,
-                     "win": item.played.win.mean, "best_win": item.best.win.mean,
-                     "loss": {"mean": max(0.0, loss.mean), "low": max(0.0, loss.low),
-                              "high": max(0.0, loss.high)},
-                     "mark": item.mark, "moves": item.n_moves,
-                     "grade": mark_of(loss.mean, loss.low, thresholds).value})
+    settings = AnalyzeSettings(budget=budget).check()
+    tables = analyse_trace_game(game.events, GameRef(trace_name(game), 0), settings,
+                                (game.seat,))
+    where = _placements(game.events)
+    rows = []
+    for record in tables["decisions"].to_dict("records"):
+        row = {column: _plain(record[column]) for column in ROW_COLUMNS}
+        row["event"] = where[(row["round"], row["turn"])]
+        row["grade"], row["mark"] = record["mark"], SYMBOLS.get(record["mark"], "")
+        rows.append(row)
+    strategies = tables["strategies"]
+    summary = ({column: _plain(strategies[column].iloc[0]) for column in SUMMARY_COLUMNS}
+               if len(strategies) else None)
     grades = {grade.value: sum(row["grade"] == grade.value for row in rows)
               for grade in (Mark.INACCURACY, Mark.MISTAKE, Mark.BLUNDER)}
-    accuracy = (1.0 - sum(grades.values()) / len(rows)) if rows else None
-    return {"budget": budget, "mistake": MISTAKE, "blunder": BLUNDER, "decisions": rows,
-            "accuracy": accuracy, "grades": grades, "thresholds": list(thresholds)}
+    return {"budget": settings.budget, "policy": settings.policy, "seed": settings.seed,
+            "endgame": settings.endgame.value, "source": trace_name(game), "game_id": 0,
+            "command": analysis_command(game, settings), "decisions": rows,
+            "accuracy": summary["accuracy"] if summary else None, "summary": summary,
+            "grades": grades, "symbols": SYMBOLS, "thresholds": list(settings.thresholds)}

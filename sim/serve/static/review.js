@@ -78,7 +78,7 @@ async function toSetup() {
 const CHART = { h: 262, left: 44, right: 16, top: 14, bottom: 74 };
 
 // The win chance over the game: the move you played and the search's best, per decision,
-// the costly ones marked (a click on a mark shows the table there).
+// the graded ones marked ?!, ? or ?? (a click on a mark shows the table there).
 function winChart(decisions) {
   // As wide as its box, one unit a pixel, so that its words stay readable on a phone.
   const c = { ...CHART, w: Math.max(340, Math.min(720, $("analysis").clientWidth || 640)) };
@@ -86,14 +86,14 @@ function winChart(decisions) {
   const x = (i) => c.left + (n === 1 ? plotW / 2 : (i * plotW) / (n - 1)), y = (p) => c.top + (1 - p) * plotH;
   const svg = el("svg", { viewBox: `0 0 ${c.w} ${c.h}`, id: "win-chart", role: "img" });
   const costly = decisions.filter((d) => d.mark).length;
-  svg.setAttribute("aria-label", `your side's chance to win at each of your ${n} decisions: from ${(100 * decisions[0].win).toFixed(0)}% to ${(100 * decisions[n - 1].win).toFixed(0)}% with the moves you played; ${costly} costly move${costly === 1 ? "" : "s"} marked`);
+  svg.setAttribute("aria-label", `your side's chance to win at each of your ${n} decisions: from ${(100 * decisions[0].win_played).toFixed(0)}% to ${(100 * decisions[n - 1].win_played).toFixed(0)}% with the moves you played; ${costly} costly move${costly === 1 ? "" : "s"} marked`);
   for (const p of [0, 0.5, 1]) {
     el("line", { x1: c.left, x2: c.w - c.right, y1: y(p), y2: y(p), class: "grid" }, svg);
     el("text", { x: c.left - 6, y: y(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = `${100 * p}%`;
   }
   el("text", { x: c.left, y: c.h - 48, class: "axis" }, svg).textContent = "your decisions, in order →";
   const line = (key, cls) => el("polyline", { points: decisions.map((d, i) => `${x(i)},${y(d[key])}`).join(" "), class: cls }, svg);
-  line("best_win", "best"); line("win", "played");
+  line("win_best", "best"); line("win_played", "played");
   [["played", "the moves you played"], ["best", "the search's best"]].forEach(([cls, text], k) => {
     const y0 = c.h - 30 + 18 * k;
     el("line", { x1: c.left, x2: c.left + 24, y1: y0 - 4, y2: y0 - 4, class: "key-line " + cls }, svg);
@@ -102,8 +102,8 @@ function winChart(decisions) {
   decisions.forEach((d, i) => {
     if (!d.mark) return;
     const g = el("g", { class: "mark", "data-event": d.event }, svg);
-    el("circle", { cx: x(i), cy: y(d.win), r: 6 }, g);
-    el("text", { x: x(i), y: y(d.win) + (i % 2 ? 20 : -10), "text-anchor": "middle" }, g).textContent = d.mark;
+    el("circle", { cx: x(i), cy: y(d.win_played), r: 6 }, g);
+    el("text", { x: x(i), y: y(d.win_played) + (i % 2 ? 20 : -10), "text-anchor": "middle" }, g).textContent = d.mark;
     g.addEventListener("click", () => jumpTo(d).catch(fail));
   });
   return svg;
@@ -113,29 +113,34 @@ function jumpTo(d) {
   return reviewAt(d.event - 1, `your decision ${d.round}.${d.turn}: you played ${d.played}, the search's best ${d.best}`);
 }
 
-// The game's accuracy and its costly moves as sniff analyze grades them, each a button
-// that shows the table at that decision.
+// The game's accuracy and its costly moves: sniff analyze's own figures for the game's
+// trace, each graded move a button that shows the table at that decision.
 function accuracyHtml(a) {
   const n = a.decisions.length, g = a.grades;
   if (!n) return `<p id="accuracy">No decision of yours had more than one legal move.</p>`;
   const count = (k, one, many) => `${k} ${k === 1 ? one : many}`;
   const points = a.thresholds.map((t) => `${+(100 * t).toFixed(2)}`).join(", ");
   const costly = a.decisions.map((d, i) => [d, i]).filter(([d]) => d.grade).map(([d, i]) =>
-    `<li><button type="button" data-row="${i}" data-event="${d.event}">${d.round}.${d.turn} ${d.grade}: you played ${d.played}, the best was ${d.best} (${(100 * d.loss.mean).toFixed(1)} points of win chance given up)</button></li>`);
+    `<li><button type="button" data-row="${i}" data-event="${d.event}">${d.round}.${d.turn} ${d.grade}: you played ${d.played}, the best was ${d.best} (${(100 * d.loss_full).toFixed(1)} points of win chance given up)</button></li>`);
   return `<p id="accuracy"><strong>Accuracy ${(100 * a.accuracy).toFixed(0)}%</strong> over your ${count(n, "decision", "decisions")}: ` +
     `${count(g.inaccuracy, "inaccuracy", "inaccuracies")}, ${count(g.mistake, "mistake", "mistakes")}, ${count(g.blunder, "blunder", "blunders")} ` +
-    `(as sniff analyze grades a move: at least ${points} points of win chance given up, interval above 0)</p>` +
+    `(sniff analyze's figures for this game: a move is graded at ${points} points of win chance given up, interval above 0)</p>` +
     (costly.length ? `<h3 id="mistakes-title">Your costly moves</h3><ol id="mistakes" aria-labelledby="mistakes-title">${costly.join("")}</ol>` : "");
 }
 
+const inPoints = (p) => (100 * p).toFixed(1);  // a share as points of percent
+
 async function analyse() {
+  if ($("analyse").disabled) return;
   $("analysis").textContent = "";
+  $("analyse").disabled = true;  // one analysis at a time; the progress line says it works
   try {
-    const a = await api("POST", `/api/games/${game.view.session}/analysis`, {}, "analysing each of your decisions (the first analysis on this machine compiles the search)");
+    const a = await api("POST", `/api/games/${game.view.session}/analysis`, {}, "analysing each of your decisions as sniff analyze does (the first analysis on this machine compiles its search once, about half a minute)");
     await loadMoves();
-    const rows = a.decisions.map((d) => `<tr class="${d.mark ? "costly" : ""}" tabindex="0" data-event="${d.event}"><th scope="row">${d.round}.${d.turn}</th><td>${d.played} ${d.mark}</td><td>${(100 * d.win).toFixed(1)}%</td><td>${d.best}</td><td>${(100 * d.best_win).toFixed(1)}%</td><td>${(100 * d.loss.mean).toFixed(1)} [${(100 * d.loss.low).toFixed(1)}, ${(100 * d.loss.high).toFixed(1)}]</td></tr>`);
-    $("analysis").innerHTML = `<h2>Your decisions</h2>${accuracyHtml(a)}<p class="legend">chance to win: <span class="key played">the moves you played</span> · <span class="key best">the search's best</span> · a circle marks a costly move (? gives up ≥ ${100 * a.mistake} points of win chance, ?? ≥ ${100 * a.blunder}); click a mark or a row to see the table there</p>` +
-      `<div class="scroll" tabindex="0" role="region" aria-label="your decisions analysed"><table id="analysis-table"><caption>As <code>sniff replay --analyze</code>, ${a.budget} play-outs per move</caption><thead><tr><th scope="col">round.turn</th><th scope="col">played</th><th scope="col">win</th><th scope="col">best</th><th scope="col">its win</th><th scope="col">loss (points of %)</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
+    const rows = a.decisions.map((d) => `<tr class="${d.mark ? "costly" : ""}" tabindex="0" data-event="${d.event}"><th scope="row">${d.round}.${d.turn}</th><td>${d.played} ${d.mark}</td><td>${inPoints(d.win_played)}%</td><td>${d.best}</td><td>${inPoints(d.win_best)}%</td><td>${inPoints(d.loss)}</td><td>${inPoints(d.loss_full)} [${inPoints(d.loss_low)}, ${inPoints(d.loss_high)}]</td></tr>`);
+    const symbols = Object.entries(a.symbols).map(([grade, symbol], k) => `${symbol} ${grade} (≥ ${+(100 * a.thresholds[k]).toFixed(2)} points)`).join(", ");
+    $("analysis").innerHTML = `<h2>Your decisions</h2>${accuracyHtml(a)}<p class="legend">chance to win: <span class="key played">the moves you played</span> · <span class="key best">the search's best</span> · a circle marks a graded move: ${symbols} of win chance given up, interval above 0; click a mark or a row to see the table there</p>` +
+      `<div class="scroll" tabindex="0" role="region" aria-label="your decisions analysed"><table id="analysis-table"><caption>As <code>${a.command}</code> on the downloaded trace: ${a.budget} play-outs per move, twice (policy ${a.policy}, endgames ${a.endgame})</caption><thead><tr><th scope="col">round.turn</th><th scope="col">played</th><th scope="col">win</th><th scope="col">best</th><th scope="col">its win</th><th scope="col" title="win chance given up against the best move, cross-fitted (the best picked on half the deals, measured on the other half): sniff analyze's headline, below 0 where the move played did better on the other half">loss (points)</th><th scope="col" title="the best move's win chance minus yours on all the deals, with its paired 95% interval: what the grades read">on all deals [95%]</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
     if (a.decisions.length) $("analysis").insertBefore(winChart(a.decisions), $("analysis").querySelector(".scroll"));
     $("analysis").querySelectorAll("#mistakes button").forEach((b) => {
       b.addEventListener("click", () => jumpTo(a.decisions[Number(b.dataset.row)]).catch(fail));
@@ -145,7 +150,7 @@ async function analyse() {
       tr.addEventListener("click", go);
       tr.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
     });
-  } catch (error) { fail(error); }
+  } catch (error) { fail(error); } finally { $("analyse").disabled = false; }
 }
 
 $("to-setup").addEventListener("click", toSetup);
