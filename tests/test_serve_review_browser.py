@@ -96,7 +96,7 @@ def test_a_finished_game_is_analysed_charted_and_played_again(base_url, browser)
     wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr"))
     browser.execute_script("window.fetch = window.realFetch")
     wait(browser, lambda b: button.is_enabled() and not progress.is_displayed(), 10)
-    caption = browser.find_element(By.CSS_SELECTOR, "#analysis-table caption").text
+    caption = browser.find_element(By.ID, "analysis-source").text
     assert "sniff analyze serve-seed2.jsonl --strategy human --budget 100" in caption
     chart = browser.find_element(By.ID, "win-chart")
     assert len(chart.find_elements(By.CSS_SELECTOR, "polyline")) == 2
