@@ -275,3 +275,33 @@ def test_play_outs_alone_value_the_same_positions_as_their_policy_plays_them():
     for i, position in enumerate(positions):
         n = len(position.legal_moves())
         assert np.ptp(wins[i, :n], axis=1).max() == 0.0
+
+
+def test_the_analysis_records_the_search_by_its_behaviour(run_folder, tmp_path):
+    """The record names the engine's version and the search's behaviour signature (the
+    values it finds on a fixed game's decisions), which moves with the policy and the
+    endgames; a resume under a search that values otherwise is refused naming both."""
+    import json
+
+    from sim.analyze.valuation import search_signature
+    from sim.core.identity import ENGINE_VERSION
+    from sim.errors import SettingError
+
+    ours = search_signature("greedy", True)
+    assert len({ours, search_signature("random", True), search_signature("greedy", False)}) == 3
+    plan = plan_analysis([run_folder], settings())
+    assert plan.code == f"engine {ENGINE_VERSION}, search {ours}"
+
+    def stop() -> None:
+        raise Stopped(2)
+
+    with pytest.raises(Stopped):
+        run_analysis(plan, tmp_path / "cut", hooks=Hooks(check=stop))
+    path = tmp_path / "cut" / "analysis.json"
+    record = json.loads(path.read_text())
+    record["code"] = f"engine {ENGINE_VERSION}, search 0123abcd"
+    path.write_text(json.dumps(record))
+    with pytest.raises(SettingError, match=(
+            f"it was valued by engine {ENGINE_VERSION}, search 0123abcd; this code values by "
+            f"engine {ENGINE_VERSION}, search {ours}, so the remaining parts")):
+        run_analysis(None, tmp_path / "cut", resume=True)

@@ -25,9 +25,10 @@ import sim
 from sim.checks.footers import read_footer
 from sim.cluster import dask as dask_cluster
 from sim.errors import SniffError
+from sim.kernels.runner import lineup_code
 from sim.run import cluster_chunks
 from sim.run.chunks import RunInterrupted
-from sim.run.plan import resolve_plan
+from sim.run.plan import Plan, resolve_plan
 from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.store import io as run_io
@@ -104,7 +105,7 @@ def test_local_scheduler_gives_the_local_tables_and_summary(tmp_path, reference,
     for worker in workers:
         assert worker["numba_pool"] == worker["numba_threads"] == max(1, cores // 2)
         assert worker["dask_threads"] == 1
-        assert worker["kernel"] == ran["kernel"]
+        assert worker["kernel"] == lineup_code(Plan.from_config(ran["config"]).lineup)
 
 
 def test_scheduler_address_gives_the_local_tables(tmp_path, reference, cluster):

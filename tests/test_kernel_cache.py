@@ -18,6 +18,7 @@ from sim.errors import SniffError
 from sim.kernels import generate as kernels
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import StrategyError, kept_registry, load_plugin, parse_spec
+from strategies import get as get_strategy
 
 PLUGINS = Path(__file__).parent / "plugins"
 
@@ -125,3 +126,57 @@ def test_a_plugin_that_does_not_compile_is_one_line(tmp_path, monkeypatch):
         lineup = lineup_of(2, [parse_spec("broken"), parse_spec("random")])
         with pytest.raises(StrategyError, match="strategy 'broken' .*must return an integer"):
             play_batch(lineup, 3, np.arange(5))
+
+
+# --- the names of compiled modules: a hash of their code, blind to docs and imports
+
+SOURCE = '''"""A module."""
+from sim.core import tiles
+
+
+def f(x):
+    """Twice x."""
+    return 2 * x  # doubled
+'''
+
+
+def test_code_hash_ignores_imports_docstrings_and_layout():
+    moved = SOURCE.replace("from sim.core import tiles", "from sim import tiles as t")
+    redocumented = SOURCE.replace('"""Twice x."""', '"""Double."""').replace("# doubled", "")
+    reflowed = SOURCE.replace("return 2 * x", "return (\n        2 * x\n    )")
+    base = kernels.code_hash(SOURCE)
+    assert kernels.code_hash(moved) == base
+    assert kernels.code_hash(redocumented) == base
+    assert kernels.code_hash(reflowed) == base
+
+
+def test_code_hash_sees_a_change_of_code():
+    assert kernels.code_hash(SOURCE.replace("2 * x", "3 * x")) != kernels.code_hash(SOURCE)
+    assert kernels.code_hash(SOURCE.replace("def f(x)", "def g(x)")) != kernels.code_hash(
+        SOURCE)
+
+
+def test_a_model_module_of_another_template_is_rewritten(tmp_path, monkeypatch):
+    """``learned:model=PATH`` modules are cached by the model's bytes: one written by another
+    version of the template is rewritten on the next use; a current one is left alone."""
+    import hashlib
+
+    from strategies.learned import model_files
+    from strategies.learned.player import shipped_path
+
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    path = shipped_path(2)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    module = tmp_path / "learned" / f"sniff_learned_{digest}.py"
+    module.parent.mkdir(parents=True)
+    old = model_files.MODULE_TEMPLATE.replace(
+        "strategies.learned.net", "strategies.elsewhere_net")
+    module.write_text(old.format(source="elsewhere", copy="x", players=2))
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    model_files.model_strategy(get_strategy("learned"), str(path))
+    text = module.read_text()
+    assert "from strategies.learned.net import load_model" in text
+    assert "strategies.elsewhere_net" not in text
+    stamp = module.stat().st_mtime_ns
+    model_files.model_strategy(get_strategy("learned"), str(path))
+    assert module.stat().st_mtime_ns == stamp  # the current template is left alone

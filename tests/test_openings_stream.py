@@ -325,3 +325,25 @@ def test_the_in_memory_writer_gives_the_same_folder(tmp_path):
     for name in ("openings.parquet", "games/part-000000.parquet", "tile-pairs.csv"):
         assert (tmp_path / "held" / name).read_bytes() == (tmp_path / "streamed" / name
                                                            ).read_bytes(), name
+
+
+def test_a_resume_of_other_games_is_refused_naming_both_signatures(tmp_path, capsys):
+    """A study records the engine's version and its strategies' behaviour signatures
+    (``sim.run.signature``); a resume under code that plays them otherwise is one line."""
+    from cli_helpers import one_line, run_main
+
+    from sim.run.signature import strategy_signature
+    from strategies import parse_spec
+
+    folder = stopped_study(tmp_path / "run")
+    study = json.loads((folder / "study.json").read_text())
+    assert study["identity"]["strategies"] == {"random": strategy_signature(
+        parse_spec("random"), 2)}
+    study["identity"]["strategies"]["random"] = "0123abcd"
+    (folder / "study.json").write_text(json.dumps(study))
+    before = sorted(p.name for p in (folder / "games").iterdir())
+    code, out, err = run_main(["openings", "--out", str(folder), "--resume", "-q"], capsys)
+    one_line(code, err, "it was written by engine 1 with random=0123abcd; this code plays "
+                        f"random as {strategy_signature(parse_spec('random'), 2)}")
+    assert "--overwrite" in err
+    assert sorted(p.name for p in (folder / "games").iterdir()) == before

@@ -14,6 +14,7 @@ from cli_helpers import error_lines, run_main
 import strategies
 from sim.core import engine
 from sim.kernels.runner import lineup_of, play_batch
+from sim.run.signature import strategy_signature
 from strategies import parse_spec
 
 PLUGINS = Path(__file__).parent / "plugins"
@@ -60,7 +61,8 @@ def test_listed_and_recorded_like_a_plugin(plugins, capsys, tmp_path):
     assert code == 0, err
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["config"]["modules"][0] == "python_player"
-    assert manifest["kernel"]  # the code digest covers the Python module too
+    assert manifest["identity"]["strategies"]["heavy_numpy"] == strategy_signature(
+        parse_spec("heavy_numpy"), 2)  # a Python player's play is signed too
     code, out, err = run_main(["--plugin", "python_player", "tournament", "--players", "2",
                                "--strategies", "heavy_numpy,random", "--games-per-pair", "60",
                                "-q", "-o", str(tmp_path / "t")], capsys)

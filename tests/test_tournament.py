@@ -20,10 +20,11 @@ from frames import assert_frame_equal
 
 import sim
 import strategies
+from sim.core.identity import ENGINE_VERSION
 from sim.errors import SniffError
-from sim.kernels.generate import code_digest
 from sim.report.build import open_runs
 from sim.run.settings import RunControl
+from sim.run.signature import strategy_signature
 from sim.stats.ratings import ELO_SCALE, Contest, fit_ratings
 from sim.tournament import load as load_tournament
 from sim.tournament import pairings, run_tournament
@@ -51,8 +52,9 @@ def test_every_pairing_is_a_run_played_in_one_kernel(tournament):
         assert run.complete and len(run.games) == GAMES
         assert run.config["labels"] == [*pairing["lineup"], *pairing["lineup"]]
         assert run.config["seed"] == pairing["seed"]
-        played = [strategies.get(name) for name in sorted(set(pairing["lineup"]))]
-        assert run.manifest["kernel"] == code_digest(played)  # the code its lineup plays
+        assert run.manifest["identity"] == {"engine": ENGINE_VERSION, "strategies": {
+            name: strategy_signature(strategies.parse_spec(name), 4)
+            for name in pairing["lineup"]}}  # what its lineup plays
     assert len({p["seed"] for p in manifest["pairings"]}) == 3  # independent deals
     for name in ("matrix.png", "ratings.png"):
         data = (folder / name).read_bytes()

@@ -233,3 +233,22 @@ def test_defaults_round_the_budget_to_whole_generations_and_deals():
     assert config.games_per_trial == 996  # whole deals of 3 games against 2 opponents
     assert config.deals == 166 and config.games % (996 * 10) == 0
     assert config.generations == 100
+
+
+def test_a_resume_of_another_engine_is_refused_naming_both(tuned, capsys, tmp_path):
+    """The tuning records the engine's version and the signatures of its start and field
+    (``sim.run.signature``); a resume by code of another engine is one line naming both."""
+    import shutil
+
+    from sim.core.identity import ENGINE_VERSION
+
+    folder = tmp_path / "copy"
+    shutil.copytree(tuned.folder, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert set(manifest["identity"]["strategies"]) == {"blocker", "greedy"}
+    manifest["identity"]["engine"] = ENGINE_VERSION + 1
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    code, _, err = run_main(["tune", "--resume", "-o", str(folder)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert (f"it was written by engine {ENGINE_VERSION + 1}; this code plays engine "
+            f"{ENGINE_VERSION}, so a resume would not repeat the tuning") in err

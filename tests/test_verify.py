@@ -531,9 +531,12 @@ def test_the_placement_sample_compares_winners(runs, tmp_path, capsys) -> None:
 
 def test_replay_refuses_another_codes_run(runs, tmp_path, capsys) -> None:
     folder = copy_of(runs["plain"], tmp_path)
-    edit_json(folder / "manifest.json", lambda m: m.update(kernel="0123456789abcdef"))
+    def other_signature(manifest: dict) -> None:
+        manifest["identity"]["strategies"]["greedy"] = "0123456789abcdef"
+
+    edit_json(folder / "manifest.json", other_signature)
     code, out, err = run_main(["verify", str(folder), "--replay", "5"], capsys)
-    one_line(code, err, "it was played by other code")
+    one_line(code, err, "with greedy=0123456789abcdef; this code plays greedy as")
 
 
 @pytest.mark.parametrize("special", ["fifo", "big", "device"])

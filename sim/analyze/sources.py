@@ -157,18 +157,16 @@ class GameReader:
     def _plan(self, source: Source):
         """The run's plan, once; refused when this code would not play its games."""
         if source.name not in self._plans:
-            from sim.kernels.runner import lineup_code
             from sim.run.plan import Plan
+            from sim.run.signature import identity_problem, lineup_identity
             from sim.store.io import read_manifest
 
             manifest = read_manifest(Path(source.path))
             plan = Plan.from_config(manifest["config"])
-            kernel = lineup_code(plan.lineup)
-            if manifest.get("kernel") != kernel:
+            if problem := identity_problem(manifest, lineup_identity(plan.lineup)):
                 raise SniffError(
-                    f"cannot analyse {source.path}: it was played by other code (kernel "
-                    f"{manifest.get('kernel')}, this install's {kernel}), so its games "
-                    "cannot be played again here; analyse it with the release that played it")
+                    f"cannot analyse {source.path}: {problem}, so its games cannot be played "
+                    "again here; analyse it with the release that played it")
             self._plans[source.name] = plan
         return self._plans[source.name]
 

@@ -40,7 +40,7 @@ class AnalysisPlan:
     settings: AnalyzeSettings
     sources: tuple[Source, ...]
     games: tuple[GameRef, ...]
-    code: str  # the search's generated module: its name carries the code's hash
+    code: str  # the engine's version and the search's behaviour signature (code_name)
 
     def bounds(self) -> list[tuple[int, int]]:
         step = self.settings.part_games
@@ -62,10 +62,16 @@ class AnalysisPlan:
             raise SniffError(f"the analysis record is damaged ({error!r})") from None
 
 
-def code_name() -> str:
-    from sim.analyze.kernel import module_name
+def code_name(settings: AnalyzeSettings) -> str:
+    """What the analysis records as the code that values its decisions: the engine's
+    version and the search's behaviour signature with its settings' policy and endgames
+    (``sim.analyze.valuation.search_signature``), never a hash of the search's source."""
+    from sim.analyze.settings import Endgame
+    from sim.analyze.valuation import search_signature
+    from sim.core.identity import ENGINE_VERSION
 
-    return module_name()
+    exact = settings.endgame is Endgame.EXACT
+    return f"engine {ENGINE_VERSION}, search {search_signature(settings.policy, exact)}"
 
 
 def plan_analysis(paths: list[Path], settings: AnalyzeSettings) -> AnalysisPlan:
@@ -78,7 +84,7 @@ def plan_analysis(paths: list[Path], settings: AnalyzeSettings) -> AnalysisPlan:
                                                                settings.seed)]
     if not games:
         raise SniffError("the sources hold no finished game to analyse")
-    return AnalysisPlan(settings, tuple(sources), tuple(games), code_name())
+    return AnalysisPlan(settings, tuple(sources), tuple(games), code_name(settings))
 
 
 def analyse_games(plan: AnalysisPlan, refs: list[GameRef],
@@ -126,7 +132,7 @@ _readers: dict = {}
 def analyse_part_task(job: PartJob, index: int, lo: int, hi: int) -> dict:
     """One part valued and written on a worker; its ledger record."""
     plan = AnalysisPlan.of(job.record)
-    if code_name() != plan.code:
+    if code_name(plan.settings) != plan.code:
         raise SettingError("the search's code changed while the analysis ran; only a new "
                            "analysis ({overwrite}) gives consistent tables")
     key = job.folder
@@ -183,9 +189,10 @@ def run_analysis(plan: AnalysisPlan | None, folder: Path, *, resume: bool = Fals
         if resume:
             record = disk.read_record(folder)
             plan = AnalysisPlan.of(record)
-            if plan.code != code_name():
-                raise SettingError(f"cannot resume {folder}: the search's code changed since "
-                                   "the analysis started; start again with {overwrite}")
+            if plan.code != (now := code_name(plan.settings)):
+                raise SettingError(f"cannot resume {folder}: it was valued by {plan.code}; "
+                                   f"this code values by {now}, so the remaining parts would "
+                                   "not match; start again with {overwrite}")
         else:
             assert plan is not None, "run_analysis needs a plan unless it resumes"
             record = plan.record(command)

@@ -35,6 +35,10 @@ from sim.analyze.sources import source_seed
 from sim.hint.estimate import Z95, check_policy
 
 BATCH = 256  # decisions per compiled call: bounds the play-out values kept at once
+# The search's behaviour signature: every decision of one fixed traced game, searched.
+SIGNATURE_GAME = (2, 61, ("greedy", "random"))  # players, seed, strategies
+SIGNATURE_BUDGET = 16
+_signatures: dict[tuple[str, bool], str] = {}
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,30 @@ def search(pending: list[Pending], budget: int, policy: int, salt: str = "",
     return wins, deals, solved
 
 
+def search_signature(policy: str, exact: bool) -> str:
+    """The search's identity by its behaviour (as ``sim.run.signature`` signs a strategy):
+    the hash of what it finds on every decision of a fixed traced game
+    (``SIGNATURE_GAME``) at ``SIGNATURE_BUDGET`` deals, with this play-out ``policy`` and ``exact``
+    endgames; a refactor of the search that finds the same values keeps it. Once per
+    process for each pair."""
+    import hashlib
+
+    from sim.analyze.decisions import game_decisions
+    from sim.analyze.sources import GameRef
+    from sim.kernels.trace import trace_games
+
+    key = (policy, exact)
+    if key not in _signatures:
+        players, seed, names = SIGNATURE_GAME
+        events = trace_games(players, seed, list(names), 1)
+        pending = game_decisions(GameRef("signature", 0), events, seed)
+        wins, deals, solved = search(pending, SIGNATURE_BUDGET, check_policy(policy),
+                                     exact=exact)
+        digest = hashlib.sha256(wins.tobytes() + deals.tobytes() + solved.tobytes())
+        _signatures[key] = digest.hexdigest()[:16]
+    return _signatures[key]
+
+
 def value_decisions(pending: list[Pending], settings: AnalyzeSettings
                     ) -> tuple[list[dict], list[dict]]:
     """Each decision's row of the decisions table, and its rows of the budget curve."""
@@ -163,4 +191,5 @@ def decision_row(item: Pending, played: int, found: Figures, settings: AnalyzeSe
     }
 
 
-__all__ = ["BATCH", "Figures", "figures", "paired", "search", "value_decisions"]
+__all__ = ["BATCH", "Figures", "figures", "paired", "search", "search_signature",
+           "value_decisions"]

@@ -125,19 +125,16 @@ def replay_problems(folder: Path, manifest: dict, good: dict[int, dict], count: 
                     rng: np.random.Generator | None = None) -> tuple[int, str | None]:
     """Play ``count`` random games of the run's sound chunks ``good`` again and compare
     their rows with the parts: ``(games replayed, the first difference or None)``."""
-    from sim.kernels.runner import lineup_code
+    from sim.run.signature import identity_problem, lineup_identity
 
     if not 0 <= count <= MAX_REPLAY:
         raise SettingError(f"{{replay}} must be from 0 to {MAX_REPLAY:,} games, got {count}")
     if count == 0 or not good:
         return 0, None
     plan = Plan.from_config(manifest["config"])  # an unloaded plugin is one line
-    kernel = lineup_code(plan.lineup)
-    if manifest.get("kernel") != kernel:
-        raise SniffError(f"cannot replay {folder}: it was played by other code (kernel "
-                         f"{manifest.get('kernel')}, this install's {kernel}), so its games "
-                         "would differ whatever the folder holds; verify it with the release "
-                         "that played it")
+    if problem := identity_problem(manifest, lineup_identity(plan.lineup)):
+        raise SniffError(f"cannot replay {folder}: {problem}, so its games would differ "
+                         "whatever the folder holds; verify it with the release that played it")
     rng = rng or np.random.default_rng(secrets.randbits(64))  # a forger cannot know which
     ids = sample_ids(good, count, rng)
     played = _played(plan, manifest, ids)

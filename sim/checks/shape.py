@@ -97,6 +97,21 @@ def stopped_problem(stopped, config: dict) -> str | None:
     return f"{shown}, but the run has no --precision or sequential test to stop it"
 
 
+def identity_shape(identity: object) -> str | None:
+    """What is wrong with the shape of a recorded identity (``{"engine": int, "strategies":
+    {label: signature}}``, ``sim.run.signature``), or None; absent (a folder written
+    before identities, which records a ``kernel`` code digest) is None too."""
+    if identity is None:
+        return None
+    strategies = identity.get("strategies") if isinstance(identity, dict) else None
+    if not (isinstance(identity, dict) and _integer(identity.get("engine"), 0, 1_000_000)
+            and isinstance(strategies, dict) and len(strategies) <= 4
+            and all(isinstance(k, str) and isinstance(v, str) and len(k) + len(v) <= 1_000
+                    for k, v in strategies.items())):
+        return f"identity is {_shown(identity)}, not an engine version and signatures"
+    return None
+
+
 def run_manifest_problem(manifest: dict) -> str | None:
     """What is wrong with the shape of a run manifest (its configuration included), or
     None."""
@@ -109,6 +124,8 @@ def run_manifest_problem(manifest: dict) -> str | None:
         value = manifest.get(name)
         if value is not None and not (isinstance(value, str) and len(value) <= 1_000):
             return f"{name} is {_shown(value)}, not a text"
+    if (problem := identity_shape(manifest.get("identity"))) is not None:
+        return problem
     if manifest.get("ledger") not in (None, "parts.jsonl"):  # sim.checks.integrity.LEDGER
         return f"ledger is {_shown(manifest['ledger'])}, not the run's parts.jsonl"
     sessions = manifest.get("sessions")

@@ -7,6 +7,6 @@ plugin strategy reads its view through this package (``sim.core.observation``,
 """
 
 __all__ = [
-    "buffers", "calls", "checks", "engine", "layout", "loop", "observation", "record", "rng",
-    "seating", "tiles",
+    "buffers", "calls", "checks", "engine", "identity", "layout", "loop", "observation",
+    "record", "rng", "seating", "tiles",
 ]

@@ -76,7 +76,9 @@ def config_of(record: dict, import_plugins: bool = False) -> OpeningsConfig:
 
 
 def kernel_of(config: OpeningsConfig) -> str:
-    """The digest of the code the study's games run (loads, or compiles, its kernel)."""
+    """The key of the compiled code the study's games run (loads, or compiles, its kernel):
+    compared by every worker and part, never recorded (the study records its identity,
+    ``sim.run.signature``)."""
     from sim.kernels.runner import lineup_code
 
     return lineup_code(config.lineup)
@@ -85,16 +87,18 @@ def kernel_of(config: OpeningsConfig) -> str:
 # --- the record of a study under way
 
 
-def start_study(folder: Path, config: OpeningsConfig, part_deals: int, kernel: str,
+def start_study(folder: Path, config: OpeningsConfig, part_deals: int, identity: dict,
                 command: str) -> None:
-    """``study.json``: what a resume must play with (the ledger starts empty)."""
+    """``study.json``: what a resume must play with (the ledger starts empty); ``identity``:
+    the engine's version and the strategies' behaviour signatures
+    (``sim.run.signature.lineup_identity``)."""
     from sim.store.io import write_json
     from sim.version import __version__
 
     (folder / LEDGER).unlink(missing_ok=True)
     write_json(folder / STUDY, {
         "format": FORMAT, "version": __version__, "command": command,
-        "config": config_record(config), "part_deals": part_deals, "kernel": kernel,
+        "config": config_record(config), "part_deals": part_deals, "identity": identity,
         "started_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")})
 
 

@@ -149,6 +149,7 @@ def _measure(config: OpeningsConfig, folder: Path | None, progress, control: Run
              between_chunks, chunk_deals: int, part_deals: int) -> tuple[pd.DataFrame, dict]:
     """``measure_openings`` with its threads set."""
     from sim.openings.parts import PartsRun, finish_study, kernel_of, play_parts, start_study
+    from sim.run.signature import lineup_identity
 
     resume, scheduler, command = control.mode == "resume", control.scheduler, control.command
     tally = OpeningsTally()
@@ -163,7 +164,8 @@ def _measure(config: OpeningsConfig, folder: Path | None, progress, control: Run
             if between_chunks is not None and hi < config.deals:
                 between_chunks()
         return tally.table(config)
-    lock = cluster = None
+    identity = lineup_identity(config.lineup)  # before the folder: a player that raises
+    lock = cluster = None                      # here leaves nothing behind
     existed = folder.exists()
     started = unplayed = False  # started: this call wrote a new study.json
     try:
@@ -172,11 +174,11 @@ def _measure(config: OpeningsConfig, folder: Path | None, progress, control: Run
         lock.acquire(command or "sniff openings")
         kernel = kernel_of(config)
         if resume:
-            study = _resumable(folder, config, kernel)
+            study = _resumable(folder, config, identity)
             part_deals, command = int(study["part_deals"]), study.get("command", command)
         else:
             clear_outputs(folder)
-            start_study(folder, config, part_deals, kernel, command)
+            start_study(folder, config, part_deals, identity, command)
             started = True
         if isinstance(scheduler, str):
             from sim.cluster.dask import DaskCluster
@@ -220,18 +222,19 @@ def resume_config(folder: Path, given: dict | None = None) -> OpeningsConfig:
     return config
 
 
-def _resumable(folder: Path, config: OpeningsConfig, kernel: str) -> dict:
-    """``study.json`` of the study to resume, if it plays ``config`` with this code."""
+def _resumable(folder: Path, config: OpeningsConfig, identity: dict) -> dict:
+    """``study.json`` of the study to resume, if it plays ``config`` as this code plays it
+    (``identity``: ``sim.run.signature.lineup_identity``)."""
     from sim.openings.parts import config_of, kept_parts_match, read_study
+    from sim.run.signature import identity_problem
 
     study = read_study(folder)
     if config_of(study["config"]).to_dict() != config.to_dict():
         raise SniffError(f"cannot resume {folder}: it holds a study of another configuration")
-    if study.get("kernel") != kernel:
+    if problem := identity_problem(study, identity):
         kept_parts_match(folder, config)  # an edited study.json is said as such, first
-        raise SettingError(f"cannot resume {folder}: the simulator's code changed since the "
-                           "study started, so the remaining games would not match; start "
-                           "again with {overwrite}")
+        raise SettingError(f"cannot resume {folder}: {problem}, so the remaining games would "
+                           "not match; start again with {overwrite}")
     return study
 
 

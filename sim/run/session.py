@@ -33,13 +33,16 @@ class Session:
         }
 
 
-def new_manifest(plan: Plan, run_id: str, kernel: str, session: Session) -> dict:
+def new_manifest(plan: Plan, run_id: str, identity: dict, session: Session) -> dict:
+    """A new run's manifest; ``identity``: the engine's version and each strategy's behaviour
+    signature (``sim.run.signature.lineup_identity``), which ``--resume`` compares."""
     from sim.checks.integrity import LEDGER
     from sim.store import io
     from sim.version import __version__
 
     return {
-        "format": io.FORMAT, "run_id": run_id, "version": __version__, "kernel": kernel,
+        "format": io.FORMAT, "run_id": run_id, "version": __version__,
+        "identity": identity,
         "command": session.command, "config": plan.config(), "started_at": session.started_at,
         "status": "running", "sessions": [],
         "tables": {name: f"{name}/" for name in io.tables_for(plan.rounds)},

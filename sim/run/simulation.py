@@ -132,11 +132,12 @@ def _execute(plan: Plan, folder: Path | None, control: RunControl,
             compile_notice(control.notice):
         executor = None
         try:
-            kernel = _checked_kernel(plan, folder, recorded)
+            kernel, identity = _checked_kernel(plan, folder, recorded)
             executor = _open_executor(plan, kernel, control)
             executor.warm_up()  # load (or compile) the kernel now: games/s measures play only
             _check_space(plan, folder, control)
-            state = RunState.start(plan, folder, control, recorded, kernel, executor)
+            state = RunState.start(plan, folder, control, recorded, (kernel, identity),
+                                   executor)
             state.play(executor, sequential)
         finally:
             if executor is not None:
@@ -155,19 +156,20 @@ def _check_space(plan: Plan, folder: Path | None, control: RunControl) -> None:
     run_space.check_space(plan, folder, written)
 
 
-def _checked_kernel(plan: Plan, folder: Path | None, recorded: dict | None) -> str:
-    """The digest of the code the lineup plays; a resume is refused if it changed."""
+def _checked_kernel(plan: Plan, folder: Path | None,
+                    recorded: dict | None) -> tuple[str, dict]:
+    """The code key of the compiled code the lineup plays (compared chunk by chunk: an edit
+    during the run) and its identity, the engine's version and each strategy's behaviour
+    signature (``sim.run.signature``); a resume is refused if the identity changed."""
     from sim.kernels.runner import lineup_code
+    from sim.run.signature import identity_problem, lineup_identity
 
     kernel = lineup_code(plan.lineup)
-    if recorded is None:
-        return kernel
-    if recorded.get("kernel") != kernel:
-        raise SettingError(
-            f"cannot resume {folder}: it was written by other code (sniff "
-            f"{recorded.get('version')}, code {recorded.get('kernel')}; this is {kernel}), so "
-            "the remaining games would not match; start again with {overwrite}")
-    return kernel
+    identity = lineup_identity(plan.lineup)
+    if recorded is not None and (problem := identity_problem(recorded, identity)):
+        raise SettingError(f"cannot resume {folder}: {problem}, so the remaining games would "
+                           "not match; start again with {overwrite}")
+    return kernel, identity
 
 
 def _open_executor(plan: Plan, kernel: str, control: RunControl):

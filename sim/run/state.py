@@ -63,13 +63,16 @@ class RunState:
 
     @classmethod
     def start(cls, plan: Plan, folder: Path | None, control: RunControl,
-              recorded: dict | None, kernel: str, executor) -> RunState:
-        """The manifest (the recorded one on a resume), the folder made ready, the summary."""
+              recorded: dict | None, code: tuple[str, dict], executor) -> RunState:
+        """The manifest (the recorded one on a resume), the folder made ready, the summary.
+        ``code``: the code key of the compiled code the lineup plays (each chunk's is compared
+        with it) and the identity the manifest records (``sim.run.signature``)."""
         from sim.store import io
 
         session = Session(control.command, threads=executor.threads,
                           cluster=executor.describe())
-        manifest = recorded or new_manifest(plan, plan.run_id, kernel, session)
+        kernel, identity = code
+        manifest = recorded or new_manifest(plan, plan.run_id, identity, session)
         # A run that stopped for a precision ends inside its last chunk: its games are the
         # prefix 0..stopped-1 (a resume of it plays nothing).
         total = stopped_games(recorded) or plan.games
@@ -79,7 +82,7 @@ class RunState:
             control.announce()
         metadata = {
             "format": io.FORMAT, "run_id": plan.run_id, "version": manifest["version"],
-            "kernel": kernel, "command": control.command, "config": plan.config(),
+            "identity": identity, "command": control.command, "config": plan.config(),
             "session_started_at": session.started_at,
         }
         summary = Summary(plan.players, plan.labels, plan.group, plan.round_cap)

@@ -88,13 +88,17 @@ def run(folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
     ``cluster`` (a ``sim.cluster.dask.DaskCluster``) plays the matches as its tasks."""
     space = Space.of(config)
     player = Player(config, space, cluster)
-    kernel = player.kernel(space.spec)
-    if manifest.get("kernel") is not None and manifest["kernel"] != kernel:
-        raise SniffError(f"the simulator's code changed since {folder} was tuned (kernel "
-                         f"{manifest['kernel']}, now {kernel}); a resume would not repeat it")
+    from sim.run.signature import identity_problem
+
+    player.kernel(space.spec)  # loaded (or compiled) before the signatures play
+    identity = player.identity(space.spec)
+    recorded = manifest.get("identity") is not None or manifest.get("kernel") is not None
+    if recorded and (problem := identity_problem(manifest, identity)):
+        raise SniffError(f"cannot resume {folder}: {problem}, so a resume would not repeat "
+                         "the tuning")
     if manifest["status"] == "complete" and (folder / BEST).exists():
         return tune_folder.load(folder)  # a finished run resumes to itself
-    search = Search.start(folder, config, manifest, control, space, player, kernel)
+    search = Search.start(folder, config, manifest, control, space, player, identity)
     notice = control.notice
     try:
         stopped = search.play_generations()
@@ -132,15 +136,16 @@ class Search:
 
     @classmethod
     def start(cls, folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
-              space: Space, player: Player, kernel: str) -> Search:
-        """The optimiser replayed over the stored trials; the session begun and announced."""
+              space: Space, player: Player, identity: dict) -> Search:
+        """The optimiser replayed over the stored trials; the session begun and announced;
+        ``identity``: what the manifest records (``Player.identity``)."""
         trials = tune_folder.read_trials(folder, config)
         trials = trials if trials is not None else pd.DataFrame()
         es = new_optimizer(config)
         done = replay(es, space, trials, config) if len(trials) else 0
         session = {"command": control.command or None, "started_at": tune_folder.utc_now(),
                    "ended_at": None, "generations_played": 0}
-        manifest.update(kernel=kernel, status="running")
+        manifest.update(identity=identity, status="running")
         manifest["sessions"].append(session)
         tune_folder.write_manifest(folder, manifest)
         control.notice(

@@ -49,9 +49,22 @@ class Player:
         self.job: MatchJob | None = None  # once its workers are warmed up
 
     def kernel(self, spec) -> str:
-        """Load (the first time: compile) the kernel; the digest of the code in it."""
+        """Load (the first time: compile) the kernel; the key of the code in it, which the
+        workers of a cluster must share (``sim.kernels.generate.code_digest``)."""
         compile_lineup(self.lineup(spec, self.field[0]))
         return code_digest(self.strategies)
+
+    def identity(self, spec) -> dict:
+        """What the tuning records and a resume compares: the engine's version and the
+        behaviour signatures (``sim.run.signature``) of ``spec`` (the tuning's start)
+        and of every opponent, at the tuning's player count."""
+        from sim.core.identity import ENGINE_VERSION
+        from sim.run.signature import strategy_signature
+
+        players = self.config.players
+        return {"engine": ENGINE_VERSION,
+                "strategies": {each.label: strategy_signature(each, players)
+                               for each in [spec, *self.field]}}
 
     def lineup(self, spec, opponent):
         players = self.config.players
