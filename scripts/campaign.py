@@ -56,6 +56,7 @@ SURFACES = ("cache", "folders", "plugins", "cli", "serve", "query")
 MEMORY_LIMIT = 6 * 2**30  # address space of a case (numba and DuckDB map much more than they use)
 MEMORY_BOUND = 2 * 2**30  # resident: past this, a case used unbounded memory
 NOBODY = 65534
+GRACE = 15  # seconds between the Ctrl-C of a case at its limit and its SIGKILL
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -158,7 +159,7 @@ def _limits() -> None:
 
 def run_process(argv: list[str], env: dict, cwd: Path, timeout: float, stdin: str | None,
                 interrupt: bool, user: int | None) -> Outcome:
-    """Run ``argv``; at the limit Ctrl-C (``interrupt``) then, 15 s on, SIGKILL."""
+    """Run ``argv``; at the limit Ctrl-C (``interrupt``) then, ``GRACE`` seconds on, SIGKILL."""
     def prepare() -> None:
         _limits()
         if user is not None:
@@ -183,7 +184,7 @@ def run_process(argv: list[str], env: dict, cwd: Path, timeout: float, stdin: st
                     interrupted = True
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(process.pid, signal.SIGINT)
-                    deadline = now + 15
+                    deadline = now + GRACE
                 else:
                     killed = True
                     with contextlib.suppress(ProcessLookupError):

@@ -449,7 +449,7 @@ def _results(result: Tournament) -> dict:
 
 
 def output_problems(folder: str | Path) -> list[str]:
-    """``sniff verify`` of a complete tournament's result (#51): the ratings, fit and ranking
+    """``sniff verify`` of a complete tournament's result: the ratings, fit and ranking
     in ``tournament.json``, ``matrix.csv`` and ``ranking.csv`` recomputed from the
     pairings' checked runs, and every output file against its recorded size and sha256
     (``sim.store.rundata.result_problems``). One line per difference; [] when all match."""

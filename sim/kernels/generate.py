@@ -120,7 +120,7 @@ def _module(name: str) -> ModuleType:
 
 
 # (path, mtime, size) -> parsed tree or code hash: a kernel is looked up per traced game, and
-# parsing every module each time cost 40 times the games; an edited file has a new key.
+# parsing every module each time cost far more than the games; an edited file has a new key.
 _parsed: dict[tuple, ast.Module] = {}
 _hashed: dict[tuple, str] = {}
 _imports: dict[tuple, set[tuple[str, str]]] = {}

@@ -31,8 +31,7 @@ from sim.errors import SniffError
 _WIDTH = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 4, pa.int64(): 8, pa.bool_(): 1,
           pa.float64(): 8, pa.float32(): 4}
 # Peak memory of reading a table into pandas over the frame's own size: the Arrow table
-# and the frame are both alive during the conversion (measured: a 10 M-game run's rounds,
-# 3.7 GB as a frame, peaked at 8.5 GB).
+# and the frame are both alive during the conversion (docs/speed.md, Reading at scale).
 PEAK_FACTOR = 2.3
 
 
