@@ -10,10 +10,12 @@ library) and calls :meth:`advance` again with the moves.
 The games are those of ``sniff simulate``: game ``i`` of a batch has game id
 ``first_game + i``, deal id = game id, the rotation ``game id % players`` (seat ``s`` is
 played by lineup position ``(s + rotation) % players``), the same deal streams and each
-seat's own strategy stream. Rules are not repeated here: the engine's one game loop
-(``sim.core.engine.advance_game``) runs both. A built-in strategy decided from Python through
-its compiled ``choose`` and the stream it is handed (:attr:`Decisions.streams`) plays the
-same games as ``sniff simulate`` (tests/test_batch.py).
+seat's own strategy stream. Rules are not repeated here: the engine's one game loop runs
+both (``advance_game``, built by ``sim.core.loop.make_game_player`` and compiled into the
+generated engine module of ``sim.kernels.template``). A built-in strategy decided from
+Python through its compiled ``choose`` and the stream it is handed
+(:attr:`Decisions.streams`) plays the same games as ``sniff simulate``
+(tests/test_batch.py).
 
 Actions: an action id is the engine's move encoding, ``tile * 4 + arm`` (``N_ACTIONS``
 ids; the opening uses arm L). An outside seat is asked only when it has a choice (two or more
@@ -107,9 +109,21 @@ def _most_references(rows: tuple[np.ndarray, ...]) -> int:
     return max(sys.getrefcount(array) for array in rows)
 
 
-# What an array of a set no one holds has, measured on this interpreter through the same
-# code (the set's tuple, the loop's name, getrefcount's own argument: 3 on CPython 3.11),
-# so that an interpreter that counts differently never hands out a set still held.
+# What an array of a set no one holds has, counted on this interpreter through the same
+# code (the set's tuple, the loop's name, getrefcount's own argument), so that an
+# interpreter that counts differently never hands out a set still held.
+#
+# What the reuse relies on: CPython's reference counts, and that every holder of a
+# Decisions' data holds a Python reference to one of the set's arrays (a Decisions, a
+# slice or view of one of its fields: numpy keeps the base array alive through ``.base``).
+# What would break it, handing a set out while someone still reads it: a holder that keeps
+# only a raw pointer or a buffer without a reference (``memoryview`` of a view holds one;
+# a ctypes pointer, a DLPack capsule already consumed, or a tensor made by
+# ``torch.from_numpy`` of a *copy* are fine, one made without a reference is not), an
+# interpreter without reference counts (PyPy) or with deferred ones (free-threaded
+# CPython counts differently: ``_UNUSED`` then only guards against a lower count, not a
+# deferred one). tests/test_batch.py checks that a kept Decisions and a kept view keep
+# their values through later steps.
 _UNUSED = _most_references(new_rows(1))
 
 
