@@ -70,8 +70,7 @@ from sim.kernels.decisions import (
     IllegalMove,
     lineup_positions,
 )
-from sim.kernels.gather import gather_rounds
-from sim.kernels.result import BatchResult, bad_choice_error, strategy_errors
+from sim.kernels.result import BatchResult, bad_choice_error, gather_rounds, strategy_errors
 from sim.kernels.shared import kernel_for
 from sim.kernels.sharing import BLOCK_SIZE, note_cost, shared_step
 from strategies import MAX_PARAMS, StrategySpec

@@ -1,17 +1,28 @@
-"""What a batch of games hands back, and a strategy's exception as one line naming it.
+"""What a batch of games hands back, its rounds packed in game order, and a strategy's
+exception as one line naming it.
 
 Shared by the two ways of playing a batch: whole games in one compiled call
 (``sim.kernels.runner``) and resumable games (``sim.kernels.batch``).
+
+Why the rounds are packed here: the kernel cannot write rounds contiguously (a game's
+offset depends on every earlier game's length, and games run in parallel), so it writes
+each game's rounds into that game's own slots, and :func:`gather_rounds` packs them. It
+calls nothing of ours, so its numba cache cannot go stale through a callee in another file.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+from numba import njit, prange
 
+from sim.cache import use_writable_numba_cache
 from sim.errors import SniffError
+
+use_writable_numba_cache(Path(__file__).parent)  # this module's cache is beside it
 
 ROUND_CAP = 200
 
@@ -42,7 +53,7 @@ def bad_choice_error(code: int, game_id: int, spec_of_seat, explain=None) -> Sni
     ``GAME_BAD_CHOICE`` (``engine.BAD_CHOICE``): 1 + the seat whose strategy returned an index
     out of range, or its negative when that strategy raised (``sim.core.calls.RAISED``).
     ``spec_of_seat(seat)``: the spec that played the seat; ``explain(spec)``: what it raised
-    (``sim.kernels.python_seats.raised_message``), or None."""
+    (``sim.kernels.batch.raised_message``), or None."""
     seat = abs(int(code)) - 1
     spec = spec_of_seat(seat)
     strategy = spec.strategy
@@ -84,3 +95,18 @@ def strategy_errors(lineup):
             who = "the engine, playing " + ", ".join(strategies)
         raise SniffError(f"{who} raised {what} inside the compiled engine; its choose() must "
                          "return a legal move's index, never raise") from None
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def gather_rounds(slotted, counts, offsets, columns):
+    """``columns[f, offsets[g] + r] = slotted[g, r, f]`` for every round ``r < counts[g]``.
+
+    Field-major output: the Parquet columns are then contiguous rows of ``columns``.
+    """
+    fields = slotted.shape[2]
+    for game in prange(slotted.shape[0]):
+        start = offsets[game]
+        for number in range(counts[game]):
+            for field in range(fields):
+                columns[field, start + number] = slotted[game, number, field]
+
