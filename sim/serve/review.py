@@ -16,7 +16,8 @@ from sim.analyze.settings import AnalyzeSettings, Mark, mark_of
 from sim.errors import SniffError
 from sim.hint.analyze import BLUNDER, MISTAKE, analyze_game
 from sim.hint.estimate import check_budget
-from sim.hint.position import PublicTracker, decisions, format_position
+from sim.hint.position import format_position
+from sim.hint.tracker import PublicTracker, decisions
 from sim.serve.frames import table_frames
 from sim.serve.game import WebGame
 

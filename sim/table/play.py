@@ -249,7 +249,7 @@ class PlayGame:
         the position is rebuilt from the events shown so far (``sim.hint.position``), where the
         other hands are sizes and lacks, never tiles."""
         from sim.hint.estimate import analyse, hint_text
-        from sim.hint.position import PublicTracker
+        from sim.hint.tracker import PublicTracker
 
         tracker = PublicTracker(self.players, self.target)
         for event in self.events[1:]:
