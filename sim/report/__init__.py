@@ -7,4 +7,4 @@ May import: the packages below it (``sim.core`` … ``sim.openings``).
 """
 
 __all__ = ["aggregate", "build", "effects", "html", "passes", "placements", "states", "tables",
-           "tournament"]
+           "tournament", "write"]

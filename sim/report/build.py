@@ -128,7 +128,7 @@ class Report:
 
     def write(self, out: str | os.PathLike) -> dict[str, Path]:
         """Charts (PNG), ``report.html`` (self-contained), ``report.md`` and ``report.json``."""
-        from sim.report.html import write_report
+        from sim.report.write import write_report
 
         return write_report(self, Path(out))
 
