@@ -31,7 +31,7 @@ from sim.errors import SniffError
 _WIDTH = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 4, pa.int64(): 8, pa.bool_(): 1,
           pa.float64(): 8, pa.float32(): 4}
 # Peak memory of reading a table into pandas over the frame's own size: the Arrow table
-# and the frame are both alive during the conversion (docs/speed.md, Reading at scale).
+# and the frame are both alive during the conversion (measured in docs/query.md).
 PEAK_FACTOR = 2.3
 
 
