@@ -87,8 +87,8 @@ FIRST_SLOTS = 32
 def _entry(dispatcher, arguments: tuple) -> Callable:
     """The compiled code of ``dispatcher`` for the types of ``arguments``, to call directly.
 
-    Numba's dispatcher types every argument at every call (3 microseconds for the advance's
-    records, an eighth of an environment's step). A batch passes arrays and records of the
+    Numba's dispatcher types every argument at every call (for the advance's records, a
+    large share of an environment's step: docs/speed.md). A batch passes arrays and records of the
     same types at every step (its own int64 index and answer arrays, its own buffers), so
     the code found for the first call's types is the code every later call would get.
     """

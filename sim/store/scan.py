@@ -8,7 +8,7 @@ is one that ``sim.checks.integrity`` checked against the run's ledger (its size,
 rows and identity) and is decoded with its Parquet page checksums verified
 (:func:`read_part`): a damaged part is one ``SniffError`` line naming it, as for
 any other reader. pyarrow rather than DuckDB here because DuckDB does not verify Parquet
-page checksums (measured: a flipped byte in an uncompressed page reads as a wrong number).
+page checksums (a flipped byte in an uncompressed page reads there as a wrong number).
 
 Also here: what a whole table would cost in pandas (:func:`frame_bytes`), so that
 ``Run.games`` and ``Run.rounds`` can refuse a run that would not fit in memory, in one line,
