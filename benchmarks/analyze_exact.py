@@ -22,7 +22,7 @@ import numpy as np
 from sim.analyze.decisions import Pending, kind_of, phase_of
 from sim.analyze.sources import GameRef
 from sim.analyze.valuation import figures, search
-from sim.hint.position import decisions
+from sim.hint.tracker import decisions
 from sim.kernels.runner import lineup_of
 from sim.kernels.trace import game_events
 from strategies import parse_spec

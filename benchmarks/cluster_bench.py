@@ -1,6 +1,6 @@
 """How the long commands scale on a Dask cluster: ``local:2`` against ``local:1``.
 
-Why: issue #54 asks that an openings study under ``learned`` and a tournament of
+Why: the project asks that an openings study under ``learned`` and a tournament of
 ``learned``, ``partner`` and ``greedy`` run at least 1.7x as fast with ``--scheduler
 local:2`` (two worker processes of one numba thread each) as with ``local:1``. Each
 measurement runs in a process of its own (the command's library call, as the CLI makes it,

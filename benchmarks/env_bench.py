@@ -1,4 +1,4 @@
-"""Benchmark of the engine as an environment (issue #50's targets), in one run.
+"""Benchmark of the engine as an environment (docs/speed.md's targets), in one run.
 
 Rows:
 - ``batch``: a ``GameBatch`` of 4,096 games, 4 players, lineup position 0 played in Python
@@ -136,7 +136,7 @@ def paired_rows(batch_games: int, simulate_games: int, repeats: int,
 
 
 def pettingzoo_row(games: int, repeats: int) -> dict:
-    """PettingZoo's own ``performance_benchmark`` (5 s of random masked steps, resets
+    """PettingZoo's own ``performance_benchmark`` (random masked steps for its fixed time, resets
     included) on one 4-player AEC game; ``games`` and ``repeats`` are not used."""
     import contextlib
     import io

@@ -48,7 +48,7 @@ from sim.kernels.trace import placements_from_events
 from sim.stats.intervals import Z95, mean_interval, wilson_interval
 
 OPPONENT = {2: "blocker", 4: "partner"}
-TARGET = {2: 0.80, 4: 0.68}  # issue 15's targets, drawn as dashed lines
+TARGET = {2: 0.80, 4: 0.68}  # expert's targets (docs/expert.md), drawn as dashed lines
 
 
 def duplicate_wins(players: int, first: str, second: str, games: int, seed: int) -> np.ndarray:

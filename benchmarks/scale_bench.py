@@ -1,6 +1,6 @@
 """How reading a run scales: simulate, verify, report, a query and loading, at given sizes.
 
-Why: issue #34 asks that everything reading a run works in bounded memory and that
+Why: the project asks that everything reading a run works in bounded memory and that
 ``sniff report`` of a 10 M-game run take at most 3x ``sniff verify``'s time with at most
 1.5 GB peak memory, flat from 1 M to 100 M games. This script measures each step as a user
 meets it, as a separate process under ``/usr/bin/time -f %e:%M`` (wall seconds, peak RSS),
@@ -87,8 +87,8 @@ def measure(games: int, out: Path, steps, threads: int | None,
     if "query" in steps:
         step("query", sniff("query", str(folder), QUERY))
     if "load-games" in steps and (games <= 20_000_000 or explicit):
-        # the whole games table in pandas: it works for runs that fit (8 GB at 100 M games),
-        # so at 100 M it is measured only when asked for by name
+        # the whole games table in pandas: it works for runs that fit (docs/speed.md), so past
+        # 20 M games it is run only when asked for by name
         step("load-games", [sys.executable, "-P", "-c", LOAD, str(folder)])
     return rows
 

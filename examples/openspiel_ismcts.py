@@ -183,7 +183,7 @@ def builtin_seconds_per_move(players: int, opponent: str, deals: int, seed: int)
     """The built-in strategy against itself on the first deals: CPU seconds per decision
     (one thread; CPU time, as the machine is shared)."""
     # compile or load first, with as many games (a batch of one game uses other entry
-    # points): the first timing of a cold cache counted the compile, 13 ms a decision
+    # points): else the first timing of a cold cache counts the compile
     GameBatch(players, [opponent] * players, deals, seed + 1)
     start = time.process_time()
     batch = GameBatch(players, [opponent] * players, deals, seed)

@@ -8,7 +8,7 @@ a second and records its instruction pointer; gdb then names each address (numba
 its compiled functions with gdb's JIT interface). Needs gcc and gdb, and permission to
 trace one's own processes.
 
-    python scripts/profile_engine.py                      # 4-player greedy, 20 s of samples
+    python scripts/profile_engine.py                      # 4-player greedy, the default --seconds
     python scripts/profile_engine.py --strategy random --players 2 --seconds 10 --by-offset
 
 Prints the share of samples per compiled function (inlined code counts in its caller);

@@ -138,7 +138,7 @@ def use_writable_numba_cache(package_folder: Path) -> None:
 # is sealed: beside it, ``NAME.seal`` holds an HMAC of its name and bytes under a key that
 # lives outside the cache (``seal_key``) and never leaves this account. A file without a
 # seal that this key makes is never loaded: its module is compiled again
-# (``sim.kernels.generate.check_compiled``).
+# (``sim.kernels.cachefiles.check_compiled``).
 
 SEAL_SUFFIX = ".seal"
 SEALED_PREFIX = "sniff_"  # the generated modules' names: only their files are sealed

@@ -16,6 +16,7 @@ import traceback
 import numpy as np
 
 from sim.files import write_atomic
+from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
 from sim.kernels.shared import (
     LOCK_NAME,
@@ -98,7 +99,7 @@ def main(argv: list[str]) -> int:
 def compile_once(order: tuple[str, ...] = PARTS) -> int:
     """Under the lock, :func:`compile_everything` and leave the done marker (or the failed
     one, with the traceback); 0 also when another process holds the lock."""
-    directory = kernels.cache_dir()
+    directory = cachefiles.cache_dir()
     lock = directory / LOCK_NAME
     if lock_held(directory):
         return 0

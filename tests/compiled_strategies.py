@@ -22,6 +22,7 @@ import numpy as np
 from compile_lock import compiling_alone
 
 from sim.core.calls import SEARCH_VALUES
+from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
 from strategies import get
 
@@ -48,7 +49,7 @@ _NO_RNG = np.zeros(1, dtype=np.uint64)
 def _path() -> Path:
     name = kernels.generated_name("sniff_tests", TEMPLATE, [
         "strategies.learned.features", "strategies.search.playout"])
-    return kernels.write_generated(name, TEMPLATE)
+    return cachefiles.write_generated(name, TEMPLATE)
 
 
 def _call(*args):
@@ -58,7 +59,7 @@ def _call(*args):
         path = _path()
         # The first call compiles (over a minute): another xdist worker waits, then loads it.
         with compiling_alone(path.with_suffix(".lock")):
-            _module = kernels.import_generated(path)
+            _module = cachefiles.import_generated(path)
             return _module.call(*args)
     return _module.call(*args)
 

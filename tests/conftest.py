@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from compile_lock import compiling_alone, try_alone
 
+from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
 
 # The background compile (sim.kernels.shared) would compete with the tests for the cores;
@@ -74,7 +75,7 @@ def engine_compiled() -> None:
     the halves at once on their two cores, then each loads the other's from the cache."""
     halves = {"tests-engine-whole.lock": _compile_whole_games,
               "tests-engine-batch.lock": _compile_batches}
-    folder = kernels.cache_dir()
+    folder = cachefiles.cache_dir()
     while halves:
         name = next((n for n in halves if try_alone(folder / n)), next(iter(halves)))
         with compiling_alone(folder / name):
@@ -101,7 +102,7 @@ def _compile_hint_search() -> None:
     from sim.hint.estimate import analyse
     from sim.hint.position import parse_position
 
-    with compiling_alone(kernels.cache_dir() / "tests-hint-search.lock"):
+    with compiling_alone(cachefiles.cache_dir() / "tests-hint-search.lock"):
         analyse(parse_position(POSITION_TEXT), 2)
 
 

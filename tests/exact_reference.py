@@ -92,7 +92,7 @@ def exact_values(position) -> list[float]:
 
 def endgame_positions(count: int) -> list:
     """Decisions of 2-player games with an empty boneyard and a choice, small hands."""
-    from sim.hint.position import decisions
+    from sim.hint.tracker import decisions
 
     lineup = lineup_of(2, [parse_spec("greedy"), parse_spec("random")])
     found = []

@@ -5,7 +5,7 @@ line; a generated module is imported only as sniff wrote it; numba's files that 
 whole, or not regular files, are compiled again; and the background compile's lock, log
 and markers never block a command or write through a link.
 
-Found by the campaign of scripts/campaign.py (surface ``cache``)."""
+Found by the campaign of scripts/campaign (surface ``cache``)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,7 @@ import pytest
 
 from sim import precompile
 from sim.cache import UnsafeCache, cache_base, own_folder, seal, sealed
-from sim.kernels import generate as kernels
-from sim.kernels import shared
+from sim.kernels import cachefiles, shared
 from strategies import get
 
 ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
@@ -60,15 +59,15 @@ def _forge(path: Path, how: str, tmp_path: Path) -> None:
 def test_a_generated_module_is_imported_only_as_sniff_wrote_it(cache, tmp_path, how):
     """A forged ``sniff_engine_<hash>.py`` ran at the next command (its name is a hash of
     sniff's sources, known to anyone with the same install)."""
-    path = kernels.cache_dir() / "sniff_trust_probe.py"
+    path = cachefiles.cache_dir() / "sniff_trust_probe.py"
     _forge(path, how, tmp_path)
     compiled = path.parent / "__pycache__" / "sniff_trust_probe.run-3.py311.nbi"
     compiled.parent.mkdir(exist_ok=True)
     compiled.write_bytes(pickle.dumps(_Payload()))  # made for the forged text: removed
-    written = kernels.write_generated("sniff_trust_probe", SOURCE)
+    written = cachefiles.write_generated("sniff_trust_probe", SOURCE)
     assert written == path and not path.is_symlink() and path.read_text() == SOURCE
     assert not compiled.exists()
-    assert kernels.import_generated(path).VALUE == 41
+    assert cachefiles.import_generated(path).VALUE == 41
     assert not (tmp_path / "ran").exists()
 
 
@@ -80,7 +79,7 @@ def _nbi(tmp_path: Path) -> bytes:
 def test_numba_files_that_are_not_whole_are_compiled_again(cache, tmp_path, how):
     """A truncated or garbled ``.nbi``/``.nbc`` ended in numba's traceback (EOFError,
     UnpicklingError), and a FIFO there blocked the command."""
-    path = kernels.write_generated("sniff_trust_probe", SOURCE)
+    path = cachefiles.write_generated("sniff_trust_probe", SOURCE)
     folder = path.parent / "__pycache__"
     folder.mkdir(exist_ok=True)
     good = folder / "sniff_trust_probe.run-3.py311.nbi"
@@ -101,13 +100,13 @@ def test_numba_files_that_are_not_whole_are_compiled_again(cache, tmp_path, how)
         data.symlink_to("/dev/zero")
     other = folder / "sniff_other_probe.run-3.py311.nbi"
     other.write_bytes(_nbi(tmp_path))
-    kernels.check_compiled(path)
+    cachefiles.check_compiled(path)
     assert not os.path.lexists(data) and not good.exists()  # the module's files, all
     assert other.exists()  # another module's are left alone
 
 
 def test_whole_numba_files_of_ones_own_are_kept(cache, tmp_path):
-    path = kernels.write_generated("sniff_trust_probe", SOURCE)
+    path = cachefiles.write_generated("sniff_trust_probe", SOURCE)
     folder = path.parent / "__pycache__"
     folder.mkdir(exist_ok=True)
     index = folder / "sniff_trust_probe.run-3.py311.nbi"
@@ -116,7 +115,7 @@ def test_whole_numba_files_of_ones_own_are_kept(cache, tmp_path):
     data.write_bytes(pickle.dumps([1, 2]))
     seal(index)
     seal(data)
-    kernels.check_compiled(path)
+    cachefiles.check_compiled(path)
     assert index.exists() and data.exists()
 
 
@@ -130,8 +129,8 @@ def run(x):
 # A fresh process imports the generated module and calls it: it prints the result and how
 # many of the function's signatures numba loaded from the cache.
 CALL = """import sys
-from sim.kernels import generate as kernels
-module = kernels.import_generated(kernels.write_generated("sniff_trust_sealed", {source!r}))
+from sim.kernels import cachefiles
+module = cachefiles.import_generated(cachefiles.write_generated("sniff_trust_sealed", {source!r}))
 print(module.run(1), module.run.stats.cache_hits.get(module.run.signatures[0], 0))
 """
 
@@ -153,7 +152,7 @@ def test_numba_files_are_loaded_only_under_this_accounts_seal(cache, tmp_path):
     another key (or not at all) is compiled again, never loaded."""
     assert _call_in_a_fresh_process() == (2, 0)  # compiled, and sealed as written
     assert _call_in_a_fresh_process() == (2, 1)  # loaded: the seal is this account's
-    folder = kernels.cache_dir() / "__pycache__"
+    folder = cachefiles.cache_dir() / "__pycache__"
     index = next(folder.glob("sniff_trust_sealed.run-*.nbi"))
     assert index.with_name(index.name + ".seal").exists()
     # someone else's cache: the same layout, its index a payload, sealed by their key
@@ -185,16 +184,16 @@ def test_a_cache_folder_others_may_write_is_refused(cache, tmp_path):
     cache.mkdir()
     cache.chmod(0o777)
     with pytest.raises(UnsafeCache, match="may be written by every user"):
-        kernels.cache_dir()
+        cachefiles.cache_dir()
     cache.chmod(0o700)
     (cache / "kernels").mkdir(mode=0o777)
     (cache / "kernels").chmod(0o777)
     with pytest.raises(UnsafeCache, match=r"kernels: may be written by every user.*your own"):
-        kernels.cache_dir()
+        cachefiles.cache_dir()
 
 
 def test_a_new_cache_folder_is_private_and_a_file_there_is_one_line(cache, tmp_path):
-    assert kernels.cache_dir().stat().st_mode & 0o077 == 0
+    assert cachefiles.cache_dir().stat().st_mode & 0o077 == 0
     assert cache.stat().st_mode & 0o077 == 0
     os.environ["SNIFF_CACHE_DIR"] = str(tmp_path / "file")
     (tmp_path / "file").write_text("x")
@@ -204,22 +203,22 @@ def test_a_new_cache_folder_is_private_and_a_file_there_is_one_line(cache, tmp_p
 
 @ROOT_ONLY
 def test_a_cache_of_another_user_is_refused(cache, tmp_path):
-    kernels.cache_dir()
+    cachefiles.cache_dir()
     os.chown(cache, 65534, 65534)
     with pytest.raises(UnsafeCache, match=r"owned by another user \(uid 65534\)"):
-        kernels.cache_dir()
+        cachefiles.cache_dir()
     os.chown(cache, 0, 0)
-    path = kernels.write_generated("sniff_trust_probe", SOURCE)
+    path = cachefiles.write_generated("sniff_trust_probe", SOURCE)
     os.chown(path, 65534, 65534)
     with pytest.raises(UnsafeCache, match="owned by another user"):
-        kernels.write_generated("sniff_trust_probe", SOURCE)
+        cachefiles.write_generated("sniff_trust_probe", SOURCE)
     os.chown(path, 0, 0)
     compiled = path.parent / "__pycache__" / "sniff_trust_probe.run-3.py311.nbi"
     compiled.parent.mkdir(exist_ok=True)
     compiled.write_bytes(pickle.dumps(_Payload()))
     os.chown(compiled, 65534, 65534)
     with pytest.raises(UnsafeCache, match="owned by another user"):
-        kernels.import_generated(path)
+        cachefiles.import_generated(path)
 
 
 def test_the_temporary_fallback_taken_by_someone_else_is_refused(tmp_path, monkeypatch):
@@ -260,7 +259,7 @@ def _blocks(call, fifo: Path) -> float:
 def test_a_precompile_lock_or_log_that_is_a_fifo_never_blocks(cache, tmp_path):
     """Every command read ``precompile.lock`` (a FIFO there hung it), and the background
     compile's log was opened to append through a link or a FIFO."""
-    folder = kernels.cache_dir()
+    folder = cachefiles.cache_dir()
     lock = folder / shared.LOCK_NAME
     os.mkfifo(lock)
     assert _blocks(lambda: shared.lock_held(folder), lock) < 1
@@ -279,7 +278,7 @@ def test_a_precompile_lock_or_log_that_is_a_fifo_never_blocks(cache, tmp_path):
 
 
 def test_the_background_compile_writes_no_marker_through_a_link(cache, tmp_path, monkeypatch):
-    folder = kernels.cache_dir()
+    folder = cachefiles.cache_dir()
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
     monkeypatch.setattr(precompile, "compile_everything", lambda order: None)

@@ -13,6 +13,7 @@ from cli_helpers import as_stopped_before, error_lines, run_main, sniff
 
 import sim
 import strategies
+from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
 from sim.run.chunks import ChunkSizes, MissingChunks
 from sim.run.plan import resolve_plan
@@ -164,7 +165,7 @@ def test_first_use_of_the_engine_and_of_a_strategy_says_what_it_compiles(
     cache = path.parent / "__pycache__"
     cache.mkdir(exist_ok=True)
     (cache / f"{path.stem}.chooser-40.py311.nbi").write_bytes(b"")
-    assert kernels.is_compiled(path, ("chooser",))
+    assert cachefiles.is_compiled(path, ("chooser",))
     monkeypatch.setattr(kernels, "_announced", set())
     (cache / f"{kernels.engine_path().stem}.trace_game-40.py311.nbi").write_bytes(b"")
     kernels.engine_kernel(("trace_game",))

@@ -19,7 +19,8 @@ import sim
 from sim.cli.options import error_text, flag_of
 from sim.errors import SettingError
 from sim.hint.estimate import analyse
-from sim.hint.position import parse_position, position_from_trace
+from sim.hint.position import parse_position
+from sim.hint.tracker import position_from_trace
 from sim.kernels.trace import trace_games
 from sim.report.build import build
 from sim.table.replay import read_trace, replay

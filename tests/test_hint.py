@@ -27,12 +27,8 @@ from sim.core.layout import ARM_NAMES
 from sim.core.seating import team_of
 from sim.core.tiles import N_TILES, PIP_MASK, TILE_PIPS
 from sim.hint.estimate import analyse
-from sim.hint.position import (
-    decisions,
-    format_position,
-    parse_position,
-    position_from_trace,
-)
+from sim.hint.position import format_position, parse_position
+from sim.hint.tracker import decisions, position_from_trace
 from sim.kernels.runner import lineup_of, trace_events
 from sim.kernels.trace import EventDecoder, start_event, trace_games
 from strategies import parse_lineup_text
@@ -158,8 +154,8 @@ def direct_values(position, moves, deals: int, seed: int) -> np.ndarray:
 def _play_round(position, hands: dict[int, set[int]], boneyard: list[int], move: int):
     """Place ``move`` and play the round out with greedy everywhere: the final scores,
     and the team that reached the target (-1 if none)."""
-    from sim.reference.oracle import Layout, penalty, points_for
     from sim.reference.python_model import choose, moves_for, place
+    from sim.reference.rules import Layout, penalty, points_for
 
     players, target = position.players, position.target
     layout = Layout()

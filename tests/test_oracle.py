@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.reference.oracle import Layout, check_trace, check_trace_file, penalty, split_games
+from sim.reference.oracle import check_trace, check_trace_file, split_games
+from sim.reference.rules import Layout, penalty
 
 TARGETS = {2: 250, 3: 200, 4: 200}
 

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from sim import precompile
+from sim.kernels import cachefiles, shared
 from sim.kernels import generate as kernels
-from sim.kernels import shared
 from strategies import get
 
 REAL_POPEN = subprocess.Popen  # the fixture replaces it
@@ -41,7 +41,7 @@ def test_one_compile_starts_once_per_process_and_never_from_the_working_folder(s
 
 
 def test_a_live_lock_holds_it_back_and_a_dead_holder_s_lock_is_cleared(spawned, tmp_path):
-    lock = kernels.cache_dir() / shared.LOCK_NAME
+    lock = cachefiles.cache_dir() / shared.LOCK_NAME
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text(str(os.getpid()))
     assert not shared.start_background()
@@ -54,7 +54,7 @@ def test_a_live_lock_holds_it_back_and_a_dead_holder_s_lock_is_cleared(spawned, 
 
 def test_a_failed_or_finished_compile_is_not_retried_and_the_switch_turns_it_off(
         spawned, monkeypatch):
-    kernels.cache_dir().mkdir(parents=True, exist_ok=True)
+    cachefiles.cache_dir().mkdir(parents=True, exist_ok=True)
     shared.failed_marker().write_text("Traceback ...")
     assert not shared.start_background()
     shared.failed_marker().unlink()
@@ -75,15 +75,15 @@ def test_it_compiles_every_builtin_and_every_entry_point_then_leaves_its_marker(
     # wait for its lock to go and ask again.
     deadline = time.monotonic() + 600
     while True:
-        while shared.lock_held(kernels.cache_dir()) and time.monotonic() < deadline:
+        while shared.lock_held(cachefiles.cache_dir()) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert precompile.compile_once() == 0
         if shared.done_marker().exists() or time.monotonic() > deadline:
             break
     assert shared.done_marker().exists()
     for strategy in shared.builtin_strategies():
-        assert kernels.is_compiled(kernels.chooser_path(strategy), ("chooser",)), strategy.name
-    assert kernels.is_compiled(kernels.engine_path(), (
+        assert cachefiles.is_compiled(kernels.chooser_path(strategy), ("chooser",)), strategy.name
+    assert cachefiles.is_compiled(kernels.engine_path(), (
         "play_batch", "trace_game", "step_batch", "advance_serial", "gather_decisions",
         "start_batch", "first_illegal"))
 
@@ -103,7 +103,7 @@ def test_after_it_a_lineup_never_played_before_compiles_nothing(tmp_path):
 def test_only_another_process_s_compile_is_waited_for(spawned):
     # The background process holds the lock while it compiles the hint search itself: it
     # must not wait for its own lock (it did, for 300 s, from an empty cache).
-    lock = kernels.cache_dir() / shared.LOCK_NAME
+    lock = cachefiles.cache_dir() / shared.LOCK_NAME
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text(str(os.getpid()))
     assert shared.lock_held(lock.parent) and not shared.held_by_another(lock.parent)

@@ -54,7 +54,7 @@ class Case:
 SERVE = ("starlette", "uvicorn", "httpx")
 # file -> its cases: the smallest real run of each (seconds once the kernels are cached)
 CASES: dict[str, list[Case]] = {
-    "scripts/campaign.py": [Case(
+    "scripts/campaign": [Case(
         ("--surface", "cli", "--cases", "1"),
         (r"\| cli \| 1 \| 1 \|", r"1 of 1 clean"))],
     "scripts/profile_engine.py": [Case(
@@ -137,8 +137,12 @@ def run_script(name: str, args, timeout: int = 300) -> subprocess.CompletedProce
 
 
 def test_every_file_has_a_case() -> None:
+    """Every file, and every runnable folder (one with a ``__main__.py``, run as
+    ``python -P FOLDER``)."""
     found = {str(path.relative_to(ROOT)) for folder in FOLDERS
              for path in (ROOT / folder).glob("*.py")}
+    found |= {str(path.parent.relative_to(ROOT)) for folder in FOLDERS
+              for path in (ROOT / folder).glob("*/__main__.py")}
     assert set(CASES) == found
 
 
@@ -248,13 +252,13 @@ def test_the_ismcts_referee_uses_the_batchs_public_tools() -> None:
 
 
 def test_the_campaign_tells_each_outcome_apart(tmp_path) -> None:
-    """scripts/campaign.py's classifier (#63): a planted file written is code execution, a
+    """scripts/campaign's classifier (#63): a planted file written is code execution, a
     protected file changed data loss, no exit a hang, a traceback a traceback, exit 0 where
     a refusal was due a silently wrong answer, one ``sniff: error:`` line clean."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("campaign_script",
-                                                  ROOT / "scripts" / "campaign.py")
+    spec = importlib.util.spec_from_file_location("campaign_outcomes",
+                                                  ROOT / "scripts" / "campaign" / "outcomes.py")
     campaign = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = campaign  # its dataclasses look their module up there
     spec.loader.exec_module(campaign)

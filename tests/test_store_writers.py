@@ -16,7 +16,7 @@ import pytest
 from cli_helpers import copy_of, one_line, run_main
 
 import sim
-from sim.checks import integrity
+from sim.checks import resume
 from sim.errors import SniffError
 from sim.files import UnsafeFile, open_lock_file, write_atomic
 from sim.store.lock import RunLock
@@ -148,7 +148,7 @@ def test_partial_and_set_aside_must_be_folders_of_the_run(played, tmp_path, caps
     part = run / "games" / "part-000001.parquet"
     part.write_bytes(part.read_bytes()[:-10])  # damaged: --resume would set it aside
     with pytest.raises(UnsafeFile, match="not the set-aside folder of the run"):
-        integrity.resume_chunks(run, sim.store.io.read_manifest(run), lambda _: None)
+        resume.resume_chunks(run, sim.store.io.read_manifest(run), lambda _: None)
     assert sorted(p.name for p in outside.iterdir()) == ["mine.txt"]
 
 

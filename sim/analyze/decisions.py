@@ -19,7 +19,8 @@ from sim.analyze.sources import GameRef, source_seed
 from sim.core import engine
 from sim.core.layout import POINTS_FOR_COUNT, SNIFF_STATE_SHIFT
 from sim.core.tiles import TILE_HIGH, TILE_LOW
-from sim.hint.position import Position, decisions, format_position
+from sim.hint.position import Position, format_position
+from sim.hint.tracker import decisions
 
 
 @dataclass

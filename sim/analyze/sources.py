@@ -130,7 +130,7 @@ class GameReader:
         return self._run_game(source, ref.game)
 
     def _trace_game(self, source: Source, game: int) -> list[dict]:
-        from sim.hint.position import game_slice
+        from sim.hint.tracker import game_slice
         from sim.table.replay import read_trace
 
         if source.name not in self._traces:

@@ -1,4 +1,4 @@
-"""A finished run proven beyond its ledger (#51): some of its games played again and compared
+"""A finished run proven beyond its ledger: some of its games played again and compared
 with its parts field by field (``reproduce``, ``sniff verify --replay N``), and the stop its
 manifest records recomputed from its parts' games (``stops``: ``sniff verify``, and the
 readers of a ``sniff compare`` run). The ledger's own checks, the hashes and footers, are

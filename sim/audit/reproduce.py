@@ -1,4 +1,4 @@
-"""``sniff verify --replay N``: a run proven by playing some of its games again (#51).
+"""``sniff verify --replay N``: a run proven by playing some of its games again.
 
 Every game is a function of the run seed, its game id (which gives its deal and rotation),
 the lineup and the code. So N games chosen at random among the run's sound chunks are

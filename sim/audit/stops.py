@@ -1,4 +1,4 @@
-"""The stop a run's own parts imply, recomputed for ``sniff verify`` (#51).
+"""The stop a run's own parts imply, recomputed for ``sniff verify``.
 
 A ``--precision`` run and a run stopped by a sequential test (``sniff compare``) record why
 and where they stopped in the manifest's ``stopped``, which every reader shows (the report's

@@ -1,4 +1,4 @@
-"""Whether a run folder was verified since it last changed: readers say so when not (#51).
+"""Whether a run folder was verified since it last changed: readers say so when not.
 
 Readers (``sniff query``, ``sniff report``, ``sim.load``) check a run cheaply: every part
 present with its recorded size and a footer naming its chunk, every page's CRC. They hash

@@ -243,7 +243,8 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
     """``sniff hint``: read the position (a file, stdin or a trace), analyse it, print it."""
     from sim.errors import SniffError
     from sim.hint.estimate import analyse, check_budget, check_policy, hint_json, hint_text
-    from sim.hint.position import format_position, parse_position, position_from_trace
+    from sim.hint.position import format_position, parse_position
+    from sim.hint.tracker import position_from_trace
     from sim.store.folders import read_user_text
 
     check_budget(budget)  # the seed is --seed's, checked as it was read (options.seed_value)
@@ -257,7 +258,7 @@ def hint_command(position_file: Path | None, trace_file: Path | None, *, game: i
         if round_number is None or turn is None:
             raise SniffError("--trace needs --round and --turn (the placement's number in "
                              "its round, from 1)")
-        from sim.hint.position import game_slice
+        from sim.hint.tracker import game_slice
         from sim.table.replay import check_trace_game, read_trace
 
         events = read_trace(trace_file)
@@ -288,7 +289,7 @@ def analyze_command(trace_file: Path, *, game: int, seat: int | None, budget: in
                     policy: str, seed: int) -> None:
     """``sniff replay --analyze``: the decisions of a traced game, the costly ones marked."""
     from sim.hint.analyze import analysis_text, analyze_game
-    from sim.hint.position import game_slice
+    from sim.hint.tracker import game_slice
     from sim.table.replay import check_trace_game, read_trace
 
     events = read_trace(trace_file)

@@ -1,4 +1,4 @@
-"""``compare.json`` recomputed from the run's parts, for ``sniff verify`` (#51).
+"""``compare.json`` recomputed from the run's parts, for ``sniff verify``.
 
 A compare run's ``compare.json`` (the decision, the LLR, the hypotheses, the estimate) is
 what ``sniff compare`` printed and what a reader of the folder shows; the folder may have

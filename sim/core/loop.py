@@ -115,8 +115,8 @@ def _decision(choose_move, pausing):
 
     # The turn loop runs without numba's reference counting (_nrt=False): it allocates
     # nothing, and the atomic increments numba otherwise wraps round every inlined call with
-    # an array argument measured as 40% of the engine's time. Strategies that allocate
-    # (rollout) are separate functions compiled with reference counting as usual.
+    # an array argument cost a large share of the engine's time (docs/speed.md). Strategies
+    # that allocate (rollout) are separate functions compiled with reference counting as usual.
     @njit(inline="always", _nrt=False)
     def choose(state, seat, forced, n_moves, seats):
         """Ask the seat's strategy for one of the legal moves; a single move needs no asking.
@@ -292,9 +292,9 @@ def _games(play_round, resume_turns, pausing):
 
     # The batch resumes a game at every outside decision: inlined into its loop
     # (``advance_games``), a resume saves a call that passes every array of the game's
-    # records (about 20 ns of 150). ``resume_turns`` and ``play_turns`` stay calls: each
+    # records (a large share of a resume). ``resume_turns`` and ``play_turns`` stay calls: each
     # carries the strategies' code, and inlining them too made the batch kernel's compile
-    # two and a half times longer for 10 ns more. `sniff simulate`'s build (``pausing``
+    # much longer for little gain. `sniff simulate`'s build (``pausing``
     # False) keeps the call.
     @njit(_nrt=False, inline="always" if pausing else "never")
     def advance_game(state, answer, deal, seats, log, tables, game):
@@ -410,7 +410,7 @@ def _change_seat_strategies(seats, dispatch, game, held):
     """``_seat_strategies`` for a game resumed in a batch: only the seats whose spec is not
     the one ``seats`` holds already (``held``) are written, one number at a time. Called
     at every resume (a game resumes at each outside decision), the whole copy of the
-    parameter rows cost about 85 ns a resume against 7 ns (a tenth of the batch's step)."""
+    parameter rows cost many times what writing only the changed seats costs (docs/speed.md)."""
     for seat in range(dispatch.players):
         spec = dispatch.seat_specs[game, seat]
         if held[seat] != spec:

@@ -27,7 +27,7 @@ from sim.hint.estimate import (
     check_budget,
     check_policy,
 )
-from sim.hint.position import Decision, decisions, game_slice
+from sim.hint.tracker import Decision, decisions, game_slice
 
 MISTAKE = 0.03  # three points of win probability
 BLUNDER = 0.10  # ten points

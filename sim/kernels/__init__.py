@@ -7,6 +7,6 @@ May import: ``sim.errors``, ``sim.core``, ``sim.stats``, ``sim.display``, ``stra
 """
 
 __all__ = [
-    "batch", "chance", "decisions", "gather", "generate", "python_seats",
+    "batch", "cachefiles", "chance", "decisions", "generate", "python_seats",
     "result", "runner", "shared", "sharing", "template", "trace",
 ]

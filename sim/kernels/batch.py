@@ -10,10 +10,12 @@ library) and calls :meth:`advance` again with the moves.
 The games are those of ``sniff simulate``: game ``i`` of a batch has game id
 ``first_game + i``, deal id = game id, the rotation ``game id % players`` (seat ``s`` is
 played by lineup position ``(s + rotation) % players``), the same deal streams and each
-seat's own strategy stream. Rules are not repeated here: the engine's one game loop
-(``sim.core.engine.advance_game``) runs both. A built-in strategy decided from Python through
-its compiled ``choose`` and the stream it is handed (:attr:`Decisions.streams`) plays the
-same games as ``sniff simulate`` (tests/test_batch.py).
+seat's own strategy stream. Rules are not repeated here: the engine's one game loop runs
+both (``advance_game``, built by ``sim.core.loop.make_game_player`` and compiled into the
+generated engine module of ``sim.kernels.template``). A built-in strategy decided from
+Python through its compiled ``choose`` and the stream it is handed
+(:attr:`Decisions.streams`) plays the same games as ``sniff simulate``
+(tests/test_batch.py).
 
 Actions: an action id is the engine's move encoding, ``tile * 4 + arm`` (``N_ACTIONS``
 ids; the opening uses arm L). An outside seat is asked only when it has a choice (two or more
@@ -37,7 +39,7 @@ from collections.abc import Callable, Sequence
 import numba
 import numpy as np
 
-from sim.core import engine, record
+from sim.core import engine
 from sim.core.buffers import (
     GAME_ROW,
     KIND_ROW,
@@ -53,10 +55,8 @@ from sim.core.buffers import (
 from sim.core.checks import check_players, check_seed
 from sim.core.observation import OBSERVATION_SIZE
 from sim.core.rng import seed_word
-from sim.core.seating import team_count
-from sim.core.tiles import N_TILES
 from sim.errors import SniffError
-from sim.kernels.chance import ExternalChance
+from sim.kernels.chance import ExternalChance, Referee
 from sim.kernels.decisions import (
     KIND_DEAL,
     KIND_DRAW,
@@ -68,8 +68,7 @@ from sim.kernels.decisions import (
     IllegalMove,
     lineup_positions,
 )
-from sim.kernels.gather import gather_rounds
-from sim.kernels.result import BatchResult, bad_choice_error, strategy_errors
+from sim.kernels.result import BatchReadings, bad_choice_error, strategy_errors
 from sim.kernels.shared import kernel_for
 from sim.kernels.sharing import BLOCK_SIZE, note_cost, shared_step
 from strategies import MAX_PARAMS, StrategySpec
@@ -88,8 +87,8 @@ FIRST_SLOTS = 32
 def _entry(dispatcher, arguments: tuple) -> Callable:
     """The compiled code of ``dispatcher`` for the types of ``arguments``, to call directly.
 
-    Numba's dispatcher types every argument at every call (3 microseconds for the advance's
-    records, an eighth of an environment's step). A batch passes arrays and records of the
+    Numba's dispatcher types every argument at every call (for the advance's records, a
+    large share of an environment's step: docs/speed.md). A batch passes arrays and records of the
     same types at every step (its own int64 index and answer arrays, its own buffers), so
     the code found for the first call's types is the code every later call would get.
     """
@@ -97,19 +96,26 @@ def _entry(dispatcher, arguments: tuple) -> Callable:
     return dispatcher.compile(types)
 
 
-def _tiles_of(masks: Sequence[int]) -> list[int]:
-    """The tile ids of 28-bit tile masks, each mask's in order."""
-    return [tile for mask in masks for tile in range(N_TILES) if mask >> tile & 1]
-
-
 def _most_references(rows: tuple[np.ndarray, ...]) -> int:
     """The most references any array of ``rows`` has (a view taken from one is one)."""
     return max(sys.getrefcount(array) for array in rows)
 
 
-# What an array of a set no one holds has, measured on this interpreter through the same
-# code (the set's tuple, the loop's name, getrefcount's own argument: 3 on CPython 3.11),
-# so that an interpreter that counts differently never hands out a set still held.
+# What an array of a set no one holds has, counted on this interpreter through the same
+# code (the set's tuple, the loop's name, getrefcount's own argument), so that an
+# interpreter that counts differently never hands out a set still held.
+#
+# What the reuse relies on: CPython's reference counts, and that every holder of a
+# Decisions' data holds a Python reference to one of the set's arrays (a Decisions, a
+# slice or view of one of its fields: numpy keeps the base array alive through ``.base``).
+# What would break it, handing a set out while someone still reads it: a holder that keeps
+# only a raw pointer or a buffer without a reference (``memoryview`` of a view holds one;
+# a ctypes pointer, a DLPack capsule already consumed, or a tensor made by
+# ``torch.from_numpy`` of a *copy* are fine, one made without a reference is not), an
+# interpreter without reference counts (PyPy) or with deferred ones (free-threaded
+# CPython counts differently: ``_UNUSED`` then only guards against a lower count, not a
+# deferred one). tests/test_batch.py checks that a kept Decisions and a kept view keep
+# their values through later steps.
 _UNUSED = _most_references(new_rows(1))
 
 
@@ -118,7 +124,7 @@ _COMPILED = frozenset(("_kernel", "_serial", "_gather_rows", "_stepper", "_error
                        "_dispatch", "_inputs"))
 
 
-class GameBatch(ExternalChance):
+class GameBatch(ExternalChance, Referee, BatchReadings):
     """``n_games`` games of one lineup, played on by the engine until an outside seat decides.
 
     ``lineup``: one entry per lineup position (or two for the partnerships of 4 players),
@@ -417,83 +423,6 @@ class GameBatch(ExternalChance):
                 f"(legal: {decisions.moves[row, : decisions.n_moves[row]].tolist()})")
         return array
 
-    # --- what anyone may see
-    @property
-    def finished(self) -> np.ndarray:
-        """(n,) bool: the games that are over."""
-        return self._state[:, engine.WAITING] == engine.Wait.OVER
-
-    @property
-    def done(self) -> bool:
-        """Whether every game is over (kept from the last step: asked every step)."""
-        return self._done
-
-    def observe(self, game: int, seat: int) -> np.ndarray:
-        """The public view of ``seat`` in game ``game`` now (what a strategy would get)."""
-        observation = np.zeros(OBSERVATION_SIZE, dtype=np.int64)
-        self._kernel.observe(self._state[game], seat, observation)
-        return observation
-
-    def public_record(self, game: int) -> tuple[int, list[int]]:
-        """The round game ``game`` plays (or last played) and that round's public record so
-        far, as the ``sim.core.record`` words at base 0 (the event count, then the events):
-        what every seat's view holds, read without making a view (OpenSpiel's histories
-        read it at every step)."""
-        row = self._state[game]
-        used = 1 + (int(row[engine.RECORD]) + record.EVENTS_PER_WORD - 1) // record.EVENTS_PER_WORD
-        return int(row[engine.ROUND]), row[engine.RECORD: engine.RECORD + used].tolist()
-
-    @property
-    def scores(self) -> np.ndarray:
-        """(n, teams) scores now (after settlement at a round's end)."""
-        return self._state[:, engine.SCORES: engine.SCORES + team_count(self.players)].copy()
-
-    @property
-    def round_numbers(self) -> np.ndarray:
-        """(n,) the round being played (or the last one), from 1."""
-        return self._state[:, engine.ROUND].copy()
-
-    @property
-    def hand_sizes(self) -> np.ndarray:
-        """(n, players) tiles in each seat's hand."""
-        hands = self._state[:, engine.HANDS: engine.HANDS + self.players]
-        return np.array([[int(h).bit_count() for h in row] for row in hands], dtype=np.int64)
-
-    @property
-    def to_move(self) -> np.ndarray:
-        """(n,) the seat each game waits for, -1 when none (over, or waiting for a deal)."""
-        waiting = self._state[:, engine.WAITING]
-        asking = (waiting >= engine.Wait.MOVE) & (waiting <= engine.Wait.DRAW)
-        return np.where(asking, self._state[:, engine.TURN_SEAT], -1)
-
-    @property
-    def winners(self) -> np.ndarray:
-        """(n,) the team that won each game, -1 while none has (or at the round cap)."""
-        return self._state[:, engine.WINNER_TEAM].copy()
-
-    def round_row(self, game: int) -> np.ndarray:
-        """The current (or just finished) round's row of game ``game`` (``ROUND_*`` fields:
-        points per team, penalties, end reason...)."""
-        return self._round_rows[game].copy()
-
-    def results(self) -> BatchResult:
-        """Game and round tables of the batch, as ``runner.play_batch`` returns them (an
-        unfinished game has the rounds it finished so far and a provisional game row)."""
-        waiting = self._state[:, engine.WAITING]
-        in_round = (waiting >= engine.Wait.MOVE) & (waiting <= engine.Wait.DRAW)
-        counts = self._state[:, engine.ROUND] - in_round
-        counts = np.where(self.finished, self._games[:, engine.GAME_ROUNDS], counts)
-        n = counts.shape[0]
-        offsets = np.zeros(n, dtype=np.int64)
-        np.cumsum(counts[:-1], out=offsets[1:])
-        columns = np.empty((engine.ROUND_FIELDS, int(counts.sum())), dtype=np.int32)
-        gather_rounds(self._rounds, counts, offsets, columns)
-        round_game = np.repeat(np.arange(n, dtype=np.int64), counts)
-        round_number = np.arange(columns.shape[1], dtype=np.int64) - offsets[round_game] + 1
-        return BatchResult(self.game_ids.copy(), self.deal_ids.copy(), self.rotations.copy(),
-                           self._seat_specs.copy(), self._games.copy(), round_game,
-                           round_number, columns.T)
-
     def __getstate__(self) -> dict:
         """Pickled as its games (arrays, seats, settings), never its compiled kernel (a module
         of this process: ``pickle`` cannot take it); unpickling finds the kernel again."""
@@ -504,60 +433,6 @@ class GameBatch(ExternalChance):
         self._serial = self._gather_rows = self._stepper = None
         self._pool = []
         self._compile()  # the kernel (from the cache) and what is derived from the seats
-
-    # --- a referee's tools: they see and move hidden tiles (as ``deal`` and ``boneyard``)
-    def redeal(self, game: int, hands: Sequence[int], boneyard: Sequence[int]) -> None:
-        """Deal the tiles of game ``game``'s hands and boneyard anew, in the middle of its
-        round: ``hands`` (a 28-bit tile mask per seat) and ``boneyard`` (the tiles left to
-        draw, in draw order). Each hand keeps its size and the tiles stay those of the hands
-        and the boneyard now; the layout, the record and the scores stay. For a resampler
-        (an IS-MCTS search deals anew what its seat cannot see:
-        examples/openspiel_ismcts.py). Only while the game waits for a move or a draw, and the
-        deciding seat's hand stays while it places a tile it just drew."""
-        row = self._state[game]
-        if row[engine.WAITING] not in (engine.Wait.MOVE, engine.Wait.FORCED, engine.Wait.DRAW):
-            raise IllegalMove(f"game {game} does not wait for a move or a draw: nothing to "
-                              "deal anew")
-        start = engine.DECK + int(row[engine.BONEYARD_POS])
-        now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
-        masks = [int(mask) for mask in hands]
-        tiles = [int(tile) for tile in boneyard]
-        if len(masks) != self.players or [m.bit_count() for m in masks] != [
-                m.bit_count() for m in now]:
-            raise IllegalMove(f"game {game}: a redeal gives each of the {self.players} seats "
-                              "as many tiles as it holds")
-        seat = int(row[engine.TURN_SEAT])
-        if row[engine.WAITING] == engine.Wait.FORCED and masks[seat] != now[seat]:
-            raise IllegalMove(f"game {game}: seat {seat} places the tile it drew: its hand "
-                              "stays")
-        pool = row[start: engine.DECK + N_TILES].tolist()
-        if sorted(_tiles_of(masks) + tiles) != sorted(_tiles_of(now) + pool):
-            raise IllegalMove(f"game {game}: a redeal places the tiles of the hands and the "
-                              "boneyard, each once")
-        row[engine.HANDS: engine.HANDS + self.players] = masks
-        row[start: engine.DECK + N_TILES] = tiles
-        self._decisions = self._gather()
-
-    def load_position(self, game: int, source: GameBatch, source_game: int) -> None:
-        """Game ``game`` goes on from where game ``source_game`` of ``source`` (a batch of as
-        many players) is now: that game's state, its round's row and its game row are copied
-        (not its finished rounds, its ids or its rotation), and whether chance comes from
-        outside stays this batch's. A referee's tool: a search from a true position, a
-        play-out of it by other players (examples/openspiel_ismcts.py). Like
-        :meth:`redeal`, it moves hidden tiles: for a referee only. A position that waits for
-        chance (a deal or a draw) goes on only in a batch whose chance comes from outside."""
-        if source.players != self.players:
-            raise SniffError(f"a position of {source.players} players cannot go on in a batch "
-                             f"of {self.players}")
-        if not self.external_chance and source._state[source_game, engine.WAITING] in (
-                engine.Wait.DRAW, engine.Wait.DEAL):
-            raise IllegalMove(f"game {source_game} waits for chance (a deal or a draw): a "
-                              "batch without external chance cannot go on from it")
-        self._state[game] = source._state[source_game]
-        self._state[game, engine.EXTERNAL] = int(self.external_chance)
-        self._round_rows[game] = source._round_rows[source_game]
-        self._games[game] = source._games[source_game]
-        self._decisions = self._gather()
 
     def copy(self) -> GameBatch:
         """An independent copy (same kernel), e.g. for a search that tries moves."""

@@ -1,24 +1,27 @@
-"""Chance played from outside a :class:`sim.kernels.batch.GameBatch` (``external_chance``).
+"""The hidden tiles of a :class:`sim.kernels.batch.GameBatch` seen and moved from outside:
+chance played by the caller (``external_chance``), and a referee's tools.
 
 With ``BatchSettings(external_chance=True)`` the caller deals every round and names every
 tile drawn (OpenSpiel's chance nodes do): a game waits at each deal (``KIND_DEAL``) and
-before each draw (``KIND_DRAW``). These are the batch's methods for it, apart from the rest
-of the batch (one job per module); they read and write the batch's private state, and
-:meth:`ExternalChance.deal` and :meth:`ExternalChance.boneyard` see hidden tiles: they are
-meant for a chance player only.
+before each draw (``KIND_DRAW``) (:class:`ExternalChance`). A referee deals a game's hidden
+tiles anew or sets a game to another's position (:class:`Referee`: an IS-MCTS search, a
+play-out from a true position). These are the batch's methods for it, apart from the rest
+of the batch (one job per module); they read and write the batch's private state and see
+hidden tiles: they are meant for a chance player or a referee only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from sim.core import engine
 from sim.core.tiles import N_TILES
+from sim.errors import SniffError
 from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, Decisions, IllegalMove
 
-__all__ = ["ExternalChance"]
+__all__ = ["ExternalChance", "Referee"]
 
 
 def _rows_of(decisions: Decisions, kind: int) -> Sequence[int] | np.ndarray:
@@ -85,3 +88,75 @@ class ExternalChance:
         position = engine.DECK + int(row[engine.BONEYARD_POS])
         where = position + row[position: engine.DECK + N_TILES].tolist().index(tile)
         row[where], row[position] = row[position], tile
+
+
+def _tiles_of(masks: Sequence[int]) -> list[int]:
+    """The tile ids of 28-bit tile masks, each mask's in order."""
+    return [tile for mask in masks for tile in range(N_TILES) if mask >> tile & 1]
+
+
+class Referee:
+    """A referee's tools of ``GameBatch``: they see and move hidden tiles (as
+    :meth:`ExternalChance.deal` and :meth:`ExternalChance.boneyard`)."""
+
+    _state: np.ndarray
+    _round_rows: np.ndarray
+    _games: np.ndarray
+    _decisions: Decisions
+    _gather: Callable[[], Decisions]
+    players: int
+    external_chance: bool
+
+    def redeal(self, game: int, hands: Sequence[int], boneyard: Sequence[int]) -> None:
+        """Deal the tiles of game ``game``'s hands and boneyard anew, in the middle of its
+        round: ``hands`` (a 28-bit tile mask per seat) and ``boneyard`` (the tiles left to
+        draw, in draw order). Each hand keeps its size and the tiles stay those of the hands
+        and the boneyard now; the layout, the record and the scores stay. For a resampler
+        (an IS-MCTS search deals anew what its seat cannot see:
+        examples/openspiel_ismcts.py). Only while the game waits for a move or a draw, and the
+        deciding seat's hand stays while it places a tile it just drew."""
+        row = self._state[game]
+        if row[engine.WAITING] not in (engine.Wait.MOVE, engine.Wait.FORCED, engine.Wait.DRAW):
+            raise IllegalMove(f"game {game} does not wait for a move or a draw: nothing to "
+                              "deal anew")
+        start = engine.DECK + int(row[engine.BONEYARD_POS])
+        now = [int(row[engine.HANDS + seat]) for seat in range(self.players)]
+        masks = [int(mask) for mask in hands]
+        tiles = [int(tile) for tile in boneyard]
+        if len(masks) != self.players or [m.bit_count() for m in masks] != [
+                m.bit_count() for m in now]:
+            raise IllegalMove(f"game {game}: a redeal gives each of the {self.players} seats "
+                              "as many tiles as it holds")
+        seat = int(row[engine.TURN_SEAT])
+        if row[engine.WAITING] == engine.Wait.FORCED and masks[seat] != now[seat]:
+            raise IllegalMove(f"game {game}: seat {seat} places the tile it drew: its hand "
+                              "stays")
+        pool = row[start: engine.DECK + N_TILES].tolist()
+        if sorted(_tiles_of(masks) + tiles) != sorted(_tiles_of(now) + pool):
+            raise IllegalMove(f"game {game}: a redeal places the tiles of the hands and the "
+                              "boneyard, each once")
+        row[engine.HANDS: engine.HANDS + self.players] = masks
+        row[start: engine.DECK + N_TILES] = tiles
+        self._decisions = self._gather()
+
+    def load_position(self, game: int, source: Referee, source_game: int) -> None:
+        """Game ``game`` goes on from where game ``source_game`` of ``source`` (a batch of as
+        many players) is now: that game's state, its round's row and its game row are copied
+        (not its finished rounds, its ids or its rotation), and whether chance comes from
+        outside stays this batch's. A referee's tool: a search from a true position, a
+        play-out of it by other players (examples/openspiel_ismcts.py). Like
+        :meth:`redeal`, it moves hidden tiles: for a referee only. A position that waits for
+        chance (a deal or a draw) goes on only in a batch whose chance comes from outside."""
+        if source.players != self.players:
+            raise SniffError(f"a position of {source.players} players cannot go on in a batch "
+                             f"of {self.players}")
+        if not self.external_chance and source._state[source_game, engine.WAITING] in (
+                engine.Wait.DRAW, engine.Wait.DEAL):
+            raise IllegalMove(f"game {source_game} waits for chance (a deal or a draw): a "
+                              "batch without external chance cannot go on from it")
+        self._state[game] = source._state[source_game]
+        self._state[game, engine.EXTERNAL] = int(self.external_chance)
+        self._round_rows[game] = source._round_rows[source_game]
+        self._games[game] = source._games[source_game]
+        self._decisions = self._gather()
+

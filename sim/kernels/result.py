@@ -1,17 +1,33 @@
-"""What a batch of games hands back, and a strategy's exception as one line naming it.
+"""What a batch of games hands back, its rounds packed in game order, what a
+:class:`sim.kernels.batch.GameBatch` shows of its games, and a strategy's exception as one
+line naming it.
 
 Shared by the two ways of playing a batch: whole games in one compiled call
 (``sim.kernels.runner``) and resumable games (``sim.kernels.batch``).
+
+Why the rounds are packed here: the kernel cannot write rounds contiguously (a game's
+offset depends on every earlier game's length, and games run in parallel), so it writes
+each game's rounds into that game's own slots, and :func:`gather_rounds` packs them. It
+calls nothing of ours, so its numba cache cannot go stale through a callee in another file.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numba import njit, prange
 
+from sim.cache import use_writable_numba_cache
+from sim.core import engine, record
+from sim.core.observation import OBSERVATION_SIZE
+from sim.core.seating import team_count
 from sim.errors import SniffError
+
+use_writable_numba_cache(Path(__file__).parent)  # this module's cache is beside it
 
 ROUND_CAP = 200
 
@@ -42,7 +58,7 @@ def bad_choice_error(code: int, game_id: int, spec_of_seat, explain=None) -> Sni
     ``GAME_BAD_CHOICE`` (``engine.BAD_CHOICE``): 1 + the seat whose strategy returned an index
     out of range, or its negative when that strategy raised (``sim.core.calls.RAISED``).
     ``spec_of_seat(seat)``: the spec that played the seat; ``explain(spec)``: what it raised
-    (``sim.kernels.python_seats.raised_message``), or None."""
+    (``sim.kernels.batch.raised_message``), or None."""
     seat = abs(int(code)) - 1
     spec = spec_of_seat(seat)
     strategy = spec.strategy
@@ -84,3 +100,112 @@ def strategy_errors(lineup):
             who = "the engine, playing " + ", ".join(strategies)
         raise SniffError(f"{who} raised {what} inside the compiled engine; its choose() must "
                          "return a legal move's index, never raise") from None
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def gather_rounds(slotted, counts, offsets, columns):
+    """``columns[f, offsets[g] + r] = slotted[g, r, f]`` for every round ``r < counts[g]``.
+
+    Field-major output: the Parquet columns are then contiguous rows of ``columns``.
+    """
+    fields = slotted.shape[2]
+    for game in prange(slotted.shape[0]):
+        start = offsets[game]
+        for number in range(counts[game]):
+            for field in range(fields):
+                columns[field, start + number] = slotted[game, number, field]
+
+
+class BatchReadings:
+    """What anyone may see of a ``GameBatch``'s games (its ``_state``, round and game rows,
+    round slots and ids): who is over, the scores, the public view of a seat, the tables of
+    its games and rounds. Apart from the batch's play (one job per module)."""
+
+    _state: np.ndarray
+    _round_rows: np.ndarray
+    _games: np.ndarray
+    _rounds: np.ndarray
+    _seat_specs: np.ndarray
+    _done: bool
+    _kernel: Any
+    players: int
+    game_ids: np.ndarray
+    deal_ids: np.ndarray
+    rotations: np.ndarray
+
+    @property
+    def finished(self) -> np.ndarray:
+        """(n,) bool: the games that are over."""
+        return self._state[:, engine.WAITING] == engine.Wait.OVER
+
+    @property
+    def done(self) -> bool:
+        """Whether every game is over (kept from the last step: asked every step)."""
+        return self._done
+
+    def observe(self, game: int, seat: int) -> np.ndarray:
+        """The public view of ``seat`` in game ``game`` now (what a strategy would get)."""
+        observation = np.zeros(OBSERVATION_SIZE, dtype=np.int64)
+        self._kernel.observe(self._state[game], seat, observation)
+        return observation
+
+    def public_record(self, game: int) -> tuple[int, list[int]]:
+        """The round game ``game`` plays (or last played) and that round's public record so
+        far, as the ``sim.core.record`` words at base 0 (the event count, then the events):
+        what every seat's view holds, read without making a view (OpenSpiel's histories
+        read it at every step)."""
+        row = self._state[game]
+        used = 1 + (int(row[engine.RECORD]) + record.EVENTS_PER_WORD - 1) // record.EVENTS_PER_WORD
+        return int(row[engine.ROUND]), row[engine.RECORD: engine.RECORD + used].tolist()
+
+    @property
+    def scores(self) -> np.ndarray:
+        """(n, teams) scores now (after settlement at a round's end)."""
+        return self._state[:, engine.SCORES: engine.SCORES + team_count(self.players)].copy()
+
+    @property
+    def round_numbers(self) -> np.ndarray:
+        """(n,) the round being played (or the last one), from 1."""
+        return self._state[:, engine.ROUND].copy()
+
+    @property
+    def hand_sizes(self) -> np.ndarray:
+        """(n, players) tiles in each seat's hand."""
+        hands = self._state[:, engine.HANDS: engine.HANDS + self.players]
+        return np.array([[int(h).bit_count() for h in row] for row in hands], dtype=np.int64)
+
+    @property
+    def to_move(self) -> np.ndarray:
+        """(n,) the seat each game waits for, -1 when none (over, or waiting for a deal)."""
+        waiting = self._state[:, engine.WAITING]
+        asking = (waiting >= engine.Wait.MOVE) & (waiting <= engine.Wait.DRAW)
+        return np.where(asking, self._state[:, engine.TURN_SEAT], -1)
+
+    @property
+    def winners(self) -> np.ndarray:
+        """(n,) the team that won each game, -1 while none has (or at the round cap)."""
+        return self._state[:, engine.WINNER_TEAM].copy()
+
+    def round_row(self, game: int) -> np.ndarray:
+        """The current (or just finished) round's row of game ``game`` (``ROUND_*`` fields:
+        points per team, penalties, end reason...)."""
+        return self._round_rows[game].copy()
+
+    def results(self) -> BatchResult:
+        """Game and round tables of the batch, as ``runner.play_batch`` returns them (an
+        unfinished game has the rounds it finished so far and a provisional game row)."""
+        waiting = self._state[:, engine.WAITING]
+        in_round = (waiting >= engine.Wait.MOVE) & (waiting <= engine.Wait.DRAW)
+        counts = self._state[:, engine.ROUND] - in_round
+        counts = np.where(self.finished, self._games[:, engine.GAME_ROUNDS], counts)
+        n = counts.shape[0]
+        offsets = np.zeros(n, dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:])
+        columns = np.empty((engine.ROUND_FIELDS, int(counts.sum())), dtype=np.int32)
+        gather_rounds(self._rounds, counts, offsets, columns)
+        round_game = np.repeat(np.arange(n, dtype=np.int64), counts)
+        round_number = np.arange(columns.shape[1], dtype=np.int64) - offsets[round_game] + 1
+        return BatchResult(self.game_ids.copy(), self.deal_ids.copy(), self.rotations.copy(),
+                           self._seat_specs.copy(), self._games.copy(), round_game,
+                           round_number, columns.T)
+

@@ -21,10 +21,15 @@ from sim.core.seating import side_of_team
 from sim.errors import SniffError
 from sim.kernels.batch import raised_message
 from sim.kernels.decisions import BatchSettings
-from sim.kernels.gather import gather_rounds
 from sim.kernels.generate import code_digest
 from sim.kernels.python_seats import play_python_batch
-from sim.kernels.result import ROUND_CAP, BatchResult, bad_choice_error, strategy_errors
+from sim.kernels.result import (
+    ROUND_CAP,
+    BatchResult,
+    bad_choice_error,
+    gather_rounds,
+    strategy_errors,
+)
 from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 

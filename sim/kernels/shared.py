@@ -24,6 +24,7 @@ from types import ModuleType
 
 from sim.children import ROOT, child_env
 from sim.files import UnsafeFile, read_regular
+from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
 from strategies import BUILTIN_MODULES, Strategy, available
 
@@ -60,7 +61,7 @@ def kernel_for(strategies: Sequence[Strategy], uses: tuple[str, ...] = ("play_ba
 def done_marker() -> Path:
     """The file the background compile leaves when it has compiled everything, named by the
     engine's generated module (a new engine compiles again)."""
-    return kernels.cache_dir() / DONE_NAME.format(kernels.engine_path().stem)
+    return cachefiles.cache_dir() / DONE_NAME.format(kernels.engine_path().stem)
 
 
 def _read_lock(lock: Path) -> int:
@@ -138,7 +139,7 @@ def start_background(first: tuple[str, ...] = ()) -> bool:
     """
     if not enabled():
         return False
-    directory = kernels.cache_dir()
+    directory = cachefiles.cache_dir()
     # Once per process: the next batch may come before the child has taken its lock.
     if (str(directory) in _started or done_marker().exists() or lock_held(directory)
             or failed_marker().exists() or odd_lock(directory)):

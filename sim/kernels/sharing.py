@@ -3,7 +3,7 @@
 A parallel region wakes every thread. On a quiet machine that costs microseconds and two
 threads play a step in little more than half the time of one; on a busy one (other
 processes on every core) a woken thread may wait for a time slice, and a step on the threads
-measured ten times slower than on one. So each way's cost per game is kept, as a moving
+can take many times longer than on one. So each way's cost per game is kept, as a moving
 average over the steps of this process, and the cheaper way chosen. The other way is tried
 again every ``EXPLORE`` timed steps times how many times slower it looked (so a try costs
 the same share of the time however bad that way was), and a cost measured once under load
@@ -21,14 +21,24 @@ __all__ = ["BLOCK_SIZE", "PARALLEL_FROM", "note_cost", "shared_step"]
 BLOCK_SIZE = 32  # games a thread takes at a time in a step shared among the threads
 PARALLEL_FROM = 2 * BLOCK_SIZE  # below two blocks one thread does all the work anyway
 TIMED_FROM = 512  # steps this large are timed (smaller ones are mostly fixed costs)
-# Timed steps between tries of the way that looks slower, per times slower. On a quiet
-# machine two threads play a step 1.9 times faster than one: a try every 2 x 8 steps cost
-# 5% of a batch's time (two one-thread steps a batch), every 2 x 32 steps about 1%; a load that
-# comes or goes is still noticed within about three 4,096-game batches.
+# Timed steps between tries of the way that looks slower, per times slower: rare enough
+# that the tries cost little of a batch's time on a quiet machine, frequent enough that a
+# load that comes or goes is noticed within a few batches (docs/speed.md, The batch).
 EXPLORE = 32
 WEIGHT = 0.5  # of the newest step in the moving average
 
-# seconds per game of a step on all threads (True) and on one (False); steps timed
+# seconds per game of a step on all threads (True) and on one (False); steps timed.
+#
+# Process-global on purpose: a batch lives for few steps (an environment's reset makes a
+# new one), so costs kept per batch were never learned. What this relies on: that every
+# batch of the process costs about the same per game on each way, so one batch's cost
+# stands for another's (the same machine, load and thread count; lineups of like cost);
+# and that steps are timed one at a time (a batch steps from one Python thread). What
+# would break it, only in speed, never in the games: batches of very different cost per
+# game in one process (an ``expert`` lineup and a ``random`` one), whose costs then mix
+# in one average and may choose the slower way for both; batches stepped from several
+# threads at once, whose parallel steps compete for the same cores and whose updates of
+# these two globals may be lost; a fork, whose child starts with its parent's costs.
 _cost: dict[bool, float | None] = {True: None, False: None}
 _timed = [0]
 

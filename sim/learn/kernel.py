@@ -21,6 +21,7 @@ from types import ModuleType
 import numpy as np
 
 from sim.errors import SniffError
+from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
 from sim.learn.seat import LABEL_RATE
 from strategies import Strategy
@@ -57,12 +58,12 @@ def load() -> ModuleType:
     with _lock:
         if _module is None:
             _player = kernels.chooser(PLAYER)
-            path = kernels.write_generated(module_name(), TEMPLATE)
-            if not kernels.is_compiled(path, ("play_games",)) and kernels.notice is not None:
+            path = cachefiles.write_generated(module_name(), TEMPLATE)
+            if not cachefiles.is_compiled(path, ("play_games",)) and kernels.notice is not None:
                 kernels.notice(f"compiling sniff learn's self-play games (first use on this "
                                f"machine or after an update, about {COMPILE_SECONDS} s; later "
                                "runs load them from the cache)")
-            _module = kernels.import_generated(path)
+            _module = cachefiles.import_generated(path)
     return _module
 
 

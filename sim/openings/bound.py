@@ -1,4 +1,4 @@
-"""An openings folder's derived files recomputed from its tables, for ``sniff verify`` (#51).
+"""An openings folder's derived files recomputed from its tables, for ``sniff verify``.
 
 ``summary.json`` records the sha256 of ``openings.parquet`` and ``tile-pairs.csv``, but a
 record can be rewritten with the file; ``ranking.md`` is recorded nowhere. Each is a

@@ -45,7 +45,7 @@ TABLE = "openings.parquet"
 PAIRS = "tile-pairs.csv"
 GAMES_DIR = "games"
 GAMES_FILE = "games.parquet"  # the games table of a folder written before the parts
-HEATMAP = "heatmap.png"  # recorded (size, sha256) by folders written since #51
+HEATMAP = "heatmap.png"  # recorded (size, sha256) by folders that sniff verify checks in full
 # How table_files checks each file against its record: its size, or its size and sha256
 Check = Literal["size", "hash"]
 CHECKS: tuple[Check, ...] = get_args(Check)
@@ -230,7 +230,7 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
     numbered 0, 1, ... without a gap, their rows adding up to the run's games."""
     files = summary.get("files")
     where = Path(folder) / SUMMARY
-    if files is None:  # every version that writes summary.json records them (#51)
+    if files is None:  # every version that writes summary.json records them
         raise SniffError(f"{where}: records no files (every openings folder sniff writes "
                          "records its files' sizes and sha256); the summary was edited or is "
                          "not sniff's")

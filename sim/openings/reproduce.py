@@ -1,4 +1,4 @@
-"""``sniff verify --replay N`` of an openings folder: its games played again (#51).
+"""``sniff verify --replay N`` of an openings folder: its games played again.
 
 Every game of a study is a function of its deal, its slot (a forced tile, or the unforced
 game), the lineup, the seed, the round cap and the code, whatever the chunks and parts

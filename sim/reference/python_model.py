@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.reference.oracle import Layout, penalty, points_for, team_count, team_of
+from sim.reference.rules import Layout, penalty, points_for, team_count, team_of
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

@@ -128,7 +128,7 @@ class Report:
 
     def write(self, out: str | os.PathLike) -> dict[str, Path]:
         """Charts (PNG), ``report.html`` (self-contained), ``report.md`` and ``report.json``."""
-        from sim.report.html import write_report
+        from sim.report.write import write_report
 
         return write_report(self, Path(out))
 
@@ -151,7 +151,7 @@ def build(paths: Sequence, placement_sample: int | None = None,
     (0 skips them; default 300 for simulate runs, 0 for a tournament's pairings, which are
     traced only when a size is given, and then only with ``pairings``). Tracing is
     single-threaded, slow for look-ahead strategies, and the first trace with a kernel
-    compiles its tracer (about 30 s, cached after that). ``notice(text)`` hears what is
+    compiles its tracer (once, cached after that). ``notice(text)`` hears what is
     being done. ``openings``: folders of ``sniff openings`` whose per-tile section the
     report adds; an openings folder among ``paths`` is taken as one too.
 

@@ -1,26 +1,20 @@
-"""A report's files: PNG charts, one self-contained HTML page, Markdown and JSON.
+"""The report as one list of blocks: headings, tables, charts and paragraphs, in the order
+the HTML page, the Markdown and the JSON show them (``sim.report.write`` writes them).
 
-Why both: the HTML embeds every chart as a base64 ``data:`` URI and has its styles inline,
-so the one file can be mailed or attached anywhere and still show everything; the Markdown
-links the PNGs beside it (for repositories and wikis), and ``report.json`` holds every
-number for programs. All three say the same thing: they are built from one list of blocks
-(``sim.display.blocks`` renders them).
+Why one list: all three files say the same thing, so they are rendered from the same
+blocks (``sim.display.blocks``), and a figure is placed once, here.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from sim.display import charts
-from sim.display.blocks import Chart, Heading, Paragraph, Table, to_html, to_markdown
+from sim.display.blocks import Chart, Heading, Paragraph, Table
 from sim.display.formatting import ci, p_value_text, pct, pp, slug
-from sim.errors import SettingError
 from sim.report.effects import effects_blocks
 from sim.stats.ranking import fit_text, rank_text
 from sim.stats.score_states import convergence_figure, score_states_figure
@@ -29,9 +23,6 @@ from sim.store.summary import stop_text
 # Justified circle: type-only, never run; build hands its Report in (Report.write imports this).
 if TYPE_CHECKING:
     from sim.report.build import Report
-
-MARKER = "report.json"
-OWN_FILES = ("report.html", "report.md", MARKER, "score-states.csv")
 
 
 # --- the report as blocks
@@ -441,70 +432,6 @@ def _run_numbers(dist: dict) -> Table:
     return Table(["quantity", "mean ± SE"], rows, 1)
 
 
-# --- files
 
 
-def _prepare(out: Path) -> None:
-    """Create ``out``, or clear a previous report there; never touch anything else."""
-    if out.exists() and not out.is_dir():
-        raise SettingError(f"{{out}} {out} is a file; give a folder for the report")
-    if out.exists() and any(out.iterdir()):
-        if not (out / MARKER).exists():
-            raise SettingError(f"{out} is not empty and holds no sniff report; choose another "
-                               "{out} (nothing was changed)")
-        for path in out.iterdir():
-            if path.name in OWN_FILES or path.suffix == ".png":
-                if path.is_dir():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
-    out.mkdir(parents=True, exist_ok=True)
 
-
-def write_report(report: Report, out: Path) -> dict[str, Path]:
-    """Write the charts, ``report.html``, ``report.md`` and ``report.json`` into ``out``."""
-    _prepare(out)
-    items = blocks(report)
-    written: dict[str, Path] = {}
-    for block in items:
-        if isinstance(block, Chart):
-            path = out / block.file
-            path.write_bytes(block.png)
-            written[block.file] = path
-    (out / "report.html").write_text(to_html(items), encoding="utf-8")
-    (out / "report.md").write_text(to_markdown(items), encoding="utf-8")
-    data = _finite(report.to_dict())
-    data["files"] = sorted(written)
-    (out / MARKER).write_text(json.dumps(data, indent=1, default=_json_default,
-                                         allow_nan=False) + "\n", encoding="utf-8")
-    written.update({"report.html": out / "report.html", "report.md": out / "report.md",
-                    MARKER: out / MARKER})
-    if report.score_states is not None:  # the numbers behind score-states.png
-        report.score_states.to_csv(out / "score-states.csv", index=False)
-        written["score-states.csv"] = out / "score-states.csv"
-    return written
-
-
-def _finite(value):
-    """NaN and infinities as null: strict JSON, readable by every parser."""
-    import numpy as np
-
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    if isinstance(value, float | np.floating) and not math.isfinite(float(value)):
-        return None
-    return value
-
-
-def _json_default(value):
-    import numpy as np
-
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -5,9 +5,9 @@ temporary arrays per figure (each side's points and penalties with the rotation 
 score state at each round's start, a game's states seen once per cell); at numpy's pace on
 two busy cores that was most of a report's time. One numba loop reads the columns as they
 are (no copies) and adds straight into small count arrays: no array as long as the rows is
-allocated (measured: fresh memory's page faults were most of an earlier version's time).
-Cached on disk, as ``sim.kernels.gather`` is; self-contained (it imports nothing of ours),
-so its cache cannot go stale.
+allocated (fresh memory's page faults were most of an earlier version's time).
+Cached on disk, as ``sim.kernels.result.gather_rounds`` is; self-contained (it imports
+nothing of ours), so its cache cannot go stale.
 
 The pass reads and writes four named records (named tuples, which numba compiles as
 structs: a field is read by name, never by its place in a list of arguments):

@@ -24,7 +24,7 @@ DEFAULT_MAX_GAMES = 1_000_000  # the cap of a --precision run without --max-game
 
 
 # The narrowest half-width asked for: +-0.01 percentage points takes some 100 million games
-# (0.98 / sqrt(n) at a 50% win rate); 1e-320 (accepted before #63) could only play to the cap.
+# (0.98 / sqrt(n) at a 50% win rate); a smaller one, such as 1e-320, could only play to the cap.
 MIN_PRECISION = 1e-4
 
 

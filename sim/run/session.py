@@ -52,8 +52,8 @@ def new_manifest(plan: Plan, run_id: str, identity: dict, session: Session) -> d
 
 def prepare_folder(folder: Path, mode: Mode, manifest: dict, notice, alert) -> set[int]:
     """Make the folder ready and write the manifest; return the chunks already finished
-    (on a resume, every part hashed against the ledger: ``sim.checks.integrity.resume_chunks``)."""
-    from sim.checks.integrity import resume_chunks
+    (on a resume, every part hashed against the ledger: ``sim.checks.resume.resume_chunks``)."""
+    from sim.checks.resume import resume_chunks
     from sim.files import own_folder
     from sim.store import io
 

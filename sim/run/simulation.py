@@ -91,7 +91,7 @@ def execute(plan: Plan, folder: Path | None, control: RunControl | None = None,
     lock = None if folder is None else _lock(folder, control.command)
     try:
         run = _execute(plan, folder, control, sequential)
-        if folder is not None:  # its writer hashed every part it wrote or kept (#51)
+        if folder is not None:  # its writer hashed every part it wrote or kept
             from sim.checks.verified import mark_verified
 
             mark_verified(folder, run.checked)

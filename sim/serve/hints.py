@@ -1,7 +1,7 @@
 """The hint of the person's pending decision, exactly as ``sniff hint`` computes it.
 
 Why it is built this way: the position comes from the events the page has been shown,
-through ``sim.hint.position.PublicTracker`` (the other hands are sizes and lacks, never
+through ``sim.hint.tracker.PublicTracker`` (the other hands are sizes and lacks, never
 tiles), and is analysed by ``sim.hint.estimate.analyse``, the function behind ``sniff hint``
 and ``sniff play --hint``; this module only turns its result into JSON for the page.
 """
@@ -12,7 +12,8 @@ from typing import Any
 
 from sim.errors import SniffError
 from sim.hint.estimate import Estimate, Hint, analyse, check_budget
-from sim.hint.position import Position, PublicTracker, format_position, parse_position
+from sim.hint.position import Position, format_position, parse_position
+from sim.hint.tracker import PublicTracker
 from sim.serve.game import WebGame
 
 DEFAULT_BUDGET = 500  # play-outs per move: about a second on two cores

@@ -21,7 +21,8 @@ from sim.analyze.sources import GameRef
 from sim.analyze.study import analyse_trace_game
 from sim.errors import SniffError
 from sim.hint.estimate import check_budget
-from sim.hint.position import PublicTracker, decisions, format_position
+from sim.hint.position import format_position
+from sim.hint.tracker import PublicTracker, decisions
 from sim.serve.frames import table_frames
 from sim.serve.game import WebGame
 

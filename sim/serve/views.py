@@ -27,8 +27,7 @@ from sim.serve.frames import (
 from sim.serve.game import WebGame
 from sim.serve.lines import event_line
 from sim.serve.table import MOVE_POINTS, layout_rule
-from sim.table.play import move_text
-from sim.table.render import ReplayState, halves
+from sim.table.render import ReplayState, halves, move_text
 
 
 def _sheet(events: list[dict], players: int) -> list[dict[str, Any]]:

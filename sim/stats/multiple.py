@@ -86,7 +86,7 @@ def _multipletests(p: np.ndarray, name: str) -> np.ndarray:
 
     ``multipletests(method="holm")`` ends with ``gc.collect()``, which walks every object
     of the process: in one that holds compiled kernels (numba's) that is most of a second
-    per family (the test suite spent 40 s in it), and a report adjusts many families. The
+    per family, and a report adjusts many families. The
     objects that exist before the call are frozen out of that collection (``gc.freeze``),
     so it walks only the few the call makes; all are collectable again afterwards. Objects
     frozen by someone else are left as they are (and the call then pays the collection).

@@ -1,7 +1,7 @@
 """Arrow columns to and from numpy arrays, through their buffers.
 
 Why not ``pa.array`` and ``np.asarray``: pyarrow imports pandas the first time either
-converts (0.3-0.4 s), which every ``sniff simulate`` then paid at start-up although nothing
+converts, which every ``sniff simulate`` then paid at start-up although nothing
 in it uses pandas. Fixed-width columns share their buffers with numpy, so going through
 them costs nothing and imports nothing.
 """

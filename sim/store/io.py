@@ -70,7 +70,7 @@ def with_metadata(table: pa.Table, metadata: dict) -> pa.Table:
 def parquet_options(schema: pa.Schema) -> dict:
     """How parts are encoded: integers byte-stream-split, labels as dictionaries, LZ4.
 
-    Measured on a rounds part: 45% faster to write than Parquet's default (a dictionary
+    On a rounds part, faster to write than Parquet's default (a dictionary
     tried on every column, statistics on every column) and a tenth smaller. Byte-stream-
     split integers need a reader of Parquet format 2.11 (pyarrow 17 or newer). LZ4 (raw)
     rather than zstd: 20-25% less CPU per round row written (4-player greedy, pyarrow 26,

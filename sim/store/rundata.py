@@ -104,7 +104,7 @@ def check_run_ids(folder: Path, manifest: dict, run_ids: list[str]) -> None:
     """Refuse a resume whose ``tournament.json`` settings no longer give the run ids its
     pairings were started with (``run_ids``: those its settings give now, in order): an
     edited ``games_per_pair`` or ``precision`` of a tournament none of whose pairings is
-    played yet, which no pairing's own manifest can bind (#51)."""
+    played yet, which no pairing's own manifest can bind."""
     for index, (entry, run_id) in enumerate(zip(manifest["pairings"], run_ids)):
         if entry.get("run_id", run_id) != run_id:
             raise SniffError(f"{Path(folder) / TOURNAMENT_MANIFEST}: its settings do not give "

@@ -8,7 +8,7 @@ is one that ``sim.checks.integrity`` checked against the run's ledger (its size,
 rows and identity) and is decoded with its Parquet page checksums verified
 (:func:`read_part`): a damaged part is one ``SniffError`` line naming it, as for
 any other reader. pyarrow rather than DuckDB here because DuckDB does not verify Parquet
-page checksums (measured: a flipped byte in an uncompressed page reads as a wrong number).
+page checksums (a flipped byte in an uncompressed page reads there as a wrong number).
 
 Also here: what a whole table would cost in pandas (:func:`frame_bytes`), so that
 ``Run.games`` and ``Run.rounds`` can refuse a run that would not fit in memory, in one line,
@@ -31,8 +31,7 @@ from sim.errors import SniffError
 _WIDTH = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 4, pa.int64(): 8, pa.bool_(): 1,
           pa.float64(): 8, pa.float32(): 4}
 # Peak memory of reading a table into pandas over the frame's own size: the Arrow table
-# and the frame are both alive during the conversion (measured: a 10 M-game run's rounds,
-# 3.7 GB as a frame, peaked at 8.5 GB).
+# and the frame are both alive during the conversion (measured in docs/query.md).
 PEAK_FACTOR = 2.3
 
 

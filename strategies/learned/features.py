@@ -43,7 +43,7 @@ from strategies.heuristics.features import (
 )
 from strategies.value.round_value import win_chance
 
-FEATURE_VERSIONS = (1, 3)  # 2 was a measured experiment (docs/learned.md), never shipped
+FEATURE_VERSIONS = (1, 3)  # 2 was an experiment (docs/learned.md), never shipped
 FEATURE_VERSION = 3  # what sniff learn trains by default
 
 # The inputs of feature version 1, block by block: each name is its block's first input;

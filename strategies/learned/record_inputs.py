@@ -2,7 +2,7 @@
 
 What ``expert`` has and the version-1 inputs lack is the reading of the others' choices
 (docs/learned.md): a player who could have scored more with a tile and did not probably
-did not hold it. Drawing deals to read it costs six times the decision (measured there);
+did not hold it. Drawing deals to read it costs several times the decision (docs/learned.md);
 this block reads the record (``sim.core.record``) once per decision instead, in one pass
 over its events, and hands the network the facts a reader starts from. Per other seat,
 relative to the mover (r = 1 the next to play), at ``RECORD_START + RECORD_STRIDE * (r - 1)``:

@@ -100,7 +100,7 @@ def _parse_value(strategy: Strategy, key: str, value: str) -> float:
             f"got {value!r}"
         )
     if abs(number) > MAX_MAGNITUDE:  # 1e308: a weight times a feature is infinite, and the
-        # moves it should order tie at infinity (#63)
+        # moves it should order tie at infinity
         raise StrategyError(
             f"parameter {key!r} of strategy {strategy.name!r} must be at most "
             f"{MAX_MAGNITUDE:g} in size (a larger weight overflows when a strategy multiplies "

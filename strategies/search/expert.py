@@ -100,7 +100,7 @@ VALUE_WIN = int(Value.WIN)
 GUIDES = ("heuristic", "learned")
 # "auto": blocker for the first plies with 2 and 3 players, for the first 2 with 4 (where 4
 # cost a quarter more time for no clear gain): what the measurements in docs/expert.md
-# chose (with 3 players greedy for the whole round until 3 December: 6 points weaker).
+# chose (greedy for the whole round with 3 players was weaker).
 EXPERT_POLICIES = POLICIES + ("auto",)
 AUTO = len(POLICIES)
 AUTO_PLIES_4 = 2
