@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
-from compile_lock import compiling_alone, try_alone
 
 from sim.kernels import generate as kernels
+from tests.helpers.compile_lock import compiling_alone, try_alone
 
 # The background compile (sim.kernels.shared) would compete with the tests for the cores;
 # tests that exercise it turn it back on for themselves.
@@ -96,10 +96,9 @@ def hint_search_compiled(engine_compiled: None) -> None:
 
 
 def _compile_hint_search() -> None:
-    from cli_helpers import POSITION_TEXT
-
     from sim.hint.estimate import analyse
     from sim.hint.position import parse_position
+    from tests.helpers.cli import POSITION_TEXT
 
     with compiling_alone(kernels.cache_dir() / "tests-hint-search.lock"):
         analyse(parse_position(POSITION_TEXT), 2)

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from sim.cli.main import main
 from sim.precompile import POSITION
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SNIFF = [sys.executable, "-m", "sim.cli"]
 COMPILE_NOTICE = "sniff: compiling the engine"
 

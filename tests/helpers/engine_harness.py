@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from compiled_functions import cached
 
 from sim.core import engine
 from sim.core.buffers import Log, Seats
@@ -18,6 +17,7 @@ from sim.core.observation import OBSERVATION_SIZE
 from sim.core.tiles import parse_tile, tile_name
 from sim.kernels.runner import compile_lineup, lineup_of
 from strategies import MAX_PARAMS, parse_spec
+from tests.helpers.compiled_functions import cached
 
 place_tile = cached("sim.core.layout.place_tile")  # compiled once per machine, not per test
 

@@ -14,7 +14,6 @@ import socket
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -26,13 +25,14 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from sim.serve.app import create_app  # noqa: E402
 from sim.serve.guard import TOKEN_HEADER, Guard, allowed_hosts  # noqa: E402
+from tests.helpers import TESTS  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 # Seconds a step may take: a wait ends as soon as its condition holds, but the first game
 # and the first hint compile their kernels where the cache is cold.
 PATIENCE = 180
-AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+AXE = TESTS / "vendor" / "axe-core" / "axe.min.js"
 AXE_VERSION = "4.14.1"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21aa", "wcag22aa"]
 SIZES = {"wide": "1280,900", "phone": "390,844"}

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 FOLDERS = ("sim", "strategies", "scripts", "benchmarks", "examples", "tests")
 EXEMPT = ROOT / "sim" / "cli"
 MOST_PARAMETERS = 10

@@ -8,9 +8,8 @@ package's own business."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 def _package(module: str) -> str:

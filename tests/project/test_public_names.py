@@ -16,7 +16,8 @@ import ast
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
+
 PACKAGES = ("sim", "strategies")
 OUTSIDE = ("tests", "scripts", "benchmarks", "examples")
 

@@ -19,11 +19,11 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 FOLDERS = ("scripts", "benchmarks", "examples")
 HELP = ("--help",)
 

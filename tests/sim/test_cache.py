@@ -22,6 +22,7 @@ from sim.cache import UnsafeCache, cache_base, own_folder, seal, sealed
 from sim.kernels import generate as kernels
 from sim.kernels import shared
 from strategies import get
+from tests.helpers import ROOT
 
 ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
                                reason="giving a file another owner needs root")
@@ -301,7 +302,7 @@ def test_a_forged_copy_of_a_model_or_its_module_is_replaced(cache, tmp_path):
     line, must not let what follows it run."""
     from strategies.learned.model_files import model_strategy
 
-    models = Path(__file__).resolve().parents[1] / "strategies" / "learned" / "models"
+    models = ROOT / "strategies" / "learned" / "models"
     model = models / "learned-2p.npz"
     learned = get("learned")
     first = model_strategy(learned, str(model))

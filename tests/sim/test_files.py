@@ -13,11 +13,11 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_helpers import copy_of, one_line, run_main
 
 import sim
 from sim.errors import SniffError
 from sim.files import UnsafeFile, read_regular
+from tests.helpers.cli import copy_of, one_line, run_main
 
 
 @pytest.fixture(scope="module")

@@ -13,13 +13,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import copy_of, one_line, run_main
 
 import sim
 from sim.checks import integrity
 from sim.errors import SniffError
 from sim.files import UnsafeFile, open_lock_file, write_atomic
 from sim.store.lock import RunLock
+from tests.helpers.cli import copy_of, one_line, run_main
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,6 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from cli_helpers import as_stopped_before, load_unverified, run_main
-from frames import assert_frame_equal
 
 import sim
 import strategies
@@ -27,6 +25,8 @@ from sim.run.settings import RunControl
 from sim.stats.ratings import ELO_SCALE, Contest, fit_ratings
 from sim.tournament import load as load_tournament
 from sim.tournament import pairings, run_tournament
+from tests.helpers.cli import as_stopped_before, load_unverified, run_main
+from tests.helpers.frames import assert_frame_equal
 
 STRATEGIES = "greedy,random,heavy"
 GAMES = 400

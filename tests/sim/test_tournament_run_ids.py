@@ -10,9 +10,9 @@ import json
 import shutil
 
 import pytest
-from cli_helpers import one_line, run_main
 
 from sim.tournament import run_tournament
+from tests.helpers.cli import one_line, run_main
 
 
 @pytest.fixture(scope="module")

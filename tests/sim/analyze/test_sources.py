@@ -13,10 +13,10 @@ import json
 
 import pandas as pd
 import pytest
-from cli_helpers import invoke, one_line, sniff
 
 from sim.analyze.folder import read_record, table_files
 from sim.hint.position import parse_position
+from tests.helpers.cli import invoke, one_line, sniff
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")

@@ -8,12 +8,9 @@ every move the value it gives.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
-from exact_reference import endgame_positions, exact_values
 
 import sim
 from sim.analyze.folder import read_record, table_files
@@ -23,9 +20,11 @@ from sim.analyze.study import Hooks, analyse_games, plan_analysis, run_analysis
 from sim.analyze.table import TABLES, column_text
 from sim.analyze.valuation import figures, search
 from sim.errors import SniffError, Stopped
+from tests.helpers import ROOT
+from tests.helpers.exact_reference import endgame_positions, exact_values
 
 BUDGET = 32
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "analyze.md"
+DOCS = ROOT / "docs" / "analyze.md"
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +113,7 @@ def test_the_search_s_own_choices_lose_nothing(run_folder):
 
 
 def test_a_tournament_s_pairings_are_sources(tmp_path):
-    from cli_helpers import invoke
+    from tests.helpers.cli import invoke
 
     folder = tmp_path / "t"
     code, _, err = invoke(["tournament", "--players", "2", "--strategies",
@@ -137,7 +136,7 @@ def test_bad_input_is_one_line(tmp_path):
 
 
 def test_the_command_line_takes_thresholds_and_refuses_bad_input(run_folder, tmp_path):
-    from cli_helpers import invoke, one_line
+    from tests.helpers.cli import invoke, one_line
 
     out = tmp_path / "a"
     code, text, err = invoke(["analyze", str(run_folder), "--games", "1", "--budget", "4",

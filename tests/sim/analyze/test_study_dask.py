@@ -8,12 +8,12 @@ the two worker processes load it from the cache instead of compiling.
 from __future__ import annotations
 
 import pandas as pd
-from cli_helpers import invoke
 
 import sim
 from sim.analyze.folder import CSV_FILES, read_record, table_files
 from sim.analyze.settings import AnalyzeSettings
 from sim.analyze.study import plan_analysis, run_analysis
+from tests.helpers.cli import invoke
 
 
 def test_a_local_cluster_gives_the_tables_of_an_analysis_here(tmp_path):

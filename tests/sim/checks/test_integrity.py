@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, SNIFF, UNVERIFIED, error_lines, load_unverified, run_main
 
 import sim
 from sim.checks import integrity
@@ -30,6 +29,7 @@ from sim.run.simulation import execute
 from sim.store import folders
 from sim.store import io as run_io
 from sim.store.lock import RunLock
+from tests.helpers.cli import ROOT, SNIFF, UNVERIFIED, error_lines, load_unverified, run_main
 
 PLAN = {"games": 400, "players": 2, "chunk_size": 100, "seed": 11}
 

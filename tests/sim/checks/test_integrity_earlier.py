@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, load_unverified, run_main
+
+from tests.helpers.cli import ROOT, load_unverified, run_main
 
 FIXTURE = ROOT / "tests" / "fixtures" / "run-on-6dc88fb"
 

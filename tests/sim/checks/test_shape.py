@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import copy_of, load_unverified, one_line, run_main
 
 import sim
 from sim.checks import integrity
@@ -22,6 +21,7 @@ from sim.errors import SniffError
 from sim.openings.study import run_openings
 from sim.tournament import load as load_tournament
 from sim.tournament import run_tournament
+from tests.helpers.cli import copy_of, load_unverified, one_line, run_main
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, run_main
-from link_helpers import linked_out, sound_folders
+
+from tests.helpers.cli import error_lines, run_main
+from tests.helpers.links import linked_out, sound_folders
 
 
 @pytest.fixture(scope="module")

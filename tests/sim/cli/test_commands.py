@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import as_stopped_before, error_lines, run_main, sniff
 
 import sim
 import strategies
@@ -19,6 +18,7 @@ from sim.run.plan import resolve_plan
 from sim.run.simulation import execute
 from sim.store import folders
 from sim.store import io as run_io
+from tests.helpers.cli import as_stopped_before, error_lines, run_main, sniff
 
 BAD_NAME = os.fsdecode(b"bad\xff\xfename")
 

@@ -4,7 +4,8 @@ answered wrongly: each is one line and exit 2 now."""
 from __future__ import annotations
 
 import pytest
-from cli_helpers import POSITION_TEXT, error_lines, run_main
+
+from tests.helpers.cli import POSITION_TEXT, error_lines, run_main
 
 # The hint search compiled once for both workers (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("hint_search_compiled")
@@ -78,7 +79,7 @@ def test_hint_refuses_seeds_every_other_command_refuses(seed, tmp_path, capsys) 
 
 
 def test_print_position_announces_no_compile(tmp_path) -> None:
-    from cli_helpers import sniff
+    from tests.helpers.cli import sniff
 
     path = tmp_path / "position.txt"
     path.write_text(POSITION)
@@ -122,7 +123,7 @@ def test_tally_calls_a_non_number_what_it_is(capsys) -> None:
 
 
 def test_tune_docs_give_sigterm_its_own_status() -> None:
-    from cli_helpers import ROOT
+    from tests.helpers.cli import ROOT
 
     text = (ROOT / "docs" / "tune.md").read_text()
     assert "exit status is 130 after\nCtrl-C, 143 after SIGTERM" in text

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, one_line, run_main
-from openings_helpers import stopped_study
 
 import sim
 from sim.openings.study import run_openings
+from tests.helpers.cli import ROOT, one_line, run_main
+from tests.helpers.openings import stopped_study
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +116,7 @@ def test_a_numba_setting_numba_cannot_use_is_one_line(tmp_path, name, value, tex
 def test_a_private_folder_that_is_a_file_is_called_a_file(folders, tmp_path, capsys) -> None:
     """K297: ``.partial`` a regular file was 'is not a regular file, not the .partial
     folder'."""
-    from cli_helpers import as_stopped_before
+    from tests.helpers.cli import as_stopped_before
 
     run = copy(folders, tmp_path, "run")
     as_stopped_before(run, 1)

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import POSITION_TEXT, run_main
 
 import sim
 from sim.cli.options import error_text, flag_of
@@ -23,6 +22,7 @@ from sim.hint.position import parse_position, position_from_trace
 from sim.kernels.trace import trace_games
 from sim.report.build import build
 from sim.table.replay import read_trace, replay
+from tests.helpers.cli import POSITION_TEXT, run_main
 
 POSITION = POSITION_TEXT
 ENDLESS = "select count(*) from range(100000000000) a where a % 7 = 3"

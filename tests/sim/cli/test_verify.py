@@ -10,12 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, run_main
 
 import sim
 from sim.compare.play import compare
 from sim.errors import SniffError
 from sim.tournament import run_tournament
+from tests.helpers.cli import error_lines, run_main
 
 
 def one_line(code: int, err: str, text: str) -> None:

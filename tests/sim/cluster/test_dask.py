@@ -17,9 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import default_sigint, imported_from, run_main, shadow_modules
 from distributed import Client, LocalCluster
-from frames import assert_frame_equal
 
 import sim
 from sim.checks.footers import read_footer
@@ -31,6 +29,8 @@ from sim.run.plan import resolve_plan
 from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.store import io as run_io
+from tests.helpers.cli import default_sigint, imported_from, run_main, shadow_modules
+from tests.helpers.frames import assert_frame_equal
 
 GAMES = 3000
 CHUNK = 250

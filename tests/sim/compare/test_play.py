@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-from cli_helpers import run_main
 
 from sim.checks.integrity import check_run
 from sim.compare.play import compare
@@ -16,6 +15,7 @@ from sim.run.chunks import RunInterrupted
 from sim.run.settings import RunControl
 from sim.stats.sprt import DealOutcomes, Sprt, elo_of_difference, simulate_tests
 from sim.store.io import read_manifest
+from tests.helpers.cli import run_main
 
 DEFAULT = Sprt(0.0, 0.05, 0.05, 0.05)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from engine_harness import KIND, Setup, play_turns
 
 from sim.core import engine
 from sim.core.layout import (
@@ -20,6 +19,7 @@ from sim.core.tiles import parse_tile, tiles_mask
 from sim.kernels.runner import lineup_of, play_batch
 from sim.kernels.trace import trace_games
 from strategies import parse_spec
+from tests.helpers.engine_harness import KIND, Setup, play_turns
 
 
 def lay(plays: list[tuple[str, str | None]]) -> list[tuple[int, dict]]:

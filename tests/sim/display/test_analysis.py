@@ -11,12 +11,12 @@ import shutil
 
 import pandas as pd
 import pytest
-from cli_helpers import invoke, one_line
 
 import sim
 from sim.analyze.folder import set_status
 from sim.analyze.settings import AnalyzeSettings
 from sim.analyze.study import plan_analysis, run_analysis
+from tests.helpers.cli import invoke, one_line
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_helpers import ROOT, SNIFF, one_line, run_main, sniff
 
 import sim
 from sim.display import charts
 from sim.display.blocks import Paragraph, Table, to_markdown
 from sim.display.formatting import printable
+from tests.helpers.cli import ROOT, SNIFF, one_line, run_main, sniff
 
 
 @pytest.fixture(scope="module")

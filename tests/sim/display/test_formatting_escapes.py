@@ -6,7 +6,8 @@ recoloured the terminal and rang its bell in ``sniff: writing NAME: ...``, compa
 from __future__ import annotations
 
 import pytest
-from cli_helpers import run_main
+
+from tests.helpers.cli import run_main
 
 NAME = "\x1b[31mRED\x07"
 ESCAPED = "\\x1b[31mRED\\x07"

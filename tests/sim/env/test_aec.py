@@ -18,6 +18,7 @@ from sim.env.single import SniffEnv
 from sim.env.vector import SniffVectorEnv
 from sim.errors import SettingError, SniffError
 from sim.kernels.decisions import IllegalMove
+from tests.helpers import ROOT
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -222,9 +223,8 @@ def test_no_hidden_tile_reaches_an_observation(players):
 
 
 def test_the_docs_table_lists_every_block_in_order():
-    from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "environments.md").read_text()
+    page = (ROOT / "docs" / "environments.md").read_text()
     rows = [line.split("|")[1:3] for line in page.splitlines()
             if line.startswith("| ") and line.split("|")[2].strip().isdigit()]
     assert [(name.strip(), int(size)) for name, size in rows] == list(BLOCKS)

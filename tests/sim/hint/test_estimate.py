@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import POSITION_TEXT, error_lines, run_main, sniff
 
 import strategies
 from sim.core import engine
@@ -36,11 +35,13 @@ from sim.hint.position import (
 from sim.kernels.runner import lineup_of, trace_events
 from sim.kernels.trace import EventDecoder, start_event, trace_games
 from strategies import parse_lineup_text
+from tests.helpers import ROOT, TESTS
+from tests.helpers.cli import POSITION_TEXT, error_lines, run_main, sniff
 
 # The hint search compiled once for both workers (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("hint_search_compiled")
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = TESTS / "plugins"
 
 
 @pytest.fixture(scope="module")
@@ -403,7 +404,7 @@ def test_play_hint_shows_the_analysis_of_the_public_view(tmp_path, capsys) -> No
 def test_the_documented_example_is_consistent() -> None:
     """docs/hint.md: its position reads back, and its output table lists exactly that
     position's legal moves (the example is a real run's output)."""
-    page = (Path(__file__).resolve().parents[1] / "docs" / "hint.md").read_text()
+    page = (ROOT / "docs" / "hint.md").read_text()
     blocks = re.findall(r"```text\n(.*?)```", page, re.S)
     position = parse_position(next(b for b in blocks if b.startswith("# sniff position")))
     output = next(b for b in blocks if "play-outs per move on the same deals" in b)

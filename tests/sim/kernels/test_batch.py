@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import importlib
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from compiled_functions import cached
 
 import strategies
 from sim.core import engine
@@ -38,6 +36,8 @@ from sim.kernels.decisions import (
 )
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import MAX_PARAMS, parse_spec
+from tests.helpers import TESTS
+from tests.helpers.compiled_functions import cached
 
 # the engine's deal, called from Python through a cached wrapper (tests/compiled_functions.py)
 deal_round = cached("sim.core.engine.deal_round")
@@ -318,7 +318,7 @@ def test_external_chance_plays_legal_games_from_any_deal_and_draws():
 def test_a_strategy_that_raises_in_a_batch_is_one_sniff_error(monkeypatch):
     """The batch's advance (called through its compiled entry point) still turns an
     exception raised by a strategy inside the engine into one SniffError naming it."""
-    monkeypatch.syspath_prepend(str(Path(__file__).parent / "plugins"))
+    monkeypatch.syspath_prepend(str(TESTS / "plugins"))
     monkeypatch.delitem(sys.modules, "raiser", raising=False)  # registers again on import
     with strategies.kept_registry():
         importlib.import_module("raiser")

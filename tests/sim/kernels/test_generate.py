@@ -18,8 +18,9 @@ from sim.errors import SniffError
 from sim.kernels import generate as kernels
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import StrategyError, kept_registry, load_plugin, parse_spec
+from tests.helpers import TESTS
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = TESTS / "plugins"
 
 PLAY = """
 import os

@@ -8,14 +8,13 @@ the lineup does not play.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from sim.kernels import generate
 from sim.kernels.runner import lineup_of, lineup_strategies
 from strategies import get as get_strategy
 from strategies import parse_spec
+from tests.helpers import TESTS
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = TESTS / "fixtures"
 
 SOURCE = '''"""A module."""
 from sim.core import tiles

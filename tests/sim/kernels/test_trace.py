@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, sniff
 
 from sim.reference.oracle import check_trace, split_games
+from tests.helpers.cli import error_lines, sniff
 
 
 def test_trace_writes_checked_games_to_a_file(tmp_path: Path):

@@ -10,13 +10,11 @@ import json
 import math
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import invoke
 
 from sim.core.tiles import tile_name
 from sim.errors import SniffError
@@ -32,8 +30,9 @@ from sim.openings.study import (
     trace_opening_game,
 )
 from sim.stats.intervals import Z95
+from tests.helpers import ROOT
+from tests.helpers.cli import invoke
 
-ROOT = Path(__file__).resolve().parent.parent
 DEALS = 40
 SEED = 5
 STRATEGIES = "greedy,random"

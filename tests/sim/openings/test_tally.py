@@ -17,14 +17,11 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from frames import assert_frame_equal
-from openings_helpers import stopped_study
 
 from sim.errors import SniffError
 from sim.openings.folder import (
@@ -37,8 +34,10 @@ from sim.openings.pairs import tile_pairs
 from sim.openings.play import SLOTS_PER_DEAL, chunk_ranges, make_config, play_openings
 from sim.openings.study import load_openings, measure_openings
 from sim.openings.tally import summarise_openings
+from tests.helpers import ROOT
+from tests.helpers.frames import assert_frame_equal
+from tests.helpers.openings import stopped_study
 
-ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "fixtures" / "openings-golden"
 sys.path.insert(0, str(GOLDEN))
 from make_golden import CASES, DROPPED  # noqa: E402
@@ -197,7 +196,7 @@ def test_a_stop_between_chunks_leaves_no_result(tmp_path):
 def test_a_study_record_that_is_no_file_is_one_line_at_once(tmp_path, capsys, special):
     """Campaign 2 K194, K195: a stopped study whose study.json is a FIFO (named as such, not
     "no study.json") or a 5 GB sparse file (read up to its bound, not whole)."""
-    from cli_helpers import one_line, run_main
+    from tests.helpers.cli import one_line, run_main
 
     folder = stopped_study(tmp_path / "run", stop_at=1)
     study = folder / "study.json"
@@ -224,7 +223,7 @@ def test_a_resume_refuses_a_study_record_that_does_not_match_its_parts(tmp_path,
                                                                        edit, text):
     """Campaign 2 K290, K291: study.json edited after parts were kept (a seed: the rest
     would be played with another; a part size: thousands of tiny parts) is one line."""
-    from cli_helpers import one_line, run_main
+    from tests.helpers.cli import one_line, run_main
 
     folder = stopped_study(tmp_path / "run")
     study = json.loads((folder / "study.json").read_text())

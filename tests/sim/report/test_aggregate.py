@@ -11,12 +11,12 @@ import shutil
 
 import numpy as np
 import pytest
-from cli_helpers import run_main
-from report_golden import differences
 
 import sim
 from sim.report.build import build
 from sim.stats.tally import Tally, merged, tally_difference
+from tests.helpers.cli import run_main
+from tests.helpers.report_golden import differences
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,13 @@ again and every figure compared (floats to a relative 1e-9).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from report_golden import REPORTS, differences, make_runs, report_figures
 
-GOLDEN = Path(__file__).parent / "golden" / "report-figures.json"
+from tests.helpers import TESTS
+from tests.helpers.report_golden import REPORTS, differences, make_runs, report_figures
+
+GOLDEN = TESTS / "golden" / "report-figures.json"
 
 
 @pytest.fixture(scope="module")

@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import run_main
 
 import sim
 from sim.report import build as report_module
 from sim.stats.intervals import Z95, wilson_interval
+from tests.helpers.cli import run_main
 
 SEED = 5
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

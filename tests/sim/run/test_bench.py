@@ -43,7 +43,7 @@ def test_table_shows_every_measured_row():
 def test_a_memory_run_no_simulate_plays_is_refused_before_measuring(games, capsys):
     """Campaign 2 K109 (and P236: 10 games with --quick are 0): one line at once, not a
     traceback or a failure after the minutes of measuring."""
-    from cli_helpers import one_line, run_main
+    from tests.helpers.cli import one_line, run_main
 
     code, out, err = run_main(["bench", "--quick", "--memory-games", str(games)], capsys)
     one_line(code, err, "--memory-games")
@@ -70,9 +70,8 @@ def test_a_failed_memory_run_is_one_line(monkeypatch):
 def test_the_measured_runs_import_no_code_from_the_working_folder(tmp_path, monkeypatch):
     """#63: ``sniff bench`` runs ``python -m sim.cli`` (and ``python -c``) in the folder it
     was started from, which puts that folder first on the child's ``sys.path``."""
-    from cli_helpers import imported_from, shadow_modules
-
     from sim.run import bench
+    from tests.helpers.cli import imported_from, shadow_modules
 
     shadow_modules(tmp_path, "numpy", "click")
     monkeypatch.chdir(tmp_path)

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import run_main
 from distributed import Client
 
 from sim.cli.options import error_text
 from sim.run.settings import RunControl
+from tests.helpers import ROOT
+from tests.helpers.cli import run_main
 
-ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60  # seconds for the scheduler and workers to come up
 # what differs between two runs of the same command: when, how long, where, by whom
 VOLATILE = {"started_at", "finished_at", "created_at", "written_at", "session_started_at",

@@ -12,8 +12,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from cli_helpers import run_main
-from frames import assert_frame_equal
 
 import sim
 from sim.errors import SniffError
@@ -34,6 +32,8 @@ from sim.stats.intervals import (
     wilson_interval,
     win_rate_difference,
 )
+from tests.helpers.cli import run_main
+from tests.helpers.frames import assert_frame_equal
 
 # random against random is even: a half-width of 0.03 needs about (1.96 * 0.5 / 0.03)**2
 # = 1067 games, so the run stops at the second check, 1200 games.

@@ -11,7 +11,6 @@ import pickle
 
 import numpy as np
 import pytest
-from cli_helpers import run_main
 
 import sim
 from sim.cli.options import error_text, flag_of
@@ -20,6 +19,7 @@ from sim.display.progress import ProgressBar
 from sim.errors import SettingError, SniffError
 from sim.kernels import generate
 from sim.run.settings import RunControl, mode_of, numba_threads
+from tests.helpers.cli import run_main
 
 
 @pytest.mark.parametrize(("call", "library", "flags"), [

@@ -22,8 +22,6 @@ import pandas as pd
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import default_sigint, load_unverified, run_main
-from frames import assert_frame_equal
 
 import sim
 from sim.core import engine
@@ -34,8 +32,10 @@ from sim.run.settings import RunControl
 from sim.run.simulation import execute
 from sim.stats.intervals import Moments, mean_interval, wilson_interval
 from sim.store import io as run_io
+from tests.helpers import ROOT
+from tests.helpers.cli import default_sigint, load_unverified, run_main
+from tests.helpers.frames import assert_frame_equal
 
-ROOT = Path(__file__).resolve().parent.parent
 GAMES = 3000
 CHUNK = 500
 SEED = 11

@@ -7,16 +7,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from serve_browser_helpers import missing
+
+from tests.helpers.serve_browser import missing
 
 if missing:
     pytest.skip("chromium or chromedriver is not installed", allow_module_level=True)
 
-import serve_browser_helpers as helpers  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from serve_browser_helpers import (  # noqa: E402
+
+from tests.helpers import serve_browser as helpers  # noqa: E402
+from tests.helpers.serve_browser import (  # noqa: E402
     AXE,
     AXE_VERSION,
     PATIENCE,

@@ -8,9 +8,9 @@ output folder inside another folder's table.
 from __future__ import annotations
 
 import pytest
-from cli_helpers import error_lines, run_main
 
 import sim.store.folders
+from tests.helpers.cli import error_lines, run_main
 
 
 def one_line(code: int, err: str, text: str) -> None:

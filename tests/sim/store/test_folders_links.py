@@ -13,8 +13,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import invoke, one_line, run_main
-from link_helpers import linked_out, sound_folders
+
+from tests.helpers.cli import invoke, one_line, run_main
+from tests.helpers.links import linked_out, sound_folders
 
 LEARN = ["learn", "--players", "2", "--games", "40", "--hidden", "8", "--eval-games", "0",
          "--epochs", "1"]
@@ -124,7 +125,7 @@ def test_a_resume_never_appends_into_a_hard_linked_snapshot(folders, tmp_path,
     gives RUN's ledger a copy of its own first."""
     import os
 
-    from cli_helpers import as_stopped_before
+    from tests.helpers.cli import as_stopped_before
 
     run = tmp_path / "run"
     shutil.copytree(folders["run"], run)

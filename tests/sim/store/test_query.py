@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_helpers import run_main
 
 import sim
 from sim.errors import SniffError
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+from tests.helpers.cli import run_main
 
 
 @pytest.fixture(scope="module")

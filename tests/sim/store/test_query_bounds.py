@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import ROOT, default_sigint, error_lines, run_main
 
 import sim
 from sim.errors import SniffError
 from sim.store import query as store_query
 from sim.store.answer import QueryLimits, answer
 from sim.store.query import DEFAULT_MEMORY, HEADROOM, Limits, connect, relation, run_sources
+from tests.helpers.cli import ROOT, default_sigint, error_lines, run_main
 
 ENDLESS = "select count(*) from range(100000000000) a where a % 7 = 3"
 

@@ -14,7 +14,6 @@ import random
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, run_main
 
 from sim.errors import SniffError
 from sim.kernels.runner import lineup_of
@@ -22,6 +21,7 @@ from sim.kernels.trace import game_events as traced
 from sim.reference.oracle import check_trace
 from sim.table.check import check_game
 from strategies import parse_lineup_text
+from tests.helpers.cli import error_lines, run_main
 
 LINEUPS = {2: "greedy,random", 3: "greedy,random,heavy", 4: "greedy,random"}
 

@@ -15,17 +15,16 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, sniff
 
 from sim.table.play import person_lineup
 from strategies import parse_spec
+from tests.helpers.cli import error_lines, sniff
 
 try:
     from sim.reference.oracle import check_trace
 except ImportError:  # the rules oracle is optional here
     check_trace = None
 
-ROOT = Path(__file__).resolve().parents[1]
 ALWAYS_FIRST = "1\n" * 3000  # more answers than any game needs
 
 

@@ -6,13 +6,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import error_lines, sniff
 
 from sim.table.tally import tally
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
+from tests.helpers.cli import error_lines, sniff
 
 
 def one_line_error(result: subprocess.CompletedProcess, text: str) -> None:

@@ -6,14 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import one_line, run_main
+
+from tests.helpers.cli import one_line, run_main
 
 ENDLESS = "\0" * 70_000  # no newline within the bound, as /dev/zero gives
 
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory) -> Path:
-    from cli_helpers import invoke
+    from tests.helpers.cli import invoke
 
     path = tmp_path_factory.mktemp("stdin") / "t.jsonl"
     code, out, err = invoke(["trace", "--players", "2", "--games", "1", "--seed", "1",

@@ -13,12 +13,12 @@ import json
 import shlex
 
 import pytest
-from cli_helpers import run_main
 
 from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
 from sim.tune.setup import ADDED_WITH_ACCEPT
 from sim.tune.study import TuneConfig, TuneInterrupted, load, tune
+from tests.helpers.cli import run_main
 
 pytest.importorskip("cma")
 

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_helpers import default_sigint, run_main
 
 from sim.errors import SniffError
 from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
 from sim.tune.study import TuneConfig, TuneInterrupted, tune
 from strategies import parse_lineup_text, parse_spec
+from tests.helpers import ROOT
+from tests.helpers.cli import default_sigint, run_main
 
 pytest.importorskip("cma")
 
@@ -31,7 +32,7 @@ OPTIONS = {"strategy": "blocker", "against": "greedy", "players": 2, "games": 3_
            "seed": 5, "games_per_trial": 100, "popsize": 5, "validate_games": 200}
 ARGS = ["tune", "blocker", "--against", "greedy", "--players", "2", "--games", "3000",
         "--seed", "5", "--games-per-trial", "100", "--popsize", "5", "--validate-games", "200"]
-REPO = Path(__file__).resolve().parent.parent
+REPO = ROOT
 
 
 def best_of(folder: Path) -> dict:

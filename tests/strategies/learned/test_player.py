@@ -8,11 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
-import compiled_strategies as compiled
 import numpy as np
 import pytest
-from cli_helpers import sniff
-from test_strategies import redealt_views, view_of
 
 from sim.errors import SniffError
 from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
@@ -30,6 +27,9 @@ from strategies.learned.net import (
 )
 from strategies.learned.player import learned_choice, shipped_path
 from strategies.learned.record_inputs import inputs_for
+from tests.helpers import compiled_strategies as compiled
+from tests.helpers.cli import sniff
+from tests.strategies.registry.test_catalog import redealt_views, view_of
 
 sklearn = pytest.importorskip("sklearn.neural_network")
 

@@ -8,9 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import sniff
-from test_learned import decisions, tiny
-from test_strategies import redealt_views, view_of
 
 from sim.core import observation as view
 from sim.core import record
@@ -36,6 +33,9 @@ from strategies.learned.record_inputs import (
     encode_record,
     inputs_for,
 )
+from tests.helpers.cli import sniff
+from tests.strategies.learned.test_player import decisions, tiny
+from tests.strategies.registry.test_catalog import redealt_views, view_of
 
 PLACED, PASSED_UP = 0, 28
 

@@ -14,9 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import sniff
 from click.testing import CliRunner
-from compiled_functions import CachedModule, cached
 
 import strategies
 from sim.core import engine
@@ -29,6 +27,9 @@ from sim.kernels.trace import placements_from_events
 from sim.run.plan import rotation_for
 from sim.stats.intervals import Z99, wilson_interval
 from strategies import StrategyError, parse_lineup_text, parse_spec
+from tests.helpers import ROOT, TESTS
+from tests.helpers.cli import sniff
+from tests.helpers.compiled_functions import CachedModule, cached
 
 # The compiled functions a test calls from Python, through cached wrappers
 # (tests/compiled_functions.py): compiled once per machine, not in every test process.
@@ -43,7 +44,7 @@ BUILTINS = (
     "blocker", "defensive", "expert", "greedy", "heavy", "partner", "random", "rollout", "weighted",
 )
 HEURISTICS = ("greedy", "heavy", "defensive", "blocker", "partner", "weighted", "rollout")
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = TESTS / "plugins"
 
 
 def choose_function(name: str) -> Callable[..., int]:
@@ -203,7 +204,7 @@ def test_plugin_option_and_environment_reach_the_commands(tmp_path: Path) -> Non
 
 
 def test_readme_example_is_the_plugin_file() -> None:
-    readme = (Path(__file__).parents[1] / "docs" / "strategies.md").read_text()
+    readme = (ROOT / "docs" / "strategies.md").read_text()
     assert (PLUGINS / "my_strategy.py").read_text().strip() in readme
 
 

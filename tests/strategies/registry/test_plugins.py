@@ -17,15 +17,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import error_lines, run_main
 
 import strategies
 from sim.core.rng import GOLDEN, SALT_STRATEGY, stream_key
 from sim.errors import SniffError
 from sim.kernels.runner import ROUND_CAP, lineup_of, play_batch
 from strategies import StrategyError, parse_lineup_text
+from tests.helpers import TESTS
+from tests.helpers.cli import error_lines, run_main
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = TESTS / "plugins"
 
 MASK64 = 2**64 - 1
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import error_lines, run_main
 
 import strategies
 from sim.core import engine
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import parse_spec
+from tests.helpers import TESTS
+from tests.helpers.cli import error_lines, run_main
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = TESTS / "plugins"
 
 
 @pytest.fixture

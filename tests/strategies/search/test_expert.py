@@ -14,12 +14,8 @@ import itertools
 import math
 from collections import Counter
 
-import compiled_strategies as compiled
 import numpy as np
 import pytest
-from cli_helpers import run_main
-from compiled_functions import cached
-from test_strategies import decisions, redealt_views, view_of, win_rate
 
 import strategies
 from sim.core import engine
@@ -29,6 +25,10 @@ from sim.kernels.runner import lineup_of, play_batch
 from strategies import StrategyError, parse_spec
 from strategies.heuristics.features import tiles_with_values as compiled_tiles_with_values
 from strategies.search import expert, playout
+from tests.helpers import compiled_strategies as compiled
+from tests.helpers.cli import run_main
+from tests.helpers.compiled_functions import cached
+from tests.strategies.registry.test_catalog import decisions, redealt_views, view_of, win_rate
 
 # Called from Python through cached wrappers (tests/compiled_functions.py): compiled once per
 # machine, not in every test process.

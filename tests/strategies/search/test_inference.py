@@ -14,8 +14,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from test_expert import chi_square_z
-from test_strategies import decisions, view_of
 
 from sim.core import engine, record
 from sim.core import observation as view
@@ -24,6 +22,8 @@ from sim.core.tiles import ALL_TILES, parse_tile
 from strategies.heuristics.features import tiles_with_values
 from strategies.search import determinize as det
 from strategies.search import draw_history, inference
+from tests.strategies.registry.test_catalog import decisions, view_of
+from tests.strategies.search.test_expert import chi_square_z
 
 MODEL = {"blocker": inference.MODEL_BLOCKER, "partner": inference.MODEL_PARTNER}
 
