@@ -3,6 +3,12 @@ match the games, resume, and the rating fit itself on known cases.
 
 The tournament plays greedy, random and heavy: one extra strategy, one shared kernel
 (compiled once for the whole module).
+
+A tournament none of whose pairings is played yet: the run ids ``tournament.json``
+recorded when it started bind its settings, so an edited ``games_per_pair`` or
+``precision`` is one line at ``--resume`` naming ``tournament.json`` and the pairing's run
+id, before anything is written (it was refused only when the first pairing's folder was
+checked, as "--out .../pairs/01-... is inside the sniff folder", which blamed no edit; #51).
 """
 
 from __future__ import annotations
@@ -25,13 +31,11 @@ from sim.run.settings import RunControl
 from sim.stats.ratings import ELO_SCALE, Contest, fit_ratings
 from sim.tournament import load as load_tournament
 from sim.tournament import pairings, run_tournament
-from tests.helpers.cli import as_stopped_before, load_unverified, run_main
+from tests.helpers.cli import as_stopped_before, load_unverified, one_line, run_main
 from tests.helpers.frames import assert_frame_equal
 
 STRATEGIES = "greedy,random,heavy"
 GAMES = 400
-
-
 
 
 @pytest.fixture(scope="module")
@@ -279,3 +283,40 @@ def test_a_strategy_that_never_lost_still_gets_a_finite_rating():
     assert list(ratings.table["strategy"]) == ["a", "b", "c"]
     with pytest.raises(SniffError, match="never met"):
         fit_ratings([Contest(("a", "b"), (5, 5)), Contest(("c", "d"), (5, 5))])
+
+
+@pytest.fixture(scope="module")
+def unplayed_tournament(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("run-ids") / "t"
+    run_tournament(2, "greedy,random,heavy", 40, seed=3, out=folder, chunk_size=40)
+    return folder
+
+
+def unplayed(unplayed_tournament, tmp_path, edit=None):
+    """A copy as a tournament stopped before its first pairing: no pairing folder."""
+    folder = tmp_path / "copy"
+    shutil.copytree(unplayed_tournament, folder)
+    for pairing in (folder / "pairs").iterdir():
+        shutil.rmtree(pairing)
+    manifest = json.loads((folder / "tournament.json").read_text())
+    manifest["status"] = "interrupted"
+    if edit is not None:
+        edit(manifest["config"])
+    (folder / "tournament.json").write_text(json.dumps(manifest))
+    return folder
+
+
+@pytest.mark.parametrize("edit", [lambda c: c.update(games_per_pair=5000),
+                                  lambda c: c.update(precision=0.01)])
+def test_an_edited_setting_is_refused_before_any_game(unplayed_tournament, tmp_path, capsys,
+                                                      edit) -> None:
+    folder = unplayed(unplayed_tournament, tmp_path, edit)
+    code, out, err = run_main(["tournament", "-o", str(folder), "--resume", "-q"], capsys)
+    one_line(code, err, "its settings do not give pairing 1's run id")
+    assert not any((folder / "pairs").iterdir())
+
+
+def test_the_recorded_settings_resume(unplayed_tournament, tmp_path, capsys) -> None:
+    folder = unplayed(unplayed_tournament, tmp_path)
+    code, out, err = run_main(["tournament", "-o", str(folder), "--resume", "-q"], capsys)
+    assert code == 0 and "3 pairings, 40 games each" in out, (out, err)
