@@ -22,25 +22,35 @@ os.environ["SNIFF_PRECOMPILE"] = "0"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--record-durations", action="store_true",
-                     help="write each test file's total duration to tests/durations.txt, "
-                          "slowest first (the order later runs take the files in)")
+                     help="write each test file's total duration to tests/durations.txt (keyed "
+                          "by its path under tests/), slowest first (the order later runs "
+                          "take the files in)")
 
 
 _durations: dict[str, float] = {}
 
 
+def file_key(nodeid: str) -> str:
+    """A test file's key in ``durations.txt``: its path relative to ``tests/``
+    (``sim/stats/test_tally.py``), from a node id (relative to the repository's root, where
+    pyproject.toml is). Basenames alone collide: the tree mirrors the packages, and two
+    rooms may each have a ``test_study.py``."""
+    return nodeid.split("::", 1)[0].removeprefix("tests/")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Add up each file's time (setup, call and teardown; reports reach the xdist
     controller too)."""
-    name = Path(report.fspath).name
-    _durations[name] = _durations.get(name, 0.0) + report.duration
+    key = file_key(report.nodeid)
+    _durations[key] = _durations.get(key, 0.0) + report.duration
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if not session.config.getoption("--record-durations") or hasattr(session.config,
                                                                       "workerinput"):
         return
-    lines = ["# seconds  file   (pytest --record-durations; tests/conftest.py reads it)"]
+    lines = ["# seconds  file (relative to tests/)   "
+             "(pytest --record-durations; tests/conftest.py reads it)"]
     lines += [f"{seconds:8.1f}  {name}" for name, seconds in
               sorted(_durations.items(), key=lambda item: -item[1])]
     Path(__file__).with_name("durations.txt").write_text("\n".join(lines) + "\n")
@@ -50,8 +60,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slowest files first (``SLOWEST``: ``durations.txt`` beside this file, as the last
     ``pytest --record-durations`` measured them), so that no long file is left for the end;
     the rest, and each file's tests, as found."""
-    rank = {name: index for index, name in enumerate(SLOWEST)}
-    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(SLOWEST)))
+    rank = {key: index for index, key in enumerate(SLOWEST)}
+    items.sort(key=lambda item: rank.get(file_key(item.nodeid), len(SLOWEST)))
 
 
 def _slowest() -> tuple[str, ...]:
