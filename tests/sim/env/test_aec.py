@@ -10,14 +10,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from sim.core import engine
 from sim.core.tiles import ALL_TILES
 from sim.env.aec import SniffAEC
 from sim.env.encoding import BLOCKS, ENCODING_SIZE, HIGH, LOW, OFFSETS, decode_tiles, encode
 from sim.env.single import SniffEnv
 from sim.env.vector import SniffVectorEnv
 from sim.errors import SettingError, SniffError
-from sim.kernels.decisions import IllegalMove
+from sim.kernels.decisions import KIND_FORCED, IllegalMove
 from tests.helpers import ROOT
 
 
@@ -49,13 +48,13 @@ def test_aec_rewards_are_the_game_result_and_the_points(players):
     rng = np.random.default_rng(1)
     env = SniffAEC(players)
     totals = _play_aec(env, 11, rng)
-    winner = int(env._batch.winners[0])
+    winner = int(env.batch.winners[0])
     teams = [engine_team(seat, players) for seat in range(players)]
     assert totals == {f"player_{s}": (1.0 if teams[s] == winner else -1.0)
                       for s in range(players)}
     points = SniffAEC(players, rewards="points")
     totals = _play_aec(points, 11, np.random.default_rng(1))
-    scores = points._batch.scores[0]
+    scores = points.batch.scores[0]
     for seat in range(players):
         own = scores[teams[seat]]
         assert totals[f"player_{seat}"] == pytest.approx(own - scores[1 - teams[seat]])
@@ -108,7 +107,7 @@ def test_gymnasium_env_plays_its_seat_against_the_named_strategies():
             int(np.flatnonzero(env.action_masks())[-1]))
         assert not truncated and not info["illegal_action"]
         total += reward
-    scores = env._batch.scores[0]
+    scores = env.batch.scores[0]
     seat = info["seat"]
     others = np.delete(scores, seat)
     assert total == pytest.approx(scores[seat] - others.mean())
@@ -164,30 +163,40 @@ def test_encoding_blocks_tile_the_vector():
 
 
 def _hidden_of(batch, game: int, seat: int) -> int:
-    """Every tile ``seat`` cannot see: the other hands and the boneyard (private state)."""
-    state = batch._state[game]
+    """Every tile ``seat`` cannot see: the other hands and the boneyard (the batch's referee
+    tools)."""
     others = 0
     for other in range(batch.players):
         if other != seat:
-            others |= int(state[engine.HANDS + other])
-    return others | (ALL_TILES & ~int(state[engine.HANDS + seat]) & ~int(state[engine.PLAYED]))
+            others |= batch.hand(game, other)
+    return others | sum(1 << tile for tile in batch.boneyard(game))
+
+
+def _played(batch, game: int) -> int:
+    """The tiles on the table: neither in a hand nor in the boneyard."""
+    return ALL_TILES & ~_hidden_of(batch, game, 0) & ~batch.hand(game, 0)
 
 
 def _reshuffled(batch, seat: int, rng: np.random.Generator):
     """A copy of the batch with the tiles hidden from ``seat`` dealt anew among the other
-    hands and the boneyard (same sizes): what ``seat`` sees must not change."""
+    hands and the boneyard (same sizes): what ``seat`` sees must not change. The seat that
+    places a tile it just drew keeps its hand (``GameBatch.redeal``)."""
     twin = batch.copy()
-    state = twin._state[0]
+    kept = {seat}
+    if batch.pending().kinds[0] == KIND_FORCED:
+        kept.add(int(batch.pending().seats[0]))
+    hands = [batch.hand(0, s) for s in range(batch.players)]
     hidden = _hidden_of(batch, 0, seat)
+    for other in kept - {seat}:
+        hidden &= ~hands[other]
     tiles = rng.permutation([t for t in range(28) if hidden >> t & 1]).tolist()
     for other in range(batch.players):
-        if other != seat:
-            size = int(state[engine.HANDS + other]).bit_count()
-            state[engine.HANDS + other] = sum(1 << t for t in tiles[:size])
+        if other not in kept:
+            size = hands[other].bit_count()
+            hands[other] = sum(1 << t for t in tiles[:size])
             tiles = tiles[size:]
-    start = engine.DECK + int(state[engine.BONEYARD_POS])
-    assert len(tiles) == engine.DECK + 28 - start
-    state[start:engine.DECK + 28] = tiles
+    assert len(tiles) == len(batch.boneyard(0))
+    twin.redeal(0, hands, tiles)
     return twin
 
 
@@ -205,14 +214,14 @@ def test_no_hidden_tile_reaches_an_observation(players):
         if termination or truncation:
             env.step(None)
             continue
-        batch = env._batch
+        batch = env.batch
         for seat, name in enumerate(env.possible_agents):
             row = env.observe(name)["observation"]
-            hand = int(batch._state[0, engine.HANDS + seat])
+            hand = batch.hand(0, seat)
             hidden = _hidden_of(batch, 0, seat)
             assert decode_tiles(row, "hand") == hand
             assert decode_tiles(row, "hand") & hidden == 0
-            assert decode_tiles(row, "played") == int(batch._state[0, engine.PLAYED])
+            assert decode_tiles(row, "played") == _played(batch, 0)
             assert decode_tiles(row, "unseen") == hidden
             assert np.array_equal(row, encode(batch.observe(0, seat)))
             assert np.array_equal(row, encode(_reshuffled(batch, seat, rng).observe(0, seat)))

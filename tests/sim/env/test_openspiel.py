@@ -139,9 +139,9 @@ def test_python_answers_agree_with_pyspiels_and_histories_built_late_match(playe
         if state.is_chance_node():
             outcomes = [action for action, _ in state.chance_outcomes()]
             assert state.legal_actions() == outcomes
-            if state._table.kind == KIND_DRAW:  # kept by the state; the engine's own:
+            if state.table.kind == KIND_DRAW:  # kept by the state; the engine's own:
                 draws += 1
-                assert outcomes == state._table.batch.boneyard(0)
+                assert outcomes == state.table.batch.boneyard(0)
     assert draws > 0
     last = states[-1]
     assert last.is_terminal() and last.legal_actions() == []

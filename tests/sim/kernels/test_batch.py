@@ -180,12 +180,12 @@ def test_round_slots_grown_and_rows_reused_change_no_game(monkeypatch):
             one.advance(moves[shown.games.tolist().index(5)][None])
         roomy.advance(moves)
         tight.advance(moves)
-        assert len(tight._pool) <= batch_module.POOL
-    assert tight.done and one.done and tight._rounds.shape[1] > 8
+    assert tight.done and one.done
     for decisions, copies in kept:
         for name in FIELDS:
             np.testing.assert_array_equal(getattr(decisions, name), copies[name], name)
     wide, narrow = roomy.results(), tight.results()
+    assert narrow.round_number.max() > 8  # 9 rounds or more: slots grown 1, 2, 4, 8, 16
     for name in ("games", "round_rows", "round_number"):
         np.testing.assert_array_equal(getattr(narrow, name), getattr(wide, name), name)
     np.testing.assert_array_equal(one.results().games[0], wide.games[5])
@@ -195,21 +195,22 @@ def test_round_slots_grown_and_rows_reused_change_no_game(monkeypatch):
 
 def _shuffle_hidden(batch: GameBatch, rng: np.random.Generator) -> None:
     """Deal the tiles the waiting seats cannot see (other hands, boneyard) afresh, keeping
-    every hand's size and every public fact."""
+    every hand's size and every public fact (the batch's referee tools: ``hand``,
+    ``boneyard``, ``redeal``)."""
     for game, seat in zip(batch.pending().games, batch.pending().seats, strict=True):
-        state = batch._state[game]
+        game = int(game)
         players = batch.players
         others = [s for s in range(players) if s != seat]
-        position = int(state[engine.BONEYARD_POS])
-        hidden = [t for s in others for t in range(N_TILES) if state[engine.HANDS + s] >> t & 1]
-        hidden += state[engine.DECK + position: engine.DECK + N_TILES].tolist()
+        hands = [batch.hand(game, s) for s in range(players)]
+        hidden = [t for s in others for t in range(N_TILES) if hands[s] >> t & 1]
+        hidden += batch.boneyard(game)
         shuffled = rng.permutation(hidden)
         start = 0
         for other in others:
-            size = int(state[engine.HANDS + other]).bit_count()
-            state[engine.HANDS + other] = sum(1 << int(t) for t in shuffled[start:start + size])
+            size = hands[other].bit_count()
+            hands[other] = sum(1 << int(t) for t in shuffled[start:start + size])
             start += size
-        state[engine.DECK + position: engine.DECK + N_TILES] = shuffled[start:]
+        batch.redeal(game, hands, [int(t) for t in shuffled[start:]])
 
 
 def test_no_decision_field_carries_a_hidden_tile():
@@ -220,7 +221,7 @@ def test_no_decision_field_carries_a_hidden_tile():
         shown = batch.pending()
         twin = batch.copy()
         _shuffle_hidden(twin, rng)
-        seen = twin._gather()
+        seen = twin.pending()  # gathered afresh by the redeal
         for name in ("games", "seats", "positions", "kinds", "observations", "moves",
                      "n_moves", "masks", "streams"):
             np.testing.assert_array_equal(getattr(seen, name), getattr(shown, name), name)
@@ -252,7 +253,7 @@ def _engine_deal(batch: GameBatch, game: int) -> tuple[np.ndarray, int]:
     """The deck and leader the engine itself deals game ``game``'s next round."""
     scratch = np.zeros(engine.STATE_SIZE, dtype=np.int64)
     scratch[engine.PLAYERS] = batch.players
-    leader = int(batch._state[game, engine.NEXT_LEADER])
+    leader = -1 if batch.needs_leader(game) else 0  # the deck is the same whoever leads
     leader = deal_round(
         scratch, seed_word(batch.seed), int(batch.deal_ids[game]),
         int(batch.round_numbers[game]) + 1, -1, leader, np.zeros(1, dtype=np.uint64))
