@@ -4,7 +4,7 @@ Most of a cold suite's time is numba compiling (docs/testing.md). The game loop 
 once (``sim.kernels.generate.engine_kernel``) and each strategy on its own, all cached under
 ``SNIFF_CACHE_DIR``; what keeps a cold run short is that each is compiled by ONE of the two
 xdist workers, under a file lock, while the other waits and then loads it from the cache
-(``engine_compiled``, ``hint_search_compiled``, ``tests/compiled_strategies.py``).
+(``engine_compiled``, ``hint_search_compiled``, ``tests/helpers/compiled_strategies.py``).
 """
 
 import os

@@ -13,7 +13,7 @@ played by lineup position ``(s + rotation) % players``), the same deal streams a
 seat's own strategy stream. Rules are not repeated here: the engine's one game loop
 (``sim.core.engine.advance_game``) runs both. A built-in strategy decided from Python through
 its compiled ``choose`` and the stream it is handed (:attr:`Decisions.streams`) plays the
-same games as ``sniff simulate`` (tests/test_batch.py).
+same games as ``sniff simulate`` (tests/sim/kernels/test_batch.py).
 
 Actions: an action id is the engine's move encoding, ``tile * 4 + arm`` (``N_ACTIONS``
 ids; the opening uses arm L). An outside seat is asked only when it has a choice (two or more

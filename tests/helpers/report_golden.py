@@ -4,12 +4,13 @@ Why: ``sniff report`` was rewritten to aggregate over a run's parts instead of h
 tables in pandas. The figures must not change with it, so
 ``tests/golden/report-figures.json`` holds every figure of the reports of these runs as the
 code at the branch point (39a7345, the in-memory report) computed them, and
-``tests/test_report_golden.py`` plays the same runs again and compares figure for figure
+``tests/sim/report/test_aggregate.py`` plays the same runs again and compares figure for figure
 (floats to a relative 1e-9: the sums may now be added in another order).
 
-Made with (from the repository root, at 39a7345)::
+Made with (from the repository root, at 39a7345, where this file was tests/report_golden.py;
+today, as a module of the tests package)::
 
-    .venv/bin/python tests/report_golden.py tests/golden/report-figures.json
+    .venv/bin/python -m tests.helpers.report_golden tests/golden/report-figures.json
 
 The runs: 2, 3 and 4 players, a ``--duplicate`` run, a 2-player tournament of three
 strategies (reported in the aggregate and with ``--pairings``) and a 2-player openings

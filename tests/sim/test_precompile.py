@@ -71,7 +71,7 @@ def test_it_compiles_every_builtin_and_every_entry_point_then_leaves_its_marker(
     monkeypatch.setattr(kernels, "notice", None)
     shared.done_marker().unlink(missing_ok=True)
     # Another test's process may be running the same compile in this cache (a benchmark of
-    # tests/test_scripts.py): compile_once then returns at once, leaving it to that one, so
+    # tests/project/test_scripts.py): compile_once then returns at once, leaving it to that one, so
     # wait for its lock to go and ask again.
     deadline = time.monotonic() + 600
     while True:

@@ -1,7 +1,7 @@
 """``sniff analyze``: real games valued by the batched hint search.
 
 Tiny runs and small budgets keep the file fast. The ground truth is a small exhaustive
-solver in plain Python (tests/exact_reference.py): with 2 players and an empty boneyard
+solver in plain Python (tests/helpers/exact_reference.py): with 2 players and an empty boneyard
 every hand is known, and the analysis's own compiled solve of such positions must give
 every move the value it gives.
 
@@ -184,7 +184,7 @@ def _pending(positions) -> list:
 
 def test_known_hands_are_solved_as_the_exhaustive_solver_solves_them():
     """The analysis's compiled solve of a position whose every hand is known gives each
-    move the value the plain-Python solver of tests/exact_reference.py gives it; so its
+    move the value the plain-Python solver of tests/helpers/exact_reference.py gives it; so its
     best move is the exact best, and it carries no play-out noise."""
     positions = endgame_positions(40)
     assert len(positions) >= 30

@@ -1,7 +1,7 @@
 """One player-count check and one seed check (``sim.core.checks``), called where a value
 enters: every library entry point, ``GameBatch`` included, refuses a bad count or a
 negative seed in one line naming it, before anything is compiled or written (the
-environments' refusals are in tests/test_env.py and tests/test_openspiel.py)."""
+environments' refusals are in tests/sim/env/test_aec.py and tests/sim/env/test_openspiel.py)."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ TILES = [tile_name(t) for t in range(N_TILES)]
 
 
 def cli(args: list[str]) -> tuple[int, str]:
-    """``sniff ARGS`` in this process (``cli_helpers.invoke``): (exit code, stdout); its
+    """``sniff ARGS`` in this process (``tests.helpers.cli.invoke``): (exit code, stdout); its
     stderr goes on to this process's, for ``capsys``."""
     code, out, err = invoke(args)
     sys.stderr.write(err)

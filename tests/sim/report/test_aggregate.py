@@ -1,14 +1,14 @@
 """The report reads runs chunk by chunk: same figures however a run is cut into
 parts, a damaged part named in one line, progress heard, exact tallies.
 
-The figures against the in-memory report of 39a7345 are in ``test_report_golden.py``.
+The figures against the in-memory report of 39a7345 are the golden tests further down.
 
 The streaming report gives the figures the in-memory report gave.
 
 ``tests/golden/report-figures.json`` holds every figure of the reports of a fixed set of
 small runs (2, 3 and 4 players, ``--duplicate``, a tournament in the aggregate and with
 ``--pairings``, an openings folder) as computed by the code at 39a7345, before the readers
-streamed; ``tests/report_golden.py`` says how it was made. Here the same runs are played
+streamed; ``tests/helpers/report_golden.py`` says how it was made. Here the same runs are played
 again and every figure compared (floats to a relative 1e-9).
 """
 

@@ -115,7 +115,7 @@ def test_whole_games_never_show_a_hidden_tile(served, players, seat, target):
 
 def test_the_game_is_the_engine_game_with_the_same_moves(served):
     """The batch is deterministic: the same seed and moves give the same events, and the
-    bots' part is the engine's (tests/test_serve_table.py compares with sniff trace)."""
+    bots' part is the engine's (tests/sim/serve/test_table.py compares with sniff trace)."""
     client, sessions = served
     view = play_out(client, sessions, 2, 0, 60, seed=5)
     game = sessions.get(view["session"])

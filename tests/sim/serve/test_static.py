@@ -3,8 +3,8 @@ at a time (every event of a click, in turn, the seat to move marked), a game at 
 390x844 with the board turning its corners, the end chosen on the board, recovery after a
 409 and after a move made elsewhere, and the modes kept apart with the back button.
 
-Review, analysis, set-up and first contact are in ``test_serve_review_browser.py``; the
-accessibility checks and the keyboard-only game in ``test_serve_a11y.py``.
+Review, analysis, set-up and first contact are in ``test_review.py``; the
+accessibility checks and the keyboard-only game in ``test_static_a11y.py``.
 """
 
 from __future__ import annotations

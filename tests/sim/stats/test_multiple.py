@@ -1,6 +1,6 @@
 """Fast synthetic tests of the decision statistics: multiple comparisons, rank intervals,
 tie groups, the Bradley–Terry goodness of fit and planning (score states and effect sizes,
-from the report's counts: test_report_counts.py)."""
+from the report's counts: tests/sim/report/test_states.py)."""
 
 from __future__ import annotations
 

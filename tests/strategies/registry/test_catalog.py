@@ -32,7 +32,7 @@ from tests.helpers.cli import sniff
 from tests.helpers.compiled_functions import CachedModule, cached
 
 # The compiled functions a test calls from Python, through cached wrappers
-# (tests/compiled_functions.py): compiled once per machine, not in every test process.
+# (tests/helpers/compiled_functions.py): compiled once per machine, not in every test process.
 feat = CachedModule("strategies.heuristics.features")
 deal_hidden = cached("strategies.search.rollout.deal_hidden")
 place_tile = cached("sim.core.layout.place_tile")
