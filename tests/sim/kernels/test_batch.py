@@ -39,7 +39,8 @@ from strategies import MAX_PARAMS, parse_spec
 from tests.helpers import TESTS
 from tests.helpers.compiled_functions import cached
 
-# the engine's deal, called from Python through a cached wrapper (tests/helpers/compiled_functions.py)
+# the engine's deal, called from Python through a cached wrapper
+# (tests/helpers/compiled_functions.py)
 deal_round = cached("sim.core.engine.deal_round")
 
 GAMES = 40

@@ -1,9 +1,9 @@
 """``expert`` and its exact sampler: uniformity, consistency, reproducibility, errors.
 
-The batches run in the kernel of ``tests/strategies/registry/test_catalog.py`` (every built-in strategy,
-``expert`` included), and the search called from Python runs in the cached module of
-``tests/helpers/compiled_strategies.py``, so this file adds no compile of its own beyond the
-sampler's.
+The batches run in the kernel of ``tests/strategies/registry/test_catalog.py`` (every
+built-in strategy, ``expert`` included), and the search called from Python runs in the
+cached module of ``tests/helpers/compiled_strategies.py``, so this file adds no compile of
+its own beyond the sampler's.
 Strength is not tested here beyond a cheap sanity game: it is measured by
 ``benchmarks/expert_curve.py`` (docs/expert.md).
 """
@@ -30,8 +30,8 @@ from tests.helpers.cli import run_main
 from tests.helpers.compiled_functions import cached
 from tests.strategies.registry.test_catalog import decisions, redealt_views, view_of, win_rate
 
-# Called from Python through cached wrappers (tests/helpers/compiled_functions.py): compiled once per
-# machine, not in every test process.
+# Called from Python through cached wrappers (tests/helpers/compiled_functions.py): compiled
+# once per machine, not in every test process.
 tiles_with_values = compiled_tiles_with_values.py_func  # a loop over 7 values: plain Python
 prepare = cached("strategies.search.determinize.prepare")
 deal_count = cached("strategies.search.determinize.deal_count")
