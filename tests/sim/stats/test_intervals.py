@@ -1,12 +1,13 @@
 """Intervals of the run summaries (``sim.stats.intervals``): streaming moments give the
-interval of the whole sample whatever the chunking."""
+interval of the whole sample whatever the chunking, and Wilson's interval covers a fair
+match's win rate as often as it says."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sim.stats.intervals import Moments, mean_interval
+from sim.stats.intervals import Moments, mean_interval, wilson_interval
 
 
 def test_streaming_moments_equal_mean_interval_for_any_chunking():
@@ -22,3 +23,10 @@ def test_streaming_moments_equal_mean_interval_for_any_chunking():
     halves = Moments(scale=0.5)
     halves.add(values)
     assert halves.interval() == pytest.approx(mean_interval(values / 2))
+
+
+def test_wilson_coverage_on_symmetric_matchups():
+    rng = np.random.default_rng(2024)
+    wins = rng.binomial(1000, 0.5, size=200)
+    covered = [lo <= 0.5 <= hi for lo, hi in (wilson_interval(w, 1000) for w in wins)]
+    assert 0.90 <= np.mean(covered) <= 0.99
