@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from sim.errors import SniffError
-from sim.kernels.runner import lineup_of, play_batch, trace_events, winning_side
-from sim.kernels.trace import placements_from_events
+from sim.kernels.runner import lineup_of, play_batch, winning_side
 from strategies import StrategyError, parse_lineup_text, parse_spec
 from strategies.learned.features import N_BASE_INPUTS as N_INPUTS
 from strategies.learned.net import (
@@ -29,7 +28,8 @@ from strategies.learned.player import learned_choice, shipped_path
 from strategies.learned.record_inputs import inputs_for
 from tests.helpers import compiled_strategies as compiled
 from tests.helpers.cli import sniff
-from tests.strategies.registry.test_catalog import redealt_views, view_of
+from tests.helpers.learned import decisions, tiny
+from tests.helpers.views import redealt_views, view_of
 
 sklearn = pytest.importorskip("sklearn.neural_network")
 
@@ -61,12 +61,6 @@ def test_shipped_models_load_for_their_player_counts() -> None:
         assert coefs[0].shape[0] in (N_INPUTS, inputs_for(3, players)) and coefs[-1].shape[1] == 1
         with pytest.raises(ModelError, match=f"is a model for {players} players, not"):
             read_layers(shipped_path(players), 2 if players != 2 else 3)
-
-
-def decisions(players: int, text: str, game_id: int):
-    lineup = lineup_of(players, parse_lineup_text(text))
-    rows, _ = trace_events(lineup, 5, game_id)
-    yield from placements_from_events(rows, players)
 
 
 @pytest.mark.parametrize(("players", "text"), [(2, "learned,blocker"), (4, "learned,partner"),
@@ -157,15 +151,6 @@ def test_learned_choice_takes_a_winning_move_first() -> None:
 
 
 # --- sniff learn
-
-
-def tiny(players: int = 2, **changes):
-    from sim.learn.training import LearnConfig
-
-    settings = dict(players=players, seed=7, iterations=2, games=24, eval_games=12, epochs=1,
-                    hidden="8", window=2, batch=64)
-    settings.update(changes)
-    return LearnConfig(**settings)
 
 
 def arrays(path: Path) -> dict[str, np.ndarray]:

@@ -34,8 +34,8 @@ from strategies.learned.record_inputs import (
     inputs_for,
 )
 from tests.helpers.cli import sniff
-from tests.strategies.learned.test_player import decisions, tiny
-from tests.strategies.registry.test_catalog import redealt_views, view_of
+from tests.helpers.learned import decisions, tiny
+from tests.helpers.views import redealt_views, view_of
 
 PLACED, PASSED_UP = 0, 28
 

@@ -28,7 +28,7 @@ from strategies.search import expert, playout
 from tests.helpers import compiled_strategies as compiled
 from tests.helpers.cli import run_main
 from tests.helpers.compiled_functions import cached
-from tests.strategies.registry.test_catalog import decisions, redealt_views, view_of, win_rate
+from tests.helpers.views import chi_square_z, decisions, redealt_views, view_of, win_rate
 
 # Called from Python through cached wrappers (tests/helpers/compiled_functions.py): compiled
 # once per machine, not in every test process.
@@ -75,13 +75,6 @@ def consistent_deals(observation: np.ndarray) -> list[tuple[int, int, int]]:
                        for s in (1, 2, 3)):
                     deals.append(tuple(hands))
     return deals
-
-
-def chi_square_z(counts: list[int], expected: float) -> float:
-    """Wilson-Hilferty normal score of Pearson's statistic (large = not uniform)."""
-    df = len(counts) - 1
-    chi = sum((c - expected) ** 2 / expected for c in counts)
-    return ((chi / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
 
 
 def hands_of(state: np.ndarray) -> tuple[int, int, int]:

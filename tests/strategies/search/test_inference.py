@@ -22,8 +22,7 @@ from sim.core.tiles import ALL_TILES, parse_tile
 from strategies.heuristics.features import tiles_with_values
 from strategies.search import determinize as det
 from strategies.search import draw_history, inference
-from tests.strategies.registry.test_catalog import decisions, view_of
-from tests.strategies.search.test_expert import chi_square_z
+from tests.helpers.views import chi_square_z, decisions, view_of
 
 MODEL = {"blocker": inference.MODEL_BLOCKER, "partner": inference.MODEL_PARTNER}
 
