@@ -2,7 +2,7 @@
 
 With 2 players and an empty boneyard every hand is known, and the analysis solves the rest
 of the round exactly (``--endgame exact``, the default; ``sim.analyze.endgame``, held to a
-plain-Python solver by tests/test_analyze.py). This takes every such decision of 300
+plain-Python solver by tests/sim/analyze/test_study.py). This takes every such decision of 300
 two-player games (greedy against random), counts how many the solve finishes within its
 node limit, and then values the same decisions by play-outs alone (``--endgame playout``)
 with each play-out policy at each budget: of the decisions whose best move the play-outs

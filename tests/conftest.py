@@ -4,17 +4,17 @@ Most of a cold suite's time is numba compiling (docs/testing.md). The game loop 
 once (``sim.kernels.generate.engine_kernel``) and each strategy on its own, all cached under
 ``SNIFF_CACHE_DIR``; what keeps a cold run short is that each is compiled by ONE of the two
 xdist workers, under a file lock, while the other waits and then loads it from the cache
-(``engine_compiled``, ``hint_search_compiled``, ``tests/compiled_strategies.py``).
+(``engine_compiled``, ``hint_search_compiled``, ``tests/helpers/compiled_strategies.py``).
 """
 
 import os
 from pathlib import Path
 
 import pytest
-from compile_lock import compiling_alone, try_alone
 
 from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
+from tests.helpers.compile_lock import compiling_alone, try_alone
 
 # The background compile (sim.kernels.shared) would compete with the tests for the cores;
 # tests that exercise it turn it back on for themselves.
@@ -23,25 +23,35 @@ os.environ["SNIFF_PRECOMPILE"] = "0"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--record-durations", action="store_true",
-                     help="write each test file's total duration to tests/durations.txt, "
-                          "slowest first (the order later runs take the files in)")
+                     help="write each test file's total duration to tests/durations.txt (keyed "
+                          "by its path under tests/), slowest first (the order later runs "
+                          "take the files in)")
 
 
 _durations: dict[str, float] = {}
 
 
+def file_key(nodeid: str) -> str:
+    """A test file's key in ``durations.txt``: its path relative to ``tests/``
+    (``sim/stats/test_tally.py``), from a node id (relative to the repository's root, where
+    pyproject.toml is). Basenames alone collide: the tree mirrors the packages, and two
+    rooms may each have a ``test_study.py``."""
+    return nodeid.split("::", 1)[0].removeprefix("tests/")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Add up each file's time (setup, call and teardown; reports reach the xdist
     controller too)."""
-    name = Path(report.fspath).name
-    _durations[name] = _durations.get(name, 0.0) + report.duration
+    key = file_key(report.nodeid)
+    _durations[key] = _durations.get(key, 0.0) + report.duration
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if not session.config.getoption("--record-durations") or hasattr(session.config,
                                                                       "workerinput"):
         return
-    lines = ["# seconds  file   (pytest --record-durations; tests/conftest.py reads it)"]
+    lines = ["# seconds  file (relative to tests/)   "
+             "(pytest --record-durations; tests/conftest.py reads it)"]
     lines += [f"{seconds:8.1f}  {name}" for name, seconds in
               sorted(_durations.items(), key=lambda item: -item[1])]
     Path(__file__).with_name("durations.txt").write_text("\n".join(lines) + "\n")
@@ -51,8 +61,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slowest files first (``SLOWEST``: ``durations.txt`` beside this file, as the last
     ``pytest --record-durations`` measured them), so that no long file is left for the end;
     the rest, and each file's tests, as found."""
-    rank = {name: index for index, name in enumerate(SLOWEST)}
-    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).name, len(SLOWEST)))
+    rank = {key: index for index, key in enumerate(SLOWEST)}
+    items.sort(key=lambda item: rank.get(file_key(item.nodeid), len(SLOWEST)))
 
 
 def _slowest() -> tuple[str, ...]:
@@ -97,10 +107,9 @@ def hint_search_compiled(engine_compiled: None) -> None:
 
 
 def _compile_hint_search() -> None:
-    from cli_helpers import POSITION_TEXT
-
     from sim.hint.estimate import analyse
     from sim.hint.position import parse_position
+    from tests.helpers.cli import POSITION_TEXT
 
     with compiling_alone(cachefiles.cache_dir() / "tests-hint-search.lock"):
         analyse(parse_position(POSITION_TEXT), 2)

@@ -6,7 +6,7 @@ games keeps both, so its runs resume; a change of the games moves one of them, a
 ``--resume`` refuses the folder in one line naming what wrote it.
 
 ``ENGINE_GAMES`` is the hash of fixed games traced move by move with built-in strategies
-(``sim.run.signature.engine_games``). ``tests/test_identity.py`` plays them again: when
+(``sim.run.signature.engine_games``). ``tests/sim/run/test_signature.py`` plays them again: when
 they differ, the games changed, and the change bumps ``ENGINE_VERSION`` and records the new
 hash here, both in the same commit.
 """

@@ -65,6 +65,12 @@ class SniffAEC(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    @property
+    def batch(self) -> GameBatch:
+        """The game being played (opened by ``reset``): its scores and winners, and for a
+        referee or a test its hidden tiles (``GameBatch.hand``, ``boneyard``)."""
+        return self._batch
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._seed is None:
             self._seed, self._next_game = (fresh_seed() if seed is None else check_seed(seed)), 0

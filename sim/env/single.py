@@ -51,6 +51,12 @@ class SniffEnv(gym.Env):
         self._seed: int | None = None
         self._next_game = 0
 
+    @property
+    def batch(self) -> GameBatch:
+        """The game being played (opened by ``reset``): its scores and winners, and for a
+        referee or a test its hidden tiles (``GameBatch.hand``, ``boneyard``)."""
+        return self._batch
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         seed = None if seed is None else check_seed(seed)
         super().reset(seed=seed)

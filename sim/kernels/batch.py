@@ -15,7 +15,7 @@ both (``advance_game``, built by ``sim.core.loop.make_game_player`` and compiled
 generated engine module of ``sim.kernels.template``). A built-in strategy decided from
 Python through its compiled ``choose`` and the stream it is handed
 (:attr:`Decisions.streams`) plays the same games as ``sniff simulate``
-(tests/test_batch.py).
+(tests/sim/kernels/test_batch.py).
 
 Actions: an action id is the engine's move encoding, ``tile * 4 + arm`` (``N_ACTIONS``
 ids; the opening uses arm L). An outside seat is asked only when it has a choice (two or more
@@ -114,7 +114,7 @@ def _most_references(rows: tuple[np.ndarray, ...]) -> int:
 # ``torch.from_numpy`` of a *copy* are fine, one made without a reference is not), an
 # interpreter without reference counts (PyPy) or with deferred ones (free-threaded
 # CPython counts differently: ``_UNUSED`` then only guards against a lower count, not a
-# deferred one). tests/test_batch.py checks that a kept Decisions and a kept view keep
+# deferred one). tests/sim/kernels/test_batch.py checks that a kept Decisions and a kept view keep
 # their values through later steps.
 _UNUSED = _most_references(new_rows(1))
 

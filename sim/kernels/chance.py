@@ -107,6 +107,12 @@ class Referee:
     players: int
     external_chance: bool
 
+    def hand(self, game: int, seat: int) -> int:
+        """The tiles ``seat`` holds in game ``game``, a 28-bit tile mask: hidden from the other
+        seats, so for a referee only (a resampler reads what it deals anew with
+        :meth:`redeal`; a test, what no view may show)."""
+        return int(self._state[game, engine.HANDS + seat])
+
     def redeal(self, game: int, hands: Sequence[int], boneyard: Sequence[int]) -> None:
         """Deal the tiles of game ``game``'s hands and boneyard anew, in the middle of its
         round: ``hands`` (a 28-bit tile mask per seat) and ``boneyard`` (the tiles left to

@@ -18,7 +18,7 @@ game grows with the run (2.7 GB at 300,000 deals). Every figure of ``openings.pa
 Every value is an integer (the differential in half points: with 3 players the other side
 is the mean of two), so the sums are exact: the figures do not depend on the chunk size or
 the order the chunks come in, and they equal those of the whole table at once to the last
-bit for the means and to rounding for the intervals (tests/test_openings_stream.py holds
+bit for the means and to rounding for the intervals (tests/sim/openings/test_tally.py holds
 them to the code that kept every game).
 """
 

@@ -5,7 +5,7 @@
   tests replay every traced game of the engine through it);
 - ``python_model``: a plain-Python player of whole games on those rules, which
   re-derives the engine's deals from the documented random streams: every game must end as
-  the engine's does (tests/test_python_model.py), and ``sniff bench`` times it as the
+  the engine's does (tests/sim/reference/test_python_model.py), and ``sniff bench`` times it as the
   engine's baseline.
 
 May import: nothing of ours (that is what makes it a second, independent reading).

@@ -16,7 +16,7 @@ chunk by chunk but never records).
 
 The rules engine is named by ``sim.core.identity.ENGINE_VERSION``, bumped by hand when its
 games change; ``engine_games`` is the hash of the fixed traced games the version's test
-compares (``tests/test_identity.py``).
+compares (``tests/sim/run/test_signature.py``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ seed and game (``engine.deal_round``'s stream), so a served game is the game ``s
 and ``sniff simulate`` play for the same seed. Those pauses are also where the events come
 from: the round's public record (in every seat's observation: placements, draws, passes),
 the tiles this module dealt and drew, the layout rules of ``sim.core.layout`` for the count,
-and the round's row for its settlement. ``tests/test_serve_table.py`` checks the events
+and the round's row for its settlement. ``tests/sim/serve/test_table.py`` checks the events
 against ``sniff trace``'s for whole games.
 
 Why not the batch's engine event buffer (``GameBatch(events=...)``, which ``sniff play``

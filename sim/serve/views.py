@@ -5,7 +5,7 @@ events of ``sim.serve.game`` up to what the page may show and keeps the person's
 table, counts of the other hands and of the boneyard, scores and the person's own view of
 each event (``sim.serve.lines``, which never names another seat's tiles or draws). Other
 hands appear only as they are settled (``round_end``, where the rules count them in the
-open); the boneyard is never sent. ``tests/test_serve_api.py`` checks every response of
+open); the boneyard is never sent. ``tests/sim/serve/test_app.py`` checks every response of
 whole games against the hidden tiles.
 """
 

@@ -1,4 +1,4 @@
-"""Test plugin for ``tests/test_hint.py``: records the whole view the engine hands it.
+"""Test plugin for ``tests/sim/hint/test_estimate.py``: records the whole view the engine hands it.
 
 Each decision appends ``(observation slots, legal moves)`` to :data:`SEEN`, so the test can
 check that ``sim.hint.position`` rebuilds, from a trace alone, exactly the view the engine gave.

@@ -1,4 +1,4 @@
-"""Python players that break the rules, one way each (tests/test_python_players.py)."""
+"""Python players that break the rules, one way each (tests/strategies/registry/test_plugins.py)."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""A plugin whose choose() raises inside the compiled engine (tests/test_plugin_safety.py)."""
+"""A plugin whose choose() raises inside the compiled engine
+(tests/strategies/registry/test_plugins.py)."""
 
 from numba import njit
 

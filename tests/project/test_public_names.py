@@ -1,0 +1,262 @@
+"""Every package states its public face, and tests, scripts, benchmarks, examples and plugins
+use only that.
+
+The rule (docs/design.md, "Public names"): a package's ``__init__`` lists in ``__all__`` its
+public names and every module whose name does not start with ``_`` (a module named ``_x`` is
+private to its package). Code outside the packages (tests/, scripts/, benchmarks/,
+examples/, tests/plugins/)
+imports a package's names in its ``__all__``, its modules listed there, and from such a
+module the names that do not start with ``_`` (those in its ``__all__`` if it states one).
+The files are read with ``ast``, nothing is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+PACKAGES = ("sim", "strategies")
+OUTSIDE = ("tests", "scripts", "benchmarks", "examples")
+
+
+def _path(module: str) -> Path | None:
+    """The file of one of our modules or packages, or None."""
+    base = ROOT.joinpath(*module.split("."))
+    for path in (base / "__init__.py", base.with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def declared_all(module: str) -> tuple[str, ...] | None:
+    """The names a module's or package's ``__all__`` lists (None: it states none)."""
+    tree = ast.parse(_path(module).read_text())
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return tuple(ast.literal_eval(node.value))
+    return None
+
+
+def packages() -> list[str]:
+    return sorted(".".join(init.parent.relative_to(ROOT).parts)
+                  for root in PACKAGES for init in (ROOT / root).rglob("__init__.py"))
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(n.id for t in node.targets for n in ast.walk(t)
+                         if isinstance(n, ast.Name))
+    return names
+
+
+def test_every_package_states_its_public_names_and_modules():
+    problems = []
+    for package in packages():
+        listed = declared_all(package)
+        if listed is None:
+            problems.append(f"{package}: no __all__")
+            continue
+        init = _path(package)
+        source = init.read_text()
+        defined = _defined(ast.parse(source))
+        lazy = "def __getattr__" in source
+        for name in listed:
+            served = lazy and source.count(f'"{name}"') > 1  # named again for __getattr__
+            if _path(f"{package}.{name}") is None and name not in defined and not served:
+                problems.append(f"{package}: __all__ names {name!r}, which it does not have")
+        folder = init.parent
+        modules = [p.stem for p in folder.glob("*.py") if p.stem != "__init__"] + [
+            p.name for p in folder.iterdir() if (p / "__init__.py").is_file()]
+        problems += [f"{package}: module {m} is neither in __all__ nor named _{m}"
+                     for m in modules if not m.startswith("_") and m not in listed]
+    assert not problems, "\n".join(problems)
+
+
+def _check_module(module: str) -> list[str]:
+    """Problems with naming ``module`` from outside: each step listed by its package."""
+    parts = module.split(".")
+    problems = []
+    for end in range(2, len(parts) + 1):
+        parent, name = ".".join(parts[:end - 1]), parts[end - 1]
+        if _path(".".join(parts[:end])) is None:
+            return problems + [f"{module}: no module {'.'.join(parts[:end])}"]
+        if name not in (declared_all(parent) or ()):
+            problems.append(f"{module}: {name} is not in {parent}.__all__")
+    return problems
+
+
+def _check_name(module: str, name: str) -> list[str]:
+    """Problems with ``from module import name`` from outside."""
+    if _path(f"{module}.{name}") is not None and (_path(module).name == "__init__.py"):
+        return _check_module(f"{module}.{name}")
+    listed = declared_all(module)
+    if _path(module).name == "__init__.py":
+        ok = name in (listed or ())
+        return [] if ok else [f"from {module} import {name}: not in {module}.__all__"]
+    if name.startswith("_"):
+        return [f"from {module} import {name}: a private name"]
+    if listed is not None and name not in listed:
+        return [f"from {module} import {name}: not in its __all__"]
+    return []
+
+
+def _bound_modules(tree: ast.AST) -> dict[str, str]:
+    """Local names bound to our modules: ``import sim.x as y``, ``from sim import x``."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    local = alias.asname or alias.name.split(".")[0]
+                    bound[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
+                node.module.split(".")[0] in PACKAGES):
+            for alias in node.names:
+                if _path(f"{node.module}.{alias.name}") is not None:
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def _private_attributes(tree: ast.AST) -> list[str]:
+    """``module._name`` read through a name bound to one of our modules."""
+    bound = _bound_modules(tree)
+    problems = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain, value = [node.attr], node.value
+        while isinstance(value, ast.Attribute):
+            chain.insert(0, value.attr)
+            value = value.value
+        if not isinstance(value, ast.Name) or value.id not in bound or len(chain) > 1 and (
+                _path(f"{bound[value.id]}.{chain[0]}") is None):
+            continue
+        module = bound[value.id]
+        while chain and _path(f"{module}.{chain[0]}") is not None:
+            module = f"{module}.{chain.pop(0)}"
+        if chain and chain[0].startswith("_") and not chain[0].startswith("__"):
+            problems.append(f"{module}.{chain[0]}: a private name")
+    return problems
+
+
+def outside_problems(path: Path) -> list[str]:
+    """Every import of ``path`` that reaches past a public face, and every private name it
+    reads from one of our modules."""
+    problems = []
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    problems += _check_module(alias.name)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
+                node.module.split(".")[0] in PACKAGES):
+            problems += _check_module(node.module)
+            for alias in node.names:
+                if alias.name != "*":
+                    problems += _check_name(node.module, alias.name)
+    problems += _private_attributes(tree)
+    where = path.relative_to(ROOT)
+    return [f"{where}: {problem}" for problem in sorted(set(problems))]
+
+
+def outside_files() -> list[Path]:
+    """The Python files of tests/ (its plugins included), scripts/, benchmarks/ and examples/;
+    not tests/fixtures,
+    whose scripts record how a fixture was made with the code of their time."""
+    fixtures = ROOT / "tests" / "fixtures"
+    return sorted(path for folder in OUTSIDE for path in (ROOT / folder).rglob("*.py")
+                  if not path.is_relative_to(fixtures))
+
+
+def test_tests_scripts_and_plugins_import_only_public_names():
+    problems = [p for path in outside_files() for p in outside_problems(path)]
+    assert not problems, "imports past a public face:\n" + "\n".join(problems)
+
+
+def private_attributes_read(path: Path) -> list[str]:
+    """Each ``thing._name`` in ``path`` read off anything but ``self`` or ``cls``."""
+    return [f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}"
+            for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
+
+
+def test_scripts_benchmarks_and_examples_read_no_private_attribute():
+    """#61: what a user copies from them works on public names only (the IS-MCTS example
+    wrote a batch's ``_state``)."""
+    files = [path for folder in OUTSIDE[1:] for path in sorted((ROOT / folder).glob("*.py"))]
+    assert len(files) > 5
+    problems = [problem for path in files for problem in private_attributes_read(path)]
+    assert not problems, "\n".join(problems)
+
+
+def doc_examples() -> list[tuple[str, ast.Module]]:
+    """The Python examples of README.md and docs/ (fenced ``python`` blocks), parsed."""
+    import re
+
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for number, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(),
+                                                  flags=re.S)):
+            found.append((f"{page.relative_to(ROOT)} example {number + 1}", ast.parse(block)))
+    return found
+
+
+def test_the_docs_examples_use_only_public_names():
+    """A reader copies the docs' examples: they import what a plugin or notebook may."""
+    examples = doc_examples()
+    assert len(examples) >= 10
+    problems = []
+    for where, tree in examples:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                problems += [f"{where}: {p}" for alias in node.names
+                             if alias.name.split(".")[0] in PACKAGES
+                             for p in _check_module(alias.name)]
+            elif isinstance(node, ast.ImportFrom) and node.module and (
+                    node.module.split(".")[0] in PACKAGES):
+                problems += [f"{where}: {p}" for p in _check_module(node.module)]
+                problems += [f"{where}: {p}" for alias in node.names
+                             for p in _check_name(node.module, alias.name)]
+        problems += [f"{where}: {p}" for p in _private_attributes(tree)]
+    assert not problems, "\n".join(problems)
+
+
+def test_no_package_face_imports_the_heavy_libraries():
+    """Importing every package (its ``__init__``) loads no numba, numpy or pyarrow: a public
+    face costs nothing until a name is used."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n" + "".join(f"import {name}\n" for name in packages())
+            + "print(sorted({'numba', 'numpy', 'pyarrow'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={"PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
+def test_the_check_finds_a_private_import(tmp_path):
+    """Not vacuous: a private name, an unlisted module and a name a package lacks fail."""
+    assert _check_name("sim.kernels.generate", "_combined")
+    assert not _check_name("sim.kernels.generate", "code_digest")
+    assert _check_module("sim.core.nowhere")
+    assert _check_name("sim", "moved")
+    assert not _check_name("strategies", "register") and not _check_module("sim.core.engine")
+    assert any(path.name == "test_public_names.py" for path in outside_files())
+    source = "from sim.kernels import generate\nimport sim.core.rng as r\ngenerate._x\nr._y\n"
+    assert _private_attributes(ast.parse(source)) == [
+        "sim.kernels.generate._x: a private name", "sim.core.rng._y: a private name"]
