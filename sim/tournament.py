@@ -48,6 +48,8 @@ from sim.store.rundata import (
     result_problems,
 )
 
+__all__ = ["load", "output_problems", "pairings", "run_tournament", "TournamentInterrupted"]
+
 if TYPE_CHECKING:  # imported where a tournament is played or read
     import pandas as pd
 

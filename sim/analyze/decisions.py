@@ -127,4 +127,4 @@ def search_inputs(pending: list[Pending]) -> tuple[np.ndarray, np.ndarray, np.nd
     return observations, moves, n_moves, seeds
 
 
-__all__ = ["Pending", "game_decisions", "kind_of", "phase_of", "search_inputs"]
+__all__ = ["kind_of", "Pending", "phase_of"]

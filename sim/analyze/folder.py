@@ -185,7 +185,6 @@ def read_tables(folder: Path, records: dict[int, dict]):
     return frames["decisions"], frames["curve"]
 
 
-__all__ = ["COSTLIEST", "CSV_FILES", "FORMAT", "LEDGER", "POSITIONS", "RECORD", "SUMMARY",
-           "check_folder", "finish_part", "is_analysis_folder", "part_files", "read_record",
-           "read_tables", "set_status", "sound_parts", "start_record", "table_files",
-           "write_json", "write_part"]
+__all__ = [
+    "check_folder", "CSV_FILES", "is_analysis_folder", "read_record", "set_status", "table_files"
+]

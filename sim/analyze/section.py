@@ -159,4 +159,4 @@ def analysis_record(source: Path | Analysis) -> dict:
             "phases": json.loads(analysis.phases.to_json(orient="records"))}
 
 
-__all__ = ["Analysis", "analysis_blocks", "analysis_record", "load_analysis"]
+__all__ = ["analysis_blocks", "analysis_record", "load_analysis"]

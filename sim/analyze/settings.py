@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from sim.core.checks import check_seed
 from sim.errors import SettingError
-from sim.hint.estimate import MAX_BUDGET, check_budget, check_policy
+from sim.hint.estimate import check_budget, check_policy
 
 DEFAULT_BUDGET = 100  # play-outs per move of each of the two searches
 DEFAULT_GAMES = 100
@@ -152,5 +152,4 @@ def mark_of(loss: float, low: float, thresholds: tuple[float, float, float]) -> 
     return Mark.NONE
 
 
-__all__ = ["BLUNDER", "DEFAULT_BUDGET", "DEFAULT_GAMES", "INACCURACY", "MAX_BUDGET", "MISTAKE",
-           "AnalyzeSettings", "Endgame", "Kind", "Mark", "Phase", "Played", "mark_of"]
+__all__ = ["AnalyzeSettings", "Endgame", "Mark", "mark_of", "Played"]

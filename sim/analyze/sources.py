@@ -210,5 +210,4 @@ def source_of(record: dict) -> Source:
                   int(record["games"]))
 
 
-__all__ = ["GameReader", "GameRef", "Source", "SourceKind", "check_traced_game", "find_sources",
-           "sample_games", "source_of", "source_record", "source_seed"]
+__all__ = ["GameRef"]

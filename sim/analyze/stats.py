@@ -154,5 +154,4 @@ def costliest(frame: pd.DataFrame, count: int) -> pd.DataFrame:
     return order.drop(columns="_sep").head(count).reset_index(drop=True)
 
 
-__all__ = ["MARKS", "Resamples", "costliest", "curve_table", "group_rows", "noise_share",
-           "split_table", "strategy_table"]
+__all__ = ["MARKS", "Resamples"]

@@ -206,5 +206,4 @@ def run_analysis(plan: AnalysisPlan | None, folder: Path, *, resume: bool = Fals
     return tables
 
 
-__all__ = ["AnalysisPlan", "Hooks", "analyse_games", "analyse_part_task", "plan_analysis",
-           "run_analysis", "warm_up_task"]
+__all__ = ["analyse_games", "AnalysisPlan", "Hooks", "plan_analysis", "run_analysis"]

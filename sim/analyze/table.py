@@ -82,4 +82,4 @@ def column_text(name: str) -> dict[str, str]:
     return {column: text for column, _, text in TABLES[name]}
 
 
-__all__ = ["CURVE", "DECISIONS", "TABLES", "arrow_table", "column_text", "schema"]
+__all__ = ["column_text", "TABLES"]

@@ -163,4 +163,4 @@ def decision_row(item: Pending, played: int, found: Figures, settings: AnalyzeSe
     }
 
 
-__all__ = ["BATCH", "Figures", "figures", "paired", "search", "value_decisions"]
+__all__ = ["figures", "search"]

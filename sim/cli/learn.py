@@ -10,6 +10,8 @@ import click
 
 from sim.cli.options import scheduler_option, seed_value
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 OPTIONS = {  # option name: (type, help)
     "players": (int, "2, 3 or 4 (one model per player count)  [default: 4]"),
     "seed": (int, "Seed of every game and of the network's initialisation  [default: 1]"),

@@ -29,6 +29,8 @@ from sim.cli.serve import serve as serve_command
 from sim.cli.tune import tune as tune_command
 from sim.errors import SniffError
 
+__all__ = ["cli", "main"]
+
 
 @click.group(cls=SniffGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sniff")

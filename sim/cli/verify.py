@@ -18,6 +18,8 @@ import click
 from sim.cli.commands import reading_bar
 from sim.display.formatting import printable
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 
 def say(text: str) -> None:
     """A line of ``sniff verify`` on standard output, escaped for the terminal: folder and

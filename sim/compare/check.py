@@ -14,6 +14,8 @@ import numpy as np
 
 from sim.stats.sprt import MIN_VARIANCE, Sprt
 
+__all__: list[str] = []  # nothing here is used outside sim.compare
+
 
 def consecutive_tests(outcomes: np.ndarray, sprt: Sprt, chunk_deals: int, max_deals: int
                       ) -> list[dict]:

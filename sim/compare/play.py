@@ -23,6 +23,8 @@ from sim.run.sequential import SequentialStop
 from sim.run.settings import RunControl
 from sim.stats.sprt import Sprt, elo_of_difference
 
+__all__ = ["compare", "Comparison"]
+
 ESTIMATE_NOTE = (
     "naive mean over the deals played, with its fixed-sample 95% interval; a test that "
     "stops when a bound is crossed tends to overstate the difference in the direction it "

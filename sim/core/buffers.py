@@ -23,8 +23,8 @@ from sim.core.observation import OBSERVATION_SIZE
 from sim.core.tiles import N_TILES
 
 __all__ = [
-    "GAME_ROW", "KIND_ROW", "N_MOVES_ROW", "POSITION_ROW", "SEAT_ROW", "Deal", "Dispatch",
-    "Games", "Log", "ROW_MOVES", "Seats", "Tables", "new_rows", "new_seats",
+    "Dispatch", "GAME_ROW", "Games", "KIND_ROW", "Log", "N_MOVES_ROW", "new_rows", "new_seats",
+    "POSITION_ROW", "ROW_MOVES", "SEAT_ROW", "Seats", "Tables"
 ]
 
 

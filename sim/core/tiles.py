@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "ALL_TILES", "DOUBLES_MASK", "mask_tiles", "N_PIPS", "N_TILES", "parse_tile", "PIP_MASK",
+    "TILE_HIGH", "tile_id", "TILE_LOW", "tile_name", "TILE_NAMES", "TILE_PIPS", "tiles_mask"
+]
+
 N_TILES = 28
 N_PIPS = 7
 ALL_TILES = (1 << N_TILES) - 1

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from sim.display.formatting import printable
 
+__all__ = ["Chart", "Heading", "html_body", "Paragraph", "Table", "to_html", "to_markdown"]
+
 STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
        max-width: 1100px; padding: 0 1em; color: #222; line-height: 1.45; }

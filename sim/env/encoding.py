@@ -52,8 +52,8 @@ from sim.core.record import DRAW, EVENT_BITS, EVENTS_PER_WORD, PASS, RECORD_EVEN
 from sim.core.tiles import ALL_TILES, N_PIPS, N_TILES
 
 __all__ = [
-    "BLOCKS", "ENCODING_SIZE", "HIGH", "LOW", "OFFSETS", "RECORD_ENCODING_SIZE", "decode_tiles",
-    "encode", "encode_record",
+    "BLOCKS", "decode_tiles", "encode", "ENCODING_SIZE", "HIGH", "LOW", "OFFSETS",
+    "RECORD_ENCODING_SIZE"
 ]
 
 LOW, HIGH = -1.0, 2.0

@@ -30,10 +30,16 @@ from sim.core.tiles import tile_name
 from sim.errors import SettingError, SniffError
 from sim.hint import kernel as hint_kernel
 from sim.hint.position import Position, format_position
-from sim.hint.search import HEURISTICS, N_VALUES, VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
+from sim.hint.search import HEURISTICS, N_VALUES
 from strategies import MAX_PARAMS
 from strategies import get as get_strategy
+from strategies.search.paired import VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
 from strategies.search.playout import POLICIES
+
+__all__ = [
+    "analyse", "check_budget", "check_policy", "Estimate", "Hint", "hint_json", "hint_text",
+    "MIN_BUDGET", "Z95"
+]
 
 DEFAULT_BUDGET = 2000
 MIN_BUDGET = 2  # an interval needs two play-outs

@@ -30,6 +30,11 @@ from sim.core.seating import PLAYER_COUNTS, team_count
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, parse_tile, tile_name
 from sim.errors import SettingError, SniffError
 
+__all__ = [
+    "decisions", "format_position", "game_slice", "OPENING", "parse_position", "Position",
+    "position_from_trace", "PublicTracker"
+]
+
 KEYS = ("players", "seat", "round", "leader", "target", "scores", "hand", "table", "sizes",
         "boneyard", "lacks", "drawn")
 REQUIRED = ("players", "seat", "scores", "hand", "table", "sizes", "boneyard")

@@ -18,7 +18,7 @@ from sim.core import engine
 from sim.core.tiles import N_TILES
 from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, Decisions, IllegalMove
 
-__all__ = ["ExternalChance"]
+__all__: list[str] = []  # nothing here is used outside sim.kernels
 
 
 def _rows_of(decisions: Decisions, kind: int) -> Sequence[int] | np.ndarray:

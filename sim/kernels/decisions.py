@@ -22,8 +22,8 @@ from sim.kernels.result import ROUND_CAP
 from strategies import StrategySpec, parse_spec
 
 __all__ = [
-    "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE",
-    "BatchSettings", "Decisions", "IllegalMove", "lineup_positions",
+    "BatchSettings", "Decisions", "IllegalMove", "KIND_DEAL", "KIND_DRAW", "KIND_FORCED",
+    "N_ACTIONS", "OUTSIDE"
 ]
 
 N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding

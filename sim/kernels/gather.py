@@ -14,6 +14,8 @@ from numba import njit, prange
 
 from sim.cache import use_writable_numba_cache
 
+__all__: list[str] = []  # nothing here is used outside sim.kernels
+
 use_writable_numba_cache(Path(__file__).parent)  # this module's cache is beside it
 
 

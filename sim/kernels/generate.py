@@ -49,6 +49,14 @@ from sim.kernels.template import (
 )
 from strategies import Strategy, StrategyError, get
 
+__all__ = [
+    "cache_dir", "check_compiled", "chooser", "chooser_path", "chooser_source", "code_digest",
+    "code_hash", "code_modules", "compile_notice", "compiling_alone", "engine_kernel",
+    "engine_path", "generated_name", "import_generated", "is_compiled", "load_paired",
+    "load_policies", "load_search", "notice", "paired_path", "python_choose", "python_search",
+    "write_generated"
+]
+
 seal_numba_writes()  # numba's files of the generated modules: sealed as written
 
 _loaded: dict[str, ModuleType] = {}

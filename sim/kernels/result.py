@@ -13,6 +13,8 @@ import numpy as np
 
 from sim.errors import SniffError
 
+__all__ = ["ROUND_CAP"]
+
 ROUND_CAP = 200
 
 

@@ -28,6 +28,11 @@ from sim.kernels.result import ROUND_CAP, BatchResult, bad_choice_error, strateg
 from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 
+__all__ = [
+    "BLOCK_SIZE", "compile_lineup", "Lineup", "lineup_code", "lineup_of", "lineup_strategies",
+    "play_batch", "ROUND_CAP", "trace_events", "winning_side"
+]
+
 PILOT_GAMES = 256
 BLOCK_SIZE = 64
 

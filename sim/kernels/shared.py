@@ -27,6 +27,11 @@ from sim.files import UnsafeFile, read_regular
 from sim.kernels import generate as kernels
 from strategies import BUILTIN_MODULES, Strategy, available
 
+__all__ = [
+    "builtin_strategies", "done_marker", "failed_marker", "held_by_another", "lock_held",
+    "LOCK_NAME", "LOG_NAME", "odd_lock", "open_log", "PRECOMPILE_ENV", "start_background"
+]
+
 PRECOMPILE_ENV = "SNIFF_PRECOMPILE"
 LOCK_NAME = "precompile.lock"
 LOG_NAME = "precompile.log"

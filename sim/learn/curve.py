@@ -13,6 +13,8 @@ from pathlib import Path
 
 from sim.files import open_regular, write_atomic
 
+__all__ = ["read_log"]
+
 COLUMNS = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
 MAX_LINE = 2**20  # a log line is some 300 bytes
 

@@ -53,6 +53,8 @@ from strategies.learned.features import FEATURE_VERSION, FEATURE_VERSIONS
 from strategies.learned.net import pack, save_model
 from strategies.learned.record_inputs import inputs_for
 
+__all__ = ["iteration_games", "learn", "LearnConfig", "main_progress", "read_network", "Signals"]
+
 RECORDS_PER_SEAT = 600
 LABELLED_PER_SEAT = 2000  # every candidate of a labelled decision is a record
 CHUNK = 500  # games per call of the compiled loop (bounds the record buffers)

@@ -400,6 +400,4 @@ def play_parts(run: PartsRun, tally: OpeningsTally, resume: bool, *, scheduler=N
             for index in sorted(records)}
 
 
-__all__ = ["PartsRun", "config_of", "config_record", "finish_study", "finished_study",
-           "kernel_of",
-           "part_bounds", "play_parts", "read_study", "start_study"]
+__all__ = ["finished_study", "PartsRun", "play_parts"]

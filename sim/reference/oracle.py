@@ -17,6 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+__all__ = ["check_trace", "check_trace_file", "Layout", "penalty", "points_for", "split_games"]
+
 Tile = tuple[int, int]  # (low, high), low <= high
 
 ARMS = ("L", "R", "U", "D")

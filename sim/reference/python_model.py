@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from sim.reference.oracle import Layout, penalty, points_for, team_count, team_of
 
+__all__ = ["choose", "moves_for", "place", "play_game"]
+
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 MIX_1 = 0xBF58476D1CE4E5B9

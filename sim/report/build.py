@@ -343,4 +343,4 @@ def _sample_with_notice(run: RunData, size: int, notice) -> dict:
     return sample_placements(run, size)
 
 
-__all__ = ["Report", "RunData", "build", "open_runs"]
+__all__ = ["build", "default_folder", "open_runs", "Report"]

@@ -29,6 +29,8 @@ import numpy as np
 from sim.cluster.dask import DaskCluster, worker_report, worker_threads
 from sim.errors import SettingError
 
+__all__ = ["ChunkJob", "DaskChunks", "play_chunk_task"]
+
 
 @dataclass(frozen=True)
 class ChunkJob:

@@ -32,6 +32,11 @@ from sim.core.checks import check_players, check_seed
 from sim.errors import SettingError, SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
 
+__all__ = [
+    "check_strategies", "deal_group", "Plan", "require_plugins", "resolve_plan", "rotation_for",
+    "spec_text"
+]
+
 DEFAULTS = {
     "players": 4,
     "strategies": "greedy,random",

@@ -22,8 +22,7 @@ from sim.errors import SettingError
 if TYPE_CHECKING:  # Dask's module is imported only for a --scheduler
     from sim.cluster.dask import DaskCluster
 
-__all__ = ["MODES", "Mode", "RunControl", "check_threads", "mode_of", "numba_threads",
-           "quiet_notice", "stderr_notice"]
+__all__ = ["mode_of", "numba_threads", "quiet_notice", "RunControl", "stderr_notice"]
 
 # A run folder's mode: a new run, a run that replaces the one there, or the one there resumed
 Mode = Literal["new", "overwrite", "resume"]

@@ -22,6 +22,8 @@ from sim.run.settings import Mode, RunControl, mode_of, numba_threads
 from sim.run.state import RunState
 from sim.store.lock import LOCK_NAME, RunLock
 
+__all__ = ["check_target", "default_folder", "execute", "plan_and_mode", "simulate"]
+
 IN_MEMORY_LIMIT = 1_000_000
 RESULTS_DIR = Path("results")
 

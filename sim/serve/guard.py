@@ -31,6 +31,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+__all__ = ["allowed_hosts", "Guard", "host_allowed", "TOKEN_HEADER"]
+
 TOKEN_HEADER = "x-sniff-token"
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "

@@ -15,6 +15,8 @@ from sim.hint.estimate import Estimate, Hint, analyse, check_budget
 from sim.hint.position import Position, PublicTracker, format_position, parse_position
 from sim.serve.game import WebGame
 
+__all__: list[str] = []  # nothing here is used outside sim.serve
+
 DEFAULT_BUDGET = 500  # play-outs per move: about a second on two cores
 POLICY = "greedy"
 

@@ -30,6 +30,8 @@ from sim.serve.table import MOVE_POINTS, layout_rule
 from sim.table.play import move_text
 from sim.table.render import ReplayState, halves
 
+__all__: list[str] = []  # nothing here is used outside sim.serve
+
 
 def _sheet(events: list[dict], players: int) -> list[dict[str, Any]]:
     """The score sheet: each settled round's points per side, penalties and totals."""

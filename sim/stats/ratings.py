@@ -30,6 +30,8 @@ import numpy as np
 from sim.errors import SniffError
 from sim.stats.intervals import Z95
 
+__all__ = ["Contest", "ELO_SCALE", "fit_ratings", "Ratings"]
+
 if TYPE_CHECKING:  # pandas is imported where a table is made
     import pandas as pd
 

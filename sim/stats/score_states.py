@@ -45,6 +45,11 @@ from matplotlib.ticker import PercentFormatter
 
 from sim.stats.intervals import wilson_interval
 
+__all__ = [
+    "COLUMNS", "convergence_figure", "DEFAULT_BIN", "merge_states", "score_states_figure",
+    "with_intervals"
+]
+
 DEFAULT_BIN = 25
 MIN_GAMES = 30  # cells with fewer games are left blank in the heat map
 MAX_RUN_PANELS = 12  # convergence panels (one per run) in one figure

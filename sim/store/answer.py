@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 from sim.errors import SniffError
 
+__all__ = ["answer", "batches", "QueryLimits"]
+
 if TYPE_CHECKING:
     import pyarrow as pa
 

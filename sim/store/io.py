@@ -48,6 +48,14 @@ from sim.store.scan import read_part  # noqa: F401 (part of sim.store.io's API)
 from sim.store.summary import Summary, summary_columns
 from sim.store.tables import games_table, rounds_table  # noqa: F401 (sim.store.io's API)
 
+__all__ = [
+    "clear_run", "COMPRESSION", "error_text", "FORMAT", "games_table", "is_run_folder", "load",
+    "MANIFEST", "mark_running", "METADATA_KEY", "open_run", "parquet_options", "part_files",
+    "part_name", "PARTIAL_DIR", "read_manifest", "remove_temporaries", "rounds_table", "Run",
+    "summary_part", "TABLES", "tables_for", "tables_of", "TEMP_SUFFIX", "with_metadata",
+    "write_bytes", "write_chunk", "write_json"
+]
+
 FORMAT = "sniff-simulate/1"
 MANIFEST = "manifest.json"
 METADATA_KEY = b"sniff"

@@ -26,6 +26,12 @@ from sim.checks.footers import required_columns  # noqa: F401  (readers import i
 from sim.core.seating import team_count
 from sim.errors import SettingError, SniffError
 
+__all__ = [
+    "check_run_ids", "open_runs", "pairing_folders", "pairing_runs", "pairing_seed", "PAIRS_DIR",
+    "read_tournament_manifest", "required_columns", "result_problems", "RunData", "stray_pairs",
+    "TOURNAMENT_FORMAT", "TOURNAMENT_MANIFEST"
+]
+
 if TYPE_CHECKING:
     from sim.store.io import Run
 

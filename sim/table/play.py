@@ -54,6 +54,8 @@ from sim.table.human import HUMAN
 from sim.table.render import ReplayState, halves, render_event, render_layout
 from strategies import StrategySpec
 
+__all__ = ["GAME_ID", "move_text", "new_seed", "person_lineup", "play_game", "PlayQuit"]
+
 GAME_ID = 0
 HUMAN_SPEC = StrategySpec(HUMAN, ())
 # Rows a round can write at most: its start, 28 placements, the draws (at most the whole

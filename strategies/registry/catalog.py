@@ -14,6 +14,11 @@ from dataclasses import dataclass, field
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SniffError
 
+__all__ = [
+    "MAX_PARAMS", "register", "register_python", "register_spec_parser", "Strategy",
+    "StrategyError", "StrategySpec"
+]
+
 MAX_PARAMS = 10
 
 

@@ -17,6 +17,11 @@ from contextlib import contextmanager
 
 from strategies.registry.catalog import _REGISTRY, Strategy, StrategyError
 
+__all__ = [
+    "available", "BUILTIN_MODULES", "get", "kept_registry", "load_builtins", "load_plugin",
+    "load_plugins", "PLUGINS_ENV"
+]
+
 BUILTIN_MODULES = (
     "strategies.heuristics.random",
     "strategies.heuristics.greedy",
