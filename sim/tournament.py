@@ -466,6 +466,8 @@ def output_problems(folder: str | Path) -> list[str]:
 
 
 class TournamentInterrupted(Stopped):
+    """A tournament stopped by Ctrl-C or SIGTERM: how many pairings it finished, and where."""
+
     def __init__(self, folder: Path, done: int, total: int, signum: int) -> None:
         super().__init__(signum)
         self.folder, self.done, self.total = folder, done, total

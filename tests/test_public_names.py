@@ -308,3 +308,47 @@ def test_the_public_names_stay_few(tmp_path):
     (tmp_path / "sim" / "b.py").write_text('__all__ = ["g"]\ndef g(): pass\ndef h(): pass\n')
     (tmp_path / "sim" / "_c.py").write_text("def k(): pass\n")
     assert public_count(tmp_path) == 4
+
+
+def public_names() -> set[tuple[str, str]]:
+    """(module, name) for every public name: each package's ``__all__`` less its modules, and
+    each module's ``__all__``."""
+    found = set()
+    for package in packages():
+        for name in declared_all(package) or ():
+            if _path(f"{package}.{name}") is None:
+                found.add((package, name))
+            elif _path(f"{package}.{name}").name != "__init__.py":
+                found.update((f"{package}.{name}", listed)
+                             for listed in declared_all(f"{package}.{name}") or ())
+    return found
+
+
+def api_listing(text: str) -> tuple[set[tuple[str, str]], list[str]]:
+    """docs/api.md's (module, name) pairs (``### `module``` headings, ``- `name`: what``
+    lines), and its lines whose description is empty."""
+    import re
+
+    listed, empty, module = set(), [], None
+    for line in text.splitlines():
+        if heading := re.fullmatch(r"#{2,3} `([\w.]+)`", line):
+            module = heading.group(1)
+        elif item := re.fullmatch(r"- `(\w+)`:(.*)", line):
+            listed.add((module, item.group(1)))
+            if not item.group(2).strip():
+                empty.append(line)
+    return listed, empty
+
+
+def test_docs_api_lists_every_public_name_and_no_other():
+    """#61: docs/api.md is the public face, one line per name."""
+    listed, empty = api_listing((ROOT / "docs" / "api.md").read_text())
+    public = public_names()
+    assert len(public) > 100
+    assert not empty, "names with no description:\n" + "\n".join(empty)
+    assert not public - listed, "public but not in docs/api.md:\n" + "\n".join(
+        f"{module}.{name}" for module, name in sorted(public - listed))
+    assert not listed - public, "in docs/api.md but not public:\n" + "\n".join(
+        f"{module}.{name}" for module, name in sorted(listed - public))
+    assert api_listing("## `sim`\n- `load`: x\n### `sim.files`\n- `f`:\n") == (
+        {("sim", "load"), ("sim.files", "f")}, ["- `f`:"])

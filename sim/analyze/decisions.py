@@ -49,6 +49,8 @@ class Pending:
 
 
 def phase_of(position: Position) -> Phase:
+    """The phase of the round a position is in: opening, boneyard, empty boneyard, or a drawn tile
+    to place."""
     if not position.table:
         return Phase.OPENING
     if position.drawn >= 0:

@@ -48,6 +48,7 @@ MAX_RECORD = 64 * 2**20
 
 
 def is_analysis_folder(path: Path) -> bool:
+    """Whether a folder is an analysis (it holds the analysis's record)."""
     return (Path(path) / RECORD).is_file()
 
 
@@ -102,6 +103,7 @@ def read_record(folder: Path) -> dict:
 
 
 def set_status(folder: Path, status: str, **more) -> None:
+    """Write an analysis's status (and any other fields given) into its record."""
     record = read_record(folder)
     record.update(status=status, **more)
     write_json(Path(folder) / RECORD, record)

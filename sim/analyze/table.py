@@ -79,6 +79,7 @@ def arrow_table(name: str, rows: list[dict]) -> pa.Table:
 
 
 def column_text(name: str) -> dict[str, str]:
+    """Each column of one analysis table with its description (docs/analyze.md)."""
     return {column: text for column, _, text in TABLES[name]}
 
 

@@ -65,6 +65,7 @@ SMALL_RUN = 32 * 2**20  # bytes of parts that even the cheap check hashes (some 
 
 
 def part_name(chunk: int) -> str:
+    """The file name of a chunk's Parquet part."""
     return f"part-{chunk:06d}.parquet"
 
 
@@ -96,6 +97,7 @@ def tables_of(config: dict) -> tuple[str, ...]:
 
 
 def file_digest(path: Path) -> str:
+    """The content hash of a part file, read without following a link or blocking on a FIFO."""
     with os.fdopen(open_regular(path, "part"), "rb") as handle:  # a FIFO never blocks it
         return hashlib.file_digest(handle, HASH).hexdigest()
 

@@ -59,6 +59,7 @@ EMPTY_LAYOUT = 0
 
 @njit(inline="always")
 def arm_field(layout: int, arm: int) -> int:
+    """One arm's 8-bit field of a layout."""
     return (layout >> (8 * arm)) & ARM_BITS
 
 
@@ -154,6 +155,7 @@ POINTS_FOR_COUNT = np.array([c if c > 0 and c % 5 == 0 else 0 for c in range(64)
 
 @njit(inline="always")
 def points_for_count(count: int) -> int:
+    """The points an end count scores (a multiple of five, else nothing)."""
     return POINTS_FOR_COUNT[count]
 
 
@@ -231,6 +233,7 @@ def tile_moves(layout: int, tile: int, moves) -> int:
 
 @njit(inline="always")
 def can_play(layout: int, hand: int) -> bool:
+    """Whether a hand holds a tile that fits the layout."""
     if layout == EMPTY_LAYOUT:
         return hand != 0
     fits = (

@@ -76,6 +76,7 @@ def mask_tiles(mask: int) -> list[int]:
 
 
 def tiles_mask(tiles: list[int]) -> int:
+    """The 28-bit mask of a list of tile ids."""
     mask = 0
     for t in tiles:
         mask |= 1 << t

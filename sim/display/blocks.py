@@ -34,18 +34,24 @@ figcaption { font-size: .85em; color: #555; }
 
 @dataclass
 class Heading:
+    """A heading block of a document, at a level (2: a section)."""
+
     text: str
     level: int = 2
 
 
 @dataclass
 class Paragraph:
+    """A paragraph block; a note is set apart (a quote in Markdown)."""
+
     text: str  # may hold **bold**
     note: bool = False
 
 
 @dataclass
 class Table:
+    """A table block: column names and rows of text, its first columns aligned left."""
+
     columns: list[str]
     rows: list[list[str]]
     text_columns: int = 1  # leading columns aligned left
@@ -53,6 +59,8 @@ class Table:
 
 @dataclass
 class Chart:
+    """A chart block: a PNG with its caption, written beside the Markdown."""
+
     file: str  # the PNG's file name beside the Markdown
     caption: str
     png: bytes
@@ -119,6 +127,7 @@ def _md_cell(text: str) -> str:
 
 
 def to_markdown(items: list) -> str:
+    """A document's blocks as Markdown text."""
     lines: list[str] = []
     for block in items:
         if isinstance(block, Heading):

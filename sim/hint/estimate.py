@@ -113,6 +113,7 @@ def check_budget(budget: int, option: str = "{budget}") -> int:
 
 
 def check_policy(policy: str) -> int:
+    """The index of a named play-out policy, or a SettingError naming the choices."""
     if policy not in POLICIES:
         raise SettingError(f"{{policy}} must be one of {', '.join(POLICIES)}, got {policy!r}")
     return POLICIES.index(policy)

@@ -418,6 +418,7 @@ def engine_kernel(uses: tuple[str, ...] = ("play_batch",)) -> ModuleType:
 
 
 def chooser_source(strategy: Strategy) -> str:
+    """The source of one strategy's generated wrapper module."""
     return CHOOSER_TEMPLATE.format(name=docstring_text(strategy.name), module=strategy.module,
                                    attribute=strategy.attribute)
 

@@ -132,6 +132,7 @@ def open_log(path: Path):
 
 
 def failed_marker() -> Path:
+    """The marker file that says the background compile failed on this machine."""
     return done_marker().with_suffix(".failed")
 
 

@@ -181,6 +181,7 @@ def placements_from_events(
 def iter_trace(
     lineup: Lineup, seed: int, games: int, first_game: int = 0, round_cap: int = ROUND_CAP
 ) -> Iterator[dict]:
+    """The trace events of consecutive games, one game at a time."""
     for game_id in range(first_game, first_game + games):
         yield from game_events(lineup, seed, game_id, round_cap)
 

@@ -20,6 +20,7 @@ MAX_LINE = 2**20  # a log line is some 300 bytes
 
 
 def read_log(path: Path) -> list[dict]:
+    """A learning run's log: the latest record of each iteration, in order (none if absent)."""
     log = Path(path) / "log.jsonl"
     if not log.exists():
         return []

@@ -69,6 +69,8 @@ TEACHERS: tuple[Teacher, ...] = get_args(Teacher)
 
 @dataclass(frozen=True)
 class LearnConfig:
+    """The settings of a sniff learn run, recorded in its folder."""
+
     players: int = 4
     seed: int = 1
     iterations: int = 12
@@ -324,6 +326,7 @@ def recorded_config(path: Path, saved: dict) -> LearnConfig:
 
 
 def read_network(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """A saved network's weights and biases, packed as the learned player reads them."""
     with np.load(path) as data:
         coefs = [data[f"W{i}"] for i in range(len(data.files)) if f"W{i}" in data.files]
         intercepts = [data[f"b{i}"] for i in range(len(coefs))]
@@ -494,4 +497,5 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
 
 
 def main_progress(text: str) -> None:
+    """Print one line of progress on stderr."""
     print(text, file=sys.stderr, flush=True)

@@ -53,6 +53,7 @@ RESULTS_DIR = Path("results")
 
 
 def default_folder(base: Path = RESULTS_DIR) -> Path:
+    """A new numbered openings folder under ``base``."""
     from sim.store.folders import new_folder
 
     return new_folder("openings", base)

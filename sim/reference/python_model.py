@@ -57,6 +57,7 @@ def copy_layout(layout: Layout) -> Layout:
 
 
 def place(layout: Layout, tile: int, arm: str) -> None:
+    """Place a tile on an arm of the layout (the first tile opens it)."""
     if not layout.opened:
         layout.open_with(TILES[tile])
     else:
@@ -77,6 +78,7 @@ def moves_for(layout: Layout, hand: set[int]) -> list[tuple[int, str]]:
 
 
 def choose(strategy: str, layout: Layout, moves: list[tuple[int, str]], rng: Stream):
+    """The plain-Python player's move: a built-in strategy's rule, restated."""
     if len(moves) == 1:
         return moves[0]
     if strategy == "random":

@@ -331,6 +331,7 @@ def _adjusted(frame: pd.DataFrame, family: str, by: str | None = None) -> pd.Dat
 
 
 def default_folder(base: Path = Path("results")) -> Path:
+    """A new numbered report folder under ``base``."""
     from sim.store.folders import new_folder
 
     return new_folder("report", base)

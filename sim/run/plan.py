@@ -88,6 +88,8 @@ def spec_text(spec) -> str:
 
 @dataclass(frozen=True)
 class Plan:
+    """What a run plays: its lineup, games and stopping rules, checked once (``Plan.build``)."""
+
     players: int
     strategies: tuple[str, ...]  # one full spec per lineup seat (before rotation)
     games: int

@@ -31,6 +31,7 @@ MIN_PRECISION = 1e-4
 
 
 def check_precision(precision: float | None) -> float | None:
+    """A precision target checked (None: no target), or a SettingError."""
     if precision is None:
         return None
     if isinstance(precision, bool) or not isinstance(precision, int | float) or not (

@@ -215,6 +215,7 @@ def mark_running(manifest: dict) -> None:
 
 
 def is_run_folder(folder: Path) -> bool:
+    """Whether a folder holds a readable run manifest."""
     try:
         read_manifest(folder)
     except SniffError:
@@ -251,6 +252,7 @@ def clear_run(folder: Path) -> None:
 
 
 def part_files(folder: Path, table: str) -> list[Path]:
+    """A run table's Parquet parts, in chunk order."""
     return sorted((Path(folder) / table).glob("part-*.parquet"))
 
 

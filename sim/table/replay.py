@@ -58,6 +58,7 @@ def check_trace_game(events: list[dict], game: int, path: Path) -> None:
 
 
 def count_games(events: list[dict]) -> int:
+    """How many games a trace's events hold."""
     return sum(1 for event in events if event["event"] == "game_start")
 
 

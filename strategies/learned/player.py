@@ -39,6 +39,7 @@ MODELS = Path(__file__).parent / "models"
 
 
 def shipped_path(players: int) -> Path:
+    """The model file shipped for a player count."""
     return MODELS / f"learned-{players}p.npz"
 
 

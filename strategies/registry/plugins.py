@@ -116,11 +116,13 @@ def kept_registry() -> Iterator[None]:
 
 
 def available() -> dict[str, Strategy]:
+    """Every registered strategy by name (the built-ins loaded first)."""
     load_builtins()
     return dict(sorted(_REGISTRY.items()))
 
 
 def get(name: str) -> Strategy:
+    """One registered strategy by name, or a StrategyError listing the names."""
     strategies = available()
     if name not in strategies:
         raise StrategyError(
