@@ -26,8 +26,10 @@ from cli_helpers import default_sigint, load_unverified, run_main
 from frames import assert_frame_equal
 
 import sim
+from sim.checks.integrity import TABLES
 from sim.core import engine
 from sim.errors import SniffError
+from sim.files import TEMP_SUFFIX
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
 from sim.run.settings import RunControl
@@ -60,7 +62,7 @@ def assert_same_tables(a: Path, b: Path) -> None:
 
 
 def temporaries(folder: Path) -> list[Path]:
-    return [p for p in folder.rglob("*") if p.name.endswith(run_io.TEMP_SUFFIX)]
+    return [p for p in folder.rglob("*") if p.name.endswith(TEMP_SUFFIX)]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +100,7 @@ def test_every_documented_column_is_there_and_nothing_else(tmp_path, base_run, p
     if players != 4:
         folder = tmp_path / "three"
         execute(plan_of(players=players, strategies=strategies, games=300, chunk_size=100), folder)
-    for table in run_io.TABLES:
+    for table in TABLES:
         schema = ds.dataset(folder / table).schema
         assert schema.names == documented_columns(table, players)
     schema = pq.read_schema(folder / "games" / "part-000000.parquet")
@@ -184,7 +186,7 @@ def test_games_and_rounds_agree(base_run, other_runs, shape):
 
 def test_pandas_and_pyarrow_read_the_dataset(base_run):
     run = sim.load(base_run)
-    for table in run_io.TABLES:
+    for table in TABLES:
         by_pandas = pd.read_parquet(base_run / table)
         by_arrow = ds.dataset(base_run / table, format="parquet").to_table().to_pandas()
         assert_frame_equal(by_pandas, by_arrow)

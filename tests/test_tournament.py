@@ -22,9 +22,9 @@ import sim
 import strategies
 from sim.errors import SniffError
 from sim.kernels.generate import code_digest
-from sim.report.build import open_runs
 from sim.run.settings import RunControl
 from sim.stats.ratings import ELO_SCALE, Contest, fit_ratings
+from sim.store.rundata import open_runs
 from sim.tournament import load as load_tournament
 from sim.tournament import pairings, run_tournament
 

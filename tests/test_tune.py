@@ -22,7 +22,8 @@ from cli_helpers import default_sigint, run_main
 from sim.errors import SniffError
 from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
-from sim.tune.study import TuneConfig, TuneInterrupted, tune
+from sim.tune.setup import TuneConfig
+from sim.tune.study import TuneInterrupted, tune
 from strategies import parse_lineup_text, parse_spec
 
 pytest.importorskip("cma")

@@ -17,8 +17,8 @@ from cli_helpers import run_main
 
 from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
-from sim.tune.setup import ADDED_WITH_ACCEPT
-from sim.tune.study import TuneConfig, TuneInterrupted, load, tune
+from sim.tune.setup import ADDED_WITH_ACCEPT, TuneConfig
+from sim.tune.study import TuneInterrupted, load, tune
 
 pytest.importorskip("cma")
 

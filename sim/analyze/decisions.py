@@ -24,7 +24,23 @@ from sim.hint.position import Position, decisions, format_position
 
 @dataclass
 class Pending:
-    """One decision to value: where it is, what was played, and the search's inputs."""
+    """One decision to value: where it is, what was played, and the search's inputs.
+
+    Attributes:
+        ref: the sampled game the decision is in.
+        index: its place among the game's decisions, from 0.
+        round: the round of the game, from 1.
+        turn: the turn within the round.
+        seat: the deciding seat.
+        players: the game's player count.
+        strategy: the label of the strategy that decided.
+        phase: the phase of the round (``phase_of``).
+        kind: the kind of decision.
+        moves: the legal moves, in the engine's order.
+        played: index of the move played in ``moves``.
+        position: the position as the deciding seat sees it.
+        seed: the search's seed word.
+    """
 
     ref: GameRef
     index: int  # its place among the game's decisions, from 0

@@ -44,7 +44,12 @@ class Source:
 @dataclass(frozen=True)
 class GameRef:
     """One sampled game: its source and its id there (a run's game id, or the game's
-    place in a trace file from 0)."""
+    place in a trace file from 0).
+
+    Attributes:
+        source: the source the game was sampled from (a run, a pairing, a trace file).
+        game: its id there: a run's game id, or its place in a trace file from 0.
+    """
 
     source: str
     game: int

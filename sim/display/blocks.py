@@ -34,7 +34,12 @@ figcaption { font-size: .85em; color: #555; }
 
 @dataclass
 class Heading:
-    """A heading block of a document, at a level (2: a section)."""
+    """A heading block of a document, at a level (2: a section).
+
+    Attributes:
+        text: the heading's text.
+        level: its level: 2 a section, 3 a subsection.
+    """
 
     text: str
     level: int = 2
@@ -42,7 +47,12 @@ class Heading:
 
 @dataclass
 class Paragraph:
-    """A paragraph block; a note is set apart (a quote in Markdown)."""
+    """A paragraph block; a note is set apart (a quote in Markdown).
+
+    Attributes:
+        text: may hold **bold**.
+        note: a note: set apart (a quote in Markdown).
+    """
 
     text: str  # may hold **bold**
     note: bool = False
@@ -50,7 +60,13 @@ class Paragraph:
 
 @dataclass
 class Table:
-    """A table block: column names and rows of text, its first columns aligned left."""
+    """A table block: column names and rows of text, its first columns aligned left.
+
+    Attributes:
+        columns: the column names.
+        rows: the rows, one text per column.
+        text_columns: leading columns aligned left.
+    """
 
     columns: list[str]
     rows: list[list[str]]
@@ -59,7 +75,13 @@ class Table:
 
 @dataclass
 class Chart:
-    """A chart block: a PNG with its caption, written beside the Markdown."""
+    """A chart block: a PNG with its caption, written beside the Markdown.
+
+    Attributes:
+        file: the PNG's file name beside the Markdown.
+        caption: the caption shown under the chart.
+        png: the PNG's bytes.
+    """
 
     file: str  # the PNG's file name beside the Markdown
     caption: str

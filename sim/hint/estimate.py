@@ -49,7 +49,13 @@ Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean of per-play-out values with its 95% interval (mean ± 1.96 sd / √n)."""
+    """A mean of per-play-out values with its 95% interval (mean ± 1.96 sd / √n).
+
+    Attributes:
+        mean: the mean value.
+        low: the interval's lower end.
+        high: the interval's upper end.
+    """
 
     mean: float
     low: float
@@ -84,7 +90,18 @@ class MoveValue:
 
 @dataclass
 class Hint:
-    """The analysis of one position: its moves best first, and the heuristics' choices."""
+    """The analysis of one position: its moves best first, and the heuristics' choices.
+
+    Attributes:
+        position: the position analysed.
+        budget: the play-outs spent.
+        policy: the play-out policy.
+        seed: the search's seed.
+        deals: consistent deals of the hidden hands.
+        moves: each legal move with its value, best first.
+        heuristics: heuristic name -> the move it plays.
+        seconds: how long the search took.
+    """
 
     position: Position
     budget: int

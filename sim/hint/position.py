@@ -54,6 +54,20 @@ class Position:
     ``table`` is the placements in order as ``(tile id, arm)``, the opening with arm
     :data:`OPENING`; ``lacks`` one 7-bit mask of pip values per seat; ``drawn`` the tile the
     seat has just drawn and must place at once (-1: none, any tile of the hand may go).
+
+    Attributes:
+        players: the player count.
+        seat: the seat about to place a tile.
+        hand: its tiles, as tile ids.
+        table: the placements in order, as ``(tile id, arm)``; the opening has arm ``OPENING``.
+        scores: each seat's score.
+        sizes: each seat's hand size.
+        boneyard: the tiles left in the boneyard.
+        lacks: per seat, a 7-bit mask of the pip values it is known to lack.
+        round: the round, from 1.
+        leader: the seat that led the round.
+        target: the score that wins the game.
+        drawn: the tile the seat has just drawn and must place at once (-1: none).
     """
 
     players: int

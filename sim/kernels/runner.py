@@ -39,7 +39,12 @@ BLOCK_SIZE = 64
 
 @dataclass(frozen=True)
 class Lineup:
-    """Who plays which seat before rotation: one spec per seat."""
+    """Who plays which seat before rotation: one spec per seat.
+
+    Attributes:
+        players: the player count.
+        seats: the spec of each lineup seat, before rotation.
+    """
 
     players: int
     seats: tuple[StrategySpec, ...]

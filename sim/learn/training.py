@@ -69,7 +69,26 @@ TEACHERS: tuple[Teacher, ...] = get_args(Teacher)
 
 @dataclass(frozen=True)
 class LearnConfig:
-    """The settings of a sniff learn run, recorded in its folder."""
+    """The settings of a sniff learn run, recorded in its folder.
+
+    Attributes:
+        players: the player count (``--players``).
+        seed: the seed of the self-play games (``--seed``).
+        iterations: rounds of self-play and training (``--iterations``).
+        games: self-play games per iteration (``--games``).
+        epsilon: the chance of a random legal move in self-play (``--epsilon``).
+        hidden: the hidden layers' widths, comma-separated (``--hidden``).
+        epochs: training passes per iteration (``--epochs``).
+        batch: the training batch size (``--batch``).
+        rate: the learning rate (``--rate``).
+        window: iterations of records the network trains on (``--window``).
+        target: what the network learns to predict (``--target``).
+        eval_games: held-out games that measure each iteration (``--eval-games``).
+        teacher: the search that labels decisions, or ``none`` (``--teacher``).
+        label_rate: the share of decisions the teacher labels (``--label-rate``).
+        teacher_budget: the teacher's play-outs per decision (``--teacher-budget``).
+        feature_version: the version of the network's input features.
+    """
 
     players: int = 4
     seed: int = 1

@@ -17,13 +17,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.core.tiles import N_TILES, TILE_NAMES
+from sim.core.tiles import TILE_NAMES
 from sim.errors import SettingError, SniffError
 from sim.kernels.runner import ROUND_CAP, trace_events
 from sim.openings.folder import GAMES_DIR, LEDGER, STUDY, clear_outputs
 from sim.openings.output import (
-    load_openings,
-    openings_blocks,
     openings_section,
     write_results,
 )
@@ -39,9 +37,8 @@ from sim.openings.play import (
     iter_openings,
     leader_lineup,
     make_config,
-    play_openings,
 )
-from sim.openings.tally import OpeningsTally, summarise_openings
+from sim.openings.tally import OpeningsTally
 from sim.run.settings import RunControl, numba_threads
 from sim.store.folders import remove_unstarted
 from sim.store.lock import RunLock
@@ -259,7 +256,6 @@ def trace_opening_game(config: OpeningsConfig, game_id: int) -> list[dict]:
 
 
 __all__ = [
-    "check_folder", "default_folder", "load_openings", "make_config", "measure_openings",
-    "N_TILES", "openings_blocks", "openings_section", "play_openings", "resume_config",
-    "run_openings", "SLOTS_PER_DEAL", "summarise_openings", "trace_opening_game"
+    "check_folder", "default_folder", "measure_openings", "openings_section", "resume_config",
+    "run_openings", "trace_opening_game"
 ]

@@ -47,7 +47,14 @@ def elo_of_difference(difference: float) -> float:
 
 @dataclass(frozen=True)
 class Sprt:
-    """The hypotheses (win-rate differences) and planned error rates of one test."""
+    """The hypotheses (win-rate differences) and planned error rates of one test.
+
+    Attributes:
+        h0: the win-rate difference of the null hypothesis.
+        h1: the win-rate difference of the alternative.
+        alpha: the planned chance of deciding H1 when H0 holds.
+        beta: the planned chance of deciding H0 when H1 holds.
+    """
 
     h0: float
     h1: float

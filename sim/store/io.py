@@ -52,8 +52,8 @@ __all__ = [
     "clear_run", "COMPRESSION", "error_text", "FORMAT", "games_table", "is_run_folder", "load",
     "MANIFEST", "mark_running", "METADATA_KEY", "open_run", "parquet_options", "part_files",
     "part_name", "PARTIAL_DIR", "read_manifest", "remove_temporaries", "rounds_table", "Run",
-    "summary_part", "TABLES", "tables_for", "tables_of", "TEMP_SUFFIX", "with_metadata",
-    "write_bytes", "write_chunk", "write_json"
+    "summary_part", "tables_for", "tables_of", "with_metadata", "write_bytes", "write_chunk",
+    "write_json"
 ]
 
 FORMAT = "sniff-simulate/1"

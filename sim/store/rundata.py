@@ -238,7 +238,19 @@ def pairing_folders(folder: Path) -> list[Path]:
 @dataclass
 class RunData:
     """One run a report covers: the checked run, its size, how to name its sides, and (once
-    ``sim.report`` has read it) ``figures``, the counts behind every figure."""
+    ``sim.report`` has read it) ``figures``, the counts behind every figure.
+
+    Attributes:
+        name: the run's name in the report.
+        path: its folder (None: a run in memory).
+        manifest: its manifest.
+        run: its parts checked.
+        n_games: its games.
+        tournament: the tournament it is a pairing of, or None.
+        notes: notes the report shows about it.
+        figures: sim.report.aggregate.RunFigures, added by the report: a room above this one, so its
+            class is not named here.
+    """
 
     name: str
     path: Path | None

@@ -52,7 +52,12 @@ def _is_double(tile: str) -> bool:
 
 @dataclass(frozen=True)
 class SniffSpot:
-    """Where the Sniff lies: ``arm`` None is the opening tile; else ``arms[arm][index]``."""
+    """Where the Sniff lies: ``arm`` None is the opening tile; else ``arms[arm][index]``.
+
+    Attributes:
+        arm: the arm the Sniff lies on (None: it is the opening tile).
+        index: its place on that arm, from the opening.
+    """
 
     arm: str | None
     index: int = 0
@@ -64,6 +69,19 @@ class ReplayState:
 
     Arm lists hold tiles as the trace wrote them (matching half first), nearest the opening
     first, which is all a picture needs: the outer half of each tile is its second half.
+
+    Attributes:
+        players: the player count.
+        game: the game being replayed, or None before the first.
+        round: the round, from 1.
+        opening: the opening tile, or None before it is placed.
+        arms: each arm's tiles, nearest the opening first.
+        sniff: where the Sniff lies, or None.
+        ends: each arm's open end (None: no tile there).
+        previous_ends: the ends before the last placement.
+        scores: each seat's score.
+        hands: each seat's tiles, where the trace shows them.
+        boneyard: the tiles left in the boneyard.
     """
 
     players: int = 0
