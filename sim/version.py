@@ -4,6 +4,6 @@
 ``sim`` itself would depend on the package's top.)
 """
 
-__all__: list[str] = []  # nothing here is used outside sim
+__all__ = ["__version__"]
 
 __version__ = "0.1.0"

@@ -282,7 +282,7 @@ def test_the_check_finds_a_private_import(tmp_path):
 PUBLIC_AT_6DC88FB = 1497
 # Where the count stands: lower it as names go internal (tests through the public function
 # that uses a name), never raise it; the goal is PUBLIC_AT_6DC88FB // 2.
-PUBLIC_LIMIT = 852
+PUBLIC_LIMIT = 850
 
 
 def public_count(root: Path = ROOT) -> int:

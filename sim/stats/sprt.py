@@ -33,7 +33,7 @@ import numpy as np
 from sim.errors import SettingError
 from sim.stats.intervals import Z95, Moments, normal_quantile
 
-__all__ = ["DealOutcomes", "elo_of_difference", "MIN_VARIANCE", "simulate_tests", "Sprt"]
+__all__ = ["DealOutcomes", "elo_of_difference", "simulate_tests", "Sprt"]
 
 MIN_VARIANCE = 1e-4  # a run of identical deals (variance 0) still has a finite LLR
 

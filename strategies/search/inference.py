@@ -96,7 +96,7 @@ def past_decisions(observation):
         scores[team] = observation[view.SCORE + team] - points_in_round[team]
     for seat in range(players):
         sizes[seat] = engine.HAND_SIZE_FOR_PLAYERS[players]
-    boneyard = engine.N_TILES - players * engine.HAND_SIZE_FOR_PLAYERS[players]
+    boneyard = N_TILES - players * engine.HAND_SIZE_FOR_PLAYERS[players]
     layout = EMPTY_LAYOUT
     played = 0
     for index in range(n_events):
