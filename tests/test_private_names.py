@@ -3,7 +3,8 @@ for another package's private name (an underscore name imported, or read off an 
 module): what one package offers another is public, so a private name can change without
 breaking a caller elsewhere.
 Inside one package (``sim.stats.tally`` and ``sim.stats.intervals``) private names are the
-package's own business."""
+package's own business. The same holds for a name a module leaves out of its ``__all__``: it
+is internal to the module's package, and no other package uses it."""
 
 from __future__ import annotations
 
