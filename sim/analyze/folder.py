@@ -40,6 +40,7 @@ FORMAT = "sniff-analyze/1"
 RECORD = "analysis.json"
 LEDGER = "parts.jsonl"
 SUMMARY = "summary.json"
+# the CSV tables an analysis writes: its losses by strategy, phase, kind and player, the curve
 CSV_FILES = ("strategies.csv", "phases.csv", "kinds.csv", "players.csv", "curve.csv")
 POSITIONS = "positions"
 COSTLIEST = "costliest.md"

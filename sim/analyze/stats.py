@@ -18,6 +18,7 @@ import pandas as pd
 
 from sim.analyze.settings import Mark, Phase
 
+# the marks of a costly decision, mildest first
 MARKS = (Mark.INACCURACY.value, Mark.MISTAKE.value, Mark.BLUNDER.value)
 PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
 

@@ -58,6 +58,7 @@ __all__ = [
 
 LOW, HIGH = -1.0, 2.0
 
+# (name, size) of each block of the encoding, in order
 BLOCKS: tuple[tuple[str, int], ...] = (
     ("hand", N_TILES), ("played", N_TILES), ("unseen", N_TILES), ("arms", 4 * 11),
     ("sniff", 3 + N_PIPS), ("count", 1), ("scores", 4), ("hand_sizes", 4),

@@ -22,6 +22,7 @@ __all__ = [
     "load_plugins", "PLUGINS_ENV"
 ]
 
+# the modules of the built-in strategies, which load_builtins imports
 BUILTIN_MODULES = (
     "strategies.heuristics.random",
     "strategies.heuristics.greedy",
