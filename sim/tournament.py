@@ -48,7 +48,9 @@ from sim.store.rundata import (
     result_problems,
 )
 
-__all__ = ["load", "output_problems", "pairings", "run_tournament", "TournamentInterrupted"]
+__all__ = [
+    "load", "output_problems", "pairings", "run_tournament", "Tournament", "TournamentInterrupted"
+]
 
 if TYPE_CHECKING:  # imported where a tournament is played or read
     import pandas as pd
@@ -89,7 +91,17 @@ def default_folder(base: Path = Path("results")) -> Path:
 
 @dataclass
 class Tournament:
-    """A played tournament: its folder, pairing runs, matrix and ratings."""
+    """A played tournament: its folder, pairing runs, matrix and ratings.
+
+    Attributes:
+        folder: the tournament's folder.
+        manifest: its manifest (``tournament.json``): config, pairings, status.
+        runs: each pairing's run, in order.
+        matrix: long form, see sim.report.tables.pairwise_matrix.
+        ratings: the fitted ratings.
+        files: each output file written (name -> path); empty when none were written.
+        ranking: rank ranges, tie groups, goodness of fit.
+    """
 
     folder: Path
     manifest: dict
