@@ -284,7 +284,7 @@ PUBLIC_AT_6DC88FB = 1497
 # that uses a name); raise it only for a name that is part of the API (a result type that a
 # public function returns), never for a helper a test reaches for. The goal is
 # PUBLIC_AT_6DC88FB // 2.
-PUBLIC_LIMIT = 852
+PUBLIC_LIMIT = 860
 
 
 def public_count(root: Path = ROOT) -> int:
