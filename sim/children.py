@@ -15,7 +15,7 @@ import site
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["SAFE_PATH", "child_env", "protect_children"]
+__all__ = ["child_env", "protect_children", "ROOT"]
 
 SAFE_PATH = "PYTHONSAFEPATH"
 ROOT = str(Path(__file__).resolve().parents[1])  # the folder holding sim/ and strategies/

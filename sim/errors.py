@@ -4,6 +4,8 @@ import re
 import signal
 from collections.abc import Callable
 
+__all__ = ["SettingError", "SniffError", "Stopped"]
+
 # "{name}" or "{name=value}": a setting, or a setting with the value it was given
 _SETTING = re.compile(r"\{([a-z][a-z0-9_]*(?:=[^{}]*)?)\}")
 

@@ -26,6 +26,12 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+__all__ = [
+    "check_replaceable", "kind_of", "link_problem", "link_problems", "link_words",
+    "open_lock_file", "open_regular", "own_folder", "own_inode", "place_new", "read_regular",
+    "refuse_links", "TEMP_SUFFIX", "UnsafeFile", "write_atomic", "write_once"
+]
+
 TEMP_SUFFIX = ".tmp"  # of every temporary file (a killed run's are cleared by resume)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -27,6 +27,8 @@ from sim.kernels.shared import (
     lock_held,
 )
 
+__all__ = ["compile_once", "POSITION"]
+
 PARTS = ("engine", "hint", "strategies")
 
 

@@ -54,6 +54,10 @@ from sim.store.rundata import (
     result_problems,
 )
 
+__all__ = [
+    "load", "output_problems", "pairings", "run_tournament", "TournamentInterrupted"
+]
+
 if TYPE_CHECKING:  # imported where a tournament is played or read
 
     from sim.run.plan import Plan
@@ -369,6 +373,8 @@ def output_problems(folder: str | Path) -> list[str]:
 
 
 class TournamentInterrupted(Stopped):
+    """A tournament stopped by Ctrl-C or SIGTERM: how many pairings it finished, and where."""
+
     def __init__(self, folder: Path, done: int, total: int, signum: int) -> None:
         super().__init__(signum)
         self.folder, self.done, self.total = folder, done, total

@@ -4,4 +4,6 @@
 ``sim`` itself would depend on the package's top.)
 """
 
+__all__ = ["__version__"]
+
 __version__ = "0.1.0"

@@ -25,7 +25,23 @@ from sim.hint.tracker import decisions
 
 @dataclass
 class Pending:
-    """One decision to value: where it is, what was played, and the search's inputs."""
+    """One decision to value: where it is, what was played, and the search's inputs.
+
+    Attributes:
+        ref: the sampled game the decision is in.
+        index: its place among the game's decisions, from 0.
+        round: the round of the game, from 1.
+        turn: the turn within the round.
+        seat: the deciding seat.
+        players: the game's player count.
+        strategy: the label of the strategy that decided.
+        phase: the phase of the round (``phase_of``).
+        kind: the kind of decision.
+        moves: the legal moves, in the engine's order.
+        played: index of the move played in ``moves``.
+        position: the position as the deciding seat sees it.
+        seed: the search's seed word.
+    """
 
     ref: GameRef
     index: int  # its place among the game's decisions, from 0
@@ -50,6 +66,8 @@ class Pending:
 
 
 def phase_of(position: Position) -> Phase:
+    """The phase of the round a position is in: opening, boneyard, empty boneyard, or a drawn tile
+    to place."""
     if not position.table:
         return Phase.OPENING
     if position.drawn >= 0:
@@ -128,4 +146,4 @@ def search_inputs(pending: list[Pending]) -> tuple[np.ndarray, np.ndarray, np.nd
     return observations, moves, n_moves, seeds
 
 
-__all__ = ["Pending", "game_decisions", "kind_of", "phase_of", "search_inputs"]
+__all__ = ["game_decisions", "kind_of", "Pending", "phase_of"]

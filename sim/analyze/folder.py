@@ -40,6 +40,7 @@ FORMAT = "sniff-analyze/1"
 RECORD = "analysis.json"
 LEDGER = "parts.jsonl"
 SUMMARY = "summary.json"
+# the CSV tables an analysis writes: its losses by strategy, phase, kind and player, the curve
 CSV_FILES = ("strategies.csv", "phases.csv", "kinds.csv", "players.csv", "curve.csv")
 POSITIONS = "positions"
 COSTLIEST = "costliest.md"
@@ -48,6 +49,7 @@ MAX_RECORD = 64 * 2**20
 
 
 def is_analysis_folder(path: Path) -> bool:
+    """Whether a folder is an analysis (it holds the analysis's record)."""
     return (Path(path) / RECORD).is_file()
 
 
@@ -102,6 +104,7 @@ def read_record(folder: Path) -> dict:
 
 
 def set_status(folder: Path, status: str, **more) -> None:
+    """Write an analysis's status (and any other fields given) into its record."""
     record = read_record(folder)
     record.update(status=status, **more)
     write_json(Path(folder) / RECORD, record)
@@ -185,7 +188,6 @@ def read_tables(folder: Path, records: dict[int, dict]):
     return frames["decisions"], frames["curve"]
 
 
-__all__ = ["COSTLIEST", "CSV_FILES", "FORMAT", "LEDGER", "POSITIONS", "RECORD", "SUMMARY",
-           "check_folder", "finish_part", "is_analysis_folder", "part_files", "read_record",
-           "read_tables", "set_status", "sound_parts", "start_record", "table_files",
-           "write_json", "write_part"]
+__all__ = [
+    "check_folder", "CSV_FILES", "is_analysis_folder", "read_record", "set_status", "table_files"
+]

@@ -138,5 +138,4 @@ def summary_text(tables: dict[str, pd.DataFrame], settings: AnalyzeSettings) -> 
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SPLITS", "costliest_markdown", "interval_text", "position_file", "results",
-           "summary_text", "write_results"]
+__all__ = ["summary_text"]

@@ -29,7 +29,16 @@ MAX_SUMMARY = 64 * 2**20
 
 @dataclass
 class Analysis:
-    """One analysis folder, read and checked."""
+    """One analysis folder, read and checked.
+
+    Attributes:
+        folder: the analysis folder.
+        settings: the settings it was made with (``summary.json``'s ``settings``).
+        summary: its ``summary.json``.
+        strategies: ``strategies.csv``: one row per strategy (docs/analyze.md lists its columns).
+        phases: ``phases.csv``: the same per strategy and phase of the round.
+        decisions: COLUMNS of every analysed decision.
+    """
 
     folder: Path
     settings: dict

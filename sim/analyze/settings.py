@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from sim.core.checks import check_seed
 from sim.errors import SettingError
-from sim.hint.estimate import MAX_BUDGET, check_budget, check_policy
+from sim.hint.estimate import check_budget, check_policy
 
 DEFAULT_BUDGET = 100  # play-outs per move of each of the two searches
 DEFAULT_GAMES = 100
@@ -74,7 +74,22 @@ class Endgame(StrEnum):
 
 @dataclass(frozen=True)
 class AnalyzeSettings:
-    """How the decisions are valued and the games sampled."""
+    """How the decisions are valued and the games sampled.
+
+    Attributes:
+        budget: play-outs per decision (``--budget``).
+        policy: the play-out policy (``--policy``).
+        seed: the seed of the sample and of the searches.
+        games: games sampled per source (a run, a pairing, a trace file).
+        part_games: games per part (the unit of resume and of Dask).
+        strategies: analyse only these strategy labels (empty: all).
+        played: which move counts as played: the game's own, or the search's choice.
+        endgame: how an endgame is valued: exactly, or played out like every other decision.
+        curve: budgets of the budget curve (each at most ``budget``).
+        thresholds: the losses, in points, of an inaccuracy, a mistake and a blunder.
+        worst: costliest positions written.
+        bootstrap: resamples of the games for the intervals.
+    """
 
     budget: int = DEFAULT_BUDGET
     policy: str = "greedy"
@@ -152,5 +167,4 @@ def mark_of(loss: float, low: float, thresholds: tuple[float, float, float]) -> 
     return Mark.NONE
 
 
-__all__ = ["BLUNDER", "DEFAULT_BUDGET", "DEFAULT_GAMES", "INACCURACY", "MAX_BUDGET", "MISTAKE",
-           "AnalyzeSettings", "Endgame", "Kind", "Mark", "Phase", "Played", "mark_of"]
+__all__ = ["AnalyzeSettings", "DEFAULT_BUDGET", "Endgame", "Mark", "mark_of", "Played"]

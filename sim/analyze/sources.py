@@ -44,7 +44,12 @@ class Source:
 @dataclass(frozen=True)
 class GameRef:
     """One sampled game: its source and its id there (a run's game id, or the game's
-    place in a trace file from 0)."""
+    place in a trace file from 0).
+
+    Attributes:
+        source: the source the game was sampled from (a run, a pairing, a trace file).
+        game: its id there: a run's game id, or its place in a trace file from 0.
+    """
 
     source: str
     game: int
@@ -208,5 +213,4 @@ def source_of(record: dict) -> Source:
                   int(record["games"]))
 
 
-__all__ = ["GameReader", "GameRef", "Source", "SourceKind", "check_traced_game", "find_sources",
-           "sample_games", "source_of", "source_record", "source_seed"]
+__all__ = ["GameRef"]

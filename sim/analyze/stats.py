@@ -18,6 +18,7 @@ import pandas as pd
 
 from sim.analyze.settings import Mark, Phase
 
+# the marks of a costly decision, mildest first
 MARKS = (Mark.INACCURACY.value, Mark.MISTAKE.value, Mark.BLUNDER.value)
 PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
 
@@ -154,5 +155,4 @@ def costliest(frame: pd.DataFrame, count: int) -> pd.DataFrame:
     return order.drop(columns="_sep").head(count).reset_index(drop=True)
 
 
-__all__ = ["MARKS", "Resamples", "costliest", "curve_table", "group_rows", "noise_share",
-           "split_table", "strategy_table"]
+__all__ = ["MARKS", "Resamples"]

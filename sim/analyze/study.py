@@ -35,7 +35,14 @@ from sim.errors import SettingError, SniffError
 
 @dataclass(frozen=True)
 class AnalysisPlan:
-    """What one analysis values: its settings, sources and sampled games."""
+    """What one analysis values: its settings, sources and sampled games.
+
+    Attributes:
+        settings: how the decisions are valued and the games sampled.
+        sources: the runs, pairings and trace files sampled.
+        games: the sampled games, in order.
+        code: the search's generated module: its name carries the code's hash.
+    """
 
     settings: AnalyzeSettings
     sources: tuple[Source, ...]
@@ -167,7 +174,13 @@ def _parts_on_cluster(plan: AnalysisPlan, folder: Path, todo: list, cluster, rec
 @dataclass(frozen=True)
 class Hooks:
     """What the caller hears: progress (games done, total), a stop check between parts,
-    alerts (a part set aside)."""
+    alerts (a part set aside).
+
+    Attributes:
+        progress: called with (games done, total) as parts finish.
+        check: called between parts; raises to stop the analysis.
+        alert: called with one line when a part is set aside.
+    """
 
     progress: Callable[[int, int], None] = lambda done, total: None
     check: Callable[[], None] = lambda: None
@@ -236,5 +249,7 @@ def run_analysis(plan: AnalysisPlan | None, folder: Path, *, resume: bool = Fals
     return tables
 
 
-__all__ = ["AnalysisPlan", "Hooks", "analyse_games", "analyse_part_task", "analyse_trace_game",
-           "plan_analysis", "run_analysis", "warm_up_task"]
+__all__ = [
+    "AnalysisPlan", "Hooks", "analyse_games", "analyse_trace_game", "plan_analysis",
+    "run_analysis",
+]

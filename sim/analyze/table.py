@@ -79,7 +79,8 @@ def arrow_table(name: str, rows: list[dict]) -> pa.Table:
 
 
 def column_text(name: str) -> dict[str, str]:
+    """Each column of one analysis table with its description (docs/analyze.md)."""
     return {column: text for column, _, text in TABLES[name]}
 
 
-__all__ = ["CURVE", "DECISIONS", "TABLES", "arrow_table", "column_text", "schema"]
+__all__ = ["column_text", "TABLES"]

@@ -191,5 +191,4 @@ def decision_row(item: Pending, played: int, found: Figures, settings: AnalyzeSe
     }
 
 
-__all__ = ["BATCH", "Figures", "figures", "paired", "search", "search_signature",
-           "value_decisions"]
+__all__ = ["figures", "search", "search_signature"]

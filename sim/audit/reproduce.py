@@ -30,7 +30,7 @@ from sim.run.plan import Plan, rotation_for
 from sim.store import io
 from sim.store.scan import read_part
 
-__all__ = ["DEFAULT_REPLAY", "first_difference", "lineup_problem", "replay_problems"]
+__all__ = ["first_difference", "lineup_problem", "replay_problems", "sample_ids"]
 
 DEFAULT_REPLAY = 100
 MAX_REPLAY = 100_000  # a verify, not a second run

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from sim.core.seating import team_count
 
+__all__ = ["config_field", "error_text", "read_footer", "required_columns"]
+
 
 def error_text(error: BaseException) -> str:
     """A library's error message on one line (Arrow's span several)."""

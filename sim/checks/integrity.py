@@ -48,6 +48,13 @@ from sim.files import (
     own_inode,
 )
 
+__all__ = [
+    "absent_problem", "append_record", "check_run", "chunk_record", "expected_chunks",
+    "file_digest", "file_problem", "first_missing", "LEDGER", "MAX_LEDGER_LINE", "part_name",
+    "part_record", "read_ledger", "require_sound", "run_link_problems",
+    "SET_ASIDE", "set_aside", "TABLES", "tables_for", "tables_of"
+]
+
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only
 LEDGER = "parts.jsonl"
 SET_ASIDE = "set-aside"  # where --resume moves a bad part (kept, never deleted)
@@ -58,6 +65,7 @@ SMALL_RUN = 32 * 2**20  # bytes of parts that even the cheap check hashes (some 
 
 
 def part_name(chunk: int) -> str:
+    """The file name of a chunk's Parquet part."""
     return f"part-{chunk:06d}.parquet"
 
 
@@ -89,6 +97,7 @@ def tables_of(config: dict) -> tuple[str, ...]:
 
 
 def file_digest(path: Path) -> str:
+    """The content hash of a part file, read without following a link or blocking on a FIFO."""
     with os.fdopen(open_regular(path, "part"), "rb") as handle:  # a FIFO never blocks it
         return hashlib.file_digest(handle, HASH).hexdigest()
 

@@ -17,6 +17,8 @@ from typing import TypeGuard
 from sim.core.checks import MAX_SEED
 from sim.errors import SniffError
 
+__all__ = ["check_run_manifest", "MAX_CHUNK_SIZE", "MAX_GAMES", "tournament_manifest_problem"]
+
 # Sizes no run can have, refused by the planner (sim.run.plan) before anything starts, and
 # here in a manifest: game ids beyond this would take years to play and petabytes to store.
 MAX_GAMES = 10**12

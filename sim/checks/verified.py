@@ -26,7 +26,7 @@ from pathlib import Path
 from sim.cache import cache_base, own_folder
 from sim.files import write_once
 
-__all__ = ["is_verified", "mark_verified", "unverified_note"]
+__all__ = ["mark_verified", "unverified_note"]
 
 
 def _state(folder: Path, parts: list[Path]) -> str:

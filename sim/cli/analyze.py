@@ -14,6 +14,8 @@ import click
 
 from sim.cli.options import TextPath, positive, scheduler_option, seed_value
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 
 def _thresholds(ctx, param, value):
     if value is None:

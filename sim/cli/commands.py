@@ -19,6 +19,8 @@ from sim.display.formatting import printable, shown_name
 from sim.display.progress import ProgressBar
 from sim.run.settings import RunControl
 
+__all__ = ["ctrl_c_stops"]
+
 MAX_POSITION = 2**20  # a position is a few lines; anything longer is not one
 
 

@@ -11,6 +11,8 @@ from sim.cli.options import scheduler_option, seed_value, sprt_options
 from sim.compare import CHUNK_DEALS, DEFAULT_MAX_GAMES, RESULT
 from sim.display.formatting import printable, shown_name
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 
 @click.command()
 @click.argument("a", required=False)

@@ -13,6 +13,8 @@ import click
 
 from sim.cli.options import TextPath, seed_value
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 
 @click.command()
 @click.argument("position_file", metavar="[POSITION]", required=False,

@@ -10,6 +10,8 @@ import click
 
 from sim.cli.options import scheduler_option, seed_value
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 OPTIONS = {  # option name: (type, help)
     "players": (int, "2, 3 or 4 (one model per player count)  [default: 4]"),
     "seed": (int, "Seed of every game and of the network's initialisation  [default: 1]"),
@@ -61,7 +63,8 @@ def learn(out, resume, quiet, threads, scheduler, **given) -> None:
     --strategies learned:model=OUT/model.npz.
     """
     from sim.display.formatting import printable
-    from sim.learn.training import LearnConfig, learn, main_progress
+    from sim.learn.config import LearnConfig
+    from sim.learn.training import learn, main_progress
 
     chosen = {name: value for name, value in given.items() if value is not None}
     names = {f.name for f in fields(LearnConfig)}

@@ -29,6 +29,8 @@ from sim.cli.serve import serve as serve_command
 from sim.cli.tune import tune as tune_command
 from sim.errors import SniffError
 
+__all__ = ["cli", "main"]
+
 
 @click.group(cls=SniffGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sniff")
@@ -175,8 +177,6 @@ def openings(players, strategies, deals, seed, out, overwrite, resume, threads, 
 
 
 TALLY_LIMIT = 100_000  # 20,000 strokes: far past any game's score, still a printable tally
-
-
 MAX_INPUT_LINE = 64 * 2**10  # a typed answer is a few characters
 
 

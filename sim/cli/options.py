@@ -13,6 +13,8 @@ import click
 
 from sim.errors import SniffError
 
+__all__ = ["error_text", "flag_of"]
+
 
 class TextPath(click.Path):
     """A path option or argument whose name must be valid UTF-8

@@ -12,6 +12,8 @@ import click
 
 from sim.cli.options import TextPath
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 
 @click.command()
 @click.argument("folder", metavar="FOLDER", type=click.Path(path_type=Path))

@@ -14,6 +14,8 @@ import click
 
 from sim.errors import SniffError
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 INSTALL_HINT = "sniff serve needs starlette and uvicorn: pip install 'sniff[serve]'"
 
 

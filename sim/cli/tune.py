@@ -17,6 +17,8 @@ from sim.cli.options import (
     sprt_options,
 )
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 
 @click.command()
 @click.argument("strategy", required=False)

@@ -18,6 +18,8 @@ import click
 from sim.cli.commands import reading_bar
 from sim.display.formatting import printable
 
+__all__: list[str] = []  # nothing here is used outside sim.cli
+
 
 def say(text: str) -> None:
     """A line of ``sniff verify`` on standard output, escaped for the terminal: folder and
@@ -35,6 +37,7 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
     from sim.checks.verified import mark_verified
     from sim.compare.bound import result_problem
     from sim.errors import SniffError
+    from sim.files import link_problems
     from sim.openings.bound import derived_problems
     from sim.openings.folder import STUDY, folder_problems, is_openings_folder
     from sim.openings.play import SLOTS_PER_DEAL
@@ -74,8 +77,8 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
                            + heatmap_words(folder)))
         elif os.path.lexists(folder / TOURNAMENT_MANIFEST):  # a FIFO there is one line
             complete = read_tournament_manifest(folder).get("status") == "complete"
-            for line in integrity.link_problems(folder, {TOURNAMENT_MANIFEST: "manifest",
-                                                         "pairs": "pairs folder"}):
+            for line in link_problems(folder, {TOURNAMENT_MANIFEST: "manifest",
+                                              "pairs": "pairs folder"}):
                 say(f"bad: {line}")
                 bad += 1
             for line in stray_pairs(folder):  # written by another command, not a pairing

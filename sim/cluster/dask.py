@@ -37,6 +37,11 @@ from typing import Any
 
 from sim.errors import SettingError, SniffError
 
+__all__ = [
+    "check_scheduler", "check_threads_option", "ClusterLost", "DaskCluster", "machine_cores",
+    "worker_report", "worker_threads"
+]
+
 CONNECT_TIMEOUT = 15.0  # seconds to reach a scheduler
 WORKER_TIMEOUT = 60.0  # seconds to wait for a first worker to join it
 POLL_SECONDS = 0.2  # wait at most this long for results before looking at Ctrl-C again

@@ -2,17 +2,14 @@
 
 - ``play``: :func:`compare` plays a run of A against B chunk by chunk (a normal run folder,
   whose plan carries the test, so report, verify and resume work as for any run) and writes
-  ``compare.json``; the decision and its lines;
-- ``check``: the test's operating characteristic measured on real games (disjoint
-  segments of one long duplicate run, each tested as a compare run would be).
+  ``compare.json``; the decision and its lines.
 
 The statistics are in ``sim.stats.sprt``. May import: the rooms below it in docs/design.md
 (``sim.core`` ... ``sim.run``, ``sim.store``).
 """
 
 __all__ = [
-    "H0", "H1", "ALPHA", "BETA", "CHUNK_DEALS", "DEFAULT_MAX_GAMES", "RESULT", "bound",
-    "check", "play",
+    "H0", "H1", "ALPHA", "BETA", "CHUNK_DEALS", "DEFAULT_MAX_GAMES", "RESULT", "bound", "play",
 ]
 
 # The defaults of a comparison: no advantage against 5 points of win rate (about 17 Elo, a

@@ -23,6 +23,8 @@ from sim.run.sequential import SequentialStop
 from sim.run.settings import RunControl
 from sim.stats.sprt import Sprt, elo_of_difference
 
+__all__ = ["compare", "Comparison"]
+
 ESTIMATE_NOTE = (
     "naive mean over the deals played, with its fixed-sample 95% interval; a test that "
     "stops when a bound is crossed tends to overstate the difference in the direction it "
@@ -32,7 +34,22 @@ ESTIMATE_NOTE = (
 
 @dataclass
 class Comparison:
-    """What a compare run decided, and how far it went."""
+    """What a compare run decided, and how far it went.
+
+    Attributes:
+        a: the first strategy's spec.
+        b: the second strategy's spec.
+        players: the player count.
+        seed: the run's seed.
+        sprt: the sequential test that decided.
+        decision: "H0", "H1" or "undecided".
+        games: the games played.
+        deals: the whole duplicate deals played.
+        llr: the log-likelihood ratio when the run stopped.
+        estimate: (difference, low, high).
+        folder: the run folder, or None for a run kept in memory.
+        history: one record per chunk: its games, LLR and bounds.
+    """
 
     a: str
     b: str

@@ -23,13 +23,21 @@ from sim.core.observation import OBSERVATION_SIZE
 from sim.core.tiles import N_TILES
 
 __all__ = [
-    "GAME_ROW", "KIND_ROW", "N_MOVES_ROW", "POSITION_ROW", "SEAT_ROW", "Deal", "Dispatch",
-    "Games", "Log", "ROW_MOVES", "Seats", "Tables", "new_rows", "new_seats",
+    "Dispatch", "GAME_ROW", "Games", "KIND_ROW", "Log", "N_MOVES_ROW", "new_rows", "new_seats",
+    "POSITION_ROW", "ROW_MOVES", "SEAT_ROW", "Seats", "Tables"
 ]
 
 
 class Seats(NamedTuple):
-    """Who decides at each seat of the game being played, and what a decision uses."""
+    """Who decides at each seat of the game being played, and what a decision uses.
+
+    Attributes:
+        functions: (MAX_PLAYERS,) int64: each seat's chooser (Chooser.OUTSIDE: the caller).
+        params: (MAX_PLAYERS, n_params) float64: each seat's parameter row.
+        moves: (MAX_MOVES,) int64: the legal moves asked about, NO_MOVE when unused.
+        observation: (OBSERVATION_SIZE,) int64: the deciding seat's public view.
+        rng: (1,) uint64: the deciding seat's own stream, swapped in and out.
+    """
 
     functions: np.ndarray  # (MAX_PLAYERS,) int64: each seat's chooser (Chooser.OUTSIDE: the caller)
     params: np.ndarray  # (MAX_PLAYERS, n_params) float64: each seat's parameter row
@@ -39,7 +47,12 @@ class Seats(NamedTuple):
 
 
 class Log(NamedTuple):
-    """Where the round being played is written as it goes."""
+    """Where the round being played is written as it goes.
+
+    Attributes:
+        round_row: (ROUND_FIELDS,) int64: the round's ROUND_* statistics.
+        events: (rows, EVENT_WIDTH) int64: trace rows (no rows: none are kept).
+    """
 
     round_row: np.ndarray  # (ROUND_FIELDS,) int64: the round's ROUND_* statistics
     events: np.ndarray  # (rows, EVENT_WIDTH) int64: trace rows (no rows: none are kept)
@@ -56,14 +69,27 @@ class Deal(NamedTuple):
 
 
 class Tables(NamedTuple):
-    """Where a batch's results go, one row of each per game."""
+    """Where a batch's results go, one row of each per game.
+
+    Attributes:
+        games: (n, GAME_FIELDS) int64: each game's GAME_* row.
+        rounds: (n, slots, ROUND_FIELDS) int32: each game's rounds, as far as room goes.
+    """
 
     games: np.ndarray  # (n, GAME_FIELDS) int64: each game's GAME_* row
     rounds: np.ndarray  # (n, slots, ROUND_FIELDS) int32: each game's rounds, as far as room goes
 
 
 class Games(NamedTuple):
-    """The games of a batch: what each game is made of."""
+    """The games of a batch: what each game is made of.
+
+    Attributes:
+        seed: the run's seed word.
+        deal_ids: (n,) int64.
+        game_ids: (n,) int64: key each seat's strategy stream.
+        forced_leads: (n,) int64: round 1's opening tile, -1 none.
+        round_cap: the most rounds a game may play.
+    """
 
     seed: np.uint64  # the run's seed word
     deal_ids: np.ndarray  # (n,) int64
@@ -73,7 +99,14 @@ class Games(NamedTuple):
 
 
 class Dispatch(NamedTuple):
-    """Who plays which seat of each game of a batch."""
+    """Who plays which seat of each game of a batch.
+
+    Attributes:
+        players: the player count.
+        seat_specs: (n, MAX_PLAYERS) int64: each seat's index into the specs below.
+        functions: (specs,) int64: each spec's dispatch id.
+        params: (specs, n_params) float64: each spec's parameter row.
+    """
 
     players: int
     seat_specs: np.ndarray  # (n, MAX_PLAYERS) int64: each seat's index into the specs below

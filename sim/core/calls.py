@@ -31,9 +31,10 @@ from llvmlite import binding, ir
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["CHOOSE_SIGNATURE", "N_SLOTS", "PAIRED_SLOT", "RAISED", "SEARCH_CHOICE", "SEARCH_PAIRED",
-           "SEARCH_SIGNATURE", "SEARCH_SLOT", "SEARCH_VALUES", "SLOTS", "call_choose",
-           "call_search", "slot"]
+__all__ = [
+    "call_choose", "call_search", "CHOOSE_SIGNATURE", "PAIRED_SLOT", "RAISED", "SEARCH_CHOICE",
+    "SEARCH_PAIRED", "SEARCH_SIGNATURE", "SEARCH_SLOT", "SEARCH_VALUES", "slot", "SLOTS"
+]
 
 # The wrapper's C signature: observation (pointer, length), moves (pointer, length), n_moves,
 # params (pointer, length), rng (pointer, length) -> the chosen index.

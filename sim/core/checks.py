@@ -13,7 +13,7 @@ from numbers import Integral
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SettingError
 
-__all__ = ["MAX_SEED", "check_players", "check_seed"]
+__all__ = ["check_players", "check_seed", "MAX_SEED"]
 
 MAX_SEED = 2**63 - 1  # a run seed: what the random streams are keyed by (sim.core.rng)
 

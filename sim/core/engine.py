@@ -57,6 +57,22 @@ from sim.core.observation import team_count, team_of
 from sim.core.rng import SALT_DEAL, SALT_STRATEGY, random_below, stream_key
 from sim.core.tiles import N_TILES, TILE_PIPS
 
+__all__ = [
+    "apply_placement", "BAD_CHOICE", "BONEYARD_POS", "Chooser", "deal_round", "DECK", "End",
+    "END_BLOCKED", "END_DOMINO", "END_NAMES", "EVENT_ARM", "EVENT_COUNT", "EVENT_COUNT_FIELD",
+    "EVENT_DRAW", "EVENT_EXTRA", "EVENT_GAME_END", "EVENT_KIND", "EVENT_LAYOUT", "EVENT_PASS",
+    "EVENT_PLAY", "EVENT_POINTS", "EVENT_ROUND_END", "EVENT_ROUND_START", "EVENT_SCORES",
+    "EVENT_SEAT", "EVENT_TILE", "EVENT_WIDTH", "EXTERNAL", "fill_decision", "fill_observation",
+    "GAME_BAD_CHOICE", "GAME_CAP_HIT", "GAME_DECISIONS", "GAME_DRAWS", "GAME_FIELDS",
+    "GAME_FIRST_LEADER", "GAME_PLACEMENTS", "GAME_ROUNDS", "GAME_SCORES", "GAME_WINNER_TEAM",
+    "HAND_SIZE_FOR_PLAYERS", "HANDS", "LACKS", "LAYOUT", "LEADER", "MAX_MOVES", "MAX_PLAYERS",
+    "NEXT_LEADER", "NO_MOVE", "PLAYED", "PLAYERS", "RECORD", "ROUND", "ROUND_DOMINO_SEAT",
+    "ROUND_DRAWS", "ROUND_END_REASON", "ROUND_FIELDS", "ROUND_HAND_PIPS", "ROUND_LEADER",
+    "ROUND_OPENING_TILE", "ROUND_PASSES", "ROUND_PENALTY", "ROUND_PLACEMENTS", "ROUND_POINTS",
+    "ROUND_SCORES", "round_to_five", "SCORES", "settle_round", "start_game", "STATE_SIZE",
+    "STREAMS", "TARGET", "TARGET_FOR_PLAYERS", "TURN_SEAT", "Wait", "WAITING", "WINNER_TEAM"
+]
+
 MAX_PLAYERS = 4
 HAND_SIZE_FOR_PLAYERS = np.array([0, 0, 7, 6, 5], dtype=np.int64)
 TARGET_FOR_PLAYERS = np.array([0, 0, 250, 200, 200], dtype=np.int64)

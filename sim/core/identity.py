@@ -11,5 +11,7 @@ they differ, the games changed, and the change bumps ``ENGINE_VERSION`` and reco
 hash here, both in the same commit.
 """
 
+__all__ = ["ENGINE_GAMES", "ENGINE_VERSION"]
+
 ENGINE_VERSION = 1
 ENGINE_GAMES = "f0c0feb3878faf4b"

@@ -31,6 +31,14 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.core.tiles import DOUBLES_MASK, PIP_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
 
+__all__ = [
+    "ARM_BITS", "ARM_COUNT", "ARM_DOUBLE", "arm_field", "ARM_FITS", "ARM_L", "ARM_NAMES",
+    "ARM_OPEN", "ARM_R", "ARM_SILENT", "ARM_SNIFF", "ARM_VALUE", "bit_index", "can_play",
+    "count_ends", "decode_ends", "EMPTY_LAYOUT", "legal_moves", "move_points", "N_ARMS",
+    "open_values_mask", "place_tile", "POINTS_FOR_COUNT", "points_for_count", "popcount",
+    "SNIFF_STATE_SHIFT", "SNIFF_TERMINAL", "SNIFF_VALUE_SHIFT", "tile_moves"
+]
+
 ARM_L, ARM_R, ARM_U, ARM_D = 0, 1, 2, 3
 ARM_NAMES = ("L", "R", "U", "D")
 N_ARMS = 4
@@ -51,6 +59,7 @@ EMPTY_LAYOUT = 0
 
 @njit(inline="always")
 def arm_field(layout: int, arm: int) -> int:
+    """One arm's 8-bit field of a layout."""
     return (layout >> (8 * arm)) & ARM_BITS
 
 
@@ -146,6 +155,7 @@ POINTS_FOR_COUNT = np.array([c if c > 0 and c % 5 == 0 else 0 for c in range(64)
 
 @njit(inline="always")
 def points_for_count(count: int) -> int:
+    """The points an end count scores (a multiple of five, else nothing)."""
     return POINTS_FOR_COUNT[count]
 
 
@@ -223,6 +233,7 @@ def tile_moves(layout: int, tile: int, moves) -> int:
 
 @njit(inline="always")
 def can_play(layout: int, hand: int) -> bool:
+    """Whether a hand holds a tile that fits the layout."""
     if layout == EMPTY_LAYOUT:
         return hand != 0
     fits = (

@@ -62,6 +62,8 @@ from sim.core.engine import (
 from sim.core.layout import ARM_L, EMPTY_LAYOUT, legal_moves, open_values_mask, tile_moves
 from sim.core.tiles import N_TILES
 
+__all__ = ["make_batch_player", "make_game_player"]
+
 
 def make_game_player(choose_move):
     """The game loop compiled around one strategy dispatcher.

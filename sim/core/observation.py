@@ -35,6 +35,12 @@ from numba import njit
 from sim.core import seating
 from sim.core.record import RECORD_SIZE
 
+__all__ = [
+    "BONEYARD_SIZE", "FORCED", "HAND", "HAND_SIZE", "LACKS", "LAYOUT", "LEADER",
+    "OBSERVATION_SIZE", "PLAYED", "PLAYERS", "RECORD", "ROUND", "SCORE", "SEAT", "TARGET",
+    "team_count", "team_of"
+]
+
 SEAT = 0
 PLAYERS = 1
 HAND = 2

@@ -27,6 +27,11 @@ from __future__ import annotations
 
 from numba import njit
 
+__all__ = [
+    "append", "clear", "copy", "DRAW", "draw_kept", "event", "EVENT_BITS", "EVENTS_PER_WORD",
+    "PASS", "PLACE_CHOSEN", "PLACE_FORCED", "RECORD_EVENTS", "RECORD_SIZE", "starts_draw_run"
+]
+
 PLACE_CHOSEN = 0
 PLACE_FORCED = 1
 DRAW = 2

@@ -13,6 +13,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+__all__ = [
+    "GOLDEN", "MIX_1", "MIX_2", "next_random", "random_below", "random_unit", "SALT_STRATEGY",
+    "seed_word", "stream_key"
+]
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX_2 = np.uint64(0x94D049BB133111EB)

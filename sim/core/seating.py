@@ -16,6 +16,8 @@ may import it, and ``sim.kernels.generate`` hashes it into every kernel's name.
 
 from __future__ import annotations
 
+__all__ = ["PLAYER_COUNTS", "side_of_team", "team_count", "team_name", "team_of", "team_of_side"]
+
 PLAYER_COUNTS = (2, 3, 4)
 
 

@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = [
+    "ALL_TILES", "DOUBLES_MASK", "mask_tiles", "N_PIPS", "N_TILES", "parse_tile", "PIP_MASK",
+    "TILE_HIGH", "tile_id", "TILE_LOW", "tile_name", "TILE_NAMES", "TILE_PIPS", "tiles_mask"
+]
+
 N_TILES = 28
 N_PIPS = 7
 ALL_TILES = (1 << N_TILES) - 1
@@ -71,6 +76,7 @@ def mask_tiles(mask: int) -> list[int]:
 
 
 def tiles_mask(tiles: list[int]) -> int:
+    """The 28-bit mask of a list of tile ids."""
     mask = 0
     for t in tiles:
         mask |= 1 << t

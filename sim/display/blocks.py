@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from sim.display.formatting import printable
 
+__all__ = ["Chart", "Heading", "html_body", "Paragraph", "Table", "to_html", "to_markdown"]
+
 STYLE = """
 body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto;
        max-width: 1100px; padding: 0 1em; color: #222; line-height: 1.45; }
@@ -32,18 +34,40 @@ figcaption { font-size: .85em; color: #555; }
 
 @dataclass
 class Heading:
+    """A heading block of a document, at a level (2: a section).
+
+    Attributes:
+        text: the heading's text.
+        level: its level: 2 a section, 3 a subsection.
+    """
+
     text: str
     level: int = 2
 
 
 @dataclass
 class Paragraph:
+    """A paragraph block; a note is set apart (a quote in Markdown).
+
+    Attributes:
+        text: may hold **bold**.
+        note: a note: set apart (a quote in Markdown).
+    """
+
     text: str  # may hold **bold**
     note: bool = False
 
 
 @dataclass
 class Table:
+    """A table block: column names and rows of text, its first columns aligned left.
+
+    Attributes:
+        columns: the column names.
+        rows: the rows, one text per column.
+        text_columns: leading columns aligned left.
+    """
+
     columns: list[str]
     rows: list[list[str]]
     text_columns: int = 1  # leading columns aligned left
@@ -51,6 +75,14 @@ class Table:
 
 @dataclass
 class Chart:
+    """A chart block: a PNG with its caption, written beside the Markdown.
+
+    Attributes:
+        file: the PNG's file name beside the Markdown.
+        caption: the caption shown under the chart.
+        png: the PNG's bytes.
+    """
+
     file: str  # the PNG's file name beside the Markdown
     caption: str
     png: bytes
@@ -117,6 +149,7 @@ def _md_cell(text: str) -> str:
 
 
 def to_markdown(items: list) -> str:
+    """A document's blocks as Markdown text."""
     lines: list[str] = []
     for block in items:
         if isinstance(block, Heading):

@@ -24,6 +24,12 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, MultipleLocator, Perce
 from sim.core.seating import team_count
 from sim.display.formatting import p_value_text, pct
 
+__all__ = [
+    "differences", "DPI", "game_length", "pairwise_matrix", "penalties", "PERCENT",
+    "placement_scores", "png_bytes", "points_per_round", "ratings", "round_endings", "save",
+    "score_margin", "win_rates", "win_rates_by_position"
+]
+
 DPI = 110
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
           "#7f7f7f"]

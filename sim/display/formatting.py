@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import re
 
+__all__ = ["ci", "p_value_text", "pct", "pp", "printable", "shown_name", "signed", "slug"]
+
 
 def pct(value: float, digits: int = 1) -> str:
     """A rate as a percentage (``42.5%``); ``n/a`` for a missing one."""

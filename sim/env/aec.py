@@ -27,7 +27,7 @@ from sim.env.outcome import Rewards, check_rewards, game_rewards, point_rewards
 from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import N_ACTIONS
 
-__all__ = ["SniffAEC", "env", "raw_env"]
+__all__ = ["SniffAEC"]
 
 
 def observation_space() -> spaces.Dict:

@@ -52,12 +52,13 @@ from sim.core.record import DRAW, EVENT_BITS, EVENTS_PER_WORD, PASS, RECORD_EVEN
 from sim.core.tiles import ALL_TILES, N_PIPS, N_TILES
 
 __all__ = [
-    "BLOCKS", "ENCODING_SIZE", "HIGH", "LOW", "OFFSETS", "RECORD_ENCODING_SIZE", "decode_tiles",
-    "encode", "encode_record",
+    "BLOCKS", "decode_tiles", "encode", "ENCODING_SIZE", "HIGH", "LOW", "OFFSETS",
+    "RECORD_ENCODING_SIZE"
 ]
 
 LOW, HIGH = -1.0, 2.0
 
+# (name, size) of each block of the encoding, in order
 BLOCKS: tuple[tuple[str, int], ...] = (
     ("hand", N_TILES), ("played", N_TILES), ("unseen", N_TILES), ("arms", 4 * 11),
     ("sniff", 3 + N_PIPS), ("count", 1), ("scores", 4), ("hand_sizes", 4),

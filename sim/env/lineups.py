@@ -19,7 +19,7 @@ from sim.kernels.decisions import OUTSIDE, BatchSettings, Decisions
 from sim.kernels.result import ROUND_CAP
 from strategies import StrategySpec, parse_lineup_text
 
-__all__ = ["ROUND_CAP", "fresh_seed", "learner_lineup", "open_batch"]
+__all__: list[str] = []  # nothing here is used outside sim.env
 
 # Batches this small start on one thread: waking the pool costs more than it gains (their
 # steps never wake it: GameBatch advances fewer than sim.kernels.sharing.PARALLEL_FROM

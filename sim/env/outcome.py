@@ -21,7 +21,7 @@ import numpy as np
 from sim.core.seating import team_count, team_of
 from sim.errors import SniffError
 
-__all__ = ["REWARDS", "Rewards", "check_rewards", "game_rewards", "point_rewards"]
+__all__: list[str] = []  # nothing here is used outside sim.env
 
 # The reward schemes: the game's result (+1 / -1), or points as they are scored
 Rewards = Literal["game", "points"]

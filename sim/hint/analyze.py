@@ -29,6 +29,8 @@ from sim.hint.estimate import (
 )
 from sim.hint.tracker import Decision, decisions, game_slice
 
+__all__ = ["analysis_text", "analyze_game", "BLUNDER", "DEFAULT_ANALYZE_BUDGET", "MISTAKE"]
+
 MISTAKE = 0.03  # three points of win probability
 BLUNDER = 0.10  # ten points
 DEFAULT_ANALYZE_BUDGET = DEFAULT_BUDGET // 4

@@ -30,10 +30,16 @@ from sim.core.tiles import tile_name
 from sim.errors import SettingError, SniffError
 from sim.hint import kernel as hint_kernel
 from sim.hint.position import Position, format_position
-from sim.hint.search import HEURISTICS, N_VALUES, VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
+from sim.hint.search import HEURISTICS, N_VALUES
 from strategies import MAX_PARAMS
 from strategies import get as get_strategy
+from strategies.search.paired import VALUE_MARGIN, VALUE_POINTS, VALUE_WIN
 from strategies.search.playout import POLICIES
+
+__all__ = [
+    "analyse", "check_budget", "check_policy", "Estimate", "Hint", "hint_json", "hint_text",
+    "MIN_BUDGET", "Z95"
+]
 
 DEFAULT_BUDGET = 2000
 MIN_BUDGET = 2  # an interval needs two play-outs
@@ -43,7 +49,13 @@ Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean of per-play-out values with its 95% interval (mean ± 1.96 sd / √n)."""
+    """A mean of per-play-out values with its 95% interval (mean ± 1.96 sd / √n).
+
+    Attributes:
+        mean: the mean value.
+        low: the interval's lower end.
+        high: the interval's upper end.
+    """
 
     mean: float
     low: float
@@ -78,7 +90,18 @@ class MoveValue:
 
 @dataclass
 class Hint:
-    """The analysis of one position: its moves best first, and the heuristics' choices."""
+    """The analysis of one position: its moves best first, and the heuristics' choices.
+
+    Attributes:
+        position: the position analysed.
+        budget: the play-outs spent.
+        policy: the play-out policy.
+        seed: the search's seed.
+        deals: consistent deals of the hidden hands.
+        moves: each legal move with its value, best first.
+        heuristics: heuristic name -> the move it plays.
+        seconds: how long the search took.
+    """
 
     position: Position
     budget: int
@@ -107,6 +130,7 @@ def check_budget(budget: int, option: str = "{budget}") -> int:
 
 
 def check_policy(policy: str) -> int:
+    """The index of a named play-out policy, or a SettingError naming the choices."""
     if policy not in POLICIES:
         raise SettingError(f"{{policy}} must be one of {', '.join(POLICIES)}, got {policy!r}")
     return POLICIES.index(policy)

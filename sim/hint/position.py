@@ -28,6 +28,8 @@ from sim.core.seating import PLAYER_COUNTS, team_count
 from sim.core.tiles import N_TILES, TILE_HIGH, TILE_LOW, parse_tile, tile_name
 from sim.errors import SettingError, SniffError
 
+__all__ = ["format_position", "OPENING", "parse_position", "Position"]
+
 KEYS = ("players", "seat", "round", "leader", "target", "scores", "hand", "table", "sizes",
         "boneyard", "lacks", "drawn")
 REQUIRED = ("players", "seat", "scores", "hand", "table", "sizes", "boneyard")
@@ -47,6 +49,20 @@ class Position:
     ``table`` is the placements in order as ``(tile id, arm)``, the opening with arm
     :data:`OPENING`; ``lacks`` one 7-bit mask of pip values per seat; ``drawn`` the tile the
     seat has just drawn and must place at once (-1: none, any tile of the hand may go).
+
+    Attributes:
+        players: the player count.
+        seat: the seat about to place a tile.
+        hand: its tiles, as tile ids.
+        table: the placements in order, as ``(tile id, arm)``; the opening has arm ``OPENING``.
+        scores: each seat's score.
+        sizes: each seat's hand size.
+        boneyard: the tiles left in the boneyard.
+        lacks: per seat, a 7-bit mask of the pip values it is known to lack.
+        round: the round, from 1.
+        leader: the seat that led the round.
+        target: the score that wins the game.
+        drawn: the tile the seat has just drawn and must place at once (-1: none).
     """
 
     players: int

@@ -29,14 +29,10 @@ from strategies.learned.player import choose_learned
 from strategies.search.paired import (
     N_VALUES,
     SALT_HINT,
-    VALUE_MARGIN,
-    VALUE_POINTS,
     VALUE_WIN,
 )
 
-__all__ = ["HEURISTICS", "N_VALUES", "VALUE_MARGIN", "VALUE_POINTS", "VALUE_WIN",
-           "choose_heuristic", "count", "heuristic_choices", "moves_of", "open_values",
-           "place", "search_moves"]
+__all__ = ["choose_heuristic", "HEURISTICS", "N_VALUES", "search_moves", "VALUE_WIN"]
 
 # The one-ply heuristics whose choice a hint shows, in this order: a heuristic's place is
 # its row of ``heuristic_choices``' parameters and choices and the number of its stream.

@@ -22,7 +22,7 @@ from sim.core.tiles import parse_tile
 from sim.errors import SettingError, SniffError
 from sim.hint.position import OPENING, Position
 
-__all__ = ["Decision", "PublicTracker", "decisions", "game_slice", "position_from_trace"]
+__all__ = ["PublicTracker", "decisions", "game_slice", "position_from_trace"]
 
 
 def _kernel():

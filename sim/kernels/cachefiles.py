@@ -25,8 +25,10 @@ from types import ModuleType
 from sim.cache import UnsafeCache, cache_base, check_own, own_folder, seal_numba_writes, sealed
 from sim.files import write_once
 
-__all__ = ["cache_dir", "check_compiled", "compiling_alone", "docstring_text",
-           "import_generated", "is_compiled", "remove_compiled", "write_generated"]
+__all__ = [
+    "cache_dir", "check_compiled", "compiling_alone", "import_generated", "is_compiled",
+    "write_generated",
+]
 
 seal_numba_writes()  # numba's files of the generated modules: sealed as written
 

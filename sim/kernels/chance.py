@@ -21,7 +21,7 @@ from sim.core.tiles import N_TILES
 from sim.errors import SniffError
 from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, Decisions, IllegalMove
 
-__all__ = ["ExternalChance", "Referee"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 
 def _rows_of(decisions: Decisions, kind: int) -> Sequence[int] | np.ndarray:

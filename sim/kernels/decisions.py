@@ -22,8 +22,8 @@ from sim.kernels.result import ROUND_CAP
 from strategies import StrategySpec, parse_spec
 
 __all__ = [
-    "KIND_DEAL", "KIND_DRAW", "KIND_FORCED", "KIND_MOVE", "N_ACTIONS", "OUTSIDE",
-    "BatchSettings", "Decisions", "IllegalMove", "lineup_positions",
+    "BatchSettings", "Decisions", "IllegalMove", "KIND_DEAL", "KIND_DRAW", "KIND_FORCED",
+    "N_ACTIONS", "OUTSIDE"
 ]
 
 N_ACTIONS = N_TILES * 4  # action id = tile * 4 + arm, the engine's move encoding
@@ -41,7 +41,19 @@ class IllegalMove(ValueError):
 
 @dataclass(frozen=True, slots=True)  # slots: made at every step, twice as fast to make
 class Decisions:
-    """The games that wait now, one row each, in game order (fresh arrays every call)."""
+    """The games that wait now, one row each, in game order (fresh arrays every call).
+
+    Attributes:
+        games: (k,) index of the game in the batch.
+        seats: (k,) deciding seat (for KIND_DRAW the drawing seat, KIND_DEAL -1).
+        positions: (k,) lineup position of that seat (after the game's rotation).
+        kinds: (k,) KIND_MOVE, KIND_FORCED, KIND_DRAW or KIND_DEAL.
+        observations: (k, OBSERVATION_SIZE) int64: what strategies get (0 for chance).
+        moves: (k, ROW_MOVES) int64: legal moves in the engine's order, NO_MOVE padded.
+        n_moves: (k,) how many of ``moves`` are legal.
+        masks: (k, N_ACTIONS) bool over action ids.
+        streams: (k,) uint64: the seat's own strategy random stream.
+    """
 
     games: np.ndarray  # (k,) index of the game in the batch
     seats: np.ndarray  # (k,) deciding seat (for KIND_DRAW the drawing seat, KIND_DEAL -1)
@@ -69,6 +81,15 @@ class BatchSettings:
     replaces the default deal id (the game id), as ``--duplicate``; ``forced_leads`` (per
     game, -1 none) imposes round 1's opening tile, as ``sniff openings``; ``round_cap``:
     rounds a game may last; ``external_chance``: the caller deals and names each tile drawn.
+
+    Attributes:
+        first_game: game ``i`` has game id ``first_game + i``.
+        round_cap: the most rounds a game may play.
+        external_chance: the caller names the deals and draws (``external_chance``).
+        game_ids: per game, its game id instead of ``first_game + i`` (None: those).
+        deal_ids: per game, its deal id instead of the game id (None: the game id).
+        rotations: per game, its seat rotation instead of ``id % players`` (None: that).
+        forced_leads: per game, round 1's opening tile (-1 or None: none forced).
     """
 
     first_game: int = 0

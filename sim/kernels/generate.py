@@ -49,6 +49,12 @@ from sim.kernels.template import (
 )
 from strategies import Strategy, StrategyError, get
 
+__all__ = [
+    "chooser", "chooser_path", "chooser_source", "code_digest", "code_hash", "code_modules",
+    "compile_notice", "engine_kernel", "engine_path", "generated_name", "load_paired",
+    "load_policies", "load_search", "notice", "paired_path", "python_choose", "python_search",
+]
+
 _loaded: dict[str, ModuleType] = {}
 
 # Argument types the engine passes to every ``choose``: observation, moves, n_moves, params
@@ -280,6 +286,7 @@ def engine_kernel(uses: tuple[str, ...] = ("play_batch",)) -> ModuleType:
 
 
 def chooser_source(strategy: Strategy) -> str:
+    """The source of one strategy's generated wrapper module."""
     return CHOOSER_TEMPLATE.format(name=docstring_text(strategy.name), module=strategy.module,
                                    attribute=strategy.attribute)
 

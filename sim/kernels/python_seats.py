@@ -25,7 +25,7 @@ from sim.kernels.decisions import N_ACTIONS, BatchSettings
 from sim.kernels.result import BatchResult
 from strategies import Strategy, StrategySpec
 
-__all__ = ["play_python_batch", "policy_of"]
+__all__: list[str] = []  # nothing here is used outside sim.kernels
 
 
 def policy_of(strategy: Strategy) -> tuple[Callable, int]:

@@ -29,11 +29,28 @@ from sim.errors import SniffError
 
 use_writable_numba_cache(Path(__file__).parent)  # this module's cache is beside it
 
+__all__ = ["BatchResult", "ROUND_CAP"]
+
 ROUND_CAP = 200
 
 
 @dataclass
 class BatchResult:
+    """What both ways of playing a batch return (``runner.play_batch``, the batch's ``result``):
+    each game's ids, seats and result row, and every round's row.
+
+    Attributes:
+        game_ids: (n,) int64: each game's id.
+        deal_ids: (n,) int64: each game's deal id.
+        rotations: (n,) int64: seat s played lineup seat (s + rotation) % players.
+        seat_specs: (n, 4) int64: index into Lineup.specs for each seat.
+        games: (n, engine.GAME_FIELDS) int64: each game's GAME_* result row.
+        round_game: (R,) int64: index in the batch of each round's game.
+        round_number: (R,) int64: each round's number in its game, from 1.
+        round_rows: (R, engine.ROUND_FIELDS) int32: ordered by game, then round (a transposed view:
+            each field is contiguous, as the Parquet columns want it).
+    """
+
     game_ids: np.ndarray  # (n,) int64
     deal_ids: np.ndarray  # (n,) int64
     rotations: np.ndarray  # (n,) int64: seat s played lineup seat (s + rotation) % players

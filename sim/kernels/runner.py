@@ -33,13 +33,23 @@ from sim.kernels.result import (
 from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 
+__all__ = [
+    "BLOCK_SIZE", "compile_lineup", "Lineup", "lineup_code", "lineup_of", "lineup_strategies",
+    "play_batch", "ROUND_CAP", "trace_events", "winning_side"
+]
+
 PILOT_GAMES = 256
 BLOCK_SIZE = 64
 
 
 @dataclass(frozen=True)
 class Lineup:
-    """Who plays which seat before rotation: one spec per seat."""
+    """Who plays which seat before rotation: one spec per seat.
+
+    Attributes:
+        players: the player count.
+        seats: the spec of each lineup seat, before rotation.
+    """
 
     players: int
     seats: tuple[StrategySpec, ...]

@@ -28,6 +28,11 @@ from sim.kernels import cachefiles
 from sim.kernels import generate as kernels
 from strategies import BUILTIN_MODULES, Strategy, available
 
+__all__ = [
+    "builtin_strategies", "done_marker", "failed_marker", "held_by_another", "lock_held",
+    "LOCK_NAME", "LOG_NAME", "odd_lock", "open_log", "PRECOMPILE_ENV", "start_background"
+]
+
 PRECOMPILE_ENV = "SNIFF_PRECOMPILE"
 LOCK_NAME = "precompile.lock"
 LOG_NAME = "precompile.log"
@@ -128,6 +133,7 @@ def open_log(path: Path):
 
 
 def failed_marker() -> Path:
+    """The marker file that says the background compile failed on this machine."""
     return done_marker().with_suffix(".failed")
 
 

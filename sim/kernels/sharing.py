@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["BLOCK_SIZE", "PARALLEL_FROM", "note_cost", "shared_step"]
+__all__: list[str] = []  # nothing here is used outside sim.kernels
 
 BLOCK_SIZE = 32  # games a thread takes at a time in a step shared among the threads
 PARALLEL_FROM = 2 * BLOCK_SIZE  # below two blocks one thread does all the work anyway

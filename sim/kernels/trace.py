@@ -21,6 +21,11 @@ from sim.core.tiles import mask_tiles, tile_name
 from sim.kernels.runner import ROUND_CAP, Lineup, lineup_of, trace_events
 from strategies import parse_spec
 
+__all__ = [
+    "EventDecoder", "game_events", "iter_trace", "placements_from_events", "start_event",
+    "trace_games", "write_trace"
+]
+
 
 def game_events(
     lineup: Lineup, seed: int, game_id: int, round_cap: int = ROUND_CAP, forced_lead: int = -1
@@ -176,6 +181,7 @@ def placements_from_events(
 def iter_trace(
     lineup: Lineup, seed: int, games: int, first_game: int = 0, round_cap: int = ROUND_CAP
 ) -> Iterator[dict]:
+    """The trace events of consecutive games, one game at a time."""
     for game_id in range(first_game, first_game + games):
         yield from game_events(lineup, seed, game_id, round_cap)
 

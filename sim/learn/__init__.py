@@ -8,4 +8,4 @@ May import: the rooms below it (``sim.core`` … ``sim.run``); scikit-learn only
 ``training``'s fit (the ``learn`` extra).
 """
 
-__all__ = ["curve", "kernel", "measure", "seat", "selfplay", "state", "tasks", "training"]
+__all__ = ["config", "curve", "kernel", "measure", "seat", "selfplay", "state", "tasks", "training"]

@@ -13,11 +13,14 @@ from pathlib import Path
 
 from sim.files import open_regular, write_atomic
 
+__all__ = ["read_log"]
+
 COLUMNS = ["iteration", "games_played", "eval_games", "win_rate", "low", "high", "loss"]
 MAX_LINE = 2**20  # a log line is some 300 bytes
 
 
 def read_log(path: Path) -> list[dict]:
+    """A learning run's log: the latest record of each iteration, in order (none if absent)."""
     log = Path(path) / "log.jsonl"
     if not log.exists():
         return []

@@ -16,6 +16,8 @@ from sim.learn import kernel, seat
 from sim.stats.intervals import mean_interval
 from strategies.learned.features import N_BASE_INPUTS
 
+__all__ = ["deal_wins", "evaluate"]
+
 EVAL_SALT = 1_000_003
 
 

@@ -30,6 +30,8 @@ from sim.core.rng import SALT_STRATEGY, stream_key
 from sim.learn.seat import COUNT, MAX_INPUTS, RECORD_WIDTH, RECORDS_AT
 from strategies.value.round_value import win_chance
 
+__all__: list[str] = []  # nothing here is used outside sim.learn
+
 
 @njit(inline="always")
 def dispatch(function, observation, moves, n_moves, params, rng):

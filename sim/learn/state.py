@@ -20,6 +20,8 @@ import numpy as np
 from sim.errors import SniffError
 from sim.files import open_regular, read_regular, write_atomic
 
+__all__ = ["ARRAYS", "FORMAT", "load_state", "NUMBERS", "save_state"]
+
 ARRAYS = "state.npz"
 NUMBERS = "state.json"
 OLD_PICKLE = "state.pkl"  # of releases before this one: never read

@@ -16,6 +16,8 @@ import numpy as np
 
 from sim.kernels.runner import ROUND_CAP
 
+__all__: list[str] = []  # nothing here is used outside sim.learn
+
 
 @dataclass(frozen=True)
 class GamesJob:

@@ -32,16 +32,15 @@ import json
 import signal
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Literal, get_args
 
 import numpy as np
 
-from sim.core.checks import check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
 from sim.files import check_replaceable, own_folder, own_inode, read_regular, write_atomic
 from sim.learn import seat
+from sim.learn.config import LearnConfig
 from sim.learn.curve import read_log, write_curve
 from sim.learn.measure import EVAL_SALT, evaluate, seat_roles
 from sim.learn.state import load_state, save_state
@@ -49,109 +48,14 @@ from sim.learn.tasks import GamesJob, play_on_cluster, play_records
 from sim.store.folders import check_writable_folder
 from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
-from strategies.learned.features import FEATURE_VERSION, FEATURE_VERSIONS
 from strategies.learned.net import pack, save_model
-from strategies.learned.record_inputs import inputs_for
+
+__all__ = ["iteration_games", "learn", "main_progress", "read_network", "Signals"]
 
 RECORDS_PER_SEAT = 600
 LABELLED_PER_SEAT = 2000  # every candidate of a labelled decision is a record
 CHUNK = 500  # games per call of the compiled loop (bounds the record buffers)
 LABELLED_CHUNK = 100
-# What a decision's value is fitted to: the Monte-Carlo return, the game's outcome, or a mix
-Target = Literal["value", "outcome", "mix"]
-TARGETS: tuple[Target, ...] = get_args(Target)
-# Who labels sampled decisions' candidates: nobody, or expert's value of each
-Teacher = Literal["none", "expert"]
-TEACHERS: tuple[Teacher, ...] = get_args(Teacher)
-
-
-@dataclass(frozen=True)
-class LearnConfig:
-    players: int = 4
-    seed: int = 1
-    iterations: int = 12
-    games: int = 4000
-    epsilon: float = 0.05
-    hidden: str = "64,64"
-    epochs: int = 3
-    batch: int = 256
-    rate: float = 0.001
-    window: int = 3
-    target: Target = "value"
-    eval_games: int = 2000
-    teacher: Teacher = "none"
-    label_rate: float = 0.3
-    teacher_budget: int = 256
-    feature_version: int = FEATURE_VERSION
-
-    def check(self) -> None:
-        """One :class:`SniffError` line for an option out of range."""
-        ranges = {"iterations": (1, 1000), "games": (2, 10_000_000), "epochs": (1, 100),
-                  "batch": (8, 65536), "window": (1, 1000), "eval_games": (0, 1_000_000),
-                  "teacher_budget": (1, 4096)}
-        check_players(self.players)
-        for name, (low, high) in ranges.items():
-            value = getattr(self, name)
-            if not low <= value <= high:
-                raise SettingError(f"{{{name}}} must be between {low:,} and "
-                                   f"{high:,}, got {value}")
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise SettingError(f"{{epsilon}} must be between 0 and 1, got {self.epsilon}")
-        if not 0.0 < self.rate <= 1.0:
-            raise SettingError(f"{{rate}} must be in (0, 1], got {self.rate}")
-        if self.teacher not in TEACHERS:
-            raise SettingError(f"{{teacher}} must be one of {', '.join(TEACHERS)}, got "
-                               f"{self.teacher}")
-        if not 0.0 < self.label_rate <= 1.0:
-            raise SettingError(f"{{label_rate}} must be in (0, 1], got {self.label_rate}")
-        if self.target not in TARGETS:
-            raise SettingError(f"{{target}} must be one of {', '.join(TARGETS)}, got "
-                               f"{self.target}")
-        if self.labelled and self.target != "value":
-            raise SettingError("{target} chooses a Monte-Carlo return; with {teacher} the "
-                               "teacher's values are the targets")
-        check_seed(self.seed)
-        if self.feature_version not in FEATURE_VERSIONS:
-            known = " or ".join(str(v) for v in FEATURE_VERSIONS)
-            raise SettingError(f"{{feature_version}} must be {known}, got "
-                               f"{self.feature_version}")
-        self.layers()
-
-    def layers(self) -> tuple[int, ...]:
-        try:
-            widths = tuple(int(part) for part in self.hidden.split(","))
-        except ValueError:
-            widths = ()
-        if not 1 <= len(widths) <= 3 or not all(1 <= w <= 512 for w in widths):
-            raise SettingError(f"{{hidden}} must be 1 to 3 widths of 1..512 separated by "
-                               f"commas, got {self.hidden!r}")
-        return widths
-
-    @property
-    def labelled(self) -> bool:
-        return self.teacher != "none"
-
-    def teacher_row(self) -> np.ndarray | None:
-        """The teacher's parameter row (``expert`` at ``teacher_budget``), or None."""
-        if not self.labelled:
-            return None
-        from strategies import parse_spec
-
-        return np.array(parse_spec(f"expert:budget={self.teacher_budget}").values, dtype=float)
-
-    @property
-    def inputs(self) -> int:
-        """How many inputs the network reads (and a record keeps)."""
-        return inputs_for(self.feature_version, self.players)
-
-    @property
-    def heuristic(self) -> int:
-        return seat.PARTNER if self.players == 4 else seat.BLOCKER
-
-    @property
-    def heuristic_name(self) -> str:
-        return "partner" if self.players == 4 else "blocker"
-
 
 def _sklearn():
     try:
@@ -322,6 +226,7 @@ def recorded_config(path: Path, saved: dict) -> LearnConfig:
 
 
 def read_network(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """A saved network's weights and biases, packed as the learned player reads them."""
     with np.load(path) as data:
         coefs = [data[f"W{i}"] for i in range(len(data.files)) if f"W{i}" in data.files]
         intercepts = [data[f"b{i}"] for i in range(len(coefs))]
@@ -492,4 +397,5 @@ def _train(folder: _Folder, config: LearnConfig, resume: bool, given: set[str] |
 
 
 def main_progress(text: str) -> None:
+    """Print one line of progress on stderr."""
     print(text, file=sys.stderr, flush=True)

@@ -452,5 +452,7 @@ def read_games(folder: Path | str, columns: list[str] | None = None) -> pd.DataF
                      ignore_index=True)
 
 
-__all__ = ["GamesParts", "folder_problems", "is_openings_folder",
-           "load_openings", "read_games", "read_summary", "table_files"]
+__all__ = [
+    "folder_problems", "GAMES_DIR", "GamesParts", "HEATMAP", "is_openings_folder", "load_openings",
+    "read_games", "read_summary", "STUDY", "table_files"
+]

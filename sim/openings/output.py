@@ -23,7 +23,6 @@ from sim.errors import SniffError
 from sim.files import write_atomic
 from sim.openings.folder import (
     HEATMAP,
-    OUTPUT_FILES,
     PAIRS,
     SUMMARY,
     TABLE,
@@ -31,8 +30,6 @@ from sim.openings.folder import (
     is_openings_folder,
     load_openings,
     parquet_metadata,
-    read_games,
-    table_files,
     write_parquet,
 )
 from sim.openings.play import FORMAT, METRIC_TITLES, OpeningsConfig
@@ -40,10 +37,10 @@ from sim.store.io import write_json
 from sim.version import __version__
 
 # Re-exported: the folder's readers, where ``sniff report`` and ``sniff query`` import them.
-__all__ = ["OUTPUT_FILES", "ReportSection", "heatmap_figure", "is_openings_folder",
-           "load_openings", "openings_blocks", "openings_section", "ranking_markdown",
-           "ranking_text", "read_games", "significant", "table_files", "write_outputs",
-           "write_results"]
+__all__ = [
+    "heatmap_figure", "is_openings_folder", "load_openings", "openings_blocks", "ranking_text",
+    "significant", "write_outputs"
+]
 
 
 # --- the ranked table

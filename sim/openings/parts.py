@@ -317,7 +317,16 @@ def play_part_task(job: PartJob, index: int, lo: int, hi: int) -> tuple[dict, Op
 
 @dataclass(frozen=True)
 class PartsRun:
-    """How the parts of one study are played: the folder, the sizes, where."""
+    """How the parts of one study are played: the folder, the sizes, where.
+
+    Attributes:
+        folder: the study's folder.
+        config: what the study plays.
+        command: the command line recorded with each part.
+        chunk_deals: deals per compiled call.
+        part_deals: deals per part (the unit of resume and of Dask).
+        kernel: the digest of the code the study's games run.
+    """
 
     folder: Path
     config: OpeningsConfig
@@ -404,6 +413,4 @@ def play_parts(run: PartsRun, tally: OpeningsTally, resume: bool, *, scheduler=N
             for index in sorted(records)}
 
 
-__all__ = ["PartsRun", "config_of", "config_record", "finish_study", "finished_study",
-           "kernel_of",
-           "part_bounds", "play_parts", "read_study", "start_study"]
+__all__ = ["finished_study", "PartsRun", "play_parts"]

@@ -17,19 +17,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.core.tiles import N_TILES, TILE_NAMES
+from sim.core.tiles import TILE_NAMES
 from sim.errors import SettingError, SniffError
 from sim.kernels.runner import ROUND_CAP, trace_events
-from sim.openings.folder import GAMES_DIR, LEDGER, STUDY, clear_outputs, table_files
+from sim.openings.folder import GAMES_DIR, LEDGER, STUDY, clear_outputs
 from sim.openings.output import (
-    OUTPUT_FILES,
-    ReportSection,
-    heatmap_figure,
-    load_openings,
-    openings_blocks,
     openings_section,
-    ranking_markdown,
-    write_outputs,
     write_results,
 )
 from sim.openings.play import (
@@ -41,13 +34,11 @@ from sim.openings.play import (
     UNFORCED_SLOT,
     OpeningsConfig,
     deal_table,
-    game_id_of,
     iter_openings,
     leader_lineup,
     make_config,
-    play_openings,
 )
-from sim.openings.tally import OpeningsTally, summarise_openings
+from sim.openings.tally import OpeningsTally
 from sim.run.settings import RunControl, numba_threads
 from sim.store.folders import remove_unstarted
 from sim.store.lock import RunLock
@@ -59,6 +50,7 @@ RESULTS_DIR = Path("results")
 
 
 def default_folder(base: Path = RESULTS_DIR) -> Path:
+    """A new numbered openings folder under ``base``."""
     from sim.store.folders import new_folder
 
     return new_folder("openings", base)
@@ -267,9 +259,6 @@ def trace_opening_game(config: OpeningsConfig, game_id: int) -> list[dict]:
 
 
 __all__ = [
-    "N_TILES", "OUTPUT_FILES", "OpeningsConfig", "OpeningsTally", "ReportSection",
-    "SLOTS_PER_DEAL", "game_id_of", "heatmap_figure", "leader_lineup", "load_openings",
-    "make_config", "measure_openings", "openings_blocks", "openings_section", "play_openings",
-    "ranking_markdown", "resume_config", "run_openings", "summarise_openings", "table_files",
-    "trace_opening_game", "write_outputs",
+    "check_folder", "default_folder", "measure_openings", "openings_section", "resume_config",
+    "run_openings", "trace_opening_game"
 ]

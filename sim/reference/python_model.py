@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from sim.reference.rules import Layout, penalty, points_for, team_count, team_of
 
+__all__ = ["choose", "moves_for", "place", "play_game"]
+
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 MIX_1 = 0xBF58476D1CE4E5B9
@@ -55,6 +57,7 @@ def copy_layout(layout: Layout) -> Layout:
 
 
 def place(layout: Layout, tile: int, arm: str) -> None:
+    """Place a tile on an arm of the layout (the first tile opens it)."""
     if not layout.opened:
         layout.open_with(TILES[tile])
     else:
@@ -75,6 +78,7 @@ def moves_for(layout: Layout, hand: set[int]) -> list[tuple[int, str]]:
 
 
 def choose(strategy: str, layout: Layout, moves: list[tuple[int, str]], rng: Stream):
+    """The plain-Python player's move: a built-in strategy's rule, restated."""
     if len(moves) == 1:
         return moves[0]
     if strategy == "random":

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ALL_TILES", "ARMS", "HAND_SIZE", "TARGET", "Layout", "Tile", "norm", "parse_tile",
-           "penalty", "points_for", "team_count", "team_of"]
+__all__ = ["Layout", "penalty", "points_for"]
 
 Tile = tuple[int, int]  # (low, high), low <= high
 

@@ -63,7 +63,31 @@ from sim.store.rundata import RunData, open_runs
 
 @dataclass
 class Report:
-    """Every number of a report: DataFrames a notebook can use, charts and HTML draw."""
+    """Every number of a report: DataFrames a notebook can use, charts and HTML draw.
+
+    Attributes:
+        runs: the runs the report covers.
+        summary: each run's strategies with win rates and intervals.
+        by_seat: win rates by seat.
+        by_leader: win rates by who led round 1.
+        differences: the differences between the strategies' win rates.
+        comparisons: the pairwise comparisons with adjusted p-values.
+        distributions: per run, the distributions drawn as charts.
+        placements: per run, the placement figures.
+        matrix: a tournament's win matrix, or None.
+        ratings: a tournament's ratings, or None.
+        ratings_note: why there are no ratings, or None.
+        created_at: when the report was made (UTC, ISO 8601).
+        title: the report's title.
+        openings: `sniff openings` folders to include.
+        analyses: sim.analyze.section.Analysis, each a section.
+        ranking: rank ranges, tie groups, goodness of fit.
+        score_states: sim.stats.score_states columns (score-states.csv).
+        convergence: running win rates, a ``run`` column.
+        compact: runs shown only in the aggregates.
+        field_table: each strategy against the field (tournaments).
+        effects: sim.report.effects, per run.
+    """
 
     runs: list[RunData]
     summary: pd.DataFrame
@@ -331,6 +355,7 @@ def _adjusted(frame: pd.DataFrame, family: str, by: str | None = None) -> pd.Dat
 
 
 def default_folder(base: Path = Path("results")) -> Path:
+    """A new numbered report folder under ``base``."""
     from sim.store.folders import new_folder
 
     return new_folder("report", base)
@@ -343,4 +368,4 @@ def _sample_with_notice(run: RunData, size: int, notice) -> dict:
     return sample_placements(run, size)
 
 
-__all__ = ["Report", "RunData", "build", "open_runs"]
+__all__ = ["build", "default_folder", "Report"]

@@ -40,6 +40,8 @@ from sim.stats.effects import (
 from sim.stats.tally import merged
 from sim.store.rundata import RunData
 
+__all__ = ["run_effects", "tournament_effects"]
+
 
 def run_effects(run: RunData) -> dict:
     """The effects of one run, its sides named as the report names them (from the counts

@@ -20,6 +20,8 @@ from sim.stats.ranking import fit_text, rank_text
 from sim.stats.score_states import convergence_figure, score_states_figure
 from sim.store.summary import stop_text
 
+__all__ = ["blocks"]
+
 # Justified circle: type-only, never run; build hands its Report in (Report.write imports this).
 if TYPE_CHECKING:
     from sim.report.build import Report

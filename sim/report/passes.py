@@ -22,6 +22,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+__all__: list[str] = []  # nothing here is used outside sim.report
+
 BAD_ORDER = 1  # the rows are not in game, then round order: sort them and pass again
 BAD_GAME = 2  # a row's game is not among the chunk's games
 SEEN_CAP = 256  # distinct score-state cells remembered per side within one game

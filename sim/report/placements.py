@@ -18,6 +18,8 @@ from sim.errors import SniffError
 from sim.report.tables import value_counts
 from sim.store.rundata import RunData
 
+__all__: list[str] = []  # nothing here is used outside sim.report
+
 DEFAULT_PLACEMENT_SAMPLE = 300
 
 

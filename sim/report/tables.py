@@ -26,6 +26,8 @@ from sim.stats.intervals import (
 from sim.stats.tally import merged, tally_difference
 from sim.store.rundata import RunData
 
+__all__ = ["comparison_rows", "contests", "pairwise_matrix"]
+
 # --- one run, by side
 
 

@@ -34,7 +34,17 @@ OUTPUT_FILES = ("matrix.png", "ratings.png", "matrix.csv", "ranking.csv")
 
 @dataclass
 class Tournament:
-    """A played tournament: its folder, pairing runs, matrix and ratings."""
+    """A played tournament: its folder, pairing runs, matrix and ratings.
+
+    Attributes:
+        folder: the tournament's folder.
+        manifest: its manifest (``tournament.json``): config, pairings, status.
+        runs: each pairing's run, in order.
+        matrix: long form, see sim.report.tables.pairwise_matrix.
+        ratings: the fitted ratings.
+        files: each output file written (name -> path); empty when none were written.
+        ranking: rank ranges, tie groups, goodness of fit.
+    """
 
     folder: Path
     manifest: dict

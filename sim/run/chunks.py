@@ -24,6 +24,8 @@ from sim.errors import Stopped
 from sim.run.plan import Plan, rotation_for
 from sim.run.precision import PRECISION_STEP
 
+__all__ = ["ChunkSizes", "MissingChunks", "RunInterrupted", "StopOnInterrupt"]
+
 if TYPE_CHECKING:  # imported where a run plays
     from concurrent.futures import ThreadPoolExecutor
 

@@ -29,10 +29,23 @@ import numpy as np
 from sim.cluster.dask import DaskCluster, worker_report, worker_threads
 from sim.errors import SettingError
 
+__all__ = ["ChunkJob", "DaskChunks", "play_chunk_task"]
+
 
 @dataclass(frozen=True)
 class ChunkJob:
-    """What a task needs besides its chunk: small, pickled with every task."""
+    """What a task needs besides its chunk: small, pickled with every task.
+
+    Attributes:
+        config: plan.config(): the plan is rebuilt from it on the worker.
+        kernel: the kernel name the run was started with (same code everywhere).
+        run_id: the run's id, recorded in every part.
+        folder: absolute run folder; None: hand the tables back (in-memory run).
+        metadata: the parts' run metadata (sim.run.simulation.execute).
+        write: the worker writes the parts (not for a run that stops in game order).
+        threads_by_host: host -> numba threads per task (cores / Dask threads there).
+        threads: --threads: numba threads per task, instead of the above.
+    """
 
     config: dict  # Plan.config(): the plan is rebuilt from it on the worker
     kernel: str  # the kernel name the run was started with (same code everywhere)

@@ -32,6 +32,11 @@ from sim.core.checks import check_players, check_seed
 from sim.errors import SettingError, SniffError
 from sim.run.precision import PRECISION_STEP, check_precision
 
+__all__ = [
+    "check_strategies", "deal_group", "Plan", "require_plugins", "resolve_plan", "rotation_for",
+    "spec_text"
+]
+
 DEFAULTS = {
     "players": 4,
     "strategies": "greedy,random",
@@ -83,6 +88,21 @@ def spec_text(spec) -> str:
 
 @dataclass(frozen=True)
 class Plan:
+    """What a run plays: its lineup, games and stopping rules, checked once (``Plan.build``).
+
+    Attributes:
+        players: the player count.
+        strategies: one full spec per lineup seat (before rotation).
+        games: the games to play.
+        seed: the run's seed.
+        duplicate: duplicate deals: every rotation of the lineup plays each deal.
+        chunk_size: games per chunk (the unit of resume and of the parts).
+        round_cap: the most rounds a game may play.
+        precision: --precision: stop early (see precision_stop).
+        rounds: write the rounds table (--no-rounds: the games table alone).
+        sequential: sniff compare: (h0, h1, alpha, beta) of the sequential test that stops the run.
+    """
+
     players: int
     strategies: tuple[str, ...]  # one full spec per lineup seat (before rotation)
     games: int

@@ -14,6 +14,8 @@ import numpy as np
 from sim.errors import SettingError
 from sim.stats.intervals import wilson_half_width
 
+__all__ = ["check_precision", "DEFAULT_MAX_GAMES", "PRECISION_STEP", "precision_stop"]
+
 # Justified circle: type-only, never run; plan and summary import this module at run time.
 if TYPE_CHECKING:
     from sim.run.plan import Plan
@@ -29,6 +31,7 @@ MIN_PRECISION = 1e-4
 
 
 def check_precision(precision: float | None) -> float | None:
+    """A precision target checked (None: no target), or a SettingError."""
     if precision is None:
         return None
     if isinstance(precision, bool) or not isinstance(precision, int | float) or not (

@@ -16,6 +16,8 @@ from sim.core.seating import team_count
 from sim.stats.sprt import DealOutcomes, Sprt
 from sim.store.arrow import to_numpy
 
+__all__ = ["SequentialStop"]
+
 # Justified: type-only, never run (plan imports nothing of this module).
 if TYPE_CHECKING:
     from sim.run.plan import Plan

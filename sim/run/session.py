@@ -13,6 +13,8 @@ from sim.run.chunks import utc_now
 from sim.run.plan import Plan
 from sim.run.settings import Mode
 
+__all__: list[str] = []  # nothing here is used outside sim.run
+
 
 @dataclass
 class Session:

@@ -22,8 +22,7 @@ from sim.errors import SettingError
 if TYPE_CHECKING:  # Dask's module is imported only for a --scheduler
     from sim.cluster.dask import DaskCluster
 
-__all__ = ["MODES", "Mode", "RunControl", "check_threads", "mode_of", "numba_threads",
-           "quiet_notice", "stderr_notice"]
+__all__ = ["mode_of", "numba_threads", "quiet_notice", "RunControl", "stderr_notice"]
 
 # A run folder's mode: a new run, a run that replaces the one there, or the one there resumed
 Mode = Literal["new", "overwrite", "resume"]
@@ -66,6 +65,18 @@ class RunControl:
     or an open ``sim.cluster.dask.DaskCluster`` several runs share) plays the chunks on Dask,
     with the same tables. ``check_space`` refuses a run whose estimated size exceeds the free
     disk space.
+
+    Attributes:
+        mode: ``new``, ``overwrite`` or ``resume``.
+        threads: numba threads (with a scheduler, each task's).
+        progress: a progress bar on stderr.
+        command: the line recorded in the manifest.
+        notice: called with each notice line.
+        alert: called with each alert line (None: the notices').
+        announce: called once the folder is ready (None: nothing).
+        on_chunk: called with each chunk's number after it is written (None: nothing).
+        scheduler: the Dask scheduler: an address, a cluster, or None for this process.
+        check_space: check first that the disk holds the run.
     """
 
     mode: Mode = "new"

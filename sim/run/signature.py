@@ -32,8 +32,8 @@ from sim.kernels.runner import Lineup, play_batch, trace_events
 from strategies import StrategySpec, parse_spec
 
 __all__ = [
-    "ENGINE_LINEUPS", "SIGNATURE_GAMES", "SIGNATURE_ROUNDS", "SIGNATURE_SEED", "engine_games",
-    "identity_problem", "lineup_identity", "play_signature", "strategy_signature",
+    "engine_games", "identity_problem", "lineup_identity", "play_signature",
+    "strategy_signature",
 ]
 
 SIGNATURE_SEED = 20_240_611

@@ -22,11 +22,14 @@ from sim.run.settings import Mode, RunControl, mode_of, numba_threads
 from sim.run.state import RunState
 from sim.store.lock import LOCK_NAME, RunLock
 
+__all__ = ["check_target", "default_folder", "execute", "plan_and_mode", "simulate"]
+
 IN_MEMORY_LIMIT = 1_000_000
 RESULTS_DIR = Path("results")
 
 
 def default_folder(base: Path = RESULTS_DIR) -> Path:
+    """A new numbered run folder under ``base``."""
     from sim.store.folders import new_folder
 
     return new_folder("run", base)

@@ -15,6 +15,8 @@ import numpy as np
 
 from sim.run.plan import Plan, rotation_for
 
+__all__ = ["pilot_bytes"]
+
 # Beyond any real game's size (a 200-round game is ~1,800 bytes): below this bound times
 # the games, a run cannot fill the disk and needs no pilot to estimate its size.
 BOUND_BYTES_PER_GAME = 2_000

@@ -40,7 +40,7 @@ from sim.run.settings import RunControl
 from sim.store.arrow import to_numpy
 from sim.store.summary import Summary
 
-__all__ = ["RunState"]
+__all__: list[str] = []  # nothing here is used outside sim.run
 
 
 @dataclass

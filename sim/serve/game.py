@@ -27,6 +27,8 @@ from sim.serve.table import MOVE_POINTS, BatchTable, layout_rule
 from sim.table.play import GAME_ID, person_lineup
 from strategies import StrategySpec
 
+__all__ = ["warm_up", "WebGame"]
+
 MAX_TAKEBACKS = 20  # tables kept from before the person's last moves
 
 
@@ -62,6 +64,19 @@ class WebGame:
     ``target`` below the engine's own ends the game at the first placement that reaches it
     (the immediate win of the rules, at a lower mark); the opponents still plan for the
     engine's target, which docs/serve.md says.
+
+    Attributes:
+        players: the player count.
+        seat: the person's seat.
+        opponents: the strategies at the other seats.
+        seed: the game's seed.
+        target: the score that ends the game (the house target).
+        moves: every decision made so far, in order.
+        seen_rounds: settlements the person has acknowledged.
+        events: the trace so far.
+        pending: the decision the table waits for, or None.
+        version: moves on with every change (a move, a settlement seen, a takeback), so a click made
+            on an older view is recognised and refused.
     """
 
     players: int

@@ -31,6 +31,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+__all__ = ["allowed_hosts", "Guard", "host_allowed", "TOKEN_HEADER"]
+
 TOKEN_HEADER = "x-sniff-token"
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -84,7 +86,14 @@ def host_allowed(header: str, hosts: tuple[str, ...]) -> bool:
 @dataclass(frozen=True)
 class Guard:
     """The checks' settings: the Host headers served, the page's token, the rate limit
-    (``rate`` requests a second with bursts of ``burst``, per client)."""
+    (``rate`` requests a second with bursts of ``burst``, per client).
+
+    Attributes:
+        hosts: the Host headers served.
+        token: the page's token.
+        rate: requests a second, per client.
+        burst: the burst a client may make.
+    """
 
     hosts: tuple[str, ...]
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))

@@ -16,6 +16,8 @@ from sim.hint.position import Position, format_position, parse_position
 from sim.hint.tracker import PublicTracker
 from sim.serve.game import WebGame
 
+__all__: list[str] = []  # nothing here is used outside sim.serve
+
 DEFAULT_BUDGET = 500  # play-outs per move: about a second on two cores
 POLICY = "greedy"
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from sim.core.seating import team_name, team_of
 
+__all__: list[str] = []  # nothing here is used outside sim.serve
+
 
 def seat_name(seat: int, viewer: int | None) -> str:
     return "you" if seat == viewer else f"seat {seat}"

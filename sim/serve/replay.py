@@ -20,6 +20,8 @@ from sim.serve.review import position_at
 from sim.table.render import ReplayState, render_event
 from sim.table.replay import check_trace_game, count_games, read_trace
 
+__all__: list[str] = []  # nothing here is used outside sim.serve
+
 MAX_TRACE = 4 * 2**20  # bytes of an uploaded trace: a few hundred games
 MAX_FRAMES = 20_000  # events of one game shown (a real game has a few hundred)
 

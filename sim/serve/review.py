@@ -26,6 +26,8 @@ from sim.hint.tracker import PublicTracker, decisions
 from sim.serve.frames import table_frames
 from sim.serve.game import WebGame
 
+__all__: list[str] = []  # nothing here is used outside sim.serve
+
 
 def game_history(game: WebGame) -> dict[str, Any]:
     """The move list of a served game, as far as the person has seen it: one whole table

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from sim.errors import SniffError
 from sim.serve.game import WebGame
 
+__all__ = ["Sessions"]
+
 DEFAULT_TTL = 3600.0  # seconds a game is kept after its last request
 DEFAULT_PER_CLIENT = 20  # games one client keeps at once (its oldest makes room)
 DEFAULT_LIMIT = 1000  # games the server keeps at once (past it, new games are refused)

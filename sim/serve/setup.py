@@ -20,6 +20,8 @@ from sim.hint.position import OPENING, Position, format_position, parse_position
 from sim.serve.frames import board_of
 from sim.table.render import ReplayState
 
+__all__: list[str] = []  # nothing here is used outside sim.serve
+
 MAX_LIST = 64  # items of any list in a draft (a position has at most 28 tiles)
 #: What a problem of ``Position.check`` is about (its words, first match), as the set-up
 #: form's fields: the page marks them and names them before the problem.

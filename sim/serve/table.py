@@ -42,6 +42,8 @@ from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, KIND_FORCED
 from sim.kernels.generate import engine_kernel
 
+__all__ = ["BatchTable"]
+
 GAME = 0  # the one game of the batch
 # The layout's rules, called from Python through the engine's cached ``layout_rule`` (an
 # ``@njit`` function called from Python would be compiled in every server process).

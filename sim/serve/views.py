@@ -27,7 +27,10 @@ from sim.serve.frames import (
 from sim.serve.game import WebGame
 from sim.serve.lines import event_line
 from sim.serve.table import MOVE_POINTS, layout_rule
-from sim.table.render import ReplayState, halves, move_text
+from sim.table.moves import move_text
+from sim.table.render import ReplayState, halves
+
+__all__: list[str] = []  # nothing here is used outside sim.serve
 
 
 def _sheet(events: list[dict], players: int) -> list[dict[str, Any]]:

@@ -40,6 +40,11 @@ from sim.stats.intervals import proportion_difference
 from sim.stats.multiple import adjust, family_text, interval_z
 from sim.stats.tally import Tally, tally_difference
 
+__all__ = [
+    "leader_by_side_from", "leader_effect_from", "leader_pooled_from", "margin_row_from",
+    "margins_pooled_from", "seat_effects_from"
+]
+
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 

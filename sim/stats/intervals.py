@@ -5,6 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
+__all__ = [
+    "mean_interval", "Moments", "normal_cdf", "normal_quantile", "paired_difference",
+    "proportion_difference", "two_sided_p", "wilson_half_width", "wilson_interval",
+    "win_rate_difference", "Z95", "Z99"
+]
+
 Z95 = 1.959963984540054
 Z99 = 2.5758293035489004
 

@@ -42,6 +42,10 @@ from sim.stats.intervals import two_sided_p
 from sim.stats.multiple import adjust, family_text, interval_z
 from sim.stats.ratings import ELO_SCALE, Contest, Ratings, fit_ratings
 
+__all__ = [
+    "csv_table", "fit_text", "goodness_of_fit", "rank", "rank_text", "Ranking", "ranking_lines"
+]
+
 DRAWS = 4000
 FIT_ALPHA = 0.05
 
@@ -88,7 +92,16 @@ class Fit:
 
 @dataclass
 class Ranking:
-    """Ratings table with rank intervals and groups, neighbour gaps, and the fit."""
+    """Ratings table with rank intervals and groups, neighbour gaps, and the fit.
+
+    Attributes:
+        table: ratings' columns + rank_low, rank_high, group.
+        gaps: neighbours: higher, lower, difference, low, high, se, p_value, p_holm.
+        fit: the goodness of fit of the ratings.
+        draws: bootstrap draws of the ratings behind the rank ranges.
+        seed: the seed of the draws.
+        notes: notes on how the ranking was obtained.
+    """
 
     table: pd.DataFrame  # ratings' columns + rank_low, rank_high, group
     gaps: pd.DataFrame  # neighbours: higher, lower, difference, low, high, se, p_value, p_holm

@@ -30,6 +30,8 @@ import numpy as np
 from sim.errors import SniffError
 from sim.stats.intervals import Z95
 
+__all__ = ["Contest", "ELO_SCALE", "fit_ratings", "Ratings"]
+
 if TYPE_CHECKING:  # pandas is imported where a table is made
     import pandas as pd
 
@@ -45,6 +47,10 @@ class Contest:
     ``sides`` names the strategy of each side (a label may repeat: two seats of the same
     strategy in a 3-player game); ``wins`` counts the games each side won. Only decided
     games count: the fit needs a winner.
+
+    Attributes:
+        sides: the strategy of each side (a label may repeat).
+        wins: the games each side won.
     """
 
     sides: tuple[str, ...]
@@ -57,7 +63,16 @@ class Contest:
 
 @dataclass
 class Ratings:
-    """The fitted ratings: a table sorted best first, and notes on how it was obtained."""
+    """The fitted ratings: a table sorted best first, and notes on how it was obtained.
+
+    Attributes:
+        table: strategy, rating, low, high, se, games, wins, rank.
+        log_likelihood: the fit's log-likelihood.
+        iterations: the iterations the fit took.
+        pseudo_wins: the prior's pseudo-wins that keep every rating finite.
+        notes: notes on how the ratings were obtained.
+        covariance: of the ratings (Elo scale), in table order.
+    """
 
     table: pd.DataFrame  # strategy, rating, low, high, se, games, wins, rank
     log_likelihood: float

@@ -45,10 +45,16 @@ from matplotlib.ticker import PercentFormatter
 
 from sim.stats.intervals import wilson_interval
 
+__all__ = [
+    "COLUMNS", "convergence_figure", "DEFAULT_BIN", "merge_states", "score_states_figure",
+    "with_intervals"
+]
+
 DEFAULT_BIN = 25
 MIN_GAMES = 30  # cells with fewer games are left blank in the heat map
 MAX_RUN_PANELS = 12  # convergence panels (one per run) in one figure
 MAX_PANELS = 8  # heat-map panels (strategy against its opponents) in one figure
+# the columns of score-states.csv
 COLUMNS = ["players", "side", "strategy", "opponents", "own_low", "opponents_low",
            "bin_size", "games", "wins", "win_rate", "low", "high"]
 DPI = 110

@@ -33,6 +33,8 @@ import numpy as np
 from sim.errors import SettingError
 from sim.stats.intervals import Z95, Moments, normal_quantile
 
+__all__ = ["DealOutcomes", "elo_of_difference", "simulate_tests", "Sprt"]
+
 MIN_VARIANCE = 1e-4  # a run of identical deals (variance 0) still has a finite LLR
 
 
@@ -45,7 +47,14 @@ def elo_of_difference(difference: float) -> float:
 
 @dataclass(frozen=True)
 class Sprt:
-    """The hypotheses (win-rate differences) and planned error rates of one test."""
+    """The hypotheses (win-rate differences) and planned error rates of one test.
+
+    Attributes:
+        h0: the win-rate difference of the null hypothesis.
+        h1: the win-rate difference of the alternative.
+        alpha: the planned chance of deciding H1 when H0 holds.
+        beta: the planned chance of deciding H0 when H1 holds.
+    """
 
     h0: float
     h1: float

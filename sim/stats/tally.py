@@ -19,6 +19,8 @@ import pandas as pd
 
 from sim.stats.intervals import Z95, Difference, _difference
 
+__all__ = ["merged", "Tally", "tally_difference"]
+
 
 class Tally:
     """How often each integer occurs; the values stand for ``key * scale``."""

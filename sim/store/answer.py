@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 from sim.errors import SniffError
 
+__all__ = ["answer", "batches", "QueryLimits"]
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -96,7 +98,13 @@ def check_output(out: Path, overwrite: bool, folder: Path | None) -> Path:
 @dataclass(frozen=True)
 class QueryLimits:
     """What a query may use: ``memory`` (bytes, DuckDB's limit), ``timeout`` (seconds; None:
-    no limit) and ``hard_memory`` (cap the whole process at ``memory``: ``sniff query``)."""
+    no limit) and ``hard_memory`` (cap the whole process at ``memory``: ``sniff query``).
+
+    Attributes:
+        memory: duckDB's memory limit, in bytes.
+        timeout: seconds a query may run (None: no limit).
+        hard_memory: cap the whole process at ``memory`` (``sniff query``).
+    """
 
     memory: int = DEFAULT_MEMORY
     timeout: float | None = DEFAULT_TIMEOUT

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+__all__ = ["to_numpy"]
+
 
 def numeric(values: np.ndarray, arrow_type: pa.DataType) -> pa.Array:
     """A column of fixed-width numbers holding ``values`` (cast to the column's type)."""

@@ -17,6 +17,12 @@ from pathlib import Path
 from sim.errors import SettingError, SniffError
 from sim.files import UnsafeFile, open_regular
 
+__all__ = [
+    "check_disk_space", "check_folder_path", "check_output_file", "check_text_path",
+    "check_writable_folder", "free_bytes", "new_folder", "read_user_text", "remove_unstarted",
+    "size_text"
+]
+
 
 def new_folder(prefix: str, base: Path = Path("results")) -> Path:
     """``results/PREFIX-YYYYMMDD-HHMMSS``, with ``-2``, ``-3``... so repeated runs never meet."""

@@ -48,6 +48,14 @@ from sim.store.scan import read_part  # noqa: F401 (part of sim.store.io's API)
 from sim.store.summary import Summary, summary_columns
 from sim.store.tables import games_table, rounds_table  # noqa: F401 (sim.store.io's API)
 
+__all__ = [
+    "clear_run", "COMPRESSION", "error_text", "FORMAT", "games_table", "is_run_folder", "load",
+    "MANIFEST", "mark_running", "METADATA_KEY", "open_run", "parquet_options", "part_files",
+    "part_name", "PARTIAL_DIR", "read_manifest", "remove_temporaries", "rounds_table", "Run",
+    "summary_part", "tables_for", "tables_of", "with_metadata", "write_bytes", "write_chunk",
+    "write_json"
+]
+
 FORMAT = "sniff-simulate/1"
 MANIFEST = "manifest.json"
 METADATA_KEY = b"sniff"
@@ -207,6 +215,7 @@ def mark_running(manifest: dict) -> None:
 
 
 def is_run_folder(folder: Path) -> bool:
+    """Whether a folder holds a readable run manifest."""
     try:
         read_manifest(folder)
     except SniffError:
@@ -243,6 +252,7 @@ def clear_run(folder: Path) -> None:
 
 
 def part_files(folder: Path, table: str) -> list[Path]:
+    """A run table's Parquet parts, in chunk order."""
     return sorted((Path(folder) / table).glob("part-*.parquet"))
 
 

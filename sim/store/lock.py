@@ -23,6 +23,8 @@ from typing import BinaryIO
 from sim.errors import SniffError
 from sim.files import UnsafeFile, open_lock_file, open_regular
 
+__all__ = ["LOCK_NAME", "RunLock"]
+
 if sys.platform != "win32":
     import fcntl
 else:  # pragma: no cover - no fcntl on Windows

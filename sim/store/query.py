@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 from sim.checks.footers import error_text
 from sim.errors import SettingError, SniffError
 
+__all__ = ["connect", "DEFAULT_MEMORY", "HEADROOM", "Limits", "relation", "run_sources"]
+
 if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
     import socket
 

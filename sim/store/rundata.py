@@ -26,6 +26,12 @@ from sim.checks.footers import required_columns  # noqa: F401  (readers import i
 from sim.core.seating import team_count
 from sim.errors import SettingError, SniffError
 
+__all__ = [
+    "check_run_ids", "open_runs", "pairing_folders", "pairing_runs", "pairing_seed", "PAIRS_DIR",
+    "read_tournament_manifest", "required_columns", "result_problems", "RunData", "stray_pairs",
+    "TOURNAMENT_FORMAT", "TOURNAMENT_MANIFEST"
+]
+
 if TYPE_CHECKING:
     from sim.store.io import Run
 
@@ -232,7 +238,19 @@ def pairing_folders(folder: Path) -> list[Path]:
 @dataclass
 class RunData:
     """One run a report covers: the checked run, its size, how to name its sides, and (once
-    ``sim.report`` has read it) ``figures``, the counts behind every figure."""
+    ``sim.report`` has read it) ``figures``, the counts behind every figure.
+
+    Attributes:
+        name: the run's name in the report.
+        path: its folder (None: a run in memory).
+        manifest: its manifest.
+        run: its parts checked.
+        n_games: its games.
+        tournament: the tournament it is a pairing of, or None.
+        notes: notes the report shows about it.
+        figures: sim.report.aggregate.RunFigures, added by the report: a room above this one, so its
+            class is not named here.
+    """
 
     name: str
     path: Path | None

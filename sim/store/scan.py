@@ -27,6 +27,11 @@ import pyarrow.parquet as pq
 from sim.checks.footers import error_text
 from sim.errors import SniffError
 
+__all__ = [
+    "available_memory", "chunk_parts", "frame_bytes", "PEAK_FACTOR", "read_chunk", "read_part",
+    "scan"
+]
+
 # pandas bytes per value of an Arrow type (a dictionary column becomes int8 codes)
 _WIDTH = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 4, pa.int64(): 8, pa.bool_(): 1,
           pa.float64(): 8, pa.float32(): 4}

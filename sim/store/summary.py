@@ -17,6 +17,8 @@ from sim.display.formatting import shown_name
 from sim.stats.intervals import Z95, Moments, wilson_interval
 from sim.store.arrow import to_numpy
 
+__all__ = ["stop_text", "Summary", "summary_columns"]
+
 
 def side_labels(players: int, labels: list[str]) -> tuple[list[str], list[str]]:
     """Long and short names of the lineup sides (partnerships with 4 players)."""

@@ -19,6 +19,8 @@ from sim.errors import SniffError
 from sim.store import arrow
 from sim.store.summary import game_point_sums
 
+__all__: list[str] = []  # nothing here is used outside sim.store
+
 
 def _int(values: np.ndarray, arrow_type: pa.DataType, name: str) -> pa.Array:
     """A compact integer column; refuses (never wraps) a value that does not fit."""

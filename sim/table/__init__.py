@@ -4,4 +4,4 @@ play`` with the person's seat as a strategy.
 May import: the packages below it (``sim.core`` … ``sim.hint``).
 """
 
-__all__ = ["check", "human", "play", "render", "replay", "tally"]
+__all__ = ["check", "human", "moves", "play", "render", "replay", "tally"]

@@ -22,6 +22,8 @@ from sim.core.seating import PLAYER_COUNTS, team_count, team_of
 from sim.core.tiles import N_TILES, TILE_NAMES, TILE_PIPS, parse_tile
 from sim.errors import SniffError
 
+__all__ = ["check_game"]
+
 KEYS = {
     "game_start": ("players", "target"),
     "round_start": ("round", "leader", "hands", "boneyard"),

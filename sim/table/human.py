@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from strategies import Strategy
 
+__all__: list[str] = []  # nothing here is used outside sim.table
+
 HUMAN = Strategy(
     name="human",
     description="a person at the terminal (sniff play only)",

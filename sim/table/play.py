@@ -43,15 +43,11 @@ from sim.kernels.runner import Lineup
 from sim.kernels.trace import EventDecoder, start_event, write_trace
 from sim.store.folders import check_output_file, check_writable_folder
 from sim.table.human import HUMAN
-from sim.table.render import (
-    ReplayState,
-    explain_count,
-    halves,
-    move_text,
-    render_event,
-    render_layout,
-)
+from sim.table.moves import explain_count, move_text
+from sim.table.render import ReplayState, halves, render_event, render_layout
 from strategies import StrategySpec
+
+__all__ = ["GAME_ID", "new_seed", "person_lineup", "play_game", "PlayQuit"]
 
 GAME_ID = 0
 HUMAN_SPEC = StrategySpec(HUMAN, ())

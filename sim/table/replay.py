@@ -12,6 +12,8 @@ from sim.errors import SettingError, SniffError
 from sim.store.folders import read_user_text
 from sim.table.render import replay_lines
 
+__all__ = ["check_trace_game", "count_games", "read_trace", "replay"]
+
 STEP_PROMPT = "[Enter: next event · q: stop] "
 MAX_LINE = 1_000_000  # characters of one event (the longest real ones are a few hundred)
 
@@ -56,6 +58,7 @@ def check_trace_game(events: list[dict], game: int, path: Path) -> None:
 
 
 def count_games(events: list[dict]) -> int:
+    """How many games a trace's events hold."""
     return sum(1 for event in events if event["event"] == "game_start")
 
 

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import operator
 
+__all__ = ["tally", "tally_inline", "tally_strokes"]
+
 POINTS_PER_STROKE = 5
 STROKES_PER_SYMBOL = 10
 POINTS_PER_SYMBOL = POINTS_PER_STROKE * STROKES_PER_SYMBOL

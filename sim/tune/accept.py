@@ -27,6 +27,8 @@ from sim.run.settings import RunControl, quiet_notice
 from sim.stats.sprt import Sprt
 from sim.tune.setup import TuneConfig, derived_seed
 
+__all__: list[str] = []  # nothing here is used outside sim.tune
+
 VERDICT = {"H1": "accepted", "H0": "rejected", "undecided": "undecided"}
 
 

@@ -15,6 +15,8 @@ from matplotlib.ticker import MaxNLocator
 from sim.display.charts import DPI, PERCENT
 from sim.stats.intervals import wilson_interval
 
+__all__: list[str] = []  # nothing here is used outside sim.tune
+
 
 def generation_table(trials: pd.DataFrame) -> pd.DataFrame:
     """Per generation: the best candidate and the mean of all, with Wilson intervals.

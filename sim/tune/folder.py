@@ -37,6 +37,8 @@ from sim.tune.setup import (
     import_cma,
 )
 
+__all__ = ["create", "load", "read", "read_best", "read_trials"]
+
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")

@@ -35,6 +35,8 @@ from sim.tune.setup import (
 )
 from strategies import StrategySpec
 
+__all__ = ["evaluate", "validate"]
+
 
 def evaluate(player: Player, space: Space, generation: int, z: list) -> pd.DataFrame:
     """Every candidate of a generation against every opponent, on the same deals."""

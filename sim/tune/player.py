@@ -22,6 +22,8 @@ from sim.kernels.generate import code_digest
 from sim.kernels.runner import ROUND_CAP, compile_lineup, lineup_of, play_batch, winning_side
 from sim.tune.setup import Space, TuneConfig
 
+__all__: list[str] = []  # nothing here is used outside sim.tune
+
 
 @dataclass(frozen=True)
 class MatchJob:

@@ -20,6 +20,8 @@ from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
 from sim.core.checks import MAX_SEED, check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
 
+__all__ = ["ADDED_WITH_ACCEPT", "TuneConfig", "TuneResult"]
+
 if TYPE_CHECKING:  # the registry is imported where a spec is parsed
     from strategies import StrategySpec
 
@@ -64,7 +66,25 @@ def derived_seed(seed: int, purpose: str) -> int:
 
 @dataclass(frozen=True)
 class TuneConfig:
-    """Everything that decides a tuning run's result (``manifest.json``'s ``config``)."""
+    """Everything that decides a tuning run's result (``manifest.json``'s ``config``).
+
+    Attributes:
+        strategy: the start: the strategy with every parameter written out.
+        against: the field, each with every parameter written out.
+        players: the player count.
+        games: trial budget (validation not included).
+        seed: the run's seed.
+        params: the parameters tuned.
+        games_per_trial: games one candidate plays, over the whole field.
+        popsize: candidates per CMA-ES generation.
+        sigma: initial step, in units of each parameter's scale.
+        validate_games: games of each validation match (with sprt: the test's cap).
+        accept: how the tuned values are accepted: a fixed validation match or ``sprt``.
+        h0: the sequential test's settings (sim.compare's defaults), sprt only.
+        h1: the sequential test's H1, sprt only.
+        alpha: the sequential test's alpha, sprt only.
+        beta: the sequential test's beta, sprt only.
+    """
 
     strategy: str  # the start: the strategy with every parameter written out
     against: tuple[str, ...]  # the field, each with every parameter written out
@@ -301,7 +321,18 @@ class Validation:
 
 @dataclass
 class TuneResult:
-    """What ``tune`` hands back: the tuned values, the trials, the validation."""
+    """What ``tune`` hands back: the tuned values, the trials, the validation.
+
+    Attributes:
+        folder: the tuning folder.
+        strategy: the strategy tuned.
+        values: the tuned parameter values.
+        spec: name:key=value,... with every parameter.
+        trials: every trial: its parameters and result.
+        validation: the validation matches against the field.
+        status: the folder's status: ``complete``, ``running`` or ``interrupted``.
+        acceptance: --accept sprt: the test's record (sim.tune.accept).
+    """
 
     folder: Path
     strategy: str

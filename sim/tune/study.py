@@ -36,7 +36,7 @@ from sim.tune.setup import (
     TuneResult,
 )
 
-__all__ = ["TuneConfig", "TuneInterrupted", "TuneResult", "load", "tune"]
+__all__ = ["load", "tune", "TuneInterrupted"]
 
 
 def tune(strategy: str | None = None, against: str | Sequence[str] | None = None, *,

@@ -15,6 +15,8 @@ from numba import njit
 from strategies import register
 from strategies.heuristics.features import choose_by_features, weights
 
+__all__ = ["blocker_choice", "choose_blocker"]
+
 
 @njit
 def blocker_choice(observation, moves, n_moves, params, levels=None):

@@ -14,6 +14,8 @@ from numba import njit
 from strategies import register
 from strategies.heuristics.features import choose_by_features, weights
 
+__all__ = ["choose_defensive"]
+
 
 @register(
     "defensive",

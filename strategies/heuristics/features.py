@@ -58,6 +58,12 @@ from sim.core.layout import (
 )
 from sim.core.tiles import ALL_TILES, DOUBLES_MASK, N_PIPS, PIP_MASK, TILE_PIPS
 
+__all__ = [
+    "best_points", "expected_best_reply", "fill_levels", "held_values", "partner_of",
+    "playable_tiles", "possible_tiles", "stuck_probability", "tile_best_points",
+    "tiles_with_values", "unseen_tiles"
+]
+
 FEATURE_NAMES = (
     "points", "shed", "reply", "follow", "doubles", "suits", "block", "partner", "partner_stuck",
 )

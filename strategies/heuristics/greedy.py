@@ -11,6 +11,8 @@ from sim.core.layout import move_points
 from sim.core.tiles import TILE_PIPS
 from strategies import register
 
+__all__ = ["choose_greedy"]
+
 
 @register("greedy", "most points now; ties shed the heaviest tile")
 @njit(inline="always")

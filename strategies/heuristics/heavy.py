@@ -11,6 +11,8 @@ from numba import njit
 from strategies import register
 from strategies.heuristics.features import choose_by_features, weights
 
+__all__ = ["choose_heavy"]
+
 
 @register("heavy", "shed the most pips (plays for settlement); ties take the most points")
 @njit

@@ -19,6 +19,8 @@ from numba import njit
 from strategies import register
 from strategies.heuristics.features import choose_by_features, weights
 
+__all__ = ["choose_partner", "partner_choice"]
+
 
 @njit
 def partner_choice(observation, moves, n_moves, params, levels=None):

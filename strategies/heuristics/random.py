@@ -5,6 +5,8 @@ from numba import njit
 from sim.core.rng import random_below
 from strategies import register
 
+__all__ = ["choose_random"]
+
 
 @register("random", "uniformly random legal placement")
 @njit(inline="always")

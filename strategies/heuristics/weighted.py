@@ -23,6 +23,8 @@ from numba import njit
 from strategies import register
 from strategies.heuristics.features import FEATURE_NAMES, choose_by_features, weights
 
+__all__ = ["choose_weighted", "DEFAULTS"]
+
 # Parameter order = the order of the features' Weights, checked below.
 DEFAULTS = {
     "points": 1.0,

@@ -43,6 +43,11 @@ from strategies.heuristics.features import (
 )
 from strategies.value.round_value import win_chance
 
+__all__ = [
+    "BLOCKS", "encode", "FEATURE_VERSION", "FEATURE_VERSIONS", "N_BASE_INPUTS", "POINTS",
+    "WIN_CHANCE"
+]
+
 FEATURE_VERSIONS = (1, 3)  # 2 was an experiment (docs/learned.md), never shipped
 FEATURE_VERSION = 3  # what sniff learn trains by default
 

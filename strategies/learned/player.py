@@ -30,10 +30,16 @@ from strategies.learned.features import N_BASE_INPUTS, encode
 from strategies.learned.net import MAX_WIDTH, first_layer_partial, forward_from, load_model
 from strategies.learned.record_inputs import MAX_INPUTS, encode_record
 
+__all__ = [
+    "choose_learned", "learned_choice", "shipped_path", "SIZES_2", "SIZES_4", "WEIGHTS_2",
+    "WEIGHTS_4"
+]
+
 MODELS = Path(__file__).parent / "models"
 
 
 def shipped_path(players: int) -> Path:
+    """The model file shipped for a player count."""
     return MODELS / f"learned-{players}p.npz"
 
 

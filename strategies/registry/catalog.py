@@ -14,6 +14,11 @@ from dataclasses import dataclass, field
 from sim.core.seating import PLAYER_COUNTS
 from sim.errors import SniffError
 
+__all__ = [
+    "MAX_PARAMS", "register", "register_python", "register_spec_parser", "Strategy",
+    "StrategyError", "StrategySpec"
+]
+
 MAX_PARAMS = 10
 
 
@@ -30,6 +35,17 @@ class Strategy:
     option's index, since the kernel passes every parameter as a float). ``bounds`` gives
     a parameter's inclusive range, checked where values are parsed, so a value the
     compiled function cannot use (a budget of 0) is refused in one line, not played.
+
+    Attributes:
+        name: its name, as a spec names it.
+        description: one line on how it plays.
+        module: the module its ``choose`` lives in.
+        attribute: the name of its ``choose`` in that module.
+        params: each parameter with its default, in the order the function reads them.
+        choices: the named values of a parameter that selects among options.
+        bounds: a parameter's inclusive range, checked where values are parsed.
+        players: the player counts it can play (a learned model file is trained for one).
+        python: A Python policy (register_python): decided outside the compiled engine, in batches.
     """
 
     name: str
@@ -66,7 +82,12 @@ class Strategy:
 
 @dataclass(frozen=True)
 class StrategySpec:
-    """A strategy with its parameter values, as one seat plays it."""
+    """A strategy with its parameter values, as one seat plays it.
+
+    Attributes:
+        strategy: the strategy.
+        values: its parameter values, in ``strategy.params`` order.
+    """
 
     strategy: Strategy
     values: tuple[float, ...]

@@ -17,6 +17,12 @@ from contextlib import contextmanager
 
 from strategies.registry.catalog import _REGISTRY, Strategy, StrategyError
 
+__all__ = [
+    "available", "BUILTIN_MODULES", "get", "kept_registry", "load_builtins", "load_plugin",
+    "load_plugins", "PLUGINS_ENV"
+]
+
+# the modules of the built-in strategies, which load_builtins imports
 BUILTIN_MODULES = (
     "strategies.heuristics.random",
     "strategies.heuristics.greedy",
@@ -111,11 +117,13 @@ def kept_registry() -> Iterator[None]:
 
 
 def available() -> dict[str, Strategy]:
+    """Every registered strategy by name (the built-ins loaded first)."""
     load_builtins()
     return dict(sorted(_REGISTRY.items()))
 
 
 def get(name: str) -> Strategy:
+    """One registered strategy by name, or a StrategyError listing the names."""
     strategies = available()
     if name not in strategies:
         raise StrategyError(

@@ -13,6 +13,8 @@ import math
 from strategies.registry.catalog import _SPEC_PARSERS, Strategy, StrategyError, StrategySpec
 from strategies.registry.plugins import get
 
+__all__ = ["parse_lineup_text", "parse_spec"]
+
 MAX_BEST = 16 * 2**20  # a best.json of sniff tune is a few kilobytes
 MAX_MAGNITUDE = 1e100  # of a parameter value: far past any weight, far below an overflow
 

@@ -35,6 +35,8 @@ from sim.core.rng import random_below, random_unit
 from sim.core.tiles import N_TILES
 from strategies.heuristics.features import tiles_with_values, unseen_tiles
 
+__all__ = ["deal_count", "prepare", "sample_deal"]
+
 MAX_OTHERS = 3
 MAX_CLASSES = 1 << MAX_OTHERS
 # prepare() fills the header of a plan; the counting table follows it.

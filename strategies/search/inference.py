@@ -48,6 +48,11 @@ from strategies.search.determinize import sample_deal
 from strategies.search.draw_history import draw_periods, hand_fits_draws
 from strategies.search.playout import POLICY_PARAMS
 
+__all__ = [
+    "explains_choices", "fits_draw_history", "inferred_deals", "level_tables", "model_agrees",
+    "MODEL_BLOCKER", "model_choice", "MODEL_PARTNER", "past_decisions"
+]
+
 # Model players, by their index in strategies.search.playout.POLICIES.
 MODEL_BLOCKER = 1
 MODEL_PARTNER = 2
@@ -91,7 +96,7 @@ def past_decisions(observation):
         scores[team] = observation[view.SCORE + team] - points_in_round[team]
     for seat in range(players):
         sizes[seat] = engine.HAND_SIZE_FOR_PLAYERS[players]
-    boneyard = engine.N_TILES - players * engine.HAND_SIZE_FOR_PLAYERS[players]
+    boneyard = N_TILES - players * engine.HAND_SIZE_FOR_PLAYERS[players]
     layout = EMPTY_LAYOUT
     played = 0
     for index in range(n_events):

@@ -28,8 +28,7 @@ from strategies.search.expert import play_candidate
 from strategies.search.playout import give_streams, playout_buffers
 from strategies.value.score_table import N_FEATURES
 
-__all__ = ["N_VALUES", "SALT_HINT", "VALUE_MARGIN", "VALUE_POINTS", "VALUE_WIN",
-           "paired_values", "search_moves"]
+__all__ = ["N_VALUES", "paired_values", "SALT_HINT", "VALUE_MARGIN", "VALUE_POINTS", "VALUE_WIN"]
 
 SALT_HINT = np.uint64(0x3C6EF372FE94F82B)
 # Per play-out values written by search_moves, in this order.

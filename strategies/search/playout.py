@@ -28,6 +28,9 @@ from strategies.heuristics.weighted import DEFAULTS as WEIGHTED_DEFAULTS
 from strategies.heuristics.weighted import choose_weighted
 from strategies.learned.player import choose_learned
 
+__all__ = ["limit_policy", "LIMIT_UNIT", "POLICIES", "POLICY_PARAMS"]
+
+# the play-out policies a search may use, by name (``--policy``)
 POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy", "learned")
 # Their functions, in that order. Every one but greedy runs through its address
 # (``choose_policy``); they are named here so that a search player's code digest and its

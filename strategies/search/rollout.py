@@ -37,6 +37,8 @@ from strategies.heuristics.greedy import choose_greedy
 from strategies.search.determinize import copy_public, pick_tiles, shuffle_boneyard
 from strategies.search.playout import POLICIES, give_streams, play_round_from, playout_buffers
 
+__all__ = ["choose_rollout", "deal_hidden"]
+
 BASE_POLICIES = ("greedy", "random", "heavy")
 # The play-out policy (``strategies.search.playout``) of each base policy.
 BASE_POLICY_IDS = np.array([POLICIES.index(name) for name in BASE_POLICIES], dtype=np.int64)

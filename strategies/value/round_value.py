@@ -20,6 +20,8 @@ from sim.core import engine
 from sim.core import observation as view
 from strategies.value.score_table import COEFFICIENTS, N_FEATURES
 
+__all__ = ["outcome", "Value", "value_features", "win_chance", "win_probability"]
+
 POINTS_WIN_BONUS = 50.0
 
 

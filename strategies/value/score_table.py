@@ -12,6 +12,8 @@ with f = ``strategies.value.round_value.value_features``. Fitted on:
 
 import numpy as np
 
+__all__ = ["N_FEATURES"]
+
 N_FEATURES = 8
 COEFFICIENTS = np.array([
     [0.000000, 2.469119, 4.057440, -1.450997, 3.691739, 0.070986, 0.108291, -0.037137],

@@ -15,7 +15,7 @@ def decisions(players: int, text: str, game_id: int):
 
 
 def tiny(players: int = 2, **changes):
-    from sim.learn.training import LearnConfig
+    from sim.learn.config import LearnConfig
 
     settings = dict(players=players, seed=7, iterations=2, games=24, eval_games=12, epochs=1,
                     hidden="8", window=2, batch=64)

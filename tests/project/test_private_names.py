@@ -3,9 +3,10 @@ for another package's private name (an underscore name imported, or read off an 
 module): what one package offers another is public, so a private name can change without
 breaking a caller elsewhere.
 Inside one package (``sim.stats.tally`` and ``sim.stats.intervals``) private names are the
-package's own business.
+package's own business. The same holds for a name a module leaves out of its ``__all__``: it
+is internal to the module's package, and no other package uses it.
 
-No test reaches a private name either (#61): a test imports no underscore name of ``sim``
+No test reaches a private name either: a test imports no underscore name of ``sim``
 or ``strategies`` and reads no ``thing._name`` off an object of ours, so that a test checks
 what a caller can rely on and a private name stays free to change. A test's own helpers
 (``self._x``), another library's modules (``os._exit``) and pytest's own objects aside."""
@@ -13,6 +14,7 @@ what a caller can rely on and a private name stays free to change. A test's own 
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from tests.helpers import ROOT
 
@@ -128,3 +130,100 @@ def test_the_tests_check_sees_a_private_import_and_a_private_read() -> None:
             "self._own, os._exit, monkeypatch._setattr\n")
     assert _test_reaches(text) == ["from sim.kernels.batch import _tiles_of",
                                    "line 4: batch._state"]
+
+
+def _module_file(module: str) -> Path | None:
+    base = ROOT.joinpath(*module.split("."))
+    for path in (base / "__init__.py", base.with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+def _face(module: str) -> tuple[set[str], set[str]] | None:
+    """What ``module`` offers another package: the names in its ``__all__`` and the library
+    modules it imports (``np``); None if it states no ``__all__``."""
+    tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
+    listed = None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            listed = set(ast.literal_eval(node.value))
+    libraries = {(alias.asname or alias.name).split(".")[0] for node in tree.body
+                 if isinstance(node, ast.Import) for alias in node.names}
+    return None if listed is None else (listed, libraries)
+
+
+def _internal_uses(text: str, module: str) -> list[str]:
+    """The names of another package's modules, outside their ``__all__``, that ``module``
+    (its source ``text``) imports or reads off an imported module."""
+    own, found, bound = _package(module), [], {}
+    tree = ast.parse(text)
+
+    def check(target: str, name: str, how: str) -> None:
+        path = _module_file(target) if _ours(target) else None
+        face = _face(target) if path else None
+        room = target if path and path.name == "__init__.py" else _package(target)
+        if face and room != own and not _private(name) and not name.startswith("__") and (
+                name not in face[0] | face[1]):
+            found.append(how)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                if _module_file(f"{node.module}.{alias.name}"):
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                else:
+                    check(node.module, alias.name, f"from {node.module} import {alias.name}")
+        elif isinstance(node, ast.Import):
+            bound.update({alias.asname: alias.name for alias in node.names if alias.asname})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                node.value.id in bound):
+            check(bound[node.value.id], node.attr, f"{node.value.id}.{node.attr}")
+    return found
+
+
+def _templates(text: str) -> list[str]:
+    """The sources of the generated modules a module's strings hold (``ENGINE_TEMPLATE``):
+    each string that imports one of our modules and parses as Python once its format fields
+    are filled."""
+    import re
+    import textwrap
+
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(
+                r"^\s*(from|import) (sim|strategies)\b", node.value, flags=re.M):
+            filled = re.sub(r"(?<!\{)\{[^{}\n]*\}(?!\})", "0", node.value)
+            for source in (node.value, filled.replace("{{", "{").replace("}}", "}")):
+                try:
+                    ast.parse(textwrap.dedent(source))
+                except SyntaxError:
+                    continue
+                found.append(textwrap.dedent(source))
+                break
+    return found
+
+
+def test_no_module_uses_another_packages_internal_names() -> None:
+    """A name outside its module's ``__all__`` is internal to its package (docs/design.md,
+    "Public names"): no other package's module imports it or reads it off the module, nor
+    does a generated module whose source it holds (the analyze kernel reads
+    ``hint_search.VALUE_WIN``)."""
+    files = [path for folder in ("sim", "strategies")
+             for path in sorted((ROOT / folder).rglob("*.py"))]
+    problems = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        problems += [f"{path.relative_to(ROOT)}: {what}"
+                     for source in [text, *_templates(text)]
+                     for what in _internal_uses(source, module)]
+    assert problems == []
+    assert len(_templates((ROOT / "sim" / "kernels" / "template.py").read_text())) >= 3
+    text = ("from sim.kernels.generate import code_digest, engine_kernel_nowhere\n"
+            "from sim.core import engine\nengine.nowhere\nengine.np\n")
+    assert _internal_uses(text, "sim.report.example") == [
+        "from sim.kernels.generate import engine_kernel_nowhere", "engine.nowhere"]

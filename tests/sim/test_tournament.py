@@ -26,10 +26,10 @@ import sim
 import strategies
 from sim.core.identity import ENGINE_VERSION
 from sim.errors import SniffError
-from sim.report.build import open_runs
 from sim.run.settings import RunControl
 from sim.run.signature import strategy_signature
 from sim.stats.ratings import ELO_SCALE, Contest, fit_ratings
+from sim.store.rundata import open_runs
 from sim.tournament import load as load_tournament
 from sim.tournament import pairings, run_tournament
 from tests.helpers.cli import as_stopped_before, load_unverified, one_line, run_main

@@ -98,7 +98,7 @@ def test_one_traced_game_is_valued_as_its_file_is(tmp_path):
     import json
 
     from sim.analyze.study import analyse_trace_game
-    from sim.hint.position import game_slice
+    from sim.hint.tracker import game_slice
     from sim.kernels.trace import trace_games
 
     events = trace_games(2, 4, ["greedy", "random"], 3)  # seed 4, three games

@@ -316,7 +316,8 @@ def test_a_tuning_manifest_of_no_tunings_shape_is_one_line(tmp_path, capsys, edi
 
 @pytest.fixture(scope="module")
 def training(tmp_path_factory) -> Path:
-    from sim.learn.training import LearnConfig, learn
+    from sim.learn.config import LearnConfig
+    from sim.learn.training import learn
 
     folder = tmp_path_factory.mktemp("trust") / "training"
     learn(LearnConfig(players=2, iterations=1, games=40, eval_games=0, hidden="8"), folder)

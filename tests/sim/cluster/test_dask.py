@@ -23,6 +23,7 @@ import sim
 from sim.checks.footers import read_footer
 from sim.cluster import dask as dask_cluster
 from sim.errors import SniffError
+from sim.files import TEMP_SUFFIX
 from sim.kernels.runner import lineup_code
 from sim.run import cluster_chunks
 from sim.run.chunks import RunInterrupted
@@ -56,7 +57,7 @@ def assert_whole_dataset(folder: Path, chunks: int) -> None:
     assert len(run_io.part_files(folder, "games")) == chunks
     assert len(run_io.part_files(folder, "rounds")) == chunks
     assert games["game_id"].is_unique and games["game_id"].tolist() == list(range(len(games)))
-    assert not [p for p in folder.rglob("*") if p.name.endswith(run_io.TEMP_SUFFIX)]
+    assert not [p for p in folder.rglob("*") if p.name.endswith(TEMP_SUFFIX)]
     assert not (folder / run_io.PARTIAL_DIR).exists()
 
 

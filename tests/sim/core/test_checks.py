@@ -16,7 +16,7 @@ from sim.hint.estimate import analyse
 from sim.hint.position import Position
 from sim.kernels.batch import GameBatch
 from sim.kernels.trace import trace_games
-from sim.learn.training import LearnConfig
+from sim.learn.config import LearnConfig
 from sim.openings.play import make_config
 from sim.tournament import run_tournament
 from sim.tune.study import tune

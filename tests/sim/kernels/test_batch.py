@@ -438,13 +438,13 @@ def test_a_kept_view_of_a_dropped_decisions_keeps_its_values() -> None:
     steps = 0
     while not batch.done and steps < 12:
         shown = batch.pending()
-        view = shown.observations[: min(3, len(shown))]
-        kept.append((view, view.copy()))
+        kept_rows = shown.observations[: min(3, len(shown))]
+        kept.append((kept_rows, kept_rows.copy()))
         pick = (rng.random(len(shown)) * shown.n_moves).astype(np.int64)
         moves = shown.moves[np.arange(len(shown)), pick]
         del shown
         batch.advance(moves)
         steps += 1
     assert steps >= 6
-    for view, copy in kept:
-        np.testing.assert_array_equal(view, copy)
+    for kept_rows, copy in kept:
+        np.testing.assert_array_equal(kept_rows, copy)

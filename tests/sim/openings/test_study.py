@@ -16,19 +16,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from sim.core.tiles import tile_name
+from sim.core.tiles import N_TILES, tile_name
 from sim.errors import SniffError
-from sim.openings.study import (
-    N_TILES,
-    SLOTS_PER_DEAL,
-    load_openings,
-    make_config,
-    openings_section,
-    play_openings,
-    run_openings,
-    summarise_openings,
-    trace_opening_game,
-)
+from sim.openings.output import load_openings
+from sim.openings.play import SLOTS_PER_DEAL, make_config, play_openings
+from sim.openings.study import openings_section, run_openings, trace_opening_game
+from sim.openings.tally import summarise_openings
 from sim.stats.intervals import Z95
 from tests.helpers import ROOT
 from tests.helpers.cli import invoke
@@ -306,7 +299,7 @@ def test_report_section(run):
 
 def test_report_blocks_render_in_the_report_style(run):
     from sim.display import blocks
-    from sim.openings.study import openings_blocks
+    from sim.openings.output import openings_blocks
 
     items = openings_blocks(run["folder"])
     html = blocks.to_html(items)

@@ -30,9 +30,10 @@ from sim.openings.folder import (
     read_games,
     table_files,
 )
+from sim.openings.output import load_openings
 from sim.openings.pairs import tile_pairs
 from sim.openings.play import SLOTS_PER_DEAL, chunk_ranges, make_config, play_openings
-from sim.openings.study import load_openings, measure_openings
+from sim.openings.study import measure_openings
 from sim.openings.tally import summarise_openings
 from tests.helpers import ROOT
 from tests.helpers.frames import assert_frame_equal

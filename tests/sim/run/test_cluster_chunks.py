@@ -400,7 +400,8 @@ def test_tune_on_a_cluster_with_a_worker_killed_gives_the_same_trials_and_result
 
 
 def test_learn_on_a_cluster_trains_the_same_network_bit_for_bit(tmp_path, tcp):
-    from sim.learn.training import LearnConfig, learn
+    from sim.learn.config import LearnConfig
+    from sim.learn.training import learn
 
     config = LearnConfig(players=2, seed=7, iterations=2, games=1000, eval_games=12,
                          epochs=1, hidden="8", window=2, batch=64)

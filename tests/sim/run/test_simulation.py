@@ -24,6 +24,7 @@ import pytest
 
 import sim
 from sim.errors import SniffError
+from sim.files import TEMP_SUFFIX
 from sim.run.chunks import RunInterrupted
 from sim.run.plan import resolve_plan
 from sim.run.settings import RunControl
@@ -49,7 +50,7 @@ def assert_same_tables(a: Path, b: Path) -> None:
 
 
 def temporaries(folder: Path) -> list[Path]:
-    return [p for p in folder.rglob("*") if p.name.endswith(run_io.TEMP_SUFFIX)]
+    return [p for p in folder.rglob("*") if p.name.endswith(TEMP_SUFFIX)]
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import sim
+from sim.checks.integrity import TABLES
 from sim.core import engine
 from sim.run.simulation import execute
 from sim.stats.intervals import mean_interval, wilson_interval
-from sim.store import io as run_io
 from tests.helpers.frames import assert_frame_equal
 from tests.helpers.simulate import (
     CHUNK,
@@ -42,7 +42,7 @@ def test_every_documented_column_is_there_and_nothing_else(tmp_path, base_run, p
     if players != 4:
         folder = tmp_path / "three"
         execute(plan_of(players=players, strategies=strategies, games=300, chunk_size=100), folder)
-    for table in run_io.TABLES:
+    for table in TABLES:
         schema = ds.dataset(folder / table).schema
         assert schema.names == documented_columns(table, players)
     schema = pq.read_schema(folder / "games" / "part-000000.parquet")
@@ -128,7 +128,7 @@ def test_games_and_rounds_agree(base_run, other_runs, shape):
 
 def test_pandas_and_pyarrow_read_the_dataset(base_run):
     run = sim.load(base_run)
-    for table in run_io.TABLES:
+    for table in TABLES:
         by_pandas = pd.read_parquet(base_run / table)
         by_arrow = ds.dataset(base_run / table, format="parquet").to_table().to_pandas()
         assert_frame_equal(by_pandas, by_arrow)

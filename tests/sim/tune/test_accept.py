@@ -16,8 +16,8 @@ import pytest
 
 from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
-from sim.tune.setup import ADDED_WITH_ACCEPT
-from sim.tune.study import TuneConfig, TuneInterrupted, load, tune
+from sim.tune.setup import ADDED_WITH_ACCEPT, TuneConfig
+from sim.tune.study import TuneInterrupted, load, tune
 from tests.helpers.cli import run_main
 
 pytest.importorskip("cma")

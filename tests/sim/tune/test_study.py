@@ -21,7 +21,8 @@ import pytest
 from sim.errors import SniffError
 from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
-from sim.tune.study import TuneConfig, TuneInterrupted, tune
+from sim.tune.setup import TuneConfig
+from sim.tune.study import TuneInterrupted, tune
 from strategies import parse_lineup_text, parse_spec
 from tests.helpers import ROOT
 from tests.helpers.cli import default_sigint, run_main

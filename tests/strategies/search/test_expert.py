@@ -25,6 +25,7 @@ from sim.kernels.runner import lineup_of, play_batch
 from strategies import StrategyError, parse_spec
 from strategies.heuristics.features import tiles_with_values as compiled_tiles_with_values
 from strategies.search import expert, playout
+from strategies.value.score_table import N_FEATURES
 from tests.helpers import compiled_strategies as compiled
 from tests.helpers.cli import run_main
 from tests.helpers.compiled_functions import cached
@@ -151,7 +152,7 @@ def test_sampled_deals_agree_with_every_real_decision() -> None:
 
 def test_win_model_is_a_probability_that_favours_the_side_ahead() -> None:
     state = np.zeros(engine.STATE_SIZE, dtype=np.int64)
-    features = np.zeros(expert.N_FEATURES)
+    features = np.zeros(N_FEATURES)
     win_probability = cached("strategies.value.round_value.win_probability")
     for players, target in ((2, 250), (4, 200)):
         state[engine.PLAYERS] = players
