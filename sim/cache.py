@@ -27,8 +27,8 @@ import tempfile
 from pathlib import Path
 
 __all__ = [
-    "cache_base", "check_own", "own_folder", "seal", "seal_key", "seal_key_path",
-    "seal_numba_writes", "sealed", "UnsafeCache", "use_writable_numba_cache"
+    "cache_base", "check_own", "own_folder", "seal_numba_writes", "sealed", "UnsafeCache",
+    "use_writable_numba_cache",
 ]
 
 TRUST = ("sniff imports the code it compiles there, so it uses only a cache of your own "

@@ -27,7 +27,7 @@ from sim.kernels.shared import (
     lock_held,
 )
 
-__all__ = ["compile_once", "POSITION"]
+__all__ = ["POSITION"]
 
 PARTS = ("engine", "hint", "strategies")
 

@@ -188,6 +188,4 @@ def read_tables(folder: Path, records: dict[int, dict]):
     return frames["decisions"], frames["curve"]
 
 
-__all__ = [
-    "check_folder", "CSV_FILES", "is_analysis_folder", "read_record", "set_status", "table_files"
-]
+__all__ = ["check_folder", "is_analysis_folder", "read_record", "set_status", "table_files"]

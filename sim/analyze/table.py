@@ -83,4 +83,4 @@ def column_text(name: str) -> dict[str, str]:
     return {column: text for column, _, text in TABLES[name]}
 
 
-__all__ = ["column_text", "TABLES"]
+__all__ = ["TABLES"]

@@ -191,4 +191,4 @@ def decision_row(item: Pending, played: int, found: Figures, settings: AnalyzeSe
     }
 
 
-__all__ = ["figures", "search", "search_signature"]
+__all__ = ["figures", "search"]

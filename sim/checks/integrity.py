@@ -50,9 +50,9 @@ from sim.files import (
 
 __all__ = [
     "absent_problem", "append_record", "check_run", "chunk_record", "expected_chunks",
-    "file_digest", "file_problem", "first_missing", "LEDGER", "MAX_LEDGER_LINE", "part_name",
-    "part_record", "read_ledger", "require_sound", "run_link_problems",
-    "SET_ASIDE", "set_aside", "TABLES", "tables_for", "tables_of"
+    "file_problem", "first_missing", "LEDGER", "part_name", "part_record", "read_ledger",
+    "require_sound", "run_link_problems", "SET_ASIDE", "set_aside", "TABLES", "tables_for",
+    "tables_of",
 ]
 
 TABLES = ("games", "rounds")  # every table a run can have; a --no-rounds run has games only

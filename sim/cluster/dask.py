@@ -38,8 +38,8 @@ from typing import Any
 from sim.errors import SettingError, SniffError
 
 __all__ = [
-    "check_scheduler", "check_threads_option", "ClusterLost", "DaskCluster", "machine_cores",
-    "worker_report", "worker_threads"
+    "check_scheduler", "check_threads_option", "ClusterLost", "DaskCluster", "worker_report",
+    "worker_threads",
 ]
 
 CONNECT_TIMEOUT = 15.0  # seconds to reach a scheduler

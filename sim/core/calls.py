@@ -32,8 +32,8 @@ from numba import types
 from numba.extending import intrinsic
 
 __all__ = [
-    "call_choose", "call_search", "CHOOSE_SIGNATURE", "PAIRED_SLOT", "RAISED", "SEARCH_CHOICE",
-    "SEARCH_PAIRED", "SEARCH_SIGNATURE", "SEARCH_SLOT", "SEARCH_VALUES", "slot", "SLOTS"
+    "call_choose", "call_search", "PAIRED_SLOT", "RAISED", "SEARCH_CHOICE", "SEARCH_PAIRED",
+    "SEARCH_SIGNATURE", "SEARCH_SLOT", "SEARCH_VALUES", "slot", "SLOTS",
 ]
 
 # The wrapper's C signature: observation (pointer, length), moves (pointer, length), n_moves,

@@ -32,11 +32,11 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from sim.core.tiles import DOUBLES_MASK, PIP_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
 
 __all__ = [
-    "ARM_BITS", "ARM_COUNT", "ARM_DOUBLE", "arm_field", "ARM_FITS", "ARM_L", "ARM_NAMES",
-    "ARM_OPEN", "ARM_R", "ARM_SILENT", "ARM_SNIFF", "ARM_VALUE", "bit_index", "can_play",
-    "count_ends", "decode_ends", "EMPTY_LAYOUT", "legal_moves", "move_points", "N_ARMS",
-    "open_values_mask", "place_tile", "POINTS_FOR_COUNT", "points_for_count", "popcount",
-    "SNIFF_STATE_SHIFT", "SNIFF_TERMINAL", "SNIFF_VALUE_SHIFT", "tile_moves"
+    "ARM_BITS", "ARM_COUNT", "ARM_DOUBLE", "arm_field", "ARM_L", "ARM_NAMES", "ARM_OPEN",
+    "ARM_R", "ARM_SILENT", "ARM_SNIFF", "ARM_VALUE", "bit_index", "can_play", "count_ends",
+    "decode_ends", "EMPTY_LAYOUT", "legal_moves", "move_points", "N_ARMS", "open_values_mask",
+    "place_tile", "POINTS_FOR_COUNT", "points_for_count", "popcount", "SNIFF_STATE_SHIFT",
+    "SNIFF_TERMINAL", "SNIFF_VALUE_SHIFT", "tile_moves",
 ]
 
 ARM_L, ARM_R, ARM_U, ARM_D = 0, 1, 2, 3

@@ -14,7 +14,7 @@ import numpy as np
 
 __all__ = [
     "ALL_TILES", "DOUBLES_MASK", "mask_tiles", "N_PIPS", "N_TILES", "parse_tile", "PIP_MASK",
-    "TILE_HIGH", "tile_id", "TILE_LOW", "tile_name", "TILE_NAMES", "TILE_PIPS", "tiles_mask"
+    "TILE_HIGH", "tile_id", "TILE_LOW", "tile_name", "TILE_NAMES", "TILE_PIPS",
 ]
 
 N_TILES = 28

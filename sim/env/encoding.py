@@ -51,10 +51,7 @@ from sim.core.layout import (
 from sim.core.record import DRAW, EVENT_BITS, EVENTS_PER_WORD, PASS, RECORD_EVENTS
 from sim.core.tiles import ALL_TILES, N_PIPS, N_TILES
 
-__all__ = [
-    "BLOCKS", "decode_tiles", "encode", "ENCODING_SIZE", "HIGH", "LOW", "OFFSETS",
-    "RECORD_ENCODING_SIZE"
-]
+__all__ = ["BLOCKS", "encode", "ENCODING_SIZE"]
 
 LOW, HIGH = -1.0, 2.0
 

@@ -41,7 +41,7 @@ from sim.env.encoding import ENCODING_SIZE, RECORD_ENCODING_SIZE, encode, encode
 from sim.env.lineups import ROUND_CAP, open_batch
 from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, N_ACTIONS
 
-__all__ = ["GAME_NAME", "LEADER_ACTION", "SniffGame", "SniffState", "StateTable"]
+__all__ = ["GAME_NAME", "SniffGame", "SniffState", "StateTable"]
 
 GAME_NAME = "python_sniff"
 LEADER_ACTION = N_TILES  # chance outcome LEADER_ACTION + seat: the drawn leader

@@ -29,7 +29,7 @@ from sim.hint.estimate import (
 )
 from sim.hint.tracker import Decision, decisions, game_slice
 
-__all__ = ["analysis_text", "analyze_game", "BLUNDER", "DEFAULT_ANALYZE_BUDGET", "MISTAKE"]
+__all__ = ["analysis_text", "analyze_game", "DEFAULT_ANALYZE_BUDGET"]
 
 MISTAKE = 0.03  # three points of win probability
 BLUNDER = 0.10  # ten points

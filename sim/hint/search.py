@@ -32,7 +32,7 @@ from strategies.search.paired import (
     VALUE_WIN,
 )
 
-__all__ = ["choose_heuristic", "HEURISTICS", "N_VALUES", "search_moves", "VALUE_WIN"]
+__all__ = ["N_VALUES", "search_moves", "VALUE_WIN"]
 
 # The one-ply heuristics whose choice a hint shows, in this order: a heuristic's place is
 # its row of ``heuristic_choices``' parameters and choices and the number of its stream.

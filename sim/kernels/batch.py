@@ -73,7 +73,7 @@ from sim.kernels.shared import kernel_for
 from sim.kernels.sharing import BLOCK_SIZE, note_cost, shared_step
 from strategies import MAX_PARAMS, StrategySpec
 
-__all__ = ["GameBatch", "POOL"]
+__all__ = ["GameBatch"]
 
 _ASKING = (KIND_MOVE, KIND_FORCED, KIND_DRAW, KIND_DEAL)
 POOL = 3  # sets of waiting rows' buffers a batch keeps to reuse (_free_rows)

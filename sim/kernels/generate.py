@@ -50,9 +50,9 @@ from sim.kernels.template import (
 from strategies import Strategy, StrategyError, get
 
 __all__ = [
-    "chooser", "chooser_path", "chooser_source", "code_digest", "code_hash", "code_modules",
-    "compile_notice", "engine_kernel", "engine_path", "generated_name", "load_paired",
-    "load_policies", "load_search", "notice", "paired_path", "python_choose", "python_search",
+    "chooser", "chooser_path", "chooser_source", "code_digest", "compile_notice",
+    "engine_kernel", "engine_path", "generated_name", "load_paired", "load_policies",
+    "load_search", "notice", "paired_path", "python_choose", "python_search",
 ]
 
 _loaded: dict[str, ModuleType] = {}

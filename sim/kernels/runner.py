@@ -34,8 +34,8 @@ from sim.kernels.shared import kernel_for
 from strategies import MAX_PARAMS, Strategy, StrategySpec
 
 __all__ = [
-    "BLOCK_SIZE", "compile_lineup", "Lineup", "lineup_code", "lineup_of", "lineup_strategies",
-    "play_batch", "ROUND_CAP", "trace_events", "winning_side"
+    "BLOCK_SIZE", "compile_lineup", "Lineup", "lineup_code", "lineup_of", "play_batch",
+    "ROUND_CAP", "trace_events", "winning_side",
 ]
 
 PILOT_GAMES = 256

@@ -16,7 +16,7 @@ from sim.learn import kernel, seat
 from sim.stats.intervals import mean_interval
 from strategies.learned.features import N_BASE_INPUTS
 
-__all__ = ["deal_wins", "evaluate"]
+__all__ = ["evaluate"]
 
 EVAL_SALT = 1_000_003
 

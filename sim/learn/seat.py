@@ -30,7 +30,7 @@ from strategies.learned.features import N_BASE_INPUTS, encode
 from strategies.learned.net import MAX_WIDTH, first_layer_partial, forward_from
 from strategies.learned.record_inputs import MAX_INPUTS, encode_record
 
-__all__ = ["BLOCKER", "PARTNER", "player_row"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 PARTNER, BLOCKER, NET = 0, 1, 2
 KIND, EPSILON, RECORDING, COUNT, CAPACITY, WEIGHTS_AT, RECORDS_AT, N_SIZES = range(8)

@@ -20,7 +20,7 @@ import numpy as np
 from sim.errors import SniffError
 from sim.files import open_regular, read_regular, write_atomic
 
-__all__ = ["ARRAYS", "FORMAT", "load_state", "NUMBERS", "save_state"]
+__all__ = ["FORMAT"]
 
 ARRAYS = "state.npz"
 NUMBERS = "state.json"

@@ -50,7 +50,7 @@ from sim.store.io import write_json
 from sim.store.lock import LOCK_NAME, RunLock
 from strategies.learned.net import pack, save_model
 
-__all__ = ["iteration_games", "learn", "main_progress", "read_network", "Signals"]
+__all__ = ["learn", "main_progress"]
 
 RECORDS_PER_SEAT = 600
 LABELLED_PER_SEAT = 2000  # every candidate of a labelled decision is a record

@@ -453,6 +453,6 @@ def read_games(folder: Path | str, columns: list[str] | None = None) -> pd.DataF
 
 
 __all__ = [
-    "folder_problems", "GAMES_DIR", "GamesParts", "HEATMAP", "is_openings_folder", "load_openings",
-    "read_games", "read_summary", "STUDY", "table_files"
+    "folder_problems", "GAMES_DIR", "HEATMAP", "is_openings_folder", "load_openings",
+    "read_summary", "STUDY", "table_files",
 ]

@@ -37,10 +37,7 @@ from sim.store.io import write_json
 from sim.version import __version__
 
 # Re-exported: the folder's readers, where ``sniff report`` and ``sniff query`` import them.
-__all__ = [
-    "heatmap_figure", "is_openings_folder", "load_openings", "openings_blocks", "ranking_text",
-    "significant", "write_outputs"
-]
+__all__ = ["is_openings_folder", "load_openings", "openings_blocks", "ranking_text"]
 
 
 # --- the ranked table

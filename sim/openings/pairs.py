@@ -34,7 +34,7 @@ from sim.core.tiles import N_TILES, TILE_NAMES
 from sim.stats.intervals import Z95, Moments
 from sim.stats.multiple import adjust, family_text
 
-__all__ = ["tile_pairs"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 METRICS = {"differential": "differential", "p_win": "side_won"}
 COLUMNS = ["metric", "tile_a", "tile_b", "tile_a_id", "tile_b_id", "deals", "estimate",

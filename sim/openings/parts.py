@@ -413,4 +413,4 @@ def play_parts(run: PartsRun, tally: OpeningsTally, resume: bool, *, scheduler=N
             for index in sorted(records)}
 
 
-__all__ = ["finished_study", "PartsRun", "play_parts"]
+__all__ = ["finished_study"]

@@ -45,10 +45,7 @@ from sim.kernels.generate import engine_kernel
 from sim.kernels.runner import ROUND_CAP, Lineup, play_batch
 from sim.run.plan import check_strategies
 
-__all__ = [
-    "chunk_ranges", "DEFAULT_DEALS", "DEFAULT_STRATEGIES", "make_config", "PART_DEALS",
-    "play_openings", "SLOTS_PER_DEAL"
-]
+__all__ = ["DEFAULT_DEALS", "DEFAULT_STRATEGIES", "make_config", "PART_DEALS", "SLOTS_PER_DEAL"]
 
 FORMAT = "sniff-openings/1"
 SLOTS_PER_DEAL = N_TILES + 1  # 28 forced games, then the unforced one

@@ -260,5 +260,5 @@ def trace_opening_game(config: OpeningsConfig, game_id: int) -> list[dict]:
 
 __all__ = [
     "check_folder", "default_folder", "measure_openings", "openings_section", "resume_config",
-    "run_openings", "trace_opening_game"
+    "run_openings",
 ]

@@ -37,7 +37,7 @@ from sim.openings.play import FORMAT, GAME_COLUMNS, METRICS, OpeningsConfig, ope
 from sim.stats.intervals import Moments, wilson_interval
 from sim.stats.multiple import adjust, p_from_interval
 
-__all__ = ["OpeningsTally", "summarise_openings"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 HALF = {"differential": 0.5}  # the games column's values are multiples of this (else 1)
 

@@ -31,7 +31,7 @@ from sim.reference.rules import (
     team_of,
 )
 
-__all__ = ["check_trace", "check_trace_file", "split_games"]
+__all__ = ["check_trace", "split_games"]
 
 # The exact keys of each event (game_start may carry free extra fields).
 EVENT_KEYS = {

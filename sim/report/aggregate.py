@@ -27,7 +27,7 @@ from sim.stats.score_states import DEFAULT_BIN
 from sim.stats.tally import Tally
 from sim.store.arrow import to_numpy
 
-__all__ = ["convergence_marks", "field_marks", "read_figures", "RunFigures"]
+__all__ = ["RunFigures"]
 
 SAMPLE_COLUMNS = ("game_id", "deal_id", "rotation", "winner_side")
 

@@ -40,7 +40,7 @@ from sim.stats.effects import (
 from sim.stats.tally import merged
 from sim.store.rundata import RunData
 
-__all__ = ["run_effects", "tournament_effects"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 
 def run_effects(run: RunData) -> dict:

@@ -16,7 +16,7 @@ from sim.stats.intervals import wilson_interval
 from sim.stats.score_states import COLUMNS, merge_states, with_intervals
 from sim.store.rundata import RunData
 
-__all__ = ["convergence_table", "field_convergence_table", "run_tables", "score_state_table"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 
 def opponents_text(strategies: list[str], side: int) -> str:

@@ -26,7 +26,7 @@ from sim.stats.intervals import (
 from sim.stats.tally import merged, tally_difference
 from sim.store.rundata import RunData
 
-__all__ = ["comparison_rows", "contests", "pairwise_matrix"]
+__all__ = ["pairwise_matrix"]
 
 # --- one run, by side
 

@@ -32,7 +32,7 @@ from sim.errors import SettingError, SniffError
 from sim.kernels.runner import lineup_of, play_batch
 from strategies import available, parse_spec
 
-__all__ = ["engine_rate", "peak_memory", "python_model_rate", "run", "table"]
+__all__ = ["engine_rate", "run", "table"]
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ import numpy as np
 from sim.errors import SettingError
 from sim.stats.intervals import wilson_half_width
 
-__all__ = ["check_precision", "DEFAULT_MAX_GAMES", "PRECISION_STEP", "precision_stop"]
+__all__ = ["check_precision", "DEFAULT_MAX_GAMES", "precision_stop"]
 
 # Justified circle: type-only, never run; plan and summary import this module at run time.
 if TYPE_CHECKING:

@@ -31,10 +31,7 @@ from sim.kernels.generate import code_digest
 from sim.kernels.runner import Lineup, play_batch, trace_events
 from strategies import StrategySpec, parse_spec
 
-__all__ = [
-    "engine_games", "identity_problem", "lineup_identity", "play_signature",
-    "strategy_signature",
-]
+__all__ = ["identity_problem", "lineup_identity", "strategy_signature"]
 
 SIGNATURE_SEED = 20_240_611
 SIGNATURE_GAMES = 4

@@ -60,7 +60,7 @@ from sim.serve.views import game_view
 from sim.table.play import new_seed
 from strategies import available, parse_spec
 
-__all__ = ["CLIENT_COOKIE", "create_app", "DEFAULT_OPPONENT", "MAX_BODY", "MAX_HINT_BUDGET"]
+__all__ = ["CLIENT_COOKIE", "create_app", "DEFAULT_OPPONENT"]
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # bytes of a request body: every real request is under 1 KiB

@@ -19,7 +19,7 @@ from sim.core.seating import team_count, team_of
 from sim.serve.lines import event_line
 from sim.table.render import ReplayState, halves
 
-__all__ = ["board_of"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 ACTIONS = ("play", "draw", "pass")
 MAX_FRAMES = 600  # frames of one answer: more than a round's events (at most 174 and a deal)

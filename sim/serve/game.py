@@ -27,7 +27,7 @@ from sim.serve.table import MOVE_POINTS, BatchTable, layout_rule
 from sim.table.play import GAME_ID, person_lineup
 from strategies import StrategySpec
 
-__all__ = ["warm_up", "WebGame"]
+__all__ = ["warm_up"]
 
 MAX_TAKEBACKS = 20  # tables kept from before the person's last moves
 

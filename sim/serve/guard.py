@@ -31,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["allowed_hosts", "Guard", "host_allowed", "TOKEN_HEADER"]
+__all__ = ["allowed_hosts", "Guard", "TOKEN_HEADER"]
 
 TOKEN_HEADER = "x-sniff-token"
 SAFE_METHODS = frozenset({"GET", "HEAD"})

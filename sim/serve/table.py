@@ -42,7 +42,7 @@ from sim.kernels.batch import GameBatch
 from sim.kernels.decisions import KIND_DEAL, KIND_DRAW, KIND_FORCED
 from sim.kernels.generate import engine_kernel
 
-__all__ = ["BatchTable"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 GAME = 0  # the one game of the batch
 # The layout's rules, called from Python through the engine's cached ``layout_rule`` (an

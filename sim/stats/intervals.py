@@ -6,9 +6,8 @@ import math
 from dataclasses import asdict, dataclass, replace
 
 __all__ = [
-    "mean_interval", "Moments", "normal_cdf", "normal_quantile", "paired_difference",
-    "proportion_difference", "two_sided_p", "wilson_half_width", "wilson_interval",
-    "win_rate_difference", "Z95", "Z99"
+    "mean_interval", "Moments", "paired_difference", "proportion_difference",
+    "wilson_half_width", "wilson_interval", "win_rate_difference", "Z95", "Z99",
 ]
 
 Z95 = 1.959963984540054

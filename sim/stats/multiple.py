@@ -48,7 +48,7 @@ import pandas as pd
 from sim.errors import SniffError
 from sim.stats.intervals import normal_quantile
 
-__all__ = ["add_adjusted", "adjust", "family_text", "interval_z", "p_from_interval", "reject"]
+__all__ = ["add_adjusted", "adjust", "family_text", "p_from_interval"]
 
 METHODS = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", "none": None}
 NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "bonferroni": "Bonferroni",

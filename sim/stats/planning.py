@@ -45,11 +45,7 @@ import numpy as np
 from sim.errors import SettingError, SniffError
 from sim.stats.intervals import normal_quantile
 
-__all__ = [
-    "deals_paired", "detectable_line", "detectable_one_proportion", "detectable_paired",
-    "detectable_same_games", "detectable_two_proportions", "games_one_proportion",
-    "games_same_games", "games_two_proportions", "plan_text"
-]
+__all__ = ["detectable_line", "plan_text"]
 
 POWER = 0.80
 CONFIDENCE = 0.95

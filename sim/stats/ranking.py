@@ -42,9 +42,7 @@ from sim.stats.intervals import two_sided_p
 from sim.stats.multiple import adjust, family_text, interval_z
 from sim.stats.ratings import ELO_SCALE, Contest, Ratings, fit_ratings
 
-__all__ = [
-    "csv_table", "fit_text", "goodness_of_fit", "rank", "rank_text", "Ranking", "ranking_lines"
-]
+__all__ = ["csv_table", "fit_text", "rank", "rank_text", "Ranking", "ranking_lines"]
 
 DRAWS = 4000
 FIT_ALPHA = 0.05

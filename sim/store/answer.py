@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from sim.errors import SniffError
 
-__all__ = ["answer", "batches", "QueryLimits"]
+__all__ = ["answer", "QueryLimits"]
 
 if TYPE_CHECKING:
     import pyarrow as pa

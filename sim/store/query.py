@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from sim.checks.footers import error_text
 from sim.errors import SettingError, SniffError
 
-__all__ = ["connect", "DEFAULT_MEMORY", "HEADROOM", "Limits", "relation", "run_sources"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 if TYPE_CHECKING:  # imported where used: ``import sim.store.query`` stays cheap
     import socket

@@ -18,10 +18,7 @@ from typing import Any
 from sim.core.seating import team_name, team_of
 from sim.table.tally import tally, tally_inline
 
-__all__ = [
-    "advance", "halves", "render_event", "render_layout", "replay_lines",
-    "ReplayState", "SniffSpot"
-]
+__all__ = ["halves", "render_event", "ReplayState"]
 
 ARMS = ("L", "R", "U", "D")
 

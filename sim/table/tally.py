@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import operator
 
-__all__ = ["tally", "tally_inline", "tally_strokes"]
+__all__ = ["tally", "tally_inline"]
 
 POINTS_PER_STROKE = 5
 STROKES_PER_SYMBOL = 10

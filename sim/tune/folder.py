@@ -37,7 +37,7 @@ from sim.tune.setup import (
     import_cma,
 )
 
-__all__ = ["create", "load", "read", "read_best", "read_trials"]
+__all__ = ["load", "read"]
 
 
 def utc_now() -> str:

@@ -35,7 +35,7 @@ from sim.tune.setup import (
 )
 from strategies import StrategySpec
 
-__all__ = ["evaluate", "validate"]
+__all__ = ["evaluate"]
 
 
 def evaluate(player: Player, space: Space, generation: int, z: list) -> pd.DataFrame:

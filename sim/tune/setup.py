@@ -20,7 +20,7 @@ from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
 from sim.core.checks import MAX_SEED, check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
 
-__all__ = ["ADDED_WITH_ACCEPT", "TuneConfig", "TuneResult"]
+__all__ = ["ADDED_WITH_ACCEPT", "TuneResult"]
 
 if TYPE_CHECKING:  # the registry is imported where a spec is parsed
     from strategies import StrategySpec

@@ -43,10 +43,7 @@ from strategies.heuristics.features import (
 )
 from strategies.value.round_value import win_chance
 
-__all__ = [
-    "BLOCKS", "encode", "FEATURE_VERSION", "FEATURE_VERSIONS", "N_BASE_INPUTS", "POINTS",
-    "WIN_CHANCE"
-]
+__all__ = ["BLOCKS", "encode", "FEATURE_VERSION", "FEATURE_VERSIONS", "N_BASE_INPUTS"]
 
 FEATURE_VERSIONS = (1, 3)  # 2 was an experiment (docs/learned.md), never shipped
 FEATURE_VERSION = 3  # what sniff learn trains by default

@@ -31,8 +31,8 @@ from strategies.learned.features import FEATURE_VERSIONS, N_BASE_INPUTS
 from strategies.learned.record_inputs import inputs_for
 
 __all__ = [
-    "first_layer_partial", "forward", "forward_from", "load_model", "MAX_WIDTH", "ModelError",
-    "pack", "read_layers", "save_model"
+    "first_layer_partial", "forward", "forward_from", "MAX_WIDTH", "ModelError", "pack",
+    "read_layers", "save_model",
 ]
 
 MAX_WIDTH = 512

@@ -40,7 +40,7 @@ from sim.core.tiles import N_TILES
 from strategies.heuristics.features import playable_tiles, tile_best_points, unseen_tiles
 from strategies.learned.features import N_BASE_INPUTS
 
-__all__ = ["encode_record", "inputs_for", "MAX_INPUTS", "RECORD_START", "RECORD_STRIDE"]
+__all__ = ["encode_record", "inputs_for", "MAX_INPUTS"]
 
 RECORD_START = N_BASE_INPUTS
 RECORD_STRIDE = 56

@@ -29,7 +29,7 @@ from sim.core.layout import EMPTY_LAYOUT, open_values_mask, place_tile
 from sim.core.tiles import N_TILES
 from strategies.heuristics.features import tiles_with_values
 
-__all__ = ["draw_periods", "hand_fits_draws"]
+__all__: list[str] = []  # nothing here is used outside its room
 
 MAX_PERIODS = N_TILES // 2 + 1  # at most 14 draws in a round, so at most 14 runs
 

@@ -93,7 +93,7 @@ from strategies.search.playout import (
 from strategies.value.round_value import Value, outcome
 from strategies.value.score_table import N_FEATURES
 
-__all__ = ["choose_expert", "run_search", "schedule"]
+__all__ = ["choose_expert", "run_search"]
 
 VALUES = tuple(kind.name.lower() for kind in Value)  # "win", "points", "learned"
 # Value.WIN as a plain int, for the call that passes it as an argument: numba compiles that

@@ -48,10 +48,7 @@ from strategies.search.determinize import sample_deal
 from strategies.search.draw_history import draw_periods, hand_fits_draws
 from strategies.search.playout import POLICY_PARAMS
 
-__all__ = [
-    "explains_choices", "fits_draw_history", "inferred_deals", "level_tables", "model_agrees",
-    "MODEL_BLOCKER", "model_choice", "MODEL_PARTNER", "past_decisions"
-]
+__all__: list[str] = []  # nothing here is used outside its room
 
 # Model players, by their index in strategies.search.playout.POLICIES.
 MODEL_BLOCKER = 1

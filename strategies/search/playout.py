@@ -28,7 +28,7 @@ from strategies.heuristics.weighted import DEFAULTS as WEIGHTED_DEFAULTS
 from strategies.heuristics.weighted import choose_weighted
 from strategies.learned.player import choose_learned
 
-__all__ = ["limit_policy", "LIMIT_UNIT", "POLICIES", "POLICY_PARAMS"]
+__all__ = ["POLICIES"]
 
 # the play-out policies a search may use, by name (``--policy``)
 POLICIES = ("greedy", "blocker", "partner", "weighted", "random", "heavy", "learned")

@@ -37,7 +37,7 @@ from strategies.heuristics.greedy import choose_greedy
 from strategies.search.determinize import copy_public, pick_tiles, shuffle_boneyard
 from strategies.search.playout import POLICIES, give_streams, play_round_from, playout_buffers
 
-__all__ = ["choose_rollout", "deal_hidden"]
+__all__ = ["choose_rollout"]
 
 BASE_POLICIES = ("greedy", "random", "heavy")
 # The play-out policy (``strategies.search.playout``) of each base policy.

@@ -80,42 +80,10 @@ def test_a_fifo_lock_of_a_running_run_never_blocks(played, tmp_path, capsys) -> 
     assert code == 0 and "200" in out, err
 
 
-def test_bounded_best_json_and_at_file_specs(tmp_path, capsys) -> None:
-    from strategies import parse_spec
-
-    os.mkfifo(tmp_path / "fifo")
-    for path in ("/dev/zero", tmp_path / "fifo"):
-        with pytest.raises(ValueError, match="is a (device|FIFO)"):
-            parse_spec(f"weighted:@{path}")
-    big = tmp_path / "best.json"
-    with open(big, "wb") as handle:  # sparse: 300 MB that are never read whole
-        handle.truncate(300 * 2**20)
-    with pytest.raises(ValueError, match="larger than"):
-        parse_spec(f"weighted:@{big}")
-    tuning = tmp_path / "tuning"
-    tuning.mkdir()
-    (tuning / "manifest.json").write_text("{}")
-    os.link(big, tuning / "best.json")
-    from sim.tune.folder import read_best
-
-    with pytest.raises(SniffError, match="larger than"):
-        read_best(tuning)
-
-
 def test_learned_model_from_a_device_is_one_line(capsys) -> None:
     code, out, err = run_main(["trace", "--strategies", "learned:model=/dev/zero,random"],
                               capsys)
     one_line(code, err, "is a device")
-
-
-def test_a_sparse_training_state_is_one_line(tmp_path) -> None:
-    from sim.learn.state import ARRAYS, FORMAT, NUMBERS, load_state
-
-    (tmp_path / NUMBERS).write_text(json.dumps({"format": FORMAT, "layers": 1}))
-    with open(tmp_path / ARRAYS, "wb") as handle:
-        handle.truncate(2 * 2**30)
-    with pytest.raises(SniffError, match="damaged or not sniff's"):
-        load_state(tmp_path, None)
 
 
 def test_a_fifo_tournament_json_is_one_line(tmp_path, capsys) -> None:
@@ -154,20 +122,6 @@ def test_readers_say_when_a_folder_was_not_verified_since_it_changed(played, tmp
     code, out, err = run_main(["report", str(run), "-o", str(tmp_path / "r"),
                                "--placement-sample", "0"], capsys)
     assert code == 0 and note in err, err
-
-
-def test_a_foreign_trials_table_is_one_line(tmp_path) -> None:
-    import pandas as pd
-
-    from sim.tune.folder import read_trials
-
-    pd.DataFrame({"x": [1, 2]}).to_parquet(tmp_path / "trials.parquet")
-    with pytest.raises(SniffError, match="not the trials of this tuning run"):
-        read_trials(tmp_path)
-    os.unlink(tmp_path / "trials.parquet")
-    os.mkfifo(tmp_path / "trials.parquet")
-    with pytest.raises(SniffError, match="is a FIFO"):
-        read_trials(tmp_path)
 
 
 @pytest.mark.parametrize("extra, text", [
@@ -396,36 +350,6 @@ def test_resume_never_writes_through_a_table_folder_that_is_a_link(table, writte
     (run / table).write_text("not a folder")
     code, out, err = run_main(["simulate", "--resume", "-q", "-o", str(run)], capsys)
     one_line(code, err, f"not the {table} folder of the run")
-
-
-def test_every_part_writer_refuses_a_table_folder_that_is_a_link(tmp_path) -> None:
-    """The part writers themselves (simulate's chunks, the openings parts) check it too,
-    so a folder swapped for a link while a run plays is refused as well; an openings
-    resume refuses it before it reads (or sets aside) a part through it."""
-    import pandas as pd
-    import pyarrow as pa
-
-    from sim.openings.folder import GamesParts
-    from sim.openings.parts import PartsRun, play_parts
-    from sim.openings.play import make_config
-    from sim.openings.tally import OpeningsTally
-    from sim.store.io import write_chunk
-
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "games").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
-        write_chunk(run, 0, {"games": pa.table({"game": [0]})})
-    with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
-        GamesParts(run, None, 1).add(0, 1, pd.DataFrame({"deal_id": [0]}))
-    assert list(outside.iterdir()) == []
-    (outside / "part-000000.parquet").write_text("precious data")  # a resume reads it first
-    config = make_config(2, "random", 4, 1)
-    with pytest.raises(UnsafeFile, match="is a link, not the games folder"):
-        play_parts(PartsRun(run, config, "test", 2, 2, ""), OpeningsTally(), resume=True)
-    assert [p.read_text() for p in outside.iterdir()] == ["precious data"]
 
 
 def test_play_trace_and_bench_outputs_take_the_same_check(written, tmp_path) -> None:

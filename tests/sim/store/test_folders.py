@@ -77,26 +77,6 @@ def test_no_output_inside_another_folders_table(tmp_path, capsys) -> None:
     one_error_line(code, err, "inside the games/ table")
 
 
-def test_a_tuning_folder_has_one_writer(tmp_path, capsys) -> None:
-    """A second ``sniff tune --resume`` while another process writes the folder is refused
-    in one line, and changes nothing."""
-    pytest.importorskip("cma", reason="sniff tune needs the tune extra (installed by [test])")
-    from sim.store.lock import RunLock
-    from sim.tune import folder as tune_folder
-    from sim.tune.setup import TuneConfig
-
-    folder = tmp_path / "tuning"
-    config = TuneConfig.build(strategy="weighted", against="greedy", players=2,
-                              games=4000, games_per_trial=100)
-    tune_folder.create(folder, config, "test")
-    before = (folder / "manifest.json").read_bytes()
-    with RunLock(folder) as other:
-        other.acquire("another sniff tune")
-        code, out, err = run_main(["tune", "--resume", "-o", str(folder)], capsys)
-    one_error_line(code, err, "is being written by")
-    assert (folder / "manifest.json").read_bytes() == before
-
-
 def test_a_cache_nobody_can_write_falls_back_to_the_users_own(tmp_path, monkeypatch) -> None:
     """A home that cannot be written (a service account; another user's install): the
     generated kernels and numba's cache go to a folder of this user's instead of failing."""
