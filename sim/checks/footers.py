@@ -2,11 +2,9 @@
 
 Every part (``NAME/games/part-NNNNNN.parquet``, ``NAME/rounds/...``) carries in its footer
 the run, table, chunk, games and configuration it was written for: a part copied from
-another run, another chunk or a manifest edited afterwards is found from the footer alone,
-which is also all a run written before the ledger existed has (``sim.checks.integrity``
-adds the ledger's sizes and hashes). ``decode_problem`` reads every page, with its
-checksum, for ``sniff verify``; ``has_page_checksums`` says whether a part's pages carry
-one at all, read from its bytes, which pyarrow does not say.
+another run, another chunk or a manifest edited afterwards is found from the footer alone
+(``sim.checks.integrity`` adds the ledger's sizes and hashes). ``decode_problem`` reads
+every page, with its checksum, for ``sniff verify``.
 """
 
 from __future__ import annotations
@@ -134,38 +132,3 @@ def decode_problem(path: Path, table: str, lo: int, hi: int,
     elif ids.size and (ids.min() < lo or ids.max() >= hi or np.any(np.diff(ids) < 0)):
         return f"its rounds are not of games {lo}..{hi - 1} in order"
     return None
-
-
-def _varint(data: bytes, at: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, at
-
-
-def has_page_checksums(path: Path) -> bool:
-    """Whether a part's pages carry a CRC-32 (``write_page_checksum``, written since runs
-    keep a ledger): the first page header of its first column, read as Parquet's compact
-    Thrift ``PageHeader`` (fields 1-3 are its type and sizes, field 4 the ``crc``)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        column = pq.ParquetFile(path).metadata.row_group(0).column(0)
-        offset = (column.dictionary_page_offset if column.has_dictionary_page
-                  else column.data_page_offset)
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            data = handle.read(64)
-        at = 0
-        for _ in range(3):  # fields 1, 2, 3: i32, each one step on (compact header 0x15)
-            if data[at] != 0x15:
-                return False
-            _, at = _varint(data, at + 1)
-        return data[at] == 0x15  # field 4, the crc
-    except (OSError, IndexError, ValueError, pa.ArrowException):
-        return False

@@ -20,8 +20,8 @@ Three depths of check, each used where its cost fits:
 * ``full`` (``sniff verify``): the above and every page decoded, with its checksum, the
   columns readers need, and the game ids of every row against the chunk's range.
 
-A run written before the ledger existed (no ``ledger`` in its manifest) is checked by its
-parts' footers alone (``sim.checks.footers``, which every depth checks too).
+A manifest that names no ledger (a folder of an older sniff, or one whose ledger was
+removed) is refused in one line: nothing vouches for its parts' bytes.
 """
 
 from __future__ import annotations
@@ -304,11 +304,11 @@ def check_run(folder: Path, manifest: dict, depth: str = "cheap", progress=None)
             out.problems.append(bad)
         if progress is not None:
             progress(step + 1, len(chunks))
-    if not ledger:  # a run of an older version: its footers are all there is
-        _check_unrecorded(plan, out)
     _blame_manifest(out)
-    if not ledger and out.manifest_problem is None:
-        out.manifest_problem = _removed_ledger(folder, out)
+    if not ledger:
+        out.manifest_problem = (f"{folder / 'manifest.json'} names no ledger ({LEDGER}): a "
+                                "folder of another version of sniff, or its ledger was "
+                                "removed; nothing vouches for its parts, so it is not read")
     for table in plan.tables:
         for name in sorted(n for n in present[table]
                            if (index := chunk_of(n)) is None or index >= n_chunks):
@@ -359,43 +359,6 @@ def _part_problem(plan: _Plan, chunk: int, table: str, part: dict, path: Path) -
         return f"its bytes changed since it was written ({HASH} differs from the recorded one)"
     if plan.depth == "full":
         return decode_problem(path, table, lo, hi, plan.config)
-    return None
-
-
-def _check_unrecorded(plan: _Plan, out: Checked) -> None:
-    """A run of a version before the ledger: each chunk whose every part is there is good
-    when its footers (and, checked ``full``, its pages) say so."""
-    for chunk, have in list(out.unrecorded.items()):
-        lo, hi = plan.games(chunk)
-        if len(have) < len(plan.tables):
-            continue
-        paths = {t: plan.folder / t / part_name(chunk) for t in plan.tables}
-        reasons = [(t, identity_problem(paths[t], t, chunk, lo, hi, plan.run_id, None,
-                                        plan.config)) for t in plan.tables]
-        if plan.depth == "full":
-            reasons += [(t, decode_problem(paths[t], t, lo, hi, plan.config)) for t in plan.tables]
-        bad = next(((t, r) for t, r in reasons if r), None)
-        del out.unrecorded[chunk]
-        if bad:
-            out.problems.append(Problem(chunk, paths[bad[0]], bad[1]))
-        else:
-            out.good[chunk] = {"chunk": chunk, "first_game": lo, "end_game": hi,
-                               "parts": {t: {"file": part_name(chunk)} for t in plan.tables}}
-
-
-def _removed_ledger(folder: Path, out: Checked) -> str | None:
-    """A run without a ledger is of an older version only if its parts are: the versions
-    that keep a ledger also write a CRC-32 in every page header, the older ones none
-    (tests/fixtures/run-before-ledger is one). Parts with checksums and no ledger mean the
-    ledger was removed (and every hash with it): the folder is refused, not believed."""
-    from sim.checks.footers import has_page_checksums
-
-    parts = [path for table in sorted({t for r in out.good.values() for t in r["parts"]})
-             for path in out.parts(table)][:1]
-    if parts and has_page_checksums(parts[0]):
-        return (f"{folder / 'manifest.json'} names no ledger, but its parts were written by a "
-                "version that keeps one (their pages carry checksums): the ledger was "
-                "removed, so nothing vouches for the parts' bytes")
     return None
 
 

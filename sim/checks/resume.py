@@ -12,7 +12,6 @@ from pathlib import Path
 
 from sim.checks.footers import decode_problem, identity_problem, read_footer
 from sim.checks.integrity import (
-    LEDGER,
     append_record,
     check_run,
     chunk_record,
@@ -36,8 +35,7 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
     part, what is wrong and where it went. A chunk whose parts were renamed into place but
     not recorded (the process stopped between the two, or a Dask worker's chunk landed
     after a stop) is kept and recorded if its footers name this chunk of this run and every
-    page decodes with its checksum; so is every chunk of a run written before the ledger
-    existed.
+    page decodes with its checksum.
     """
     folder = Path(folder)
     tables = tables_of(manifest["config"])
@@ -56,11 +54,6 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
         (alert or notice)(f"{problem.line()}{again}; set aside: "
                           f"{', '.join(moved) or 'nothing to move'}")
     done = set(checked.good)
-    legacy = manifest.get("ledger") != LEDGER
-    for chunk, record in sorted(checked.good.items()):
-        if legacy:  # recorded now, so that every later read can check it
-            append_record(folder, _record_of(folder, tables, chunk, record["first_game"],
-                                             record["end_game"], manifest["run_id"]))
     for chunk, have in sorted(checked.unrecorded.items()):
         if len(have) < len(tables):
             notice(f"chunk {chunk}: only its {have[0]} part was written; played again")
@@ -80,7 +73,6 @@ def resume_chunks(folder: Path, manifest: dict, notice, alert=None) -> set[int]:
             moved = [str(set_aside(folder, folder / t / part_name(chunk))) for t in tables]
             (alert or notice)(f"chunk {chunk}: {reason}; played again; set aside: "
                               f"{', '.join(moved)}")
-    manifest["ledger"] = LEDGER
     return done
 
 

@@ -44,12 +44,11 @@ SUMMARY = "summary.json"
 TABLE = "openings.parquet"
 PAIRS = "tile-pairs.csv"
 GAMES_DIR = "games"
-GAMES_FILE = "games.parquet"  # the games table of a folder written before the parts
 HEATMAP = "heatmap.png"  # recorded (size, sha256) by folders that sniff verify checks in full
 # How table_files checks each file against its record: its size, or its size and sha256
 Check = Literal["size", "hash"]
 CHECKS: tuple[Check, ...] = get_args(Check)
-OUTPUT_FILES = (TABLE, GAMES_FILE, HEATMAP, "ranking.md", SUMMARY, PAIRS)  # and games/
+OUTPUT_FILES = (TABLE, HEATMAP, "ranking.md", SUMMARY, PAIRS)  # and games/
 STUDY = "study.json"  # a study under way: what decides it (sim.openings.parts)
 LEDGER = "parts.jsonl"  # and its finished parts, one line each
 UNDER_WAY = (STUDY, LEDGER, SET_ASIDE)  # removed when it ends (set-aside/ is kept)
@@ -237,15 +236,14 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
         raise SniffError(f"{where}: its files record is not a table of files")
     unrecorded = [name for name in (TABLE, PAIRS) if name not in files] + (
-        [] if GAMES_FILE in files or any(PART_KEY.fullmatch(name) for name in files)
-        else [f"{GAMES_DIR}/"])  # games.parquet: a folder written before the parts
+        [] if any(PART_KEY.fullmatch(name) for name in files) else [f"{GAMES_DIR}/"])
     if unrecorded:
         raise SniffError(f"{where}: records no {unrecorded[0]} (every openings folder sniff "
                          "writes records it); the summary was edited or is not sniff's")
     numbers = []
     for name in files:
         match = PART_KEY.fullmatch(name)
-        if match is None and name not in (TABLE, PAIRS, GAMES_FILE, HEATMAP):
+        if match is None and name not in (TABLE, PAIRS, HEATMAP):
             raise SniffError(f"{where}: records a file that is not an openings file: {name!r}")
         if match is not None:
             numbers.append(int(match.group(1)))
@@ -347,8 +345,7 @@ def table_files(folder: Path | str, check: Check = "hash") -> dict[str, list[Pat
                              "record (not written with this folder's run)")
     tables: dict[str, list[Path]] = {}
     for table, names in (("openings", [TABLE]),
-                         ("games", parts or ([GAMES_FILE] if not files or GAMES_FILE in files
-                                             else [])),
+                         ("games", parts),
                          ("pairs", [PAIRS])):
         present = [name for name in names if name in files or (folder / name).is_file()]
         for name in present:

@@ -66,7 +66,7 @@ def _read_info(path: Path) -> dict | None:
 
 def holder(folder: Path) -> dict | None:
     """Who holds ``folder``'s lock (``{"pid", "host", "command", ...}``), or None when no
-    live process does (or the folder has no lock file: a run of an older version)."""
+    live process does (or the folder has no lock file)."""
     path = Path(folder) / LOCK_NAME
     if fcntl is None or not path.exists():
         return None

@@ -112,16 +112,12 @@ def _select(table: pa.Table, columns: list[str], name: str) -> pa.Table:
 
 
 def table_rows(run, name: str) -> int:
-    """Rows of a table over the checked parts (from the ledger, or the footers)."""
+    """Rows of a table over the checked parts (from the ledger)."""
     if run.path is None:
         return run.table(name).num_rows
     total = 0
     for record in run.checked.good.values():
-        rows = ((record.get("parts") or {}).get(name) or {}).get("rows")
-        if rows is None:  # a run of an older version: its footers say
-            path = run.checked.folder / name / record["parts"][name]["file"]
-            rows = pq.read_metadata(path).num_rows
-        total += int(rows)
+        total += int(record["parts"][name]["rows"])
     return total
 
 

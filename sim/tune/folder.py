@@ -24,7 +24,6 @@ from sim.files import open_regular, read_regular
 from sim.store import folders, io
 from sim.store.lock import LOCK_NAME, RunLock
 from sim.tune.setup import (
-    ADDED_WITH_ACCEPT,
     BEST,
     CURVE,
     DECIDING,
@@ -112,9 +111,9 @@ def _shape_problem(manifest: dict) -> str | None:
     """What makes a tuning manifest one no ``sniff tune`` writes, or None: its settings
     must build (``TuneConfig.build``'s own checks), its bookkeeping be of the right types."""
     config = manifest.get("config")
-    if not isinstance(config, dict) or any(
-            key not in config for key in DECIDING if key not in ADDED_WITH_ACCEPT):
-        return "config does not hold the tuning's settings"
+    if not isinstance(config, dict) or any(key not in config for key in DECIDING):
+        return ("config does not hold the tuning's settings (a folder of another version of "
+                "sniff is not read)")
     try:
         recorded = TuneConfig.from_dict(config)
         TuneConfig.build(**{key: getattr(recorded, key) for key in DECIDING})

@@ -20,7 +20,7 @@ from sim.compare import ALPHA, BETA, CHUNK_DEALS, H0, H1
 from sim.core.checks import MAX_SEED, check_players, check_seed
 from sim.errors import SettingError, SniffError, Stopped
 
-__all__ = ["ADDED_WITH_ACCEPT", "TuneResult"]
+__all__ = ["TuneResult"]
 
 if TYPE_CHECKING:  # the registry is imported where a spec is parsed
     from strategies import StrategySpec
@@ -40,9 +40,6 @@ INSTALL_HINT = "sniff tune needs the cma package: pip install 'sniff[tune]'"
 # The options that decide the result; a --resume must agree with the recorded ones.
 DECIDING = ("strategy", "against", "players", "games", "seed", "params", "games_per_trial",
             "popsize", "sigma", "validate_games", "accept", "h0", "h1", "alpha", "beta")
-# Deciding keys a manifest written before --accept existed lacks: read as their defaults
-# (fixed acceptance), so an older folder still resumes.
-ADDED_WITH_ACCEPT = ("accept", "h0", "h1", "alpha", "beta")
 # How the tuned values are accepted against the defaults: a match of --validate-games
 # (fixed), or sniff compare's sequential test capped at --validate-games (sprt).
 Accept = Literal["fixed", "sprt"]

@@ -429,18 +429,19 @@ def test_an_openings_summary_of_no_runs_shape_is_one_line(openings, tmp_path, ca
         assert code == 2 and said in out + err and "Traceback" not in err, (command, out, err)
 
 
-def test_a_tuning_manifest_from_before_accept_still_reads(tmp_path) -> None:
-    """The shape check asks for every setting a tuning records, except those added with
-    ``--accept`` (``ADDED_WITH_ACCEPT``), which older folders lack."""
+def test_a_tuning_manifest_without_every_setting_is_refused(tmp_path) -> None:
+    """A tuning records every setting that decides its result; a manifest without one (a
+    folder of another version of sniff) is refused in one line, never read as defaults."""
+    from sim.errors import SniffError
     from sim.tune.folder import read
-    from sim.tune.setup import ADDED_WITH_ACCEPT
     from sim.tune.study import tune
 
     folder = tmp_path / "tuning"
     tune("weighted", "greedy", players=2, games=800, games_per_trial=100, popsize=4,
          validate_games=0, out=folder)
-    manifest = json.loads((folder / "manifest.json").read_text())
-    for key in ADDED_WITH_ACCEPT:
-        del manifest["config"][key]
-    (folder / "manifest.json").write_text(json.dumps(manifest))
     assert read(folder)["config"]["strategy"].startswith("weighted:points=")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["config"]["accept"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(SniffError, match="config does not hold the tuning's settings"):
+        read(folder)

@@ -18,7 +18,6 @@ import sys
 import time
 import tracemalloc
 
-import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
@@ -36,7 +35,6 @@ from sim.openings.play import SLOTS_PER_DEAL, chunk_ranges, make_config, play_op
 from sim.openings.study import measure_openings
 from sim.openings.tally import summarise_openings
 from tests.helpers import ROOT
-from tests.helpers.frames import assert_frame_equal
 from tests.helpers.openings import stopped_study
 
 GOLDEN = ROOT / "tests" / "fixtures" / "openings-golden"
@@ -271,8 +269,9 @@ def test_memory_does_not_grow_with_the_deals():
     assert large < 1.5 * small, (small, large)
 
 
-def test_a_folder_from_before_the_parts_is_still_read(tmp_path):
-    """A folder with one games.parquet (written before the parts): listed, read, reported."""
+def test_a_folder_from_before_the_parts_is_refused_in_one_line(tmp_path):
+    """A folder whose games are one games.parquet (an older sniff's layout, before the
+    parts) is not read: its summary names a file no openings run writes now."""
     folder = tmp_path / "old"
     measure_openings(make_config(2, "random", 6, 2), folder)
     games = read_games(folder)
@@ -287,9 +286,8 @@ def test_a_folder_from_before_the_parts_is_still_read(tmp_path):
 
     summary["files"]["games.parquet"] = part_record(folder / "games.parquet", len(games))
     (folder / "summary.json").write_text(json.dumps(summary))
-    assert table_files(folder)["games"] == [folder / "games.parquet"]
-    assert_frame_equal(read_games(folder), games)
-    assert np.isfinite(load_openings(folder)[0]["differential"]).all()
+    with pytest.raises(SniffError, match="records no games/"):
+        table_files(folder)
 
 
 def test_a_record_that_leads_out_of_the_folder_or_skips_a_part_is_refused(tmp_path):

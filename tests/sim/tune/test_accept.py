@@ -16,7 +16,6 @@ import pytest
 
 from sim.run.settings import RunControl
 from sim.tune import generations as tune_run
-from sim.tune.setup import ADDED_WITH_ACCEPT, TuneConfig
 from sim.tune.study import TuneInterrupted, load, tune
 from tests.helpers.cli import run_main
 
@@ -112,11 +111,3 @@ def test_bad_acceptance_settings_are_one_line_and_exit_2(args, message, capsys, 
     assert code == 2, err
     assert message in err and err.count("\n") == 1 and err.startswith("sniff: error: ")
     assert not (tmp_path / "new").exists()
-
-
-def test_a_config_recorded_before_accept_existed_reads_as_fixed():
-    config = TuneConfig.build("blocker", "greedy", players=2, games=3000, games_per_trial=100,
-                              popsize=5)
-    old = {key: value for key, value in config.to_dict().items()
-           if key not in ADDED_WITH_ACCEPT}
-    assert TuneConfig.from_dict(old) == config and config.accept == "fixed"
