@@ -159,14 +159,12 @@ def verify_command(folders: Sequence[Path], replay: int = 0) -> None:
 
 
 def heatmap_words(folder: Path) -> str:
-    """How verify vouches for an openings folder's ``heatmap.png``: its record's hash, or
-    (a folder written before it was recorded) not at all."""
-    from sim.openings.folder import HEATMAP, read_summary
+    """How verify vouches for an openings folder's ``heatmap.png``: by its record's hash
+    (``summary.json`` records it, as every output file; a summary without it is refused
+    when the folder is read)."""
+    from sim.openings.folder import HEATMAP
 
-    if HEATMAP in (read_summary(folder).get("files") or {}):
-        return f", {HEATMAP} matches its record"
-    return f"; {HEATMAP} is not checked (written before sniff recorded it)" if (
-        folder / HEATMAP).exists() else ""
+    return f", {HEATMAP} matches its record"
 
 
 def tournament_result(folder: Path) -> int:
@@ -183,10 +181,7 @@ def tournament_result(folder: Path) -> int:
     for line in problems:
         say(f"bad: {line}")
     if not problems:
-        from sim.store.rundata import read_tournament_manifest
-
-        charts = ("the charts match their record" if "files" in read_tournament_manifest(
-            folder) else "the charts are not checked (written before sniff recorded them)")
+        charts = "the charts match their record"
         say(f"{folder}: ratings, ranking.csv and matrix.csv recomputed from the "
                    f"pairings; {charts}")
     return len(problems)

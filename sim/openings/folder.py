@@ -44,7 +44,7 @@ SUMMARY = "summary.json"
 TABLE = "openings.parquet"
 PAIRS = "tile-pairs.csv"
 GAMES_DIR = "games"
-HEATMAP = "heatmap.png"  # recorded (size, sha256) by folders that sniff verify checks in full
+HEATMAP = "heatmap.png"  # recorded (size, sha256) in summary.json, as every output file
 # How table_files checks each file against its record: its size, or its size and sha256
 Check = Literal["size", "hash"]
 CHECKS: tuple[Check, ...] = get_args(Check)
@@ -235,7 +235,7 @@ def _recorded(summary: dict, folder: Path) -> dict[str, dict]:
                          "not sniff's")
     if not isinstance(files, dict) or not all(isinstance(v, dict) for v in files.values()):
         raise SniffError(f"{where}: its files record is not a table of files")
-    unrecorded = [name for name in (TABLE, PAIRS) if name not in files] + (
+    unrecorded = [name for name in (TABLE, PAIRS, HEATMAP) if name not in files] + (
         [] if any(PART_KEY.fullmatch(name) for name in files) else [f"{GAMES_DIR}/"])
     if unrecorded:
         raise SniffError(f"{where}: records no {unrecorded[0]} (every openings folder sniff "
@@ -266,8 +266,7 @@ def summary_problem(folder: Path, summary: dict, files: dict) -> str | None:
     The record binds the files' bytes; this binds the summary's figures and configuration
     the other way: ``openings.parquet`` carries the summary it was written with, and every
     games part the configuration, in their Parquet footers. So an edited summary (a seed,
-    a strategy, the best tile) is one line naming the field. Folders written before the
-    footers carried them are not checked."""
+    a strategy, the best tile) is one line naming the field."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -289,7 +288,8 @@ def summary_problem(folder: Path, summary: dict, files: dict) -> str | None:
         elif "config" in meta:
             key = config_field({"config": meta["config"]}, {"config": summary.get("config")})
         else:
-            continue
+            return (f"{folder / name}: its footer carries no configuration (every games "
+                    "part sniff writes carries one); the part is not sniff's")
         if key is not None:
             return (f"{folder / SUMMARY}: its {key} does not match {folder / name}, which "
                     "was written with the run; the summary was edited afterwards")
@@ -319,9 +319,8 @@ def table_files(folder: Path | str, check: Check = "hash") -> dict[str, list[Pat
     - ``"openings"``: ``[openings.parquet]``, the per-tile table (28 rows);
     - ``"games"``: the games table, one row per game in game id order, as its parts in
       deal order (``games/part-000000.parquet``, ...; read them together, e.g.
-      ``read_parquet([...])``); a folder written before the parts: ``[games.parquet]``;
-    - ``"pairs"``: ``[tile-pairs.csv]``, tile against tile (absent from folders older
-      than it).
+      ``read_parquet([...])``);
+    - ``"pairs"``: ``[tile-pairs.csv]``, tile against tile.
 
     Every file listed is one ``summary.json`` records, checked against its record before
     it is returned: ``check="hash"`` (the default, what ``sniff report`` does) compares

@@ -163,21 +163,9 @@ def ranking_table_markdown(table: pd.DataFrame) -> str:
 
 
 def significant(table: pd.DataFrame, metric: str = "differential") -> np.ndarray:
-    """Tiles whose paired difference from the average tile is significant, Holm over 28.
-
-    From the table's ``{metric}_vs_avg_p_holm`` column; a table written before that column
-    existed gets it from the paired interval (``sim.stats.multiple.p_from_interval``), the
-    same computation.
-    """
-    from sim.stats.multiple import adjust, p_from_interval
-
-    column = f"{metric}_vs_avg_p_holm"
-    if column in table:
-        holm = table[column].to_numpy(dtype=np.float64)
-    else:
-        raw = p_from_interval(table[f"{metric}_vs_avg"], table[f"{metric}_vs_avg_low"],
-                              table[f"{metric}_vs_avg_high"])
-        holm = adjust(raw, "holm")
+    """Tiles whose paired difference from the average tile is significant, Holm over 28
+    (the table's ``{metric}_vs_avg_p_holm`` column)."""
+    holm = table[f"{metric}_vs_avg_p_holm"].to_numpy(dtype=np.float64)
     return np.where(np.isfinite(holm), holm < 0.05, False)
 
 

@@ -58,7 +58,8 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
     """What in a tournament's result differs from the result ``recomputed`` from its
     pairings: each field of ``tournament.json`` (``recomputed``: field -> value), each CSV
     (``texts``: name -> its text) and each of ``outputs`` against the size and sha256
-    ``tournament.json`` records in ``files`` (none recorded: not checked). One line each."""
+    ``tournament.json`` records in ``files`` (every one on disk must be recorded). One line
+    each."""
     from sim.checks.integrity import file_problem
     from sim.files import link_problem, read_regular
 
@@ -80,8 +81,14 @@ def result_problems(folder: Path, manifest: dict, recomputed: dict, texts: dict[
             problems.append(f"{folder / name}: does not match the pairings' games "
                             "(recomputed); the file was edited")
     files = manifest.get("files")
-    for name in outputs if isinstance(files, dict) else ():
-        if (problem := file_problem(folder, name, files, TOURNAMENT_MANIFEST)) is not None:
+    if not isinstance(files, dict):
+        problems.append(f"{where}: records no files (every complete tournament sniff writes "
+                        "records its outputs' sizes and sha256)")
+        files = {}
+    for name in outputs:
+        if name not in files and (folder / name).exists():
+            problems.append(f"{where}: records no {name} (every output file is recorded)")
+        elif (problem := file_problem(folder, name, files, TOURNAMENT_MANIFEST)) is not None:
             problems.append(problem)
     return list(dict.fromkeys(problems))  # a link among the CSVs: once, not twice
 
@@ -125,8 +132,8 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
     the tournament itself implies: its folder is ``pairs/NAME`` inside this tournament (no
     ``..``, no link out), its lineup is made of the tournament's strategies and its seed
     is the one the tournament seed gives that lineup; the run found there must record that
-    lineup, that seed and the pairing's run id (older tournaments record none). Anything
-    else is one line naming the pairing and the field.
+    lineup, that seed and the pairing's run id. Anything else is one line naming the
+    pairing and the field.
     """
     from sim.store import io
 
@@ -182,7 +189,7 @@ def pairing_runs(folder: Path, manifest: dict | None = None) -> list[tuple[dict,
             if run_config.get("seed") != entry["seed"] or list(
                     dict.fromkeys(run_config.get("labels") or [])) != lineup:
                 raise refuse(f"folder {path} holds a run of another lineup or seed")
-            if "run_id" in entry and run.get("run_id") != entry["run_id"]:
+            if run.get("run_id") != entry.get("run_id"):
                 raise refuse(f"folder {path} holds run {_quoted(run.get('run_id'))}, not "
                              f"{entry['run_id']}")
             if (differ := _plan_difference(config, run_config)) is not None:

@@ -93,8 +93,7 @@ class TuneConfig:
     popsize: int
     sigma: float  # initial step, in units of each parameter's scale
     validate_games: int  # games of each validation match (with sprt: the test's cap)
-    # The defaults keep a manifest written before --accept existed readable as "fixed".
-    accept: Accept = "fixed"
+    accept: Accept = "fixed"  # --accept's default
     h0: float = H0  # the sequential test's settings (sim.compare's defaults), sprt only
     h1: float = H1
     alpha: float = ALPHA
