@@ -205,7 +205,10 @@ def recorded_config(path: Path, saved: dict) -> LearnConfig:
     """The settings a folder records, held to the checks of new settings (a folder may
     come from someone else): one line naming what is wrong."""
     kinds = {f.name: f.type for f in fields(LearnConfig)}
-    given = {name: saved[name] for name in kinds if name in saved}  # older: the defaults
+    if missing := [name for name in kinds if name not in saved]:
+        raise SniffError(f"{path}: records no {missing[0]} (every sniff learn folder records "
+                         "all its settings); a folder of another version of sniff is not read")
+    given = {name: saved[name] for name in kinds}
     types: dict[str, type | tuple[type, ...]] = {"int": int, "float": (int, float), "str": str}
     for name, value in given.items():
         wanted = types.get(str(kinds[name]), object)

@@ -94,8 +94,8 @@ def run(folder: Path, config: TuneConfig, manifest: dict, control: RunControl,
 
     player.kernel(space.spec)  # loaded (or compiled) before the signatures play
     identity = player.identity(space.spec)
-    recorded = manifest.get("identity") is not None or manifest.get("kernel") is not None
-    if recorded and (problem := identity_problem(manifest, identity)):
+    started = bool(manifest.get("sessions")) or "identity" in manifest  # not a new folder
+    if started and (problem := identity_problem(manifest, identity)):
         raise SniffError(f"cannot resume {folder}: {problem}, so a resume would not repeat "
                          "the tuning")
     if manifest["status"] == "complete" and (folder / BEST).exists():

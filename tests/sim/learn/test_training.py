@@ -99,6 +99,13 @@ def test_training_runs_end_to_end_resumes_and_is_reproducible(tmp_path: Path) ->
     with pytest.raises(SniffError, match="is not empty"):
         learn(tiny(), whole)
 
+    # A folder whose settings lack one (another version of sniff) is refused, not defaulted.
+    settings = json.loads((stopped / "settings.json").read_text())
+    del settings["label_rate"]
+    (stopped / "settings.json").write_text(json.dumps(settings))
+    with pytest.raises(SniffError, match="records no label_rate"):
+        learn(tiny(iterations=4), stopped, resume=True, given={"iterations"})
+
 
 def test_training_with_the_expert_teacher_keeps_its_labels_and_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -254,3 +254,19 @@ def test_a_resume_of_another_engine_is_refused_naming_both(tuned, capsys, tmp_pa
     assert code == 2 and err.count("\n") == 1, err
     assert (f"it was written by engine {ENGINE_VERSION + 1}; this code plays engine "
             f"{ENGINE_VERSION}, so a resume would not repeat the tuning") in err
+
+
+def test_a_tuning_that_records_no_identity_is_refused(tuned, capsys, tmp_path):
+    """A tuning folder with sessions but no recorded identity (a folder of another version
+    of sniff) is not resumed unchecked: one line says it recorded no signatures."""
+    import shutil
+
+    folder = tmp_path / "copy"
+    shutil.copytree(tuned.folder, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["sessions"]
+    del manifest["identity"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    code, _, err = run_main(["tune", "--resume", "-o", str(folder)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "which recorded no behaviour signatures" in err
