@@ -18,20 +18,24 @@ from strategies.learned.features import N_BASE_INPUTS as N_INPUTS
 from strategies.learned.net import (
     MAX_WIDTH,
     ModelError,
-    forward,
     load_model,
     pack,
     read_layers,
     save_model,
 )
-from strategies.learned.player import learned_choice, shipped_path
+from strategies.learned.player import shipped_path
 from strategies.learned.record_inputs import inputs_for
 from tests.helpers import compiled_strategies as compiled
 from tests.helpers.cli import sniff
+from tests.helpers.compiled_functions import cached
 from tests.helpers.learned import decisions
 from tests.helpers.views import redealt_views, view_of
 
 sklearn = pytest.importorskip("sklearn.neural_network")
+# the network's @njit functions through cached wrappers: compiled once per machine, not in
+# every test process (tests/helpers/compiled_functions.py)
+forward = cached("strategies.learned.net.forward")
+learned_choice = cached("strategies.learned.player.learned_choice")
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -151,6 +155,23 @@ def test_learned_choice_takes_a_winning_move_first() -> None:
 
 
 # --- sniff learn
+
+
+def test_the_same_model_at_another_path_keeps_its_compiled_wrapper(tmp_path: Path) -> None:
+    """A model file's path is not part of its wrapper's name (it was: each copy of a model,
+    and each test's temporary folder, compiled the network again); another model's bytes
+    are."""
+    from sim.kernels.generate import chooser_path
+
+    paths = [tmp_path / "a" / "m.npz", tmp_path / "b" / "other name.npz"]
+    for path in paths:
+        path.parent.mkdir()
+        shutil.copy(shipped_path(2), path)
+    wrappers = [chooser_path(parse_spec(f"learned:model={path}").strategy) for path in paths]
+    assert wrappers[0] == wrappers[1]
+    other = tmp_path / "four.npz"
+    shutil.copy(shipped_path(4), other)
+    assert chooser_path(parse_spec(f"learned:model={other}").strategy) != wrappers[0]
 
 
 def test_a_run_of_a_model_file_is_rebuilt_from_its_manifest(tmp_path: Path) -> None:
