@@ -18,24 +18,29 @@ from strategies.learned.features import N_BASE_INPUTS
 from strategies.learned.net import (
     MAX_WIDTH,
     ModelError,
-    first_layer_partial,
-    forward,
-    forward_from,
     load_model,
     read_layers,
     save_model,
 )
-from strategies.learned.player import learned_choice, shipped_path
+from strategies.learned.player import shipped_path
 from strategies.learned.record_inputs import (
     MAX_INPUTS,
     RECORD_START,
     RECORD_STRIDE,
-    encode_record,
     inputs_for,
 )
 from tests.helpers.cli import sniff
+from tests.helpers.compiled_functions import cached
 from tests.helpers.learned import decisions, tiny
 from tests.helpers.views import redealt_views, view_of
+
+# the network's @njit functions through cached wrappers: compiled once per machine, not in
+# every test process (tests/helpers/compiled_functions.py)
+first_layer_partial = cached("strategies.learned.net.first_layer_partial")
+forward = cached("strategies.learned.net.forward")
+forward_from = cached("strategies.learned.net.forward_from")
+learned_choice = cached("strategies.learned.player.learned_choice")
+encode_record = cached("strategies.learned.record_inputs.encode_record")
 
 PLACED, PASSED_UP = 0, 28
 

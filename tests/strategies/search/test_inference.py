@@ -17,13 +17,18 @@ import pytest
 
 from sim.core import engine, record
 from sim.core import observation as view
-from sim.core.layout import legal_moves
 from sim.core.tiles import ALL_TILES, parse_tile
 from strategies.heuristics.features import tiles_with_values
-from strategies.search import determinize as det
-from strategies.search import draw_history, inference
+from strategies.search import inference
+from tests.helpers.compiled_functions import CachedModule, cached
 from tests.helpers.views import chi_square_z, decisions, view_of
 
+# the search's @njit functions through cached wrappers: compiled once per machine, not in
+# every test process (tests/helpers/compiled_functions.py)
+compiled_inference = CachedModule("strategies.search.inference")
+compiled_draws = CachedModule("strategies.search.draw_history")
+compiled_det = CachedModule("strategies.search.determinize")
+compiled_legal_moves = cached("sim.core.layout.legal_moves")
 MODEL = {"blocker": inference.MODEL_BLOCKER, "partner": inference.MODEL_PARTNER}
 
 
@@ -66,7 +71,7 @@ def test_earlier_views_rebuilt_from_the_record_are_the_engines(players: int, tex
         for placements in round_views(players, text, 5, game_id):
             by_count = {int(p[0][view.RECORD]): p for p in placements}
             for observation, state, seat, _, _ in placements:
-                views, moves, placed_since, count = inference.past_decisions(observation)
+                views, moves, placed_since, count = compiled_inference.past_decisions(observation)
                 expected = 0
                 for index, (kind, other, _) in enumerate(events(observation)):
                     later = events(observation)[index:] + [(-1, -1, -1)]
@@ -100,9 +105,9 @@ def test_the_true_deal_explains_every_choice_of_the_model(players: int, model: s
     for game_id in range(3):
         for placements in round_views(players, f"{model},{model}", 8, game_id):
             for observation, state, _, _, _ in placements:
-                views, moves, placed_since, count = inference.past_decisions(observation)
-                tables = inference.level_tables(views, count)
-                assert inference.explains_choices(state, views, moves, placed_since, count,
+                views, moves, placed_since, count = compiled_inference.past_decisions(observation)
+                tables = compiled_inference.level_tables(views, count)
+                assert compiled_inference.explains_choices(state, views, moves, placed_since, count,
                                                   MODEL[model], 1.0, buffer, tables, rng)
                 checked += count
     assert checked > 100
@@ -118,24 +123,24 @@ def test_the_level_tables_give_the_models_own_choices(players: int, text: str) -
     for game_id in range(2):
         for placements in round_views(players, text, 13, game_id):
             for observation, *_ in placements[::3]:
-                views, moves, placed_since, count = inference.past_decisions(observation)
-                tables = inference.level_tables(views, count)
-                plan, counts = det.prepare(observation)
+                views, moves, placed_since, count = compiled_inference.past_decisions(observation)
+                tables = compiled_inference.level_tables(views, count)
+                plan, counts = compiled_det.prepare(observation)
                 deal = np.zeros(engine.STATE_SIZE, dtype=np.int64)
                 for _ in range(5):
-                    det.sample_deal(observation, plan, counts, deal, rng)
+                    compiled_det.sample_deal(observation, plan, counts, deal, rng)
                     for d in range(count):
                         row = views[d].copy()
                         row[view.HAND] = deal[engine.HANDS + row[view.SEAT]] | placed_since[d]
-                        n_moves = legal_moves(int(row[view.LAYOUT]), int(row[view.HAND]),
+                        n_moves = compiled_legal_moves(int(row[view.LAYOUT]), int(row[view.HAND]),
                                               buffer)
                         if n_moves < 2:
                             continue
                         for model in MODEL.values():
-                            plain = inference.model_choice(model, row, buffer, n_moves)
-                            assert plain == inference.model_choice(model, row, buffer, n_moves,
-                                                                   tables[d])
-                            differing_picks += plain != inference.model_choice(
+                            plain = compiled_inference.model_choice(model, row, buffer, n_moves)
+                            assert plain == compiled_inference.model_choice(
+                                model, row, buffer, n_moves, tables[d])
+                            differing_picks += plain != compiled_inference.model_choice(
                                 3 - model, row, buffer, n_moves)
                         compared += 1
                         buffer[:] = engine.NO_MOVE
@@ -149,10 +154,10 @@ def test_other_players_choices_are_not_all_explained() -> None:
     rejected = 0
     for placements in round_views(2, "greedy,greedy", 8, 0):
         for observation, state, _, _, _ in placements:
-            views, moves, placed_since, count = inference.past_decisions(observation)
-            rejected += not inference.explains_choices(
+            views, moves, placed_since, count = compiled_inference.past_decisions(observation)
+            rejected += not compiled_inference.explains_choices(
                 state, views, moves, placed_since, count, inference.MODEL_BLOCKER, 1.0,
-                buffer, inference.level_tables(views, count), rng)
+                buffer, compiled_inference.level_tables(views, count), rng)
     assert rejected > 3
 
 
@@ -170,11 +175,11 @@ def opponent_hands(observation: np.ndarray) -> list[int]:
 def likelihoods(observation: np.ndarray, hands: list[int], strength: float) -> list[float]:
     """``(1 - strength) ** disagreements`` of each hand, by asking the model directly
     (without the level tables the sampler uses)."""
-    views, moves, placed_since, count = inference.past_decisions(observation)
+    views, moves, placed_since, count = compiled_inference.past_decisions(observation)
     buffer = np.full(engine.MAX_MOVES, engine.NO_MOVE, dtype=np.int64)
     weights = []
     for hand in hands:
-        misses = sum(not inference.model_agrees(views[d], hand | int(placed_since[d]),
+        misses = sum(not compiled_inference.model_agrees(views[d], hand | int(placed_since[d]),
                                                 int(moves[d]), inference.MODEL_BLOCKER,
                                                 buffer) for d in range(count))
         weights.append((1.0 - strength) ** misses)
@@ -198,12 +203,12 @@ def test_inferred_deals_follow_the_likelihood_of_the_choices() -> None:
     assert position, "no small position with informative choices in the traced games"
     observation, hands, weights = position
     other = 1 - int(observation[view.SEAT])
-    plan, counts = det.prepare(observation)
+    plan, counts = compiled_det.prepare(observation)
     share = np.array(weights) / sum(weights)
     n_deals = int(60 / share.min()) if share.min() > 0 else 20000
     n_deals = min(max(n_deals, 40 * len(hands)), 60000)
     rng = np.array([17], dtype=np.uint64)
-    deals = inference.inferred_deals(observation, plan, counts, n_deals, 10_000, strength,
+    deals = compiled_inference.inferred_deals(observation, plan, counts, n_deals, 10_000, strength,
                                      inference.MODEL_BLOCKER, rng)
     drawn = Counter(int(deal[engine.HANDS + other]) for deal in deals)
     assert set(drawn) <= set(hands)
@@ -230,19 +235,19 @@ def test_the_draw_history_never_rules_out_the_true_hands_and_does_rule_out(
     for game_id in range(4):
         for placements in round_views(players, text, 21, game_id):
             for observation, state, seat, _, _ in placements:
-                runs, forbidden, kept = draw_history.draw_periods(observation)
+                runs, forbidden, kept = compiled_draws.draw_periods(observation)
                 # The other seats' hands (the deciding seat may hold a tile it is drawing).
                 for other in set(range(players)) - {seat}:
-                    assert draw_history.hand_fits_draws(
+                    assert compiled_draws.hand_fits_draws(
                         int(state[engine.HANDS + other]), runs[other], forbidden[other],
                         kept[other])
                 checked += 1
                 if runs.max() >= 2:
-                    plan, counts = det.prepare(observation)
+                    plan, counts = compiled_det.prepare(observation)
                     deal = np.zeros_like(state)
                     for _ in range(20):
-                        det.sample_deal(observation, plan, counts, deal, rng)
-                        ruled_out += not inference.fits_draw_history(
+                        compiled_det.sample_deal(observation, plan, counts, deal, rng)
+                        ruled_out += not compiled_inference.fits_draw_history(
                             deal, observation, runs, forbidden, kept)
     assert checked > 100
     # With 4 players the boneyard (8 tiles) seldom allows two draw runs in these games.
@@ -261,10 +266,10 @@ def test_the_draw_history_counts_the_tiles_a_later_draw_could_bring() -> None:
     plain = [parse_tile(t) for t in ("0-0", "1-3", "3-4")]
 
     def fits(tiles: list[int]) -> bool:
-        return draw_history.hand_fits_draws(sum(1 << t for t in tiles), 2, forbidden, kept)
+        return compiled_draws.hand_fits_draws(sum(1 << t for t in tiles), 2, forbidden, kept)
 
     assert fits(plain) and fits(sixes[:2] + plain)
     assert not fits(sixes + plain)
     assert not fits([parse_tile("0-5")] + plain)
     # With no draw this round nothing is ruled out.
-    assert draw_history.hand_fits_draws(sum(1 << t for t in sixes), 0, forbidden, kept)
+    assert compiled_draws.hand_fits_draws(sum(1 << t for t in sixes), 0, forbidden, kept)
