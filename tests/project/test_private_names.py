@@ -14,6 +14,7 @@ what a caller can rely on and a private name stays free to change. A test's own 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from tests.helpers import ROOT
@@ -132,6 +133,7 @@ def test_the_tests_check_sees_a_private_import_and_a_private_read() -> None:
                                    "line 4: batch._state"]
 
 
+@functools.cache
 def _module_file(module: str) -> Path | None:
     base = ROOT.joinpath(*module.split("."))
     for path in (base / "__init__.py", base.with_suffix(".py")):
@@ -140,9 +142,11 @@ def _module_file(module: str) -> Path | None:
     return None
 
 
+@functools.cache
 def _face(module: str) -> tuple[set[str], set[str]] | None:
     """What ``module`` offers another package: the names in its ``__all__`` and the library
-    modules it imports (``np``); None if it states no ``__all__``."""
+    modules it imports (``np``); None if it states no ``__all__``. Cached: each module is
+    parsed once however many imports name it."""
     tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
     listed = None
     for node in tree.body:
