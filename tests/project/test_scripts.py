@@ -79,8 +79,9 @@ CASES: dict[str, list[Case]] = {
          "--openings-strategies", "greedy", "--tournament-strategies", "greedy,random",
          "--games-per-pair", "4", "--chunk-size", "2", "--out", "out"),
         (r"\| tournament \(2 greedy,random\) \| 4 \| .* \| yes \|",))],
-    "benchmarks/compile_once.py": [Case(  # a cold cache: the background compile's all
-        ("waits", "--repeats", "1", "--waits", "lineup"), (r'"built-in lineup"',), timeout=900)],
+    "benchmarks/compile_once.py": [Case(
+        ("waits", "--repeats", "1", "--waits", "python-player", "--warm", "engine"),
+        (r'"new Python player"',))],
     "benchmarks/env_bench.py": [Case(
         ("--rows", "batch,simulate", "--games", "8", "--simulate-games", "100", "--repeats",
          "1", "--first-games", "8", "--out", "bench.json"), (r"batch games/s over simulate",))],
