@@ -285,26 +285,18 @@ def engine_kernel(uses: tuple[str, ...] = ("play_batch",)) -> ModuleType:
         return _engine
 
 
-def _base_name(strategy: Strategy) -> str:
-    """The strategy's name before any ``:`` (``learned`` of ``learned:model=PATH``): what its
-    wrapper is named by. A model file's path is not part of it, so the same model named by
-    another path keeps its compiled wrapper (the model's own module, named by a hash of its
-    bytes, tells two models apart)."""
-    return strategy.name.split(":", 1)[0]
-
-
 def chooser_source(strategy: Strategy) -> str:
-    """The source of one strategy's generated wrapper module."""
-    return CHOOSER_TEMPLATE.format(name=docstring_text(_base_name(strategy)),
+    """One strategy's generated wrapper module, named without a model file's path (the name
+    before ``:``): a moved model keeps its wrapper; its module (hash of its bytes) differs."""
+    return CHOOSER_TEMPLATE.format(name=docstring_text(strategy.name.split(":", 1)[0]),
                                    module=strategy.module, attribute=strategy.attribute)
 
 
 def chooser_path(strategy: Strategy) -> Path:
-    """The generated wrapper module of one strategy (written if absent): its name hashes the
-    wrapper and every file the strategy's compiled code may hold (its module, what it
-    imports, the data files it bakes in), so an edit compiles that strategy alone again."""
+    """One strategy's generated wrapper module (written if absent), named by a hash of it and
+    of every file its compiled code may hold: an edit compiles that strategy alone again."""
     source = chooser_source(strategy)
-    safe = "".join(c if c.isalnum() else "_" for c in _base_name(strategy))[:24]
+    safe = "".join(c if c.isalnum() else "_" for c in strategy.name.split(":", 1)[0])[:24]
     return write_generated(generated_name(f"sniff_choose_{safe}", source, [strategy.module],
                                           engine=False), source)
 
