@@ -39,6 +39,15 @@ def invoke(args: list[str], stdin: str | None = None) -> tuple[int, str, str]:
         return code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")
 
 
+def sniff_here(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """:func:`invoke` with :func:`sniff`'s answer (exit status, stdout, stderr), for a test
+    of a command's output where a process of its own is not the point (no signal, no
+    ``PATH``, no import from the working folder): it saves the child's start, about a
+    second of CPU each."""
+    code, out, err = invoke(list(args), stdin)
+    return subprocess.CompletedProcess(["sniff", *args], code, out, err)
+
+
 def run_main(args: list[str], capsys, stdin: str | None = None) -> tuple[int, str, str]:
     """:func:`invoke`, for a test that also reads ``capsys`` (what was printed before is
     dropped first)."""

@@ -19,7 +19,7 @@ from sim.run.plan import resolve_plan
 from sim.run.simulation import execute
 from sim.store import folders
 from sim.store import io as run_io
-from tests.helpers.cli import as_stopped_before, error_lines, run_main, sniff
+from tests.helpers.cli import as_stopped_before, error_lines, run_main, sniff_here
 
 BAD_NAME = os.fsdecode(b"bad\xff\xfename")
 
@@ -188,19 +188,19 @@ def test_report_checks_its_folder_before_tracing(tmp_path, capsys) -> None:
 def test_write_errors_exit_2_in_every_command(tmp_path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    done = sniff("trace", "--strategies", "greedy,random", "--out", str(blocker / "x.jsonl"))
+    done = sniff_here("trace", "--strategies", "greedy,random", "--out", str(blocker / "x.jsonl"))
     assert done.returncode == 2, done.stderr
     assert len(error_lines(done.stderr)) == 1
 
 
 def test_trace_takes_out_like_every_command(tmp_path) -> None:
     out = tmp_path / "t.jsonl"
-    done = sniff("trace", "--strategies", "greedy,random", "--out", str(out))
+    done = sniff_here("trace", "--strategies", "greedy,random", "--out", str(out))
     assert done.returncode == 0 and out.stat().st_size > 0, done.stderr
 
 
 def test_precision_notice_reads_as_a_sentence(tmp_path) -> None:
-    done = sniff("simulate", "--players", "2", "--strategies", "greedy,random", "--precision",
+    done = sniff_here("simulate", "--players", "2", "--strategies", "greedy,random", "--precision",
                  "0.02", "--max-games", "3000", "--chunk-size", "1000", "-o",
                  str(tmp_path / "p"))
     assert done.returncode == 0, done.stderr

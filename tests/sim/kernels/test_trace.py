@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from sim.reference.oracle import check_trace, split_games
-from tests.helpers.cli import error_lines, sniff
+from tests.helpers.cli import error_lines, sniff_here
 
 
 def test_trace_writes_checked_games_to_a_file(tmp_path: Path):
     out = tmp_path / "games.jsonl"
-    done = sniff("trace", "--players", "4", "--seed", "9", "--strategies", "greedy,random",
+    done = sniff_here("trace", "--players", "4", "--seed", "9", "--strategies", "greedy,random",
                  "--games", "3", "-o", str(out))
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in out.read_text().splitlines()]
@@ -29,8 +29,8 @@ def test_trace_writes_checked_games_to_a_file(tmp_path: Path):
 def test_trace_to_stdout_is_the_same_as_to_a_file(tmp_path: Path):
     out = tmp_path / "one.jsonl"
     args = ("trace", "--players", "3", "--seed", "4", "--strategies", "greedy,random,greedy")
-    to_file = sniff(*args, "-o", str(out))
-    to_stdout = sniff(*args)
+    to_file = sniff_here(*args, "-o", str(out))
+    to_stdout = sniff_here(*args)
     assert to_file.returncode == 0 and to_stdout.returncode == 0
     assert to_stdout.stdout == out.read_text()
 
@@ -52,7 +52,7 @@ def test_trace_to_stdout_is_the_same_as_to_a_file(tmp_path: Path):
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_a_non_zero_exit(args, message):
-    done = sniff("trace", *args)
+    done = sniff_here("trace", *args)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     lines = error_lines(done.stderr)
@@ -64,7 +64,7 @@ def test_bad_input_is_one_line_on_stderr_and_a_non_zero_exit(args, message):
 def test_unwritable_output_path_is_refused_cleanly(tmp_path: Path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    done = sniff("trace", "--players", "2", "--strategies", "greedy,random",
+    done = sniff_here("trace", "--players", "2", "--strategies", "greedy,random",
                  "-o", str(blocker / "x.jsonl"))
     assert done.returncode != 0
     assert "Traceback" not in done.stderr and len(error_lines(done.stderr)) == 1
