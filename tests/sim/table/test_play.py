@@ -18,7 +18,7 @@ import pytest
 
 from sim.table.play import person_lineup
 from strategies import parse_spec
-from tests.helpers.cli import error_lines, sniff
+from tests.helpers.cli import error_lines, sniff, sniff_here
 
 try:
     from sim.reference.oracle import check_trace
@@ -43,7 +43,7 @@ def check_rules(events: list[dict]) -> None:
 def scripted_game(tmp_path_factory):
     """A whole 2-player game on stdin: three bad answers first, then always placement 1."""
     trace = tmp_path_factory.mktemp("play") / "game.jsonl"
-    result = sniff(
+    result = sniff_here(
         "play", "--players", "2", "--seat", "1", "--opponents", "greedy", "--seed", "7",
         "--trace", str(trace), stdin="99\nabc\n\n" + ALWAYS_FIRST,
     )
@@ -111,7 +111,7 @@ def test_bad_input_is_refused_and_asked_again(scripted_game) -> None:
 
 def test_saved_trace_replays(scripted_game) -> None:
     _, trace = scripted_game
-    result = sniff("replay", str(trace))
+    result = sniff_here("replay", str(trace))
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("══ game 0 · 2 players")
     assert "seat 1: human" in result.stdout
@@ -120,7 +120,7 @@ def test_saved_trace_replays(scripted_game) -> None:
 
 def test_end_of_input_mid_game_is_one_line(tmp_path) -> None:
     trace = tmp_path / "cut.jsonl"
-    result = sniff("play", "--seed", "7", "--trace", str(trace), stdin="1\n1\n")
+    result = sniff_here("play", "--seed", "7", "--trace", str(trace), stdin="1\n1\n")
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout
     assert error_lines(result.stderr) == [
@@ -139,7 +139,7 @@ def test_end_of_input_mid_game_is_one_line(tmp_path) -> None:
     ],
 )
 def test_bad_options_are_one_line(args, message) -> None:
-    result = sniff("play", *args)
+    result = sniff_here("play", *args)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     assert len(error_lines(result.stderr)) == 1
@@ -163,7 +163,7 @@ def test_human_is_not_a_strategy_for_simulate_or_trace() -> None:
 )
 def test_whole_games_with_more_players(tmp_path, players, seat, opponents, seed) -> None:
     path = tmp_path / "game.jsonl"
-    result = sniff("play", "--players", str(players), "--seat", str(seat), "--opponents",
+    result = sniff_here("play", "--players", str(players), "--seat", str(seat), "--opponents",
                    opponents, "--seed", str(seed), "--trace", str(path), "--ascii",
                    stdin=ALWAYS_FIRST)
     assert result.returncode == 0, result.stderr
@@ -179,7 +179,8 @@ def test_whole_games_with_more_players(tmp_path, players, seat, opponents, seed)
 
 
 def test_quit_stops_the_game(tmp_path) -> None:
-    """q is what the person asked for: a quiet exit 0, not an error."""
+    """q is what the person asked for: a quiet exit 0, not an error. Two processes of their
+    own: the second, a new process, must find the kernel cached (no compile notice)."""
     result = sniff("play", "--seed", "1", "--trace", str(tmp_path / "q.jsonl"), stdin="q\n")
     assert result.returncode == 0, result.stderr
     assert error_lines(result.stderr) == []
@@ -192,7 +193,7 @@ def test_quit_stops_the_game(tmp_path) -> None:
 
 def test_a_trace_folder_that_refuses_writes_is_refused_before_the_game(tmp_path) -> None:
     """Item 13: the game is not played (and lost) when its trace cannot be saved."""
-    result = sniff("play", "--seed", "1", "--trace", "/sys/sniff-test.jsonl", stdin="1\n" * 50)
+    result = sniff_here("play", "--seed", "1", "--trace", "/sys/sniff-test.jsonl", stdin="1\n" * 50)
     assert result.returncode == 2
     assert error_lines(result.stderr) == [
         line for line in error_lines(result.stderr) if line.startswith("sniff: error: cannot "
