@@ -14,7 +14,7 @@ import pytest
 from sim.errors import SniffError
 from strategies import parse_spec
 from strategies.learned.net import read_layers
-from tests.helpers.cli import sniff
+from tests.helpers.cli import sniff_here
 from tests.helpers.learned import tiny
 
 pytest.importorskip("sklearn.neural_network")
@@ -165,13 +165,13 @@ def test_training_with_the_expert_teacher_keeps_its_labels_and_resumes(
     (["--teacher", "expert", "--target", "outcome"], "with --teacher the teacher's values"),
 ])
 def test_learn_refuses_bad_options_in_one_line(args, message, tmp_path: Path) -> None:
-    completed = sniff("learn", "--out", str(tmp_path / "x"), *args)
+    completed = sniff_here("learn", "--out", str(tmp_path / "x"), *args)
     assert completed.returncode == 2
     assert completed.stderr.count("\n") == 1 and message in completed.stderr, completed.stderr
 
 
 def test_learn_resume_of_a_folder_that_is_not_one(tmp_path: Path) -> None:
-    completed = sniff("learn", "--out", str(tmp_path), "--resume")
+    completed = sniff_here("learn", "--out", str(tmp_path), "--resume")
     assert completed.returncode == 2
     assert "is not a sniff learn folder" in completed.stderr
 

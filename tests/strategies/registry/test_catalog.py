@@ -27,7 +27,7 @@ from sim.run.plan import rotation_for
 from sim.stats.intervals import Z99, wilson_interval
 from strategies import StrategyError, parse_lineup_text, parse_spec
 from tests.helpers import ROOT, TESTS
-from tests.helpers.cli import sniff
+from tests.helpers.cli import sniff, sniff_here
 from tests.helpers.compiled_functions import CachedModule, cached
 from tests.helpers.views import decisions, redealt_views, view_of, win_rate
 
@@ -107,7 +107,7 @@ def test_bad_names_and_parameters_say_what_is_accepted(text: str, message: str) 
 
 
 def test_bad_parameter_is_one_line_from_the_command_line() -> None:
-    completed = sniff("trace", "--players", "2", "--strategies", "weighted:point=1,random")
+    completed = sniff_here("trace", "--players", "2", "--strategies", "weighted:point=1,random")
     assert completed.returncode == 2
     assert completed.stderr.count("\n") == 1
     assert completed.stderr.startswith("sniff: error: bad parameter 'point=1'")
