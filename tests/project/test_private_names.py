@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from pathlib import Path
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, module_file
 
 
 def _package(module: str) -> str:
@@ -134,20 +133,11 @@ def test_the_tests_check_sees_a_private_import_and_a_private_read() -> None:
 
 
 @functools.cache
-def _module_file(module: str) -> Path | None:
-    base = ROOT.joinpath(*module.split("."))
-    for path in (base / "__init__.py", base.with_suffix(".py")):
-        if path.is_file():
-            return path
-    return None
-
-
-@functools.cache
 def _face(module: str) -> tuple[set[str], set[str]] | None:
     """What ``module`` offers another package: the names in its ``__all__`` and the library
     modules it imports (``np``); None if it states no ``__all__``. Cached: each module is
     parsed once however many imports name it."""
-    tree = ast.parse(_module_file(module).read_text(encoding="utf-8"))
+    tree = ast.parse(module_file(module).read_text(encoding="utf-8"))
     listed = None
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else (
@@ -166,7 +156,7 @@ def _internal_uses(text: str, module: str) -> list[str]:
     tree = ast.parse(text)
 
     def check(target: str, name: str, how: str) -> None:
-        path = _module_file(target) if _ours(target) else None
+        path = module_file(target) if _ours(target) else None
         face = _face(target) if path else None
         room = target if path and path.name == "__init__.py" else _package(target)
         if face and room != own and not _private(name) and not name.startswith("__") and (
@@ -176,7 +166,7 @@ def _internal_uses(text: str, module: str) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             for alias in node.names:
-                if _module_file(f"{node.module}.{alias.name}"):
+                if module_file(f"{node.module}.{alias.name}"):
                     bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
                 else:
                     check(node.module, alias.name, f"from {node.module} import {alias.name}")

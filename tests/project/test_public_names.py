@@ -16,25 +16,16 @@ import ast
 from functools import cache
 from pathlib import Path
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, module_file
 
 PACKAGES = ("sim", "strategies")
 OUTSIDE = ("tests", "scripts", "benchmarks", "examples")
 
 
-def _path(module: str) -> Path | None:
-    """The file of one of our modules or packages, or None."""
-    base = ROOT.joinpath(*module.split("."))
-    for path in (base / "__init__.py", base.with_suffix(".py")):
-        if path.is_file():
-            return path
-    return None
-
-
 @cache
 def declared_all(module: str) -> tuple[str, ...] | None:
     """The names a module's or package's ``__all__`` lists (None: it states none)."""
-    tree = ast.parse(_path(module).read_text())
+    tree = ast.parse(module_file(module).read_text())
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else (
             [node.target] if isinstance(node, ast.AnnAssign) else [])
@@ -68,13 +59,13 @@ def test_every_package_states_its_public_names_and_modules():
         if listed is None:
             problems.append(f"{package}: no __all__")
             continue
-        init = _path(package)
+        init = module_file(package)
         source = init.read_text()
         defined = _defined(ast.parse(source))
         lazy = "def __getattr__" in source
         for name in listed:
             served = lazy and source.count(f'"{name}"') > 1  # named again for __getattr__
-            if _path(f"{package}.{name}") is None and name not in defined and not served:
+            if module_file(f"{package}.{name}") is None and name not in defined and not served:
                 problems.append(f"{package}: __all__ names {name!r}, which it does not have")
         folder = init.parent
         modules = [p.stem for p in folder.glob("*.py") if p.stem != "__init__"] + [
@@ -90,7 +81,7 @@ def _check_module(module: str) -> list[str]:
     problems = []
     for end in range(2, len(parts) + 1):
         parent, name = ".".join(parts[:end - 1]), parts[end - 1]
-        if _path(".".join(parts[:end])) is None:
+        if module_file(".".join(parts[:end])) is None:
             return problems + [f"{module}: no module {'.'.join(parts[:end])}"]
         if name not in (declared_all(parent) or ()):
             problems.append(f"{module}: {name} is not in {parent}.__all__")
@@ -99,10 +90,10 @@ def _check_module(module: str) -> list[str]:
 
 def _check_name(module: str, name: str) -> list[str]:
     """Problems with ``from module import name`` from outside."""
-    if _path(f"{module}.{name}") is not None and (_path(module).name == "__init__.py"):
+    if module_file(f"{module}.{name}") is not None and (module_file(module).name == "__init__.py"):
         return _check_module(f"{module}.{name}")
     listed = declared_all(module)
-    if _path(module).name == "__init__.py":
+    if module_file(module).name == "__init__.py":
         ok = name in (listed or ())
         return [] if ok else [f"from {module} import {name}: not in {module}.__all__"]
     if name.startswith("_"):
@@ -124,7 +115,7 @@ def _bound_modules(tree: ast.AST) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
                 node.module.split(".")[0] in PACKAGES):
             for alias in node.names:
-                if _path(f"{node.module}.{alias.name}") is not None:
+                if module_file(f"{node.module}.{alias.name}") is not None:
                     bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return bound
 
@@ -134,7 +125,7 @@ def _library_modules(module: str) -> frozenset[str]:
     """The names ``module`` binds with ``import x`` (a library module, ``subprocess``,
     ``pq``), which a test may reach through it to patch."""
     return frozenset((alias.asname or alias.name).split(".")[0]
-                     for node in ast.parse(_path(module).read_text()).body
+                     for node in ast.parse(module_file(module).read_text()).body
                      if isinstance(node, ast.Import) for alias in node.names)
 
 
@@ -151,10 +142,10 @@ def _private_attributes(tree: ast.AST) -> list[str]:
             chain.insert(0, value.attr)
             value = value.value
         if not isinstance(value, ast.Name) or value.id not in bound or len(chain) > 1 and (
-                _path(f"{bound[value.id]}.{chain[0]}") is None):
+                module_file(f"{bound[value.id]}.{chain[0]}") is None):
             continue
         module = bound[value.id]
-        while chain and _path(f"{module}.{chain[0]}") is not None:
+        while chain and module_file(f"{module}.{chain[0]}") is not None:
             module = f"{module}.{chain.pop(0)}"
         if chain and chain[0].startswith("_") and not chain[0].startswith("__"):
             problems.append(f"{module}.{chain[0]}: a private name")
@@ -358,9 +349,9 @@ def public_names() -> set[tuple[str, str]]:
     found = set()
     for package in packages():
         for name in declared_all(package) or ():
-            if _path(f"{package}.{name}") is None:
+            if module_file(f"{package}.{name}") is None:
                 found.add((package, name))
-            elif _path(f"{package}.{name}").name != "__init__.py":
+            elif module_file(f"{package}.{name}").name != "__init__.py":
                 found.update((f"{package}.{name}", listed)
                              for listed in declared_all(f"{package}.{name}") or ())
     return found
@@ -425,7 +416,7 @@ def test_every_public_result_type_documents_its_fields():
     for module, name in public_names():
         by_module.setdefault(module, set()).add(name)
     problems = [f"{module}.{field}" for module, names in sorted(by_module.items())
-                for field in undocumented_fields(ast.parse(_path(module).read_text()), names)]
+                for field in undocumented_fields(ast.parse(module_file(module).read_text()), names)]
     assert not problems, "fields not in their class's Attributes block:\n" + "\n".join(problems)
     assert "BatchResult" in by_module["sim.kernels.result"]
     sample = ast.parse('@dataclass\nclass A:\n    """A.\n\n    Attributes:\n        x: one.\n'
