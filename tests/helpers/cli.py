@@ -42,8 +42,8 @@ def invoke(args: list[str], stdin: str | None = None) -> tuple[int, str, str]:
 def sniff_here(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     """:func:`invoke` with :func:`sniff`'s answer (exit status, stdout, stderr), for a test
     of a command's output where a process of its own is not the point (no signal, no
-    ``PATH``, no import from the working folder): it saves the child's start, about a
-    second of CPU each."""
+    ``PATH``, no import from the working folder): it saves a child's start and numba's
+    set-up in it (docs/testing.md)."""
     code, out, err = invoke(list(args), stdin)
     return subprocess.CompletedProcess(["sniff", *args], code, out, err)
 
